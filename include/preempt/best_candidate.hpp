@@ -1,0 +1,167 @@
+// preempt/best_candidate.hpp - choose the node to nominate among the candidates
+// (Kubernetes SelectCandidate / pickOneNodeForPreemption, spec 2.8).
+//
+// Score functions map a candidate to a std::int64_t; higher is better. They are applied in order:
+// the candidates tied at the best score of the first function go on to the second, and so on, and
+// the first one left in the given order wins. That makes the answer deterministic where upstream
+// iterates a Go map. The default scores, in order:
+//   0. fewest budget violations                          (-pdb_violations)
+//   1. lowest priority of the most important victim      (-priority(victims[0]))
+//   2. smallest sum of priorities shifted by 2^31        (-sum(priority + 2^31), 64-bit)
+//   3. fewest victims                                    (-victims.size())
+//   4. latest earliest start time among the victims of the highest priority (a missing start time
+//      counts as `now`; no victims counts as the smallest timestamp)
+// A non-empty caller-supplied list of score functions replaces them entirely.
+//
+// Complexity O(c · k) for c candidates and k score functions (one lexicographic pass, plus one
+// more to name the deciding score). No allocation; no exceptions of its own.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_BEST_CANDIDATE_HPP
+#define PREEMPT_BEST_CANDIDATE_HPP
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <ranges>
+#include <span>
+#include <string_view>
+
+#include "preempt/candidate.hpp"
+#include "preempt/config.hpp"
+#include "preempt/pod.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+// Which candidate won, and which score function settled it.
+struct best_candidate {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  // Index into the candidates, or `none` when there were no candidates.
+  std::size_t index = none;
+  // The score function that left this candidate alone, or `score_count` when all of them tied
+  // and the order of the candidates decided. For a single candidate, `none`.
+  std::size_t deciding_score = none;
+};
+
+// The upstream scores as one indexable list.
+struct default_scores {
+  static constexpr std::size_t count = 5;
+  timestamp now = 0;  // start time assumed for victims that have none
+
+  static constexpr std::string_view name(std::size_t k) noexcept {
+    constexpr std::string_view names[] = {
+        "fewest PDB violations", "lowest highest-priority victim",
+        "smallest sum of victim priorities", "fewest victims",
+        "latest start of the highest-priority victims"};
+    return k < count ? names[k] : std::string_view("first candidate in node order");
+  }
+
+  template <pod P>
+  constexpr std::int64_t operator()(std::size_t k, const candidate<P>& c) const {
+    switch (k) {
+      case 0: return -c.pdb_violations;
+      case 1: return c.victims.empty() ? 0 : -std::int64_t{priority_of(*c.victims.front())};
+      case 2: return -shifted_priority_sum(c);
+      case 3: return -static_cast<std::int64_t>(c.victims.size());
+      default: return latest_start_score(c);
+    }
+  }
+
+ private:
+  template <pod P>
+  static constexpr std::int64_t shifted_priority_sum(const candidate<P>& c) {
+    std::int64_t sum = 0;
+    for (const P* v : c.victims) sum += std::int64_t{priority_of(*v)} + (std::int64_t{1} << 31);
+    return sum;
+  }
+
+  // Kubernetes GetEarliestPodStartTime: among the victims of the highest priority, the earliest
+  // start time.
+  template <pod P>
+  constexpr std::int64_t latest_start_score(const candidate<P>& c) const {
+    if (c.victims.empty()) return std::numeric_limits<std::int64_t>::min();
+    std::int32_t top = std::numeric_limits<std::int32_t>::min();
+    for (const P* v : c.victims) top = std::max(top, priority_of(*v));
+    timestamp earliest = std::numeric_limits<timestamp>::max();
+    for (const P* v : c.victims)
+      if (priority_of(*v) == top) earliest = std::min(earliest, start_time_or(*v, now));
+    return earliest;
+  }
+};
+
+namespace detail {
+
+// Adapts a random-access range of callables `int64(const candidate<P>&)` to an indexable list.
+template <class Range>
+struct score_list {
+  const Range& fns;
+  std::size_t count;
+  template <class C>
+  constexpr std::int64_t operator()(std::size_t k, const C& c) const {
+    return static_cast<std::int64_t>(std::ranges::begin(fns)[static_cast<std::ptrdiff_t>(k)](c));
+  }
+};
+
+template <class P, class Scores>
+constexpr best_candidate pick_best(std::span<const candidate<P>> cands, const Scores& scores,
+                                   std::size_t count) {
+  best_candidate result;
+  if (cands.empty()) return result;
+  // The chain "keep the best of score 0, then of score 1 among those, ..." is the lexicographic
+  // maximum of the score vectors, earliest candidate first on full ties.
+  const auto compare = [&](const candidate<P>& a, const candidate<P>& b) {
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int64_t sa = scores(k, a), sb = scores(k, b);
+      if (sa != sb) return sa < sb ? -1 : 1;
+    }
+    return 0;
+  };
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    if (compare(cands[i], cands[best]) > 0) best = i;
+  result.index = best;
+  if (cands.size() == 1) return result;
+  // The deciding score is the first k after which the best stands alone among those tied with it
+  // on scores 0..k.
+  for (std::size_t k = 0; k < count; ++k) {
+    std::size_t tied = 0;
+    for (const candidate<P>& c : cands) {
+      bool same = true;
+      for (std::size_t j = 0; j <= k && same; ++j) same = scores(j, c) == scores(j, cands[best]);
+      tied += same ? 1 : 0;
+    }
+    if (tied == 1) {
+      result.deciding_score = k;
+      return result;
+    }
+  }
+  result.deciding_score = count;
+  return result;
+}
+
+}  // namespace detail
+
+// Picks the best candidate with the upstream scores; `now` stands in for missing start times.
+template <pod P>
+constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands,
+                                             timestamp now = 0) {
+  const default_scores scores{now};
+  return detail::pick_best<P>(cands, scores, default_scores::count);
+}
+
+// Picks the best candidate with the caller's score functions, applied in order; an empty list
+// means the upstream scores.
+template <pod P, std::ranges::random_access_range Scores>
+  requires std::regular_invocable<std::ranges::range_reference_t<const Scores>, const candidate<P>&>
+constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands,
+                                             const Scores& score_functions, timestamp now = 0) {
+  const auto count = static_cast<std::size_t>(std::ranges::size(score_functions));
+  if (count == 0) return pick_best_candidate(cands, now);
+  return detail::pick_best<P>(cands, detail::score_list<Scores>{score_functions, count}, count);
+}
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_BEST_CANDIDATE_HPP

@@ -1,0 +1,55 @@
+// preempt/budget.hpp - how the algorithms read disruption budgets (Kubernetes PDBs).
+//
+// Budgets are numbered 0 .. budget_count()-1. A type B models `budget_set<B, P>` when it has:
+//   b.budget_count()                 how many budgets there are
+//   b.disruptions_allowed(i)         budget i's status.disruptionsAllowed
+//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted) for every
+//                                    budget i that pod p counts against: same namespace, selector
+//                                    matches (an empty selector matches nothing). already_disrupted
+//                                    is true when p is in budget i's disruptedPods; such a pod uses
+//                                    none of the budget and never violates it.
+// The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
+// budget spent on another node.
+//
+// `no_budgets` models the concept for clusters without budgets.
+//
+// Header-only declarations; no allocation; no exceptions.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_BUDGET_HPP
+#define PREEMPT_BUDGET_HPP
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include "preempt/config.hpp"
+#include "preempt/pod.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+namespace detail {
+// Stands for the visitor the algorithms pass to for_each_budget_of.
+struct budget_visitor_archetype {
+  void operator()(std::size_t, bool) const noexcept {}
+};
+}  // namespace detail
+
+template <class B, class P>
+concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
+  { b.budget_count() } -> std::convertible_to<std::size_t>;
+  { b.disruptions_allowed(i) } -> std::convertible_to<std::int32_t>;
+  b.for_each_budget_of(p, detail::budget_visitor_archetype{});
+};
+
+// A cluster without disruption budgets.
+struct no_budgets {
+  static constexpr std::size_t budget_count() noexcept { return 0; }
+  static constexpr std::int32_t disruptions_allowed(std::size_t) noexcept { return 0; }
+  template <class P, class Visit>
+  static constexpr void for_each_budget_of(const P&, Visit&&) noexcept {}
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_BUDGET_HPP

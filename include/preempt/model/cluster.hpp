@@ -1,0 +1,122 @@
+// preempt/model/cluster.hpp - nodes and their pods, each node's pods kept in importance order.
+//
+// `cluster` owns nodes (name, allocatable resources, the running sum of requests) and the pods
+// assigned to them. Each node keeps its pods in descending importance as pods come and go:
+// priority descending, then start time ascending (a pod without start time sorts after every pod
+// with one, as "now" does in practice), then uid ascending. Victim selection finds them in that
+// order and skips its sort. `cluster::node` models preempt::node.
+//
+// Complexity: add_pod and remove_pod are O(p) for p pods on the node (a sorted insert/erase in a
+// contiguous array, which keeps scans fast); state_of is O(d). Allocation: when nodes and pods
+// are added (pod vectors grow geometrically). Pointers to a node's pods stay valid until that
+// node's pods change; node references until a node is added. No exceptions of its own. Not
+// synchronized: mutate from one thread; read from many.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_MODEL_CLUSTER_HPP
+#define PREEMPT_MODEL_CLUSTER_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "preempt/config.hpp"
+#include "preempt/model/pod.hpp"
+#include "preempt/model/resource_fit_state.hpp"
+#include "preempt/model/resources.hpp"
+#include "preempt/node.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace model {
+
+// The order in which a cluster keeps each node's pods: descending importance.
+inline bool kept_before(const pod& a, const pod& b) noexcept {
+  if (a.priority() != b.priority()) return a.priority() > b.priority();
+  const timestamp never = std::numeric_limits<timestamp>::max();
+  const timestamp sa = a.start_time().value_or(never), sb = b.start_time().value_or(never);
+  if (sa != sb) return sa < sb;
+  return a.uid() < b.uid();
+}
+
+class cluster {
+ public:
+  class node {
+   public:
+    node(std::string name, resource_vector allocatable)
+        : name_(std::move(name)), allocatable_(std::move(allocatable)) {
+      requested_.resize(std::max(allocatable_.size(), resource::first_extended));
+    }
+
+    std::string_view name() const noexcept { return name_; }
+    std::span<const pod> pods() const noexcept { return pods_; }
+    const resource_vector& allocatable() const noexcept { return allocatable_; }
+    const resource_vector& requested() const noexcept { return requested_; }
+
+   private:
+    friend class cluster;
+    std::string name_;
+    resource_vector allocatable_;
+    resource_vector requested_;
+    std::vector<pod> pods_;
+  };
+
+  std::size_t add_node(std::string name, resource_vector allocatable) {
+    nodes_.emplace_back(std::move(name), std::move(allocatable));
+    return nodes_.size() - 1;
+  }
+
+  // Assigns a pod to node i, keeping importance order.
+  void add_pod(std::size_t i, pod p) {
+    PREEMPT_ASSERT(i < nodes_.size(), "cluster::add_pod: no such node");
+    node& n = nodes_[i];
+    n.requested_.accumulate(p.requests(), 1);
+    const auto at = std::upper_bound(n.pods_.begin(), n.pods_.end(), p, kept_before);
+    n.pods_.insert(at, std::move(p));
+  }
+
+  // Removes the pod with this uid from node i; false if it is not there.
+  bool remove_pod(std::size_t i, pod_id uid) {
+    PREEMPT_ASSERT(i < nodes_.size(), "cluster::remove_pod: no such node");
+    node& n = nodes_[i];
+    const auto it = std::find_if(n.pods_.begin(), n.pods_.end(),
+                                 [uid](const pod& p) { return p.uid() == uid; });
+    if (it == n.pods_.end()) return false;
+    n.requested_.accumulate(it->requests(), -1);
+    n.pods_.erase(it);
+    return true;
+  }
+
+  void reserve_nodes(std::size_t n) { nodes_.reserve(n); }
+  void reserve_pods(std::size_t i, std::size_t pods) { nodes_[i].pods_.reserve(pods); }
+
+  std::span<const node> nodes() const noexcept { return nodes_; }
+  const node& operator[](std::size_t i) const noexcept { return nodes_[i]; }
+  std::size_t size() const noexcept { return nodes_.size(); }
+
+  // The node index of a name, or size() when there is none. O(n).
+  std::size_t find(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].name() == name) return i;
+    return nodes_.size();
+  }
+
+  // Points a resource-fit state at node i as it stands.
+  void state_of(std::size_t i, resource_fit_state& state) const {
+    state.reset(nodes_[i].allocatable_, nodes_[i].requested_);
+  }
+
+ private:
+  std::vector<node> nodes_;
+};
+
+static_assert(preempt::node<cluster::node>);
+
+}  // namespace model
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_MODEL_CLUSTER_HPP

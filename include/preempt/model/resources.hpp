@@ -1,0 +1,187 @@
+// preempt/model/resources.hpp - a multi-dimensional resource amount, and the names of its
+// dimensions.
+//
+// `resource_vector` holds one std::int64_t per dimension: cpu (millicores), memory (bytes), pod
+// slots, ephemeral storage (bytes), then any number of extended resources (nvidia.com/gpu, ...),
+// numbered by a `resource_names` registry. Dimensions past size() read as zero. Four dimensions
+// live inline; more spill to the heap once, when the vector is built, so arithmetic on vectors of
+// an established size never allocates.
+//
+// `resource_names` maps extended resource names to dimensions and keeps the upstream reason text
+// for each dimension ("Insufficient cpu", "Too many pods", "Insufficient example.com/foo"), with
+// stable addresses, so that a `status` can refer to it.
+//
+// Allocation: resource_vector allocates only above four dimensions; resource_names allocates when
+// a name is registered. No exceptions of their own (allocation failure aside). Not synchronized:
+// share between threads only for reading.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_MODEL_RESOURCES_HPP
+#define PREEMPT_MODEL_RESOURCES_HPP
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "preempt/config.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace model {
+
+// The standard dimensions.
+namespace resource {
+inline constexpr std::size_t cpu = 0;                // millicores
+inline constexpr std::size_t memory = 1;             // bytes
+inline constexpr std::size_t pods = 2;               // pod slots
+inline constexpr std::size_t ephemeral_storage = 3;  // bytes
+inline constexpr std::size_t first_extended = 4;
+}  // namespace resource
+
+class resource_vector {
+ public:
+  static constexpr std::size_t inline_dimensions = 4;
+
+  constexpr resource_vector() noexcept = default;
+  // Amounts for the first dimensions, in order: cpu, memory, pods, ephemeral storage, extended.
+  resource_vector(std::initializer_list<std::int64_t> amounts) {
+    resize(amounts.size());
+    std::copy(amounts.begin(), amounts.end(), data());
+  }
+  resource_vector(const resource_vector& other) { *this = other; }
+  resource_vector(resource_vector&& other) noexcept { *this = std::move(other); }
+  resource_vector& operator=(const resource_vector& other) {
+    if (this != &other) {
+      resize(other.size_);
+      std::copy(other.data(), other.data() + other.size_, data());
+    }
+    return *this;
+  }
+  resource_vector& operator=(resource_vector&& other) noexcept {
+    if (this != &other) {
+      heap_ = std::move(other.heap_);
+      capacity_ = std::exchange(other.capacity_, std::uint32_t{inline_dimensions});
+      size_ = std::exchange(other.size_, 0u);
+      small_ = other.small_;
+    }
+    return *this;
+  }
+  ~resource_vector() = default;
+
+  std::size_t size() const noexcept { return size_; }
+
+  // The amount in dimension i (zero past size()).
+  std::int64_t operator[](std::size_t i) const noexcept { return i < size_ ? data()[i] : 0; }
+
+  // Sets dimension i, growing the vector (with zeros) when needed.
+  void set(std::size_t i, std::int64_t amount) {
+    if (i >= size_) resize(i + 1);
+    data()[i] = amount;
+  }
+
+  // Adds (or, with sign -1, subtracts) `other` in the dimensions this vector has; dimensions of
+  // `other` beyond size() are ignored. Never allocates.
+  void accumulate(const resource_vector& other, std::int64_t sign = 1) noexcept {
+    const std::size_t n = std::min<std::size_t>(size_, other.size_);
+    std::int64_t* mine = data();
+    const std::int64_t* theirs = other.data();
+    for (std::size_t i = 0; i < n; ++i) mine[i] += sign * theirs[i];
+  }
+
+  // Resizes to n dimensions; new dimensions are zero. Allocates only when n exceeds the capacity.
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      auto bigger = std::make_unique<std::int64_t[]>(n);
+      std::copy(data(), data() + size_, bigger.get());
+      heap_ = std::move(bigger);
+      capacity_ = static_cast<std::uint32_t>(n);
+    }
+    std::int64_t* d = data();
+    for (std::size_t i = size_; i < n; ++i) d[i] = 0;
+    size_ = static_cast<std::uint32_t>(n);
+  }
+
+  friend bool operator==(const resource_vector& a, const resource_vector& b) noexcept {
+    const std::size_t n = std::max(a.size_, b.size_);
+    for (std::size_t i = 0; i < n; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+ private:
+  std::int64_t* data() noexcept { return heap_ ? heap_.get() : small_.data(); }
+  const std::int64_t* data() const noexcept { return heap_ ? heap_.get() : small_.data(); }
+
+  std::array<std::int64_t, inline_dimensions> small_{};
+  std::unique_ptr<std::int64_t[]> heap_;
+  std::uint32_t size_ = 0;
+  std::uint32_t capacity_ = inline_dimensions;
+};
+
+// Names of the dimensions and the reason text a failed fit reports for each.
+class resource_names {
+ public:
+  resource_names() = default;
+  resource_names(const resource_names&) = delete;  // statuses point into it
+  resource_names& operator=(const resource_names&) = delete;
+
+  // The dimension of a resource name, registering extended resources on first use.
+  std::size_t dimension(std::string_view name) {
+    if (const std::size_t d = find(name); d != npos) return d;
+    extended_.emplace_back(name);
+    reasons_.emplace_back("Insufficient " + std::string(name));
+    return resource::first_extended + extended_.size() - 1;
+  }
+
+  // The dimension of a known name, or npos.
+  std::size_t find(std::string_view name) const noexcept {
+    for (std::size_t d = 0; d < resource::first_extended; ++d)
+      if (standard_names[d] == name) return d;
+    for (std::size_t i = 0; i < extended_.size(); ++i)
+      if (extended_[i] == name) return resource::first_extended + i;
+    return npos;
+  }
+
+  std::string_view name(std::size_t d) const noexcept {
+    if (d < resource::first_extended) return standard_names[d];
+    const std::size_t i = d - resource::first_extended;
+    return i < extended_.size() ? std::string_view(extended_[i]) : std::string_view("unknown");
+  }
+
+  // How many dimensions are known (standard ones included).
+  std::size_t size() const noexcept { return resource::first_extended + extended_.size(); }
+
+  // Upstream's reason for a shortage in dimension d.
+  std::string_view insufficient(std::size_t d) const noexcept {
+    return insufficient_reason(this, d);
+  }
+
+  // Same, for callers that may have no registry (extended dimensions then get a generic text).
+  static std::string_view insufficient_reason(const resource_names* names, std::size_t d) noexcept {
+    constexpr std::string_view standard[] = {"Insufficient cpu", "Insufficient memory",
+                                             "Too many pods", "Insufficient ephemeral-storage"};
+    if (d < resource::first_extended) return standard[d];
+    const std::size_t i = d - resource::first_extended;
+    if (names != nullptr && i < names->reasons_.size()) return names->reasons_[i];
+    return "Insufficient extended resource";
+  }
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+ private:
+  static constexpr std::string_view standard_names[] = {"cpu", "memory", "pods",
+                                                        "ephemeral-storage"};
+  std::deque<std::string> extended_;
+  std::deque<std::string> reasons_;  // deque: stable addresses as names are added
+};
+
+}  // namespace model
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_MODEL_RESOURCES_HPP

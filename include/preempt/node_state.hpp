@@ -1,0 +1,41 @@
+// preempt/node_state.hpp - the "what-if" view of one node that the algorithms mutate.
+//
+// Victim selection asks: if these pods were gone, would the preemptor fit? It answers by removing
+// pods from, and adding pods back to, a node state, and asking the state whether the preemptor
+// fits. A type S models `node_state<S, P>` for pods of type P when it has:
+//   s.remove_pod(p)   forget pod p (one of the node's pods, or a nominated pod added earlier)
+//   s.add_pod(p)      count pod p again (a reprieved victim, or a nominated pod)
+//   s.fits(p)         does pod p fit on the node as it now stands?
+// Each returns something convertible to `status`. remove_pod/add_pod fail only with
+// status_code::error (an incremental filter state that cannot be updated); fits returns success,
+// unschedulable or unschedulable_and_unresolvable with reasons such as "Insufficient cpu", or an
+// error. This is where real filters plug in: resources, anti-affinity, topology spread, volumes.
+//
+// The caller prepares one state per node evaluation that reflects the node with all its pods; the
+// algorithms never copy a node. After victim selection the state reflects the node with the
+// chosen victims removed. preempt::model::resource_fit_state is a ready implementation.
+//
+// Header-only declarations; no allocation; no exceptions.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_NODE_STATE_HPP
+#define PREEMPT_NODE_STATE_HPP
+
+#include <concepts>
+
+#include "preempt/config.hpp"
+#include "preempt/pod.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class S, class P>
+concept node_state = pod<P> && requires(S& s, const P& p) {
+  { s.remove_pod(p) } -> std::convertible_to<status>;
+  { s.add_pod(p) } -> std::convertible_to<status>;
+  { s.fits(p) } -> std::convertible_to<status>;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_NODE_STATE_HPP

@@ -1,0 +1,27 @@
+// preempt/preempt.hpp - everything in the core library, in one include.
+//
+// The thread-pool executor and third-party adapters are opt-in and not included here.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_PREEMPT_HPP
+#define PREEMPT_PREEMPT_HPP
+
+#include "preempt/best_candidate.hpp"
+#include "preempt/budget.hpp"
+#include "preempt/candidate.hpp"
+#include "preempt/config.hpp"
+#include "preempt/model/budget_table.hpp"
+#include "preempt/model/cluster.hpp"
+#include "preempt/model/pod.hpp"
+#include "preempt/model/resource_fit_state.hpp"
+#include "preempt/model/resources.hpp"
+#include "preempt/node.hpp"
+#include "preempt/node_state.hpp"
+#include "preempt/nominated_fit.hpp"
+#include "preempt/pod.hpp"
+#include "preempt/policy.hpp"
+#include "preempt/status.hpp"
+#include "preempt/version.hpp"
+#include "preempt/victim_selection.hpp"
+
+#endif  // PREEMPT_PREEMPT_HPP

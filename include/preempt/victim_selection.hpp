@@ -1,0 +1,230 @@
+// preempt/victim_selection.hpp - choose the victims on one node (Kubernetes SelectVictimsOnNode).
+//
+// select_victims(preemptor, node, state, budgets, nominated, scratch, policy) follows upstream
+// exactly (spec 2.5, 2.5.1, 2.6, 4.3):
+//   1. Potential victims: the node's pods of strictly lower priority that the policy deems
+//      eligible, in node order.
+//   2. Every potential victim is removed from the state.
+//   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
+//      answer (e.g. "Insufficient cpu").
+//   5. Potential victims are ordered by descending importance (policy.more_important). A node
+//      whose pods are already in that order is not sorted; ties keep node order, so the result is
+//      deterministic.
+//   6. Budget classification on a fresh copy of every budget: walking the ordered victims, each
+//      budget a pod counts against (unless the pod is in its disruptedPods) loses one allowed
+//      disruption; a pod that drives any budget below zero is "violating".
+//   7. Reprieve: violating pods first, then the others, each in importance order: add it back; if
+//      the preemptor no longer fits, remove it again and it becomes a victim (a violating victim
+//      counts one budget violation).
+// The victims come out in descending importance.
+//
+// Complexity: O(v log v) for v potential victims when the node is not in importance order, O(v)
+// when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets per pod.
+// Allocation: none once `scratch` has seen a node of this size and budget count (or after
+// scratch.reserve). Exceptions: none of its own; whatever the caller's hooks throw passes through.
+// Thread-safety: the scratch and the state are mutated; give each thread its own.
+//
+// The result refers to the scratch and to the node's pods: it is valid until the scratch is used
+// again or the node changes.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_VICTIM_SELECTION_HPP
+#define PREEMPT_VICTIM_SELECTION_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "preempt/budget.hpp"
+#include "preempt/config.hpp"
+#include "preempt/node.hpp"
+#include "preempt/node_state.hpp"
+#include "preempt/nominated_fit.hpp"
+#include "preempt/pod.hpp"
+#include "preempt/policy.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+inline constexpr std::string_view no_victims_reason = "No preemption victims found for incoming pod";
+
+// The outcome of victim selection on one node.
+template <class P>
+struct victim_selection {
+  // success when the node is a candidate; otherwise why it is not.
+  status outcome;
+  // The victims in descending importance (empty unless outcome is success).
+  std::span<const P* const> victims;
+  // How many victims violate a disruption budget.
+  std::int64_t pdb_violations = 0;
+
+  constexpr bool is_candidate() const noexcept { return outcome.is_success(); }
+};
+
+// Reusable working memory for select_victims. One per thread; it grows to the largest node and
+// budget count it has seen and never shrinks, so steady-state selection allocates nothing.
+template <class P, class Allocator = std::allocator<P>>
+class victim_scratch {
+ public:
+  struct entry {
+    const P* pod;
+    std::uint32_t position;  // in node order, the final tie-break of the importance order
+    bool violating;
+    bool victim;
+  };
+
+  victim_scratch() = default;
+  explicit victim_scratch(const Allocator& alloc)
+      : entries_(alloc), victims_(alloc), remaining_(alloc), stamps_(alloc) {}
+
+  // Makes room for nodes of up to `pods` pods and for `budgets` budgets.
+  void reserve(std::size_t pods, std::size_t budgets) {
+    entries_.reserve(pods);
+    victims_.reserve(pods);
+    grow_budgets(budgets);
+  }
+
+  // The remaining disruptions of budget i for the current node, copied from the budget set the
+  // first time the node touches it.
+  template <class B>
+  std::int64_t& remaining(std::size_t i, const B& budgets) {
+    if (stamps_[i] != generation_) {
+      stamps_[i] = generation_;
+      remaining_[i] = static_cast<std::int64_t>(budgets.disruptions_allowed(i));
+    }
+    return remaining_[i];
+  }
+
+  // Starts a node evaluation: forgets the previous node and all budget copies.
+  void start_node(std::size_t budgets) {
+    entries_.clear();
+    victims_.clear();
+    grow_budgets(budgets);
+    if (++generation_ == 0) {  // wrapped: every stamp could look current again
+      std::fill(stamps_.begin(), stamps_.end(), 0u);
+      generation_ = 1;
+    }
+  }
+
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  // The potential victims of the current node and the chosen victims (used by select_victims).
+  std::vector<entry, rebound<entry>>& entries() noexcept { return entries_; }
+  std::vector<const P*, rebound<const P*>>& victims() noexcept { return victims_; }
+
+ private:
+  void grow_budgets(std::size_t budgets) {
+    if (remaining_.size() < budgets) {
+      remaining_.resize(budgets, 0);
+      stamps_.resize(budgets, 0u);
+    }
+  }
+
+  std::vector<entry, rebound<entry>> entries_;
+  std::vector<const P*, rebound<const P*>> victims_;
+  std::vector<std::int64_t, rebound<std::int64_t>> remaining_;
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;
+  std::uint32_t generation_ = 0;
+};
+
+namespace detail {
+
+template <class Entry, class Policy>
+void order_by_importance(std::span<Entry> entries, const Policy& policy) {
+  const auto before = [&](const Entry& a, const Entry& b) {
+    if (policy.more_important(*a.pod, *b.pod)) return true;
+    if (policy.more_important(*b.pod, *a.pod)) return false;
+    return a.position < b.position;
+  };
+  if (!std::is_sorted(entries.begin(), entries.end(), before))
+    std::sort(entries.begin(), entries.end(), before);
+}
+
+template <class Entry, class Budgets, class Scratch>
+void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets,
+                                Scratch& scratch) {
+  for (Entry& e : entries) {
+    budgets.for_each_budget_of(*e.pod, [&](std::size_t i, bool already_disrupted) {
+      if (already_disrupted) return;
+      if (--scratch.remaining(i, budgets) < 0) e.violating = true;
+    });
+  }
+}
+
+}  // namespace detail
+
+template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
+          nominated_range<node_pod_t<N>> Nominated, class Allocator,
+          victim_policy<N, node_pod_t<N>> Policy = default_policy>
+victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, const N& node,
+                                               S& state, const B& budgets,
+                                               const Nominated& nominated,
+                                               victim_scratch<node_pod_t<N>, Allocator>& scratch,
+                                               const Policy& policy = {}) {
+  using P = node_pod_t<N>;
+  using entry = typename victim_scratch<P, Allocator>::entry;
+  scratch.start_node(budgets.budget_count());
+  auto& entries = scratch.entries();
+
+  const std::int32_t preemptor_priority = priority_of(preemptor);
+  std::uint32_t position = 0;
+  for (const P& p : node.pods()) {
+    if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
+      entries.push_back(entry{&p, position, false, false});
+    ++position;
+  }
+  for (const entry& e : entries) {
+    status st = state.remove_pod(*e.pod);
+    if (!st) return {st, {}, 0};
+  }
+  if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
+
+  if (status st = fits_with_nominated(state, preemptor, nominated); !st) return {st, {}, 0};
+
+  const std::span<entry> ordered(entries.data(), entries.size());
+  detail::order_by_importance(ordered, policy);
+  detail::classify_budget_violations(ordered, budgets, scratch);
+
+  std::int64_t violations = 0;
+  const auto reprieve = [&](entry& e) -> status {
+    if (status st = state.add_pod(*e.pod); !st) return st;
+    if (status fit = fits_with_nominated(state, preemptor, nominated); fit) return status::ok();
+    if (status st = state.remove_pod(*e.pod); !st) return st;
+    e.victim = true;
+    if (e.violating) ++violations;
+    return status::ok();
+  };
+  for (entry& e : ordered)
+    if (e.violating)
+      if (status st = reprieve(e); !st) return {st, {}, 0};
+  for (entry& e : ordered)
+    if (!e.violating)
+      if (status st = reprieve(e); !st) return {st, {}, 0};
+
+  // Importance order holds for the victims of both groups together (upstream re-sorts them when
+  // both groups were non-empty; walking the ordered list gives the same order).
+  for (const entry& e : ordered)
+    if (e.victim) scratch.victims().push_back(e.pod);
+  return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
+}
+
+// select_victims without nominated pods.
+template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B, class Allocator,
+          victim_policy<N, node_pod_t<N>> Policy = default_policy>
+victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, const N& node,
+                                               S& state, const B& budgets,
+                                               victim_scratch<node_pod_t<N>, Allocator>& scratch,
+                                               const Policy& policy = {}) {
+  return select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>, scratch,
+                        policy);
+}
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_VICTIM_SELECTION_HPP
