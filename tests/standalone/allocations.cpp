@@ -1,0 +1,77 @@
+// Steady-state allocation check: after one warm-up pass, victim selection over a whole cluster,
+// and the choice of the best candidate, allocate nothing. Its own executable, because it replaces
+// the global operator new.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "preempt/preempt.hpp"
+#include "support/counting_new.hpp"
+#include "support/random_cluster.hpp"
+
+namespace {
+
+using preempt::model::pod;
+
+// One decision: select victims on every node, keep the candidates, pick the best.
+std::size_t decide(const rnd::world& w, preempt::victim_scratch<pod>& scratch,
+                   preempt::model::resource_fit_state& state,
+                   std::vector<std::vector<const pod*>>& victim_store,
+                   std::vector<preempt::candidate<pod>>& cands,
+                   const std::vector<const pod*>& nominated) {
+  cands.clear();
+  for (std::size_t i = 0; i < w.cluster.size(); ++i) {
+    w.cluster.state_of(i, state);
+    const auto r = preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, nominated,
+                                           scratch, preempt::default_policy{w.now});
+    if (!r.is_candidate()) continue;
+    victim_store[i].assign(r.victims.begin(), r.victims.end());
+    cands.push_back({i, w.cluster[i].name(), victim_store[i], r.pdb_violations});
+  }
+  return preempt::pick_best_candidate<pod>(cands, w.now).index;
+}
+
+}  // namespace
+
+TEST_CASE("victim selection and best-candidate choice allocate nothing in steady state") {
+  const rnd::world w = rnd::make_world(42, {.max_nodes = 64, .max_pods = 40, .max_budgets = 20,
+                                            .max_nominated = 3});
+  std::vector<const pod*> nominated;
+  for (const pod& n : w.nominated) nominated.push_back(&n);
+  preempt::victim_scratch<pod> scratch;
+  preempt::model::resource_fit_state state;
+  std::vector<std::vector<const pod*>> victim_store(w.cluster.size());
+  for (auto& v : victim_store) v.reserve(64);
+  std::vector<preempt::candidate<pod>> cands;
+  cands.reserve(w.cluster.size());
+
+  const std::size_t first = decide(w, scratch, state, victim_store, cands, nominated);
+  REQUIRE(!cands.empty());
+  const std::size_t before = counting::count();
+  for (int round = 0; round < 100; ++round)
+    CHECK(decide(w, scratch, state, victim_store, cands, nominated) == first);
+  CHECK(counting::count() - before == 0);
+}
+
+TEST_CASE("scratch.reserve makes even the first selection allocation-free") {
+  const rnd::world w = rnd::make_world(7, {.max_nodes = 16, .max_pods = 30, .max_budgets = 8,
+                                           .max_nominated = 0});
+  preempt::victim_scratch<pod> scratch;
+  scratch.reserve(64, w.budgets.budget_count());
+  preempt::model::resource_fit_state state;
+  w.cluster.state_of(0, state);  // sizes the state's vectors
+  const std::size_t before = counting::count();
+  for (std::size_t i = 0; i < w.cluster.size(); ++i) {
+    w.cluster.state_of(i, state);
+    (void)preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, scratch);
+  }
+  CHECK(counting::count() - before == 0);
+}
+
+TEST_CASE("the counter sees allocations (the check above can fail)") {
+  const std::size_t before = counting::count();
+  std::vector<int> v(100);
+  CHECK(counting::count() - before >= 1);
+  CHECK(v.size() == 100);
+}
