@@ -82,11 +82,11 @@ void BM_select_victims(benchmark::State& state) {
   preempt::model::resource_fit_state fit;
   const preempt::no_budgets budgets;
   std::size_t victims = 0;
-  f.cluster.state_of(0, fit);
+  f.cluster.prepare_state(0, fit);
   (void)preempt::select_victims(f.preemptor, f.cluster[0], fit, budgets, scratch);  // warm-up
   const std::size_t allocs_before = counting::count();
   const double ns_per_pod = time_per_pod(state, [&] {
-    f.cluster.state_of(0, fit);
+    f.cluster.prepare_state(0, fit);
     const auto r = preempt::select_victims(f.preemptor, f.cluster[0], fit, budgets, scratch);
     victims = r.victims.size();
     benchmark::DoNotOptimize(victims);

@@ -83,7 +83,7 @@ int main() {
 
   std::printf("%-8s %-30s %s\n", "node", "outcome", "victims / reason");
   for (std::size_t i = 0; i < c.cluster.size(); ++i) {
-    c.cluster.state_of(i, state);
+    c.cluster.prepare_state(i, state);
     const auto r = preempt::select_victims(preemptor, c.cluster[i], state, c.budgets, scratch,
                                            preempt::default_policy{now});
     if (r.is_candidate()) {

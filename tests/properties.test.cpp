@@ -25,7 +25,7 @@ struct outcome {
 outcome select(const rnd::world& w, std::size_t i, preempt::victim_scratch<pod>& scratch,
                std::vector<const pod*>& victims_out) {
   preempt::model::resource_fit_state state;
-  w.cluster.state_of(i, state);
+  w.cluster.prepare_state(i, state);
   std::vector<const pod*> nominated;
   for (const pod& n : w.nominated) nominated.push_back(&n);
   const auto r = preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, nominated,
@@ -41,7 +41,7 @@ outcome select(const rnd::world& w, std::size_t i, preempt::victim_scratch<pod>&
 bool fits_without(const rnd::world& w, std::size_t i, const std::vector<const pod*>& gone,
                   const pod* back = nullptr) {
   preempt::model::resource_fit_state state;
-  w.cluster.state_of(i, state);
+  w.cluster.prepare_state(i, state);
   for (const pod* v : gone)
     if (v != back) (void)state.remove_pod(*v);
   std::vector<const pod*> nominated;

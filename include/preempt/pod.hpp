@@ -9,6 +9,8 @@
 //   p.terminating_by_preemption()  true when the pod is terminating because a scheduler preempted
 //                                  it (deletionTimestamp set and DisruptionTarget=True with reason
 //                                  PreemptionByScheduler)
+// Optionally, p.preemption_policy() returns preempt::preemption_policy; without it a pod may
+// preempt (Kubernetes' default, PreemptLowerPriority).
 // The library stores pointers to the caller's pods, never copies of them.
 //
 // Header-only declarations; no allocation; no exceptions.
@@ -37,6 +39,18 @@ concept pod = requires(const P& p) {
   { p.start_time() } -> std::convertible_to<std::optional<timestamp>>;
   { p.terminating_by_preemption() } -> std::convertible_to<bool>;
 };
+
+// Kubernetes spec.preemptionPolicy.
+enum class preemption_policy : std::uint8_t { preempt_lower_priority, never };
+
+// The preemption policy of a pod (PreemptLowerPriority when the type does not say).
+template <pod P>
+constexpr preemption_policy preemption_policy_of(const P& p) {
+  if constexpr (requires { { p.preemption_policy() } -> std::convertible_to<preemption_policy>; })
+    return p.preemption_policy();
+  else
+    return preemption_policy::preempt_lower_priority;
+}
 
 // The type of a pod's identity.
 template <pod P>

@@ -1,6 +1,7 @@
 // preempt/preempt.hpp - everything in the core library, in one include.
 //
-// The thread-pool executor and third-party adapters are opt-in and not included here.
+// The manual and thread-pool executors (which need threads) are opt-in and not included here:
+// include preempt/manual_executor.hpp or preempt/thread_pool.hpp.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_PREEMPT_HPP
@@ -9,7 +10,13 @@
 #include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/eligibility.hpp"
+#include "preempt/evaluator.hpp"
+#include "preempt/executor.hpp"
+#include "preempt/extender.hpp"
+#include "preempt/filter_statuses.hpp"
 #include "preempt/model/budget_table.hpp"
 #include "preempt/model/cluster.hpp"
 #include "preempt/model/pod.hpp"
@@ -18,8 +25,10 @@
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/nominated_fit.hpp"
+#include "preempt/observer.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/policy.hpp"
+#include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
 #include "preempt/version.hpp"
 #include "preempt/victim_selection.hpp"

@@ -22,7 +22,7 @@ std::size_t decide(const rnd::world& w, preempt::victim_scratch<pod>& scratch,
                    const std::vector<const pod*>& nominated) {
   cands.clear();
   for (std::size_t i = 0; i < w.cluster.size(); ++i) {
-    w.cluster.state_of(i, state);
+    w.cluster.prepare_state(i, state);
     const auto r = preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, nominated,
                                            scratch, preempt::default_policy{w.now});
     if (!r.is_candidate()) continue;
@@ -60,10 +60,10 @@ TEST_CASE("scratch.reserve makes even the first selection allocation-free") {
   preempt::victim_scratch<pod> scratch;
   scratch.reserve(64, w.budgets.budget_count());
   preempt::model::resource_fit_state state;
-  w.cluster.state_of(0, state);  // sizes the state's vectors
+  w.cluster.prepare_state(0, state);  // sizes the state's vectors
   const std::size_t before = counting::count();
   for (std::size_t i = 0; i < w.cluster.size(); ++i) {
-    w.cluster.state_of(i, state);
+    w.cluster.prepare_state(i, state);
     (void)preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, scratch);
   }
   CHECK(counting::count() - before == 0);

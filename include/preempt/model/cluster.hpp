@@ -4,7 +4,8 @@
 // assigned to them. Each node keeps its pods in descending importance as pods come and go:
 // priority descending, then start time ascending (a pod without start time sorts after every pod
 // with one, as "now" does in practice), then uid ascending. Victim selection finds them in that
-// order and skips its sort. `cluster::node` models preempt::node.
+// order and skips its sort. `cluster::node` models preempt::node and `cluster` models
+// preempt::cluster, with resource_fit_state as its node state.
 //
 // Complexity: add_pod and remove_pod are O(p) for p pods on the node (a sorted insert/erase in a
 // contiguous array, which keeps scans fast); state_of is O(d). Allocation: when nodes and pods
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/model/pod.hpp"
 #include "preempt/model/resource_fit_state.hpp"
@@ -45,6 +47,12 @@ inline bool kept_before(const pod& a, const pod& b) noexcept {
 
 class cluster {
  public:
+  using state_type = resource_fit_state;
+
+  cluster() = default;
+  // `names` (optional) gives extended resources their reason text; it must outlive the cluster.
+  explicit cluster(const resource_names* names) noexcept : names_(names) {}
+
   class node {
    public:
     node(std::string name, resource_vector allocatable)
@@ -105,16 +113,21 @@ class cluster {
     return nodes_.size();
   }
 
+  // A state for evaluating nodes of this cluster.
+  resource_fit_state make_state() const noexcept { return resource_fit_state(names_); }
+
   // Points a resource-fit state at node i as it stands.
-  void state_of(std::size_t i, resource_fit_state& state) const {
+  void prepare_state(std::size_t i, resource_fit_state& state) const {
     state.reset(nodes_[i].allocatable_, nodes_[i].requested_);
   }
 
  private:
   std::vector<node> nodes_;
+  const resource_names* names_ = nullptr;
 };
 
 static_assert(preempt::node<cluster::node>);
+static_assert(preempt::cluster<cluster>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END

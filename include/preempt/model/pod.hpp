@@ -33,6 +33,7 @@ struct pod_spec {
   std::uint32_t namespace_id = 0;  // budgets apply within one namespace
   bool terminating = false;        // deletionTimestamp is set
   bool terminating_by_preemption = false;
+  preempt::preemption_policy preemption_policy = preempt::preemption_policy::preempt_lower_priority;
 };
 
 class pod {
@@ -46,6 +47,7 @@ class pod {
   std::optional<timestamp> start_time() const noexcept { return spec_.start_time; }
   bool terminating() const noexcept { return spec_.terminating; }
   bool terminating_by_preemption() const noexcept { return spec_.terminating_by_preemption; }
+  preempt::preemption_policy preemption_policy() const noexcept { return spec_.preemption_policy; }
   std::uint32_t namespace_id() const noexcept { return spec_.namespace_id; }
   const resource_vector& requests() const noexcept { return spec_.requests; }
   const pod_spec& spec() const noexcept { return spec_; }

@@ -1,0 +1,72 @@
+// preempt/cluster.hpp - how the evaluation reads the caller's cluster and its nominations.
+//
+// A type C models `cluster` when it has:
+//   c.size()                    the number of nodes
+//   c[i]                        node i (models preempt::node), for i in [0, size())
+//   typename C::state_type      its what-if node state (models preempt::node_state)
+//   c.make_state()              a fresh state (one per worker thread; reused across nodes)
+//   c.prepare_state(i, state)   point `state` at node i with all its pods
+// The evaluation never copies a node: it prepares a worker's state for each node it evaluates.
+// preempt::model::cluster models it with resource_fit_state.
+//
+// A type models `nominations_of<P>` when `n.nominated_to(i)` yields the pods nominated to node i
+// (pods or pointers to pods of type P), as a forward range. `no_nominations` has none.
+//
+// Header-only declarations; no allocation; no exceptions.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_CLUSTER_HPP
+#define PREEMPT_CLUSTER_HPP
+
+#include <concepts>
+#include <cstddef>
+#include <ranges>
+#include <type_traits>
+#include <utility>
+
+#include "preempt/config.hpp"
+#include "preempt/node.hpp"
+#include "preempt/node_state.hpp"
+#include "preempt/nominated_fit.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class C>
+concept cluster = requires(const C& c, std::size_t i, typename C::state_type& state) {
+  { c.size() } -> std::convertible_to<std::size_t>;
+  c[i];
+  { c.make_state() } -> std::same_as<typename C::state_type>;
+  c.prepare_state(i, state);
+} && node<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>> &&
+    node_state<typename C::state_type,
+               node_pod_t<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>>>;
+
+// The node and pod types of a cluster.
+template <cluster C>
+using cluster_node_t = std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>;
+template <cluster C>
+using cluster_pod_t = node_pod_t<cluster_node_t<C>>;
+
+struct no_nominations;
+
+template <class N, class P>
+concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n, std::size_t i) {
+  { n.nominated_to(i) } -> nominated_range<P>;
+};
+
+// No pod is nominated anywhere.
+struct no_nominations {};
+
+namespace detail {
+template <class P, class N>
+decltype(auto) nominated_to(const N& n, std::size_t i) {
+  if constexpr (std::same_as<N, no_nominations>)
+    return no_nominated_pods<P>;
+  else
+    return n.nominated_to(i);
+}
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_CLUSTER_HPP

@@ -1,0 +1,608 @@
+// preempt/evaluator.hpp - the whole preemption decision for one pending pod (Kubernetes
+// DefaultPreemption PostFilter, spec 2.1-2.8), inline or in parallel on any executor.
+//
+// evaluator<C>::evaluate(preemptor, cluster, statuses, budgets, nominations, executor, attempt)
+//   1. Eligibility (check_eligibility): preemption policy Never, or an earlier preemption still
+//      terminating victims on the pod's nominated node ⇒ not_eligible (keep the nomination).
+//   2. Potential nodes: the nodes whose filter status is `unschedulable`, in cluster order.
+//      None ⇒ unschedulable, every node "Preemption is not helpful for scheduling".
+//   3. Sampling: wanted = number_of_candidates(config.sampling, n); the dry run starts at
+//      `attempt.offset` (taken modulo n) or at an offset drawn from the evaluator's seeded
+//      generator, and wraps around.
+//   4. Dry run: select_victims on each potential node in that order, keeping two bounded lists
+//      (candidates without and with budget violations, each capped at `wanted`, overflow
+//      dropped), until at least one candidate without violations exists and both lists together
+//      hold `wanted`. A node whose selection succeeds with no victim is an error for that node.
+//      Errors fail the attempt only when no candidate was found.
+//   5. Candidates (without violations first) go through the extenders, then pick_best_candidate
+//      (the policy's score_functions() when it has them, else the upstream scores).
+// Beyond upstream, the answer is deterministic: with more than one worker, nodes are evaluated
+// ahead in parallel batches and only the prefix a sequential evaluation would have reached is
+// kept, so every executor and every parallelism gives the same decision, node statuses included.
+//
+// Messages follow upstream, prefixed "preemption: " as the plugin does:
+//   "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found
+//   for incoming pod." (counts per reason, sorted as strings).
+//
+// Executors: the work handed to an async executor is a reference to helper state inside the
+// evaluator; the calling thread works too and never waits for a helper that has not started, so
+// an executor that runs tasks late (a manual queue) or never (a saturated pool) cannot stall an
+// evaluation. An evaluator must outlive the helper tasks it queued: its destructor waits until
+// every queued helper has run, so drain a manual context before destroying the evaluator.
+// With an always-inline executor no helper is ever queued and no atomic is touched.
+//
+// Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated. Allocation:
+// none per node or per decision in steady state (buffers grow to the largest attempt seen);
+// formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its own; the
+// caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate call at a
+// time per evaluator; the decision stays valid until the next call.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_EVALUATOR_HPP
+#define PREEMPT_EVALUATOR_HPP
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "preempt/best_candidate.hpp"
+#include "preempt/budget.hpp"
+#include "preempt/candidate.hpp"
+#include "preempt/cluster.hpp"
+#include "preempt/config.hpp"
+#include "preempt/eligibility.hpp"
+#include "preempt/executor.hpp"
+#include "preempt/extender.hpp"
+#include "preempt/filter_statuses.hpp"
+#include "preempt/observer.hpp"
+#include "preempt/policy.hpp"
+#include "preempt/sampling.hpp"
+#include "preempt/status.hpp"
+#include "preempt/victim_selection.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+inline constexpr std::string_view not_helpful_reason = "Preemption is not helpful for scheduling";
+inline constexpr std::string_view zero_victims_reason = "expected at least one victim pod on node";
+inline constexpr std::string_view no_candidate_message =
+    "preemption: no candidate node for preemption";
+inline constexpr std::string_view no_nodes_message = "preemption: no nodes available";
+
+enum class decision_kind : std::uint8_t {
+  nominated,      // a node and its victims were chosen
+  not_eligible,   // the pod may not preempt now; keep its current nomination
+  unschedulable,  // preemption cannot help (see clear_nomination)
+  error,          // something failed; keep the current nomination and retry later
+};
+
+constexpr std::string_view to_string(decision_kind k) noexcept {
+  switch (k) {
+    case decision_kind::nominated: return "nominated";
+    case decision_kind::not_eligible: return "not-eligible";
+    case decision_kind::unschedulable: return "unschedulable";
+    case decision_kind::error: return "error";
+  }
+  return "unknown";
+}
+
+// The outcome of one node in the dry run.
+struct node_diagnosis {
+  std::size_t node_index;
+  status outcome;
+};
+
+template <class P>
+struct decision {
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  decision_kind kind = decision_kind::error;
+  // The nominated node (kind == nominated).
+  std::size_t node_index = npos;
+  std::string_view node_name;
+  std::span<const P* const> victims;  // descending importance
+  std::int64_t pdb_violations = 0;
+  // Upstream's "nominated node name = '' with override": the pod's nomination must be cleared.
+  // True only when the dry run found no candidate.
+  bool clear_nomination = false;
+  // "" when nominated; otherwise the upstream status message.
+  std::string_view message;
+  // Every node the dry run kept, in evaluation order, with its outcome.
+  std::span<const node_diagnosis> diagnosis;
+  // The candidates after the extenders, in the order they were found.
+  std::span<const candidate<P>> candidates;
+  // Which candidate won and which score settled it.
+  best_candidate choice;
+  std::size_t potential_nodes = 0;
+  std::size_t offset = 0;
+  std::size_t candidates_wanted = 0;
+
+  // The status code upstream's PostFilter returns with this decision.
+  constexpr status_code code() const noexcept {
+    switch (kind) {
+      case decision_kind::nominated: return status_code::success;
+      case decision_kind::error: return status_code::error;
+      default: return status_code::unschedulable;
+    }
+  }
+};
+
+struct evaluator_config {
+  sampling_args sampling;
+  // Workers per dry run, the calling thread included. 1 evaluates sequentially.
+  std::size_t parallelism = 1;
+  // Nodes per worker in one parallel batch: larger batches mean fewer hand-offs and more nodes
+  // evaluated beyond the sequential stop (their results are discarded).
+  std::size_t chunk = 8;
+  // Seeds the generator of the dry run's start offset.
+  std::uint64_t seed = 0;
+};
+
+// Per-attempt inputs.
+struct attempt {
+  // Where the dry run starts among the potential nodes (upstream draws it at random).
+  std::optional<std::size_t> offset;
+  // The node the preemptor is currently nominated to, if any.
+  std::optional<std::size_t> nominated_node;
+};
+
+namespace detail {
+
+// A batch of items shared by the calling thread and the helpers.
+struct dry_run_job {
+  void (*process)(dry_run_job&, std::size_t item, std::size_t worker) noexcept = nullptr;
+  void* context = nullptr;
+  std::size_t count = 0;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+
+  void run_items(std::size_t worker) noexcept {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= count) return;
+      process(*this, i, worker);
+      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == count) done.notify_all();
+    }
+  }
+};
+
+// The helpers an evaluator lends to an executor, and the protocol that keeps them safe:
+// a helper registers as active before it looks at the current job, so the owner, after clearing
+// the job, waits only for helpers that may still touch it.
+class helper_crew {
+ public:
+  explicit helper_crew(std::size_t workers)
+      : helpers_(std::make_unique<helper[]>(workers)), size_(workers) {
+    for (std::size_t w = 0; w < workers; ++w) {
+      helpers_[w].crew = this;
+      helpers_[w].worker = w;
+    }
+  }
+  helper_crew(const helper_crew&) = delete;
+  helper_crew& operator=(const helper_crew&) = delete;
+  ~helper_crew() {
+    for (std::size_t w = 1; w < size_; ++w) {
+      while (helpers_[w].queued.load(std::memory_order_acquire)) helpers_[w].queued.wait(true);
+    }
+  }
+
+  std::size_t size() const noexcept { return size_; }
+
+  // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`.
+  template <class E>
+  void run(dry_run_job& job, const E& ex) noexcept {
+    job_.store(&job, std::memory_order_seq_cst);
+    for (std::size_t w = 1; w < size_ && w < job.count; ++w) lend(w, ex);
+    job.run_items(0);
+    for (std::size_t d = job.done.load(std::memory_order_acquire); d < job.count;
+         d = job.done.load(std::memory_order_acquire))
+      job.done.wait(d, std::memory_order_acquire);
+    job_.store(nullptr, std::memory_order_seq_cst);
+    for (std::size_t a = active_.load(std::memory_order_seq_cst); a != 0;
+         a = active_.load(std::memory_order_seq_cst))
+      active_.wait(a, std::memory_order_seq_cst);
+  }
+
+ private:
+  struct helper {
+    helper_crew* crew = nullptr;
+    std::size_t worker = 0;
+    std::atomic<bool> queued{false};
+
+    void run() noexcept { crew->help(*this); }
+  };
+
+  template <class E>
+  void lend(std::size_t w, const E& ex) noexcept {
+    if (helpers_[w].queued.exchange(true, std::memory_order_acq_rel)) return;  // still queued
+#if PREEMPT_HAS_EXCEPTIONS
+    try {
+      ex.execute(task_ref::to_member_run(helpers_[w]));
+    } catch (...) {  // the executor refused: the calling thread does the work
+      helpers_[w].queued.store(false, std::memory_order_release);
+      helpers_[w].queued.notify_all();
+    }
+#else
+    ex.execute(task_ref::to_member_run(helpers_[w]));
+#endif
+  }
+
+  void help(helper& h) noexcept {
+    active_.fetch_add(1, std::memory_order_seq_cst);
+    if (dry_run_job* job = job_.load(std::memory_order_seq_cst)) job->run_items(h.worker);
+    if (active_.fetch_sub(1, std::memory_order_seq_cst) == 1) active_.notify_all();
+    h.queued.store(false, std::memory_order_release);  // last touch of the crew
+    h.queued.notify_all();
+  }
+
+  std::unique_ptr<helper[]> helpers_;
+  std::size_t size_ = 0;
+  std::atomic<dry_run_job*> job_{nullptr};
+  std::atomic<std::size_t> active_{0};
+};
+
+template <class T>
+constexpr timestamp now_of(const T& policy) {
+  if constexpr (requires { policy.now; })
+    return static_cast<timestamp>(policy.now);
+  else
+    return 0;
+}
+
+}  // namespace detail
+
+template <cluster C, victim_policy<cluster_node_t<C>, cluster_pod_t<C>> Policy = default_policy,
+          class Observer = null_observer>
+class evaluator {
+ public:
+  using pod_type = cluster_pod_t<C>;
+  using node_type = cluster_node_t<C>;
+  using state_type = typename C::state_type;
+  using decision_type = decision<pod_type>;
+
+  explicit evaluator(evaluator_config config = {}, Policy policy = {}, Observer observer = {})
+      : config_(config),
+        policy_(std::move(policy)),
+        observer_(std::move(observer)),
+        rng_(config.seed),
+        crew_(std::max<std::size_t>(config.parallelism, 1)),
+        workers_(std::max<std::size_t>(config.parallelism, 1)) {
+    PREEMPT_ASSERT(validate(config.sampling).empty(), "evaluator: invalid sampling arguments");
+    config_.parallelism = workers_.size();
+    config_.chunk = std::max<std::size_t>(config_.chunk, 1);
+  }
+
+  Policy& policy() noexcept { return policy_; }
+  Observer& observer() noexcept { return observer_; }
+  const evaluator_config& config() const noexcept { return config_; }
+
+  // Evaluates preemption for `preemptor`. The decision refers to this evaluator's buffers and to
+  // the cluster's pods: it is valid until the next evaluate call or until the cluster changes.
+  template <node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N, executor E,
+            class Extenders = no_extenders>
+  const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
+                                const B& budgets, const N& nominations, const E& ex,
+                                const attempt& options = {}, Extenders&& extenders = {}) {
+    reset_decision();
+    detail::notify_attempt_started(observer_, preemptor);
+    if (options.nominated_node && *options.nominated_node < cluster.size()) {
+      const std::size_t nn = *options.nominated_node;
+      const status eligible =
+          check_eligibility(preemptor, &cluster[nn], status_code(statuses.code_of(nn)), policy_);
+      if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
+    } else if (status eligible = check_eligibility<node_type>(
+                   preemptor, nullptr, status_code::unschedulable, policy_);
+               !eligible) {
+      return finish_message(decision_kind::not_eligible, eligible.reason());
+    }
+    if (cluster.size() == 0) return finish(decision_kind::error, no_nodes_message);
+
+    find_potential_nodes(cluster, statuses);
+    const std::size_t n = potential_.size();
+    decision_.potential_nodes = n;
+    if (n == 0) return finish_unschedulable(cluster.size());
+    decision_.offset = options.offset ? *options.offset % n
+                                      : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
+    decision_.candidates_wanted = number_of_candidates(config_.sampling, n);
+
+    dry_run(preemptor, cluster, budgets, nominations, ex);
+    collect_candidates(cluster);
+    if (candidates_.empty()) {
+      if (has_errors_) return finish_errors(cluster);
+      return finish_unschedulable(cluster.size());
+    }
+    if (!apply_extenders(preemptor, extenders)) return decision_;
+    if (candidates_.empty()) return finish(decision_kind::unschedulable, no_candidate_message);
+    return finish_nominated();
+  }
+
+ private:
+  struct item_result {
+    status outcome;
+    std::vector<const pod_type*> victims;
+    std::int64_t violations = 0;
+  };
+  struct kept_candidate {
+    std::size_t node_index;
+    std::size_t first;  // into victim_arena_
+    std::size_t count;
+    std::int64_t violations;
+  };
+  struct worker {
+    victim_scratch<pod_type> scratch;
+    std::optional<state_type> state;
+  };
+
+  void reset_decision() {
+    decision_ = decision_type{};
+    diagnosis_.clear();
+    candidates_.clear();
+    without_violations_.clear();
+    with_violations_.clear();
+    victim_arena_.clear();
+    message_.clear();
+    has_errors_ = false;
+  }
+
+  template <node_statuses S>
+  void find_potential_nodes(const C& cluster, const S& statuses) {
+    potential_.clear();
+    for (std::size_t i = 0; i < cluster.size(); ++i)
+      if (status_code(statuses.code_of(i)) == status_code::unschedulable) potential_.push_back(i);
+  }
+
+  // Evaluates node `item` of the current batch on worker `w`.
+  template <class B, class N>
+  void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
+                     const B& budgets, const N& nominations) {
+    const std::size_t node_index = potential_[(decision_.offset + batch_base_ + item) % potential_.size()];
+    worker& wk = workers_[w];
+    if (!wk.state) wk.state.emplace(cluster.make_state());
+    cluster.prepare_state(node_index, *wk.state);
+    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
+    const auto r = select_victims(preemptor, cluster[node_index], *wk.state, budgets, nominated,
+                                  wk.scratch, policy_);
+    item_result& out = results_[item];
+    out.outcome = r.outcome;
+    out.victims.assign(r.victims.begin(), r.victims.end());
+    out.violations = r.pdb_violations;
+    if (r.outcome.is_success() && r.victims.empty()) out.outcome = status::error(zero_victims_reason);
+  }
+
+  template <class B, class N, class E>
+  void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
+               const E& ex) {
+    const std::size_t n = potential_.size();
+    const std::size_t batch_size =
+        is_always_inline_v<E> || workers_.size() == 1 ? 1 : workers_.size() * config_.chunk;
+    if (results_.size() < batch_size) results_.resize(batch_size);
+    struct context {
+      evaluator* self;
+      const pod_type* preemptor;
+      const C* cluster;
+      const B* budgets;
+      const N* nominations;
+    } ctx{this, &preemptor, &cluster, &budgets, &nominations};
+
+    for (batch_base_ = 0; batch_base_ < n;) {
+      const std::size_t count = std::min(batch_size, n - batch_base_);
+      if (count == 1 || is_always_inline_v<E> || workers_.size() == 1) {
+        for (std::size_t i = 0; i < count; ++i)
+          evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
+      } else {
+        detail::dry_run_job job;
+        job.context = &ctx;
+        job.count = count;
+        job.process = [](detail::dry_run_job& j, std::size_t item, std::size_t w) noexcept {
+          auto& c = *static_cast<context*>(j.context);
+          c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
+        };
+        crew_.run(job, ex);
+      }
+      const bool stop = merge(count);
+      batch_base_ += count;
+      if (stop) break;
+    }
+  }
+
+  // Folds a batch into the candidate lists in sequential order; true when the dry run may stop.
+  bool merge(std::size_t count) {
+    const std::size_t wanted = decision_.candidates_wanted;
+    for (std::size_t i = 0; i < count; ++i) {
+      const item_result& r = results_[i];
+      const std::size_t node_index =
+          potential_[(decision_.offset + batch_base_ + i) % potential_.size()];
+      diagnosis_.push_back({node_index, r.outcome});
+      detail::notify_node_evaluated(observer_, node_index, r.outcome,
+                                    std::span<const pod_type* const>(r.victims), r.violations);
+      if (r.outcome.code() == status_code::error) has_errors_ = true;
+      if (r.outcome.is_success()) {
+        auto& list = r.violations == 0 ? without_violations_ : with_violations_;
+        if (list.size() < wanted) {
+          list.push_back({node_index, victim_arena_.size(), r.victims.size(), r.violations});
+          victim_arena_.insert(victim_arena_.end(), r.victims.begin(), r.victims.end());
+        }
+      }
+      if (!without_violations_.empty() &&
+          without_violations_.size() + with_violations_.size() >= wanted)
+        return true;
+    }
+    return false;
+  }
+
+  void collect_candidates(const C& cluster) {
+    const auto add = [&](const kept_candidate& k) {
+      candidates_.push_back({k.node_index, cluster[k.node_index].name(),
+                             std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
+                             k.violations});
+    };
+    for (const kept_candidate& k : without_violations_) add(k);
+    for (const kept_candidate& k : with_violations_) add(k);
+    decision_.diagnosis = diagnosis_;
+  }
+
+  // Runs the extenders; false when the attempt failed (the decision is then set).
+  template <class Extenders>
+  bool apply_extenders(const pod_type& preemptor, Extenders& extenders) {
+    if constexpr (std::same_as<std::remove_cvref_t<Extenders>, no_extenders>) {
+      return true;
+    } else {
+      return run_extenders(preemptor, extenders);
+    }
+  }
+
+  template <class Extenders>
+  bool run_extenders(const pod_type& preemptor, Extenders& extenders) {
+    for (auto& entry : extenders) {
+      if (candidates_.empty()) break;
+      auto& ext = detail::deref(entry);
+      if (!ext.supports_preemption() || !ext.is_interested(preemptor)) continue;
+      extender_out_.clear();
+      const status st = ext.process_preemption(
+          preemptor, std::span<const candidate<pod_type>>(candidates_), extender_out_);
+      if (!st) {
+        if (ext.is_ignorable()) continue;
+        finish_message(decision_kind::error, st.reason());
+        return false;
+      }
+      std::erase_if(extender_out_, [&](const candidate<pod_type>& c) {
+        return c.victims.empty() && ext.is_ignorable();
+      });
+      for (const candidate<pod_type>& c : extender_out_) {
+        if (!c.victims.empty()) continue;
+        message_ = "preemption: ";
+        message_ += zero_victims_reason;
+        message_ += " \"";
+        message_ += c.node_name;
+        message_ += "\"";
+        finish(decision_kind::error, message_);
+        return false;
+      }
+      candidates_.swap(extender_out_);
+    }
+    return true;
+  }
+
+  const decision_type& finish_nominated() {
+    const std::span<const candidate<pod_type>> cands(candidates_);
+    if constexpr (requires { policy_.score_functions(); })
+      decision_.choice = pick_best_candidate<pod_type>(cands, policy_.score_functions(),
+                                                       detail::now_of(policy_));
+    else
+      decision_.choice = pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
+    const candidate<pod_type>& best = candidates_[decision_.choice.index];
+    detail::notify_candidate_chosen(observer_, best);
+    decision_.kind = decision_kind::nominated;
+    decision_.node_index = best.node_index;
+    decision_.node_name = best.node_name;
+    decision_.victims = best.victims;
+    decision_.pdb_violations = best.pdb_violations;
+    decision_.candidates = cands;
+    decision_.diagnosis = diagnosis_;
+    return decision_;
+  }
+
+  const decision_type& finish(decision_kind kind, std::string_view message) {
+    decision_.kind = kind;
+    decision_.message = message;
+    decision_.diagnosis = diagnosis_;
+    decision_.candidates = std::span<const candidate<pod_type>>(candidates_);
+    return decision_;
+  }
+
+  const decision_type& finish_message(decision_kind kind, std::string_view text) {
+    message_ = "preemption: ";
+    message_ += text;
+    return finish(kind, message_);
+  }
+
+  // Upstream FitError: "0/N nodes are available: <count> <reason>, ...", counts sorted as text.
+  const decision_type& finish_unschedulable(std::size_t total_nodes) {
+    histogram_.clear();
+    const auto count = [&](std::string_view reason, std::size_t times) {
+      for (auto& [r, c] : histogram_)
+        if (r == reason) {
+          c += times;
+          return;
+        }
+      histogram_.emplace_back(reason, times);
+    };
+    for (const node_diagnosis& d : diagnosis_)
+      for (std::string_view reason : d.outcome.reasons()) count(reason, 1);
+    if (total_nodes > diagnosis_.size()) count(not_helpful_reason, total_nodes - diagnosis_.size());
+    lines_.resize(histogram_.size());
+    for (std::size_t i = 0; i < histogram_.size(); ++i) {
+      lines_[i] = std::to_string(histogram_[i].second);
+      lines_[i] += ' ';
+      lines_[i] += histogram_[i].first;
+    }
+    std::sort(lines_.begin(), lines_.end());
+    message_ = "preemption: 0/";
+    message_ += std::to_string(total_nodes);
+    message_ += " nodes are available: ";
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (i != 0) message_ += ", ";
+      message_ += lines_[i];
+    }
+    message_ += '.';
+    decision_.clear_nomination = true;
+    return finish(decision_kind::unschedulable, message_);
+  }
+
+  // Upstream aggregate error: one message as is, several as "[a, b]" (duplicates once).
+  const decision_type& finish_errors(const C& cluster) {
+    lines_.clear();
+    for (const node_diagnosis& d : diagnosis_) {
+      if (d.outcome.code() != status_code::error) continue;
+      std::string line(d.outcome.reason());
+      if (d.outcome.reason() == zero_victims_reason) {
+        line += " \"";
+        line += cluster[d.node_index].name();
+        line += "\"";
+      }
+      if (std::find(lines_.begin(), lines_.end(), line) == lines_.end())
+        lines_.push_back(std::move(line));
+    }
+    message_ = "preemption: ";
+    if (lines_.size() > 1) message_ += '[';
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (i != 0) message_ += ", ";
+      message_ += lines_[i];
+    }
+    if (lines_.size() > 1) message_ += ']';
+    return finish(decision_kind::error, message_);
+  }
+
+  evaluator_config config_;
+  Policy policy_;
+  Observer observer_;
+  std::mt19937_64 rng_;
+  detail::helper_crew crew_;
+  std::vector<worker> workers_;
+  std::vector<item_result> results_;
+  std::vector<std::size_t> potential_;
+  std::size_t batch_base_ = 0;
+  std::vector<node_diagnosis> diagnosis_;
+  std::vector<kept_candidate> without_violations_;
+  std::vector<kept_candidate> with_violations_;
+  std::vector<const pod_type*> victim_arena_;
+  std::vector<candidate<pod_type>> candidates_;
+  std::vector<candidate<pod_type>> extender_out_;
+  std::vector<std::pair<std::string_view, std::size_t>> histogram_;
+  std::vector<std::string> lines_;
+  std::string message_;
+  bool has_errors_ = false;
+  decision_type decision_;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_EVALUATOR_HPP

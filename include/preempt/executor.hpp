@@ -1,0 +1,73 @@
+// preempt/executor.hpp - where the library runs its work: the executor concept.
+//
+// An executor is a cheap, copyable handle with one const member, `execute(task_ref)`. It runs the
+// given unit of work exactly once: before execute returns (inline dispatch) or later, on some
+// other context (async dispatch: a thread pool, an event loop, an embedded queue). The library
+// never hands over a closure that owns anything: a `task_ref` is two pointers to state that the
+// library keeps alive until the work has run, so an executor can store it in any queue without
+// allocating. Adapting a runtime takes a few lines (see examples/).
+//
+// An executor that always runs work inline declares `static constexpr bool always_inline = true;`
+// and the algorithms then take a synchronous path with no in-flight tracking at all.
+//
+// The work must not throw (task_ref's function is noexcept). An executor's execute may throw
+// only if it cannot accept the work (e.g. allocation failure); the algorithms then roll back.
+//
+// No allocation; no exceptions; `inline_executor` is stateless and thread-safe.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_EXECUTOR_HPP
+#define PREEMPT_EXECUTOR_HPP
+
+#include <concepts>
+#include <type_traits>
+
+#include "preempt/config.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+// A non-owning reference to a unit of work: call it exactly once.
+class task_ref {
+ public:
+  using function = void (*)(void*) noexcept;
+
+  constexpr task_ref(void* self, function fn) noexcept : self_(self), fn_(fn) {}
+
+  // Refers to `obj`, whose `run()` member is called when the task runs. `obj` must outlive the run.
+  template <class T>
+    requires requires(T& t) {
+      { t.run() } noexcept;
+    }
+  static constexpr task_ref to_member_run(T& obj) noexcept {
+    return task_ref(&obj, [](void* p) noexcept { static_cast<T*>(p)->run(); });
+  }
+
+  void operator()() const noexcept { fn_(self_); }
+
+  friend constexpr bool operator==(const task_ref&, const task_ref&) noexcept = default;
+
+ private:
+  void* self_;
+  function fn_;
+};
+
+template <class E>
+concept executor = std::copy_constructible<E> && std::is_nothrow_move_constructible_v<E> &&
+                   requires(const E& ex, task_ref t) { ex.execute(t); };
+
+// True when E promises to run every task before execute returns.
+template <class E>
+inline constexpr bool is_always_inline_v = requires { requires E::always_inline; };
+
+// Runs each task at once, on the calling thread.
+struct inline_executor {
+  static constexpr bool always_inline = true;
+  void execute(task_ref t) const noexcept { t(); }
+};
+
+static_assert(executor<inline_executor>);
+static_assert(is_always_inline_v<inline_executor>);
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_EXECUTOR_HPP

@@ -1,0 +1,53 @@
+// preempt/observer.hpp - hooks that see an evaluation as it happens (metrics, tracing, logs).
+//
+// An observer is any object; the evaluator calls each of these members only if the observer has
+// it, so an observer implements just what it needs and `null_observer` costs nothing:
+//   on_attempt_started(preemptor)                         once per evaluation
+//   on_node_evaluated(node_index, outcome, victims, pdb_violations)
+//                                                         for every node the dry run keeps, in
+//                                                         evaluation order
+//   on_candidate_chosen(candidate)                        when a node is nominated
+// All calls happen on the thread that called evaluate, never concurrently.
+//
+// No allocation; no exceptions of its own.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_OBSERVER_HPP
+#define PREEMPT_OBSERVER_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "preempt/candidate.hpp"
+#include "preempt/config.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+struct null_observer {};
+
+namespace detail {
+
+template <class O, class P>
+void notify_attempt_started(O& o, const P& preemptor) {
+  if constexpr (requires { o.on_attempt_started(preemptor); }) o.on_attempt_started(preemptor);
+}
+
+template <class O, class P>
+void notify_node_evaluated(O& o, std::size_t node_index, const status& outcome,
+                           std::span<const P* const> victims, std::int64_t violations) {
+  if constexpr (requires { o.on_node_evaluated(node_index, outcome, victims, violations); })
+    o.on_node_evaluated(node_index, outcome, victims, violations);
+}
+
+template <class O, class P>
+void notify_candidate_chosen(O& o, const candidate<P>& c) {
+  if constexpr (requires { o.on_candidate_chosen(c); }) o.on_candidate_chosen(c);
+}
+
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_OBSERVER_HPP
