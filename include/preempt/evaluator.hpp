@@ -295,8 +295,9 @@ class evaluator {
     detail::notify_attempt_started(observer_, preemptor);
     if (options.nominated_node && *options.nominated_node < cluster.size()) {
       const std::size_t nn = *options.nominated_node;
-      const status eligible =
-          check_eligibility(preemptor, &cluster[nn], status_code(statuses.code_of(nn)), policy_);
+      const auto& nominated_node = cluster[nn];  // may be a proxy returned by value
+      const status eligible = check_eligibility(preemptor, &nominated_node,
+                                                status_code(statuses.code_of(nn)), policy_);
       if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
     } else if (status eligible = check_eligibility<node_type>(
                    preemptor, nullptr, status_code::unschedulable, policy_);

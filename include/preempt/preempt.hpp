@@ -1,7 +1,7 @@
 // preempt/preempt.hpp - everything in the core library, in one include.
 //
-// The manual and thread-pool executors (which need threads) are opt-in and not included here:
-// include preempt/manual_executor.hpp or preempt/thread_pool.hpp.
+// The manual and thread-pool executors are opt-in and not included here: include
+// preempt/manual_executor.hpp or preempt/thread_pool.hpp.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_PREEMPT_HPP
@@ -12,11 +12,16 @@
 #include "preempt/candidate.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/dispatcher.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/evaluator.hpp"
+#include "preempt/eviction.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/extender.hpp"
 #include "preempt/filter_statuses.hpp"
+#include "preempt/in_flight.hpp"
+#include "preempt/in_flight_view.hpp"
+#include "preempt/metrics.hpp"
 #include "preempt/model/budget_table.hpp"
 #include "preempt/model/cluster.hpp"
 #include "preempt/model/pod.hpp"
@@ -25,6 +30,7 @@
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/nominated_fit.hpp"
+#include "preempt/nomination_ledger.hpp"
 #include "preempt/observer.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/policy.hpp"

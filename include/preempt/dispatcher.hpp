@@ -1,0 +1,375 @@
+// preempt/dispatcher.hpp - carrying out a preemption decision: nominations, evictions inline or
+// in the background (KEP-4832 asynchronous preemption, spec 3 and 4).
+//
+// dispatcher::apply(preemptor, decision) acts on an evaluator decision:
+//   - nominated: the evictions run, inline or async depending on the executor (below);
+//   - unschedulable with clear_nomination: the preemptor's nomination is removed;
+//   - not eligible, error, or unschedulable without clear_nomination: nothing (the nomination is
+//     kept, as upstream's nil result).
+//
+// Inline dispatch (an always-inline executor; spec 3.2): victims already terminating are skipped,
+// the others are evicted one by one; the first failure stops the rest and the attempt fails with
+// its message (the preemptor is not nominated). On success the nominations of strictly
+// lower-priority pods on the node are cleared (hooks.nominations_cleared tells the caller which),
+// and the preemptor is nominated to the node.
+//
+// Async dispatch (any other executor; spec 3.3, in upstream order). Before apply returns: victims
+// already terminating, or whose eviction another preemption already dispatched (the in-flight
+// victim ledger, beyond upstream), are skipped; if none is left nothing starts at all; otherwise
+// the preemptor is nominated and marked in flight. Then in the background: clear the lower-
+// priority nominations; evict all victims but the last in parallel through the executor; if any
+// failed, skip the last; else record the last victim as pending and evict it; leave the
+// in-flight set.
+//
+// The wake-up rule (beyond upstream #141694): when the background work completes, the preemptor
+// is re-activated (hooks.reactivate) unless the API accepted the deletion of the last victim. In
+// that case the victim's deletion is still to come; when the caller sees it, it reports it
+// (in_flight_table::report_victim), the gate opens and the deletion event wakes the preemptor.
+// Every other ending — a failure, a skipped last victim, a last victim already gone — has no
+// event left to wait for, so the dispatcher wakes the preemptor itself. Hence no preemptor is ever
+// gated without a future wake-up.
+//
+// The hooks object may have (each optional, except reactivate for async executors):
+//   reactivate(preemptor)                        move the preemptor back to the active queue
+//   nominations_cleared(node, pods)              these pods lost their nomination: patch them
+//   on_preemption_dispatched(preemptor, victims) metric: victims chosen for one preemption
+//   on_async_finished(preemptor, success, duration)  metric: background work and its result
+// Hooks and the eviction client are called from executor threads in async mode.
+//
+// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), so the
+// caller's cluster may change while evictions run. It must outlive its background work: the
+// destructor waits for it (drain a manual executor first).
+// Allocation: none per preemption once reserve(preemptions, victims) covers the load (jobs are
+// pooled). Exceptions: none of its own; if the executor throws, the bookkeeping is rolled back
+// and apply reports an error. Thread-safety: apply from one thread at a time; the queries and
+// report calls from any thread.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_DISPATCHER_HPP
+#define PREEMPT_DISPATCHER_HPP
+
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "preempt/config.hpp"
+#include "preempt/evaluator.hpp"
+#include "preempt/eviction.hpp"
+#include "preempt/executor.hpp"
+#include "preempt/in_flight.hpp"
+#include "preempt/nomination_ledger.hpp"
+#include "preempt/pod.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+struct no_dispatch_hooks {};
+
+// What apply did.
+struct dispatch_result {
+  // ok, or the eviction failure of an inline dispatch.
+  status outcome;
+  // Whether background work was started (async dispatch only).
+  bool started = false;
+  // Evictions performed inline, or handed to the background.
+  std::size_t evictions = 0;
+  // Victims skipped: already terminating, or already being evicted for another preemption.
+  std::size_t skipped = 0;
+};
+
+template <pod P, executor E, eviction_client<P> Client, class Hooks = no_dispatch_hooks,
+          class Mutex = std::shared_mutex, class Clock = std::chrono::steady_clock>
+class dispatcher {
+ public:
+  using uid_type = pod_uid_t<P>;
+  using ledger_type = nomination_ledger<P, Mutex>;
+  static constexpr bool is_async = !is_always_inline_v<E>;
+
+  static_assert(std::copy_constructible<P>, "the dispatcher keeps copies of the pods it evicts");
+  static_assert(!is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
+                "async dispatch needs hooks with reactivate(preemptor): a failed or finished "
+                "preemption must be able to wake its preemptor");
+
+  dispatcher(ledger_type& ledger, in_flight_table<P>& table, Client& client, E ex,
+             Hooks hooks = {})
+      : ledger_(&ledger), table_(&table), client_(&client), ex_(std::move(ex)),
+        hooks_(std::move(hooks)) {}
+  dispatcher(const dispatcher&) = delete;
+  dispatcher& operator=(const dispatcher&) = delete;
+  ~dispatcher() { wait_idle(); }
+
+  // Pools `preemptions` background jobs of up to `victims` victims each.
+  void reserve(std::size_t preemptions, std::size_t victims) {
+    std::lock_guard lock(pool_mutex_);
+    while (jobs_.size() < preemptions) {
+      jobs_.push_back(std::make_unique<job>());
+      free_.push_back(jobs_.back().get());
+    }
+    free_.reserve(jobs_.size());
+    for (auto& j : jobs_) j->reserve(victims);
+    inline_cleared_.reserve(victims);
+  }
+
+  Hooks& hooks() noexcept { return hooks_; }
+  in_flight_table<P>& table() noexcept { return *table_; }
+  ledger_type& ledger() noexcept { return *ledger_; }
+
+  // Acts on an evaluator decision for `preemptor` (see the header comment).
+  dispatch_result apply(const P& preemptor, const decision<P>& d) {
+    if (d.kind == decision_kind::unschedulable && d.clear_nomination) {
+      ledger_->remove(preemptor.uid());
+      return {};
+    }
+    if (d.kind != decision_kind::nominated) return {};
+    return preempt_on(preemptor, d.node_index, d.victims);
+  }
+
+  // Evicts `victims` from `node` for `preemptor` and records the nomination.
+  dispatch_result preempt_on(const P& preemptor, std::size_t node,
+                             std::span<const P* const> victims) {
+    if constexpr (is_async)
+      return start_async(preemptor, node, victims);
+    else
+      return run_inline(preemptor, node, victims);
+  }
+
+  // The gate: is this pod's preemption still running? (in_flight_table::is_preemption_running)
+  bool is_preemption_running(const uid_type& preemptor) const {
+    return table_->is_preemption_running(preemptor);
+  }
+
+  // Background jobs not yet finished.
+  std::size_t jobs_running() const noexcept { return running_.load(std::memory_order_acquire); }
+
+  // Blocks until no background job is running.
+  void wait_idle() const noexcept {
+    for (std::size_t r = running_.load(std::memory_order_acquire); r != 0;
+         r = running_.load(std::memory_order_acquire))
+      running_.wait(r, std::memory_order_acquire);
+  }
+
+ private:
+  struct job;
+
+  struct eviction_task {
+    job* owner = nullptr;
+    std::size_t index = 0;
+    void run() noexcept { owner->self->evict_one(*owner, index); }
+  };
+
+  struct job {
+    dispatcher* self = nullptr;
+    std::optional<P> preemptor;
+    std::size_t node = 0;
+    std::vector<P> victims;
+    std::vector<eviction_task> tasks;
+    std::vector<const P*> cleared;
+    std::atomic<std::size_t> outstanding{0};
+    std::atomic<bool> failed{false};
+    bool last_deleted = false;
+    typename Clock::time_point started{};
+
+    void reserve(std::size_t n) {
+      victims.reserve(n);
+      tasks.reserve(n);
+      cleared.reserve(n);
+    }
+    void run() noexcept { self->begin(*this); }
+  };
+
+  // --- inline -------------------------------------------------------------------------------
+
+  dispatch_result run_inline(const P& preemptor, std::size_t node,
+                             std::span<const P* const> victims) {
+    dispatch_result result;
+    notify_dispatched(preemptor, victims.size());
+    for (const P* v : victims) {
+      if (detail::is_terminating(*v) || !table_->claim_victim(v->uid())) {
+        ++result.skipped;
+        continue;
+      }
+      const eviction_result r = client_->evict(*v, preemptor);
+      ++result.evictions;
+      if (!r.ok()) {
+        table_->release_victim(v->uid());
+        result.outcome = status::error(r.message);
+        return result;
+      }
+    }
+    inline_cleared_.clear();
+    ledger_->clear_lower_priority(node, priority_of(preemptor), inline_cleared_);
+    notify_cleared(node, inline_cleared_);
+    ledger_->nominate(preemptor, node);
+    return result;
+  }
+
+  // --- async --------------------------------------------------------------------------------
+
+  dispatch_result start_async(const P& preemptor, std::size_t node,
+                              std::span<const P* const> victims) {
+    dispatch_result result;
+    job* j = acquire_job();
+    j->victims.clear();
+    for (const P* v : victims) {
+      if (detail::is_terminating(*v) || !table_->claim_victim(v->uid())) {
+        ++result.skipped;
+        continue;
+      }
+      j->victims.push_back(*v);
+    }
+    if (j->victims.empty()) {  // nothing to evict: nothing starts (spec 3.3 step 2)
+      release_job(j);
+      ledger_->nominate(preemptor, node);
+      return result;
+    }
+    notify_dispatched(preemptor, victims.size());
+    j->self = this;
+    j->preemptor.emplace(preemptor);
+    j->node = node;
+    j->failed.store(false, std::memory_order_relaxed);
+    j->last_deleted = false;
+    j->started = Clock::now();
+    ledger_->nominate(preemptor, node);
+    table_->start(preemptor.uid());
+    running_.fetch_add(1, std::memory_order_acq_rel);
+    result.started = true;
+    result.evictions = j->victims.size();
+    if (!submit(task_ref::to_member_run(*j))) {  // the executor refused: roll back
+      for (const P& v : j->victims) table_->release_victim(v.uid());
+      table_->finish(preemptor.uid());
+      ledger_->remove(preemptor.uid());
+      done_with(j);
+      return {status::error("preemption: the executor refused the eviction work"), false, 0,
+              result.skipped};
+    }
+    return result;
+  }
+
+  // Background, step 1: clear lower-priority nominations, then start the evictions.
+  void begin(job& j) noexcept {
+    j.cleared.clear();
+    ledger_->clear_lower_priority(j.node, priority_of(*j.preemptor), j.cleared);
+    notify_cleared(j.node, j.cleared);
+    const std::size_t n = j.victims.size();
+    if (n == 1) {
+      evict_last(j);
+      return;
+    }
+    j.tasks.resize(n - 1);
+    j.outstanding.store(n - 1, std::memory_order_release);
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      j.tasks[i] = eviction_task{&j, i};
+      if (!submit(task_ref::to_member_run(j.tasks[i]))) j.tasks[i].run();  // run it here
+    }
+  }
+
+  // Background, step 2: one of the first n-1 evictions.
+  void evict_one(job& j, std::size_t i) noexcept {
+    const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
+    if (!r.ok()) {
+      table_->release_victim(j.victims[i].uid());
+      j.failed.store(true, std::memory_order_release);
+    }
+    if (j.outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (j.failed.load(std::memory_order_acquire)) {
+        table_->release_victim(j.victims.back().uid());  // the last victim is skipped
+        complete(j);
+      } else {
+        evict_last(j);
+      }
+    }
+  }
+
+  // Background, step 3: the last victim, recorded as pending while its eviction runs.
+  void evict_last(job& j) noexcept {
+    const P& last = j.victims.back();
+    table_->set_last_victim(j.preemptor->uid(), last.uid());
+    const eviction_result r = client_->evict(last, *j.preemptor);
+    if (!r.ok()) {
+      table_->release_victim(last.uid());
+      j.failed.store(true, std::memory_order_release);
+    }
+    j.last_deleted = r.outcome == eviction_outcome::evicted;
+    complete(j);
+  }
+
+  // Background, step 4: leave the in-flight set, wake the preemptor unless a deletion will.
+  void complete(job& j) noexcept {
+    const bool success = !j.failed.load(std::memory_order_acquire);
+    table_->finish(j.preemptor->uid());
+    if (!success || !j.last_deleted) hooks_.reactivate(*j.preemptor);
+    if constexpr (requires { hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started); })
+      hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started);
+    done_with(&j);
+  }
+
+  bool submit(task_ref t) noexcept {
+#if PREEMPT_HAS_EXCEPTIONS
+    try {
+      ex_.execute(t);
+    } catch (...) {
+      return false;
+    }
+#else
+    ex_.execute(t);
+#endif
+    return true;
+  }
+
+  void done_with(job* j) noexcept {
+    j->preemptor.reset();
+    release_job(j);
+    if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) running_.notify_all();
+  }
+
+  job* acquire_job() {
+    std::lock_guard lock(pool_mutex_);
+    if (free_.empty()) {
+      jobs_.push_back(std::make_unique<job>());
+      free_.reserve(jobs_.size());
+      return jobs_.back().get();
+    }
+    job* j = free_.back();
+    free_.pop_back();
+    return j;
+  }
+
+  void release_job(job* j) noexcept {
+    std::lock_guard lock(pool_mutex_);
+    free_.push_back(j);  // capacity reserved in acquire_job/reserve: never allocates
+  }
+
+  void notify_dispatched(const P& preemptor, std::size_t victims) {
+    if constexpr (requires { hooks_.on_preemption_dispatched(preemptor, victims); })
+      hooks_.on_preemption_dispatched(preemptor, victims);
+  }
+
+  void notify_cleared(std::size_t node, const std::vector<const P*>& pods) {
+    if constexpr (requires { hooks_.nominations_cleared(node, std::span<const P* const>(pods)); })
+      if (!pods.empty()) hooks_.nominations_cleared(node, std::span<const P* const>(pods));
+  }
+
+  ledger_type* ledger_;
+  in_flight_table<P>* table_;
+  Client* client_;
+  E ex_;
+  Hooks hooks_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<job>> jobs_;
+  std::vector<job*> free_;
+  std::vector<const P*> inline_cleared_;
+  mutable std::atomic<std::size_t> running_{0};
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DISPATCHER_HPP

@@ -1,0 +1,161 @@
+// preempt/in_flight.hpp - the bookkeeping of preemptions whose evictions are still running
+// (spec 1.7, 3.3-3.6), plus the in-flight victim ledger that goes beyond upstream.
+//
+// `in_flight_table<P>` holds, under one mutex:
+//   - the preemptors whose background evictions have not finished (upstream `preempting`);
+//   - for each, the last victim once its eviction has started (`lastVictimsPendingPreemption`),
+//     with what the caller last reported about that victim;
+//   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
+//     failed, so that no later preemption dispatches it again (upstream #134249).
+// The gate query is_preemption_running(uid) has upstream's newest meaning (spec 3.4): false when
+// the pod is not in flight; true when it is and no last victim is recorded; with a recorded last
+// victim, true until the caller reports that victim gone or terminating (report_victim), or, in
+// the overload with a lookup, until the lookup says so.
+//
+// Complexity: O(1) expected per operation. Allocation: none after reserve(). Thread-safe.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_IN_FLIGHT_HPP
+#define PREEMPT_IN_FLIGHT_HPP
+
+#include <cstddef>
+#include <mutex>
+#include <optional>
+
+#include "preempt/config.hpp"
+#include "preempt/detail/flat_map.hpp"
+#include "preempt/pod.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+// What the caller's cache says about a victim.
+enum class victim_state : std::uint8_t { present, terminating, gone };
+
+template <pod P>
+class in_flight_table {
+ public:
+  using uid_type = pod_uid_t<P>;
+
+  void reserve(std::size_t preemptors, std::size_t victims) {
+    std::lock_guard lock(mutex_);
+    preempting_.reserve(preemptors);
+    victims_.reserve(victims);
+  }
+
+  // --- preemptors -------------------------------------------------------------------------
+
+  void start(const uid_type& preemptor) {
+    std::lock_guard lock(mutex_);
+    preempting_.insert_or_assign(preemptor, last_victim{});
+  }
+
+  // Records the victim whose eviction is the final step of the preemptor's work.
+  void set_last_victim(const uid_type& preemptor, const uid_type& victim) {
+    std::lock_guard lock(mutex_);
+    if (last_victim* lv = preempting_.find(preemptor)) *lv = last_victim{victim, victim_state::present};
+  }
+
+  // The preemptor's work is over: it leaves the in-flight set and the last-victim record.
+  void finish(const uid_type& preemptor) {
+    std::lock_guard lock(mutex_);
+    preempting_.erase(preemptor);
+  }
+
+  bool in_flight(const uid_type& preemptor) const {
+    std::lock_guard lock(mutex_);
+    return preempting_.contains(preemptor);
+  }
+
+  std::size_t preemptors_in_flight() const {
+    std::lock_guard lock(mutex_);
+    return preempting_.size();
+  }
+
+  // The last victim recorded for a preemptor in flight, if any.
+  std::optional<uid_type> last_victim_of(const uid_type& preemptor) const {
+    std::lock_guard lock(mutex_);
+    const last_victim* lv = preempting_.find(preemptor);
+    return lv ? lv->victim : std::nullopt;
+  }
+
+  // The gate (upstream IsPodRunningPreemption), from what the caller has reported.
+  bool is_preemption_running(const uid_type& preemptor) const {
+    std::lock_guard lock(mutex_);
+    const last_victim* lv = preempting_.find(preemptor);
+    if (lv == nullptr) return false;
+    if (!lv->victim) return true;
+    return lv->state == victim_state::present;
+  }
+
+  // The gate, asking `lookup(victim_uid) -> victim_state` about the recorded last victim (as
+  // upstream consults its informer cache).
+  template <class Lookup>
+  bool is_preemption_running(const uid_type& preemptor, const Lookup& lookup) const {
+    std::optional<uid_type> victim;
+    {
+      std::lock_guard lock(mutex_);
+      const last_victim* lv = preempting_.find(preemptor);
+      if (lv == nullptr) return false;
+      if (!lv->victim) return true;
+      victim = lv->victim;
+    }
+    return lookup(*victim) == victim_state::present;
+  }
+
+  // --- victims ----------------------------------------------------------------------------
+
+  // Claims a victim for eviction; false if its eviction was already dispatched.
+  bool claim_victim(const uid_type& victim) {
+    std::lock_guard lock(mutex_);
+    if (victims_.contains(victim)) return false;
+    victims_.insert_or_assign(victim, true);
+    return true;
+  }
+
+  // The victim's eviction failed: a later preemption may dispatch it again.
+  void release_victim(const uid_type& victim) {
+    std::lock_guard lock(mutex_);
+    victims_.erase(victim);
+  }
+
+  bool victim_in_flight(const uid_type& victim) const {
+    std::lock_guard lock(mutex_);
+    return victims_.contains(victim);
+  }
+
+  std::size_t victims_in_flight() const {
+    std::lock_guard lock(mutex_);
+    return victims_.size();
+  }
+
+  // Appends every victim in flight to `out` (a container of uid_type).
+  template <class Out>
+  void victims_snapshot(Out& out) const {
+    std::lock_guard lock(mutex_);
+    victims_.for_each([&](const uid_type& uid, bool) { out.push_back(uid); });
+  }
+
+  // The caller's cache saw a victim terminating or gone: it leaves the victim ledger, and a
+  // preemptor waiting on it as its last victim is no longer gated.
+  void report_victim(const uid_type& victim, victim_state state) {
+    std::lock_guard lock(mutex_);
+    if (state != victim_state::present) victims_.erase(victim);
+    preempting_.for_each_mut([&](const uid_type&, last_victim& lv) {
+      if (lv.victim && *lv.victim == victim) lv.state = state;
+    });
+  }
+
+ private:
+  struct last_victim {
+    std::optional<uid_type> victim;
+    victim_state state = victim_state::present;
+  };
+
+  mutable std::mutex mutex_;
+  detail::flat_map<uid_type, last_victim> preempting_;
+  detail::flat_map<uid_type, bool> victims_;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_IN_FLIGHT_HPP

@@ -1,0 +1,186 @@
+// preempt/nomination_ledger.hpp - which pending pods are nominated to which node (Kubernetes'
+// nominator, spec 4.1-4.3).
+//
+// The ledger maps node → nominated pods (in nomination order) and pod → node. It stores pointers
+// to the caller's pending pods, which must stay alive while nominated. Operations:
+//   nominate(pod, node)        nominate with upstream's "override" mode (replaces any earlier one)
+//   add_from_object(pod, nnn)  upstream's "noop" mode: take the node from the pod object's own
+//                              status.nominatedNodeName (none ⇒ the nomination is cleared)
+//   update(pod, old_nnn, new_nnn)  the pod object changed; when neither version carries a
+//                              nominated node but the ledger holds one, it is kept (the API may
+//                              lag behind the in-memory nomination), else as add_from_object
+//   remove(uid)                the pod was bound or deleted
+//   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
+//                              lower-priority pods on a node (done when a preemptor takes it)
+//   nominated_to(node)         the nominated pods of a node (models preempt::nominations_of)
+// The evaluation reads nominated_to() for its two-pass fit (spec 4.3), which itself keeps only the
+// pods of priority >= the preemptor's and excludes the preemptor.
+//
+// Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default; pass
+// preempt::null_mutex for single-threaded use). nominated_to() returns a view into the ledger: use
+// it under `reader()`, which holds a shared lock for as long as the reader lives, whenever another
+// thread (an async dispatch) may change the ledger. Complexity: O(1) expected per pod operation
+// plus O(k) for k pods on the node. Allocation: none after reserve(pods, nodes, per_node), through
+// the given allocator. No exceptions of its own.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_NOMINATION_LEDGER_HPP
+#define PREEMPT_NOMINATION_LEDGER_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <vector>
+
+#include "preempt/config.hpp"
+#include "preempt/detail/flat_map.hpp"
+#include "preempt/pod.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+// A lock that does nothing, for single-threaded callers.
+struct null_mutex {
+  void lock() noexcept {}
+  void unlock() noexcept {}
+  bool try_lock() noexcept { return true; }
+  void lock_shared() noexcept {}
+  void unlock_shared() noexcept {}
+  bool try_lock_shared() noexcept { return true; }
+};
+
+template <pod P, class Mutex = std::shared_mutex, class Allocator = std::allocator<const P*>>
+class nomination_ledger {
+ public:
+  using uid_type = pod_uid_t<P>;
+  using pod_list = std::vector<const P*, Allocator>;
+
+  explicit nomination_ledger(std::size_t nodes = 0, const Allocator& alloc = Allocator())
+      : alloc_(alloc), by_node_(nodes, pod_list(alloc), bucket_alloc(alloc)), by_pod_(pod_map_alloc(alloc)) {}
+
+  // Makes room for `pods` nominated pods over `nodes` nodes, `per_node` on any one node.
+  void reserve(std::size_t pods, std::size_t nodes, std::size_t per_node) {
+    std::unique_lock lock(mutex_);
+    grow_nodes(nodes);
+    for (pod_list& l : by_node_) l.reserve(per_node);
+    by_pod_.reserve(pods);
+  }
+
+  // Upstream "override": nominate `pod` to `node`, replacing any earlier nomination.
+  void nominate(const P& pod, std::size_t node) {
+    std::unique_lock lock(mutex_);
+    erase_locked(pod.uid());
+    add_locked(pod, node);
+  }
+
+  // Upstream "noop": follow the pod object's own nominated node; none clears the nomination.
+  void add_from_object(const P& pod, std::optional<std::size_t> object_nominated_node) {
+    std::unique_lock lock(mutex_);
+    erase_locked(pod.uid());
+    if (object_nominated_node) add_locked(pod, *object_nominated_node);
+  }
+
+  // The pod object changed (or was re-read). Keeps the in-memory nomination when neither the old
+  // nor the new object carries one.
+  void update(const P& pod, std::optional<std::size_t> old_object_nominated_node,
+              std::optional<std::size_t> new_object_nominated_node) {
+    std::unique_lock lock(mutex_);
+    std::optional<std::size_t> target = new_object_nominated_node;
+    if (!old_object_nominated_node && !new_object_nominated_node)
+      if (const std::size_t* held = by_pod_.find(pod.uid())) target = *held;
+    erase_locked(pod.uid());
+    if (target) add_locked(pod, *target);
+  }
+
+  // Forgets the pod's nomination; false if it had none.
+  bool remove(const uid_type& uid) {
+    std::unique_lock lock(mutex_);
+    return erase_locked(uid);
+  }
+
+  std::optional<std::size_t> node_of(const uid_type& uid) const {
+    std::shared_lock lock(mutex_);
+    const std::size_t* node = by_pod_.find(uid);
+    return node ? std::optional<std::size_t>(*node) : std::nullopt;
+  }
+
+  std::size_t size() const {
+    std::shared_lock lock(mutex_);
+    return by_pod_.size();
+  }
+
+  // Removes every pod nominated to `node` with priority strictly below `priority`, appending them
+  // to `out`; returns how many.
+  template <class Out>
+  std::size_t clear_lower_priority(std::size_t node, std::int32_t priority, Out& out) {
+    std::unique_lock lock(mutex_);
+    if (node >= by_node_.size()) return 0;
+    pod_list& l = by_node_[node];
+    std::size_t cleared = 0;
+    std::erase_if(l, [&](const P* p) {
+      if (priority_of(*p) >= priority) return false;
+      by_pod_.erase(p->uid());
+      out.push_back(p);
+      ++cleared;
+      return true;
+    });
+    return cleared;
+  }
+
+  // The pods nominated to `node`, in nomination order. Unsynchronized view: see reader().
+  std::span<const P* const> nominated_to(std::size_t node) const noexcept {
+    if (node >= by_node_.size()) return {};
+    return by_node_[node];
+  }
+
+  // A view that holds the ledger's shared lock while it lives; models nominations_of<P>.
+  class reader_view {
+   public:
+    explicit reader_view(const nomination_ledger& l) : ledger_(&l), lock_(l.mutex_) {}
+    std::span<const P* const> nominated_to(std::size_t node) const noexcept {
+      return ledger_->nominated_to(node);
+    }
+
+   private:
+    const nomination_ledger* ledger_;
+    std::shared_lock<Mutex> lock_;
+  };
+  reader_view reader() const { return reader_view(*this); }
+
+ private:
+  using bucket_alloc = typename std::allocator_traits<Allocator>::template rebind_alloc<pod_list>;
+  using pod_map_alloc = typename std::allocator_traits<Allocator>::template rebind_alloc<
+      std::pair<uid_type, std::size_t>>;
+
+  void grow_nodes(std::size_t nodes) {
+    if (by_node_.size() < nodes) by_node_.resize(nodes, pod_list(alloc_));
+  }
+
+  void add_locked(const P& pod, std::size_t node) {
+    grow_nodes(node + 1);
+    by_node_[node].push_back(&pod);
+    by_pod_.insert_or_assign(pod.uid(), node);
+  }
+
+  bool erase_locked(const uid_type& uid) {
+    const std::size_t* node = by_pod_.find(uid);
+    if (node == nullptr) return false;
+    pod_list& l = by_node_[*node];
+    std::erase_if(l, [&](const P* p) { return p->uid() == uid; });
+    by_pod_.erase(uid);
+    return true;
+  }
+
+  mutable Mutex mutex_;
+  Allocator alloc_;
+  std::vector<pod_list, bucket_alloc> by_node_;
+  detail::flat_map<uid_type, std::size_t, pod_map_alloc> by_pod_;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_NOMINATION_LEDGER_HPP
