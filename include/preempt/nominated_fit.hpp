@@ -8,6 +8,9 @@
 // It fits only if every pass succeeds. Without such nominated pods there is a single check.
 // `nominated` is a forward range of pods, or of pointers to pods, of the node's pod type.
 //
+// passes_with_nominated is the same check answering only yes or no; it uses the state's optional
+// `can_fit(p) -> bool` member, which lets a state skip building reason strings.
+//
 // Complexity O(k) state updates for k qualifying nominated pods, plus one or two fit checks.
 // No allocation; no exceptions of its own. On return the state is as it was on entry, except when
 // the state itself reported an error while adding or removing a nominated pod.
@@ -57,6 +60,42 @@ concept nominated_range = detail::nominated_range_of<P, R>;
 // An empty list of nominated pods.
 template <class P>
 inline constexpr std::ranges::empty_view<const P*> no_nominated_pods{};
+
+namespace detail {
+
+// Yes or no, without reasons: the state's optional `can_fit(p) -> bool` when it has one (cheaper
+// for states that build reason strings), else fits(p).
+template <class S, class P>
+constexpr bool passes(S& state, const P& p) {
+  if constexpr (requires { { state.can_fit(p) } -> std::convertible_to<bool>; })
+    return state.can_fit(p);
+  else
+    return status(state.fits(p)).is_success();
+}
+
+}  // namespace detail
+
+// The yes-or-no form of fits_with_nominated, used where reasons are not needed (the reprieve
+// loop). A state error counts as "does not fit", as in upstream's reprieve.
+template <pod P, node_state<P> S, nominated_range<P> Nominated>
+constexpr bool passes_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {
+  bool added_any = false;
+  bool broken = false;
+  for (const auto& entry : nominated) {
+    const P& nominee = detail::as_pod_ref<P>(entry);
+    if (!detail::yields_to(nominee, preemptor)) continue;
+    if (!status(state.add_pod(nominee)).is_success()) return false;
+    added_any = true;
+  }
+  if (!added_any) return detail::passes(state, preemptor);
+  const bool first = detail::passes(state, preemptor);
+  for (const auto& entry : nominated) {
+    const P& nominee = detail::as_pod_ref<P>(entry);
+    if (!detail::yields_to(nominee, preemptor)) continue;
+    if (!status(state.remove_pod(nominee)).is_success()) broken = true;
+  }
+  return first && !broken && detail::passes(state, preemptor);
+}
 
 template <pod P, node_state<P> S, nominated_range<P> Nominated>
 constexpr status fits_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {

@@ -135,15 +135,23 @@ class victim_scratch {
 
 namespace detail {
 
+// Entries arrive in node order (ascending position), so they are already in importance order
+// exactly when no entry is more important than the one before it.
+template <class Entry, class Policy>
+bool in_importance_order(std::span<const Entry> entries, const Policy& policy) {
+  for (std::size_t i = 1; i < entries.size(); ++i)
+    if (policy.more_important(*entries[i].pod, *entries[i - 1].pod)) return false;
+  return true;
+}
+
 template <class Entry, class Policy>
 void order_by_importance(std::span<Entry> entries, const Policy& policy) {
-  const auto before = [&](const Entry& a, const Entry& b) {
+  if (in_importance_order(std::span<const Entry>(entries), policy)) return;
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     if (policy.more_important(*a.pod, *b.pod)) return true;
     if (policy.more_important(*b.pod, *a.pod)) return false;
     return a.position < b.position;
-  };
-  if (!std::is_sorted(entries.begin(), entries.end(), before))
-    std::sort(entries.begin(), entries.end(), before);
+  });
 }
 
 template <class Entry, class Budgets, class Scratch>
@@ -194,7 +202,7 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   std::int64_t violations = 0;
   const auto reprieve = [&](entry& e) -> status {
     if (status st = state.add_pod(*e.pod); !st) return st;
-    if (status fit = fits_with_nominated(state, preemptor, nominated); fit) return status::ok();
+    if (passes_with_nominated(state, preemptor, nominated)) return status::ok();
     if (status st = state.remove_pod(*e.pod); !st) return st;
     e.victim = true;
     if (e.violating) ++violations;

@@ -82,7 +82,7 @@ class cluster {
   void add_pod(std::size_t i, pod p) {
     PREEMPT_ASSERT(i < nodes_.size(), "cluster::add_pod: no such node");
     node& n = nodes_[i];
-    n.requested_.accumulate(p.requests(), 1);
+    n.requested_.add(p.requests());
     const auto at = std::upper_bound(n.pods_.begin(), n.pods_.end(), p, kept_before);
     n.pods_.insert(at, std::move(p));
   }
@@ -94,7 +94,7 @@ class cluster {
     const auto it = std::find_if(n.pods_.begin(), n.pods_.end(),
                                  [uid](const pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
-    n.requested_.accumulate(it->requests(), -1);
+    n.requested_.subtract(it->requests());
     n.pods_.erase(it);
     return true;
   }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "preempt/config.hpp"
 #include "preempt/model/pod.hpp"
@@ -41,40 +42,71 @@ class resource_fit_state {
   void reset(const resource_vector& allocatable, const resource_vector& requested) {
     allocatable_ = &allocatable;
     requested_.resize(std::max(allocatable.size(), resource::first_extended));
-    for (std::size_t i = 0; i < requested_.size(); ++i) requested_.set(i, requested[i]);
+    std::int64_t* used = requested_.data();
+    const std::size_t n = std::min(requested_.size(), requested.size());
+    std::copy(requested.data(), requested.data() + n, used);
+    std::fill(used + n, used + requested_.size(), 0);
   }
 
   status remove_pod(const pod& p) noexcept {
-    requested_.accumulate(p.requests(), -1);
+    requested_.subtract(p.requests());
     return status::ok();
   }
   status add_pod(const pod& p) noexcept {
-    requested_.accumulate(p.requests(), 1);
+    requested_.add(p.requests());
     return status::ok();
+  }
+
+  // fits() without the reasons.
+  bool can_fit(const pod& p) const noexcept {
+    PREEMPT_ASSERT(allocatable_ != nullptr, "resource_fit_state::can_fit before reset");
+    return !short_anywhere(p.requests());
   }
 
   status fits(const pod& p) const noexcept {
     PREEMPT_ASSERT(allocatable_ != nullptr, "resource_fit_state::fits before reset");
-    const resource_vector& want = p.requests();
-    const resource_vector& have = *allocatable_;
-    status result;
-    const auto short_in = [&](std::size_t d) {
-      return want[d] > 0 && want[d] > have[d] - requested_[d];
-    };
-    const auto report = [&](std::size_t d) {
-      if (result.is_success()) result = status(status_code::unschedulable);
-      result.add_reason(resource_names::insufficient_reason(names_, d));
-    };
-    if (requested_[resource::pods] + 1 > have[resource::pods]) report(resource::pods);
-    for (std::size_t d = 0; d < want.size(); ++d)
-      if (d != resource::pods && short_in(d)) report(d);
-    return result;
+    if (!short_anywhere(p.requests())) return status::ok();
+    return shortage(p.requests());
   }
 
   // The current sum of requests (for diagnostics and tests).
   const resource_vector& requested() const noexcept { return requested_; }
 
  private:
+  bool short_in(const resource_vector& want, std::size_t d) const noexcept {
+    return want[d] > 0 && want[d] > (*allocatable_)[d] - requested_[d];
+  }
+
+  // The hot path of the reprieve loop: raw arrays, no reason strings. requested_ has at least
+  // as many dimensions as the allocatable vector, so past requested_.size() both are zero.
+  bool short_anywhere(const resource_vector& want) const noexcept {
+    const std::int64_t* w = want.data();
+    const std::int64_t* have = allocatable_->data();
+    const std::int64_t* used = requested_.data();
+    const std::size_t n_have = allocatable_->size();
+    const std::size_t n_used = requested_.size();
+    if (used[resource::pods] + 1 > (resource::pods < n_have ? have[resource::pods] : 0))
+      return true;
+    const std::size_t n = want.size();
+    for (std::size_t d = 0; d < n; ++d) {
+      if (d == resource::pods || w[d] <= 0) continue;
+      const std::int64_t left = (d < n_have ? have[d] : 0) - (d < n_used ? used[d] : 0);
+      if (w[d] > left) return true;
+    }
+    return false;
+  }
+
+  // The reasons, in upstream order: pod slots first, then each short dimension.
+  [[gnu::noinline]] status shortage(const resource_vector& want) const noexcept {
+    status result(status_code::unschedulable);
+    if (requested_[resource::pods] + 1 > (*allocatable_)[resource::pods])
+      result.add_reason(resource_names::insufficient_reason(names_, resource::pods));
+    for (std::size_t d = 0; d < want.size(); ++d)
+      if (d != resource::pods && short_in(want, d))
+        result.add_reason(resource_names::insufficient_reason(names_, d));
+    return result;
+  }
+
   const resource_vector* allocatable_ = nullptr;
   resource_vector requested_;
   const resource_names* names_ = nullptr;

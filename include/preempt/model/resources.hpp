@@ -52,58 +52,71 @@ class resource_vector {
   // Amounts for the first dimensions, in order: cpu, memory, pods, ephemeral storage, extended.
   resource_vector(std::initializer_list<std::int64_t> amounts) {
     resize(amounts.size());
-    std::copy(amounts.begin(), amounts.end(), data());
+    std::copy(amounts.begin(), amounts.end(), data_);
   }
   resource_vector(const resource_vector& other) { *this = other; }
   resource_vector(resource_vector&& other) noexcept { *this = std::move(other); }
   resource_vector& operator=(const resource_vector& other) {
     if (this != &other) {
       resize(other.size_);
-      std::copy(other.data(), other.data() + other.size_, data());
+      std::copy(other.data_, other.data_ + other.size_, data_);
     }
     return *this;
   }
   resource_vector& operator=(resource_vector&& other) noexcept {
-    if (this != &other) {
+    if (this == &other) return *this;
+    if (other.heap_) {
       heap_ = std::move(other.heap_);
+      data_ = heap_.get();
       capacity_ = std::exchange(other.capacity_, std::uint32_t{inline_dimensions});
-      size_ = std::exchange(other.size_, 0u);
+    } else {
+      heap_.reset();
       small_ = other.small_;
+      data_ = small_.data();
+      capacity_ = inline_dimensions;
     }
+    size_ = std::exchange(other.size_, 0u);
+    other.data_ = other.small_.data();
     return *this;
   }
   ~resource_vector() = default;
 
   std::size_t size() const noexcept { return size_; }
+  // The amounts of dimensions [0, size()).
+  const std::int64_t* data() const noexcept { return data_; }
+  std::int64_t* data() noexcept { return data_; }
 
   // The amount in dimension i (zero past size()).
-  std::int64_t operator[](std::size_t i) const noexcept { return i < size_ ? data()[i] : 0; }
+  std::int64_t operator[](std::size_t i) const noexcept { return i < size_ ? data_[i] : 0; }
 
   // Sets dimension i, growing the vector (with zeros) when needed.
   void set(std::size_t i, std::int64_t amount) {
     if (i >= size_) resize(i + 1);
-    data()[i] = amount;
+    data_[i] = amount;
   }
 
-  // Adds (or, with sign -1, subtracts) `other` in the dimensions this vector has; dimensions of
-  // `other` beyond size() are ignored. Never allocates.
-  void accumulate(const resource_vector& other, std::int64_t sign = 1) noexcept {
-    const std::size_t n = std::min<std::size_t>(size_, other.size_);
-    std::int64_t* mine = data();
-    const std::int64_t* theirs = other.data();
-    for (std::size_t i = 0; i < n; ++i) mine[i] += sign * theirs[i];
+  // Adds `other` in the dimensions this vector has; dimensions of `other` beyond size() are
+  // ignored. Never allocates.
+  void add(const resource_vector& other) noexcept {
+    const std::size_t n = std::min(size_, other.size_);
+    for (std::size_t i = 0; i < n; ++i) data_[i] += other.data_[i];
+  }
+  // Subtracts `other`, like add.
+  void subtract(const resource_vector& other) noexcept {
+    const std::size_t n = std::min(size_, other.size_);
+    for (std::size_t i = 0; i < n; ++i) data_[i] -= other.data_[i];
   }
 
   // Resizes to n dimensions; new dimensions are zero. Allocates only when n exceeds the capacity.
   void resize(std::size_t n) {
     if (n > capacity_) {
       auto bigger = std::make_unique<std::int64_t[]>(n);
-      std::copy(data(), data() + size_, bigger.get());
+      std::copy(data_, data_ + size_, bigger.get());
       heap_ = std::move(bigger);
+      data_ = heap_.get();
       capacity_ = static_cast<std::uint32_t>(n);
     }
-    std::int64_t* d = data();
-    for (std::size_t i = size_; i < n; ++i) d[i] = 0;
+    for (std::size_t i = size_; i < n; ++i) data_[i] = 0;
     size_ = static_cast<std::uint32_t>(n);
   }
 
@@ -115,10 +128,8 @@ class resource_vector {
   }
 
  private:
-  std::int64_t* data() noexcept { return heap_ ? heap_.get() : small_.data(); }
-  const std::int64_t* data() const noexcept { return heap_ ? heap_.get() : small_.data(); }
-
   std::array<std::int64_t, inline_dimensions> small_{};
+  std::int64_t* data_ = small_.data();
   std::unique_ptr<std::int64_t[]> heap_;
   std::uint32_t size_ = 0;
   std::uint32_t capacity_ = inline_dimensions;
