@@ -1,0 +1,18 @@
+// tests/consumer/main.cpp - a minimal downstream program: proves that a consumer finds preempt's
+// headers (and, through the umbrella header when present, range-v3) via find_package,
+// add_subdirectory or pkg-config. Prints "preempt <major>.<minor>.<patch>".
+//
+// SPDX-License-Identifier: Apache-2.0
+#include <preempt/version.hpp>
+
+#if defined(PREEMPT_CONSUMER_FULL) && __has_include(<preempt/preempt.hpp>)
+#include <preempt/preempt.hpp>  // whole library: also exercises the transitive range-v3 dependency
+#endif
+
+#include <cstdio>
+
+int main() {
+  std::printf("preempt %d.%d.%d\n", PREEMPT_VERSION_MAJOR, PREEMPT_VERSION_MINOR,
+              PREEMPT_VERSION_PATCH);
+  return 0;
+}
