@@ -238,6 +238,7 @@ class dispatcher {
     j->failed.store(false, std::memory_order_relaxed);
     j->last_deleted = false;
     j->started = Clock::now();
+    const std::optional<std::size_t> previous = ledger_->node_of(preemptor.uid());
     ledger_->nominate(preemptor, node);
     table_->start(preemptor.uid());
     running_.fetch_add(1, std::memory_order_acq_rel);
@@ -246,7 +247,10 @@ class dispatcher {
     if (!submit(task_ref::to_member_run(*j))) {  // the executor refused: roll back
       for (const P& v : j->victims) table_->release_victim(v.uid());
       table_->finish(preemptor.uid());
-      ledger_->remove(preemptor.uid());
+      if (previous)  // as upstream's error result: the earlier nomination stands
+        ledger_->nominate(preemptor, *previous);
+      else
+        ledger_->remove(preemptor.uid());
       done_with(j);
       return {status::error("preemption: the executor refused the eviction work"), false, 0,
               result.skipped};

@@ -471,6 +471,7 @@ class evaluator {
           preemptor, std::span<const candidate<pod_type>>(candidates_), extender_out_);
       if (!st) {
         if (ext.is_ignorable()) continue;
+        candidates_.clear();  // upstream returns no candidates with the error
         finish_message(decision_kind::error, st.reason());
         return false;
       }
@@ -484,6 +485,7 @@ class evaluator {
         message_ += " \"";
         message_ += c.node_name;
         message_ += "\"";
+        candidates_.clear();
         finish(decision_kind::error, message_);
         return false;
       }
@@ -536,9 +538,15 @@ class evaluator {
         }
       histogram_.emplace_back(reason, times);
     };
-    for (const node_diagnosis& d : diagnosis_)
+    // Like upstream's status map, only the nodes that failed carry a reason; every other node
+    // (not tried, or a candidate dropped because the lists were full) is "not helpful".
+    std::size_t failed = 0;
+    for (const node_diagnosis& d : diagnosis_) {
+      if (d.outcome.is_success()) continue;
+      ++failed;
       for (std::string_view reason : d.outcome.reasons()) count(reason, 1);
-    if (total_nodes > diagnosis_.size()) count(not_helpful_reason, total_nodes - diagnosis_.size());
+    }
+    if (total_nodes > failed) count(not_helpful_reason, total_nodes - failed);
     lines_.resize(histogram_.size());
     for (std::size_t i = 0; i < histogram_.size(); ++i) {
       lines_[i] = std::to_string(histogram_[i].second);

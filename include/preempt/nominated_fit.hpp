@@ -12,14 +12,17 @@
 // `can_fit(p) -> bool` member, which lets a state skip building reason strings.
 //
 // Complexity O(k) state updates for k qualifying nominated pods, plus one or two fit checks.
-// No allocation; no exceptions of its own. On return the state is as it was on entry, except when
-// the state itself reported an error while adding or removing a nominated pod.
+// No allocation; no exceptions of its own. On return the state is as it was on entry, also when
+// adding a nominated pod fails (the ones already added are removed again); only a failing
+// remove can leave it changed.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_NOMINATED_FIT_HPP
 #define PREEMPT_NOMINATED_FIT_HPP
 
+#include <cstddef>
 #include <ranges>
+#include <span>
 #include <type_traits>
 
 #include "preempt/config.hpp"
@@ -57,9 +60,10 @@ constexpr bool yields_to(const P& nominee, const P& preemptor) {
 template <class R, class P>
 concept nominated_range = detail::nominated_range_of<P, R>;
 
-// An empty list of nominated pods.
+// An empty list of nominated pods. (A span, not std::ranges::empty_view, which clang 14 cannot
+// compile with libstdc++ 12.)
 template <class P>
-inline constexpr std::ranges::empty_view<const P*> no_nominated_pods{};
+inline constexpr std::span<const P* const> no_nominated_pods{};
 
 namespace detail {
 
@@ -73,51 +77,65 @@ constexpr bool passes(S& state, const P& p) {
     return status(state.fits(p)).is_success();
 }
 
+// Removes the first `count` nominees the preemptor yields to; the first failure is returned.
+template <class P, class S, class Nominated>
+constexpr status remove_yielding(S& state, const P& preemptor, const Nominated& nominated,
+                                 std::size_t count) {
+  status result;
+  for (const auto& entry : nominated) {
+    if (count == 0) break;
+    const P& nominee = as_pod_ref<P>(entry);
+    if (!yields_to(nominee, preemptor)) continue;
+    const status st = state.remove_pod(nominee);
+    if (!st && result) result = st;
+    --count;
+  }
+  return result;
+}
+
+// Adds the nominees the preemptor yields to and counts them in `added`. When an add fails, the
+// nominees added so far are removed again and the failure is returned: the state is left as on
+// entry, as upstream's pass on a copy of the node would leave it.
+template <class P, class S, class Nominated>
+constexpr status add_yielding(S& state, const P& preemptor, const Nominated& nominated,
+                              std::size_t& added) {
+  added = 0;
+  for (const auto& entry : nominated) {
+    const P& nominee = as_pod_ref<P>(entry);
+    if (!yields_to(nominee, preemptor)) continue;
+    if (status st = state.add_pod(nominee); !st) {
+      (void)remove_yielding(state, preemptor, nominated, added);
+      added = 0;
+      return st;
+    }
+    ++added;
+  }
+  return status::ok();
+}
+
 }  // namespace detail
+
+template <pod P, node_state<P> S, nominated_range<P> Nominated>
+constexpr status fits_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {
+  std::size_t added = 0;
+  if (status st = detail::add_yielding(state, preemptor, nominated, added); !st) return st;
+  if (added == 0) return status(state.fits(preemptor));
+  const status with_nominees = state.fits(preemptor);
+  if (status st = detail::remove_yielding(state, preemptor, nominated, added); !st) return st;
+  if (!with_nominees) return with_nominees;
+  return status(state.fits(preemptor));
+}
 
 // The yes-or-no form of fits_with_nominated, used where reasons are not needed (the reprieve
 // loop). A state error counts as "does not fit", as in upstream's reprieve.
 template <pod P, node_state<P> S, nominated_range<P> Nominated>
 constexpr bool passes_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {
-  bool added_any = false;
-  bool broken = false;
-  for (const auto& entry : nominated) {
-    const P& nominee = detail::as_pod_ref<P>(entry);
-    if (!detail::yields_to(nominee, preemptor)) continue;
-    if (!status(state.add_pod(nominee)).is_success()) return false;
-    added_any = true;
-  }
-  if (!added_any) return detail::passes(state, preemptor);
-  const bool first = detail::passes(state, preemptor);
-  for (const auto& entry : nominated) {
-    const P& nominee = detail::as_pod_ref<P>(entry);
-    if (!detail::yields_to(nominee, preemptor)) continue;
-    if (!status(state.remove_pod(nominee)).is_success()) broken = true;
-  }
-  return first && !broken && detail::passes(state, preemptor);
-}
-
-template <pod P, node_state<P> S, nominated_range<P> Nominated>
-constexpr status fits_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {
-  bool added_any = false;
-  for (const auto& entry : nominated) {
-    const P& nominee = detail::as_pod_ref<P>(entry);
-    if (!detail::yields_to(nominee, preemptor)) continue;
-    status st = state.add_pod(nominee);
-    if (!st) return st;
-    added_any = true;
-  }
-  status first = added_any ? status(state.fits(preemptor)) : status::ok();
-  if (added_any) {
-    for (const auto& entry : nominated) {
-      const P& nominee = detail::as_pod_ref<P>(entry);
-      if (!detail::yields_to(nominee, preemptor)) continue;
-      status st = state.remove_pod(nominee);
-      if (!st) return st;
-    }
-    if (!first) return first;
-  }
-  return status(state.fits(preemptor));
+  std::size_t added = 0;
+  if (!detail::add_yielding(state, preemptor, nominated, added)) return false;
+  if (added == 0) return detail::passes(state, preemptor);
+  const bool with_nominees = detail::passes(state, preemptor);
+  if (!detail::remove_yielding(state, preemptor, nominated, added)) return false;
+  return with_nominees && detail::passes(state, preemptor);
 }
 
 PREEMPT_NAMESPACE_END

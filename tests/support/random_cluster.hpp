@@ -52,8 +52,13 @@ inline world make_world(std::uint64_t seed, const shape& s = {}) {
   preempt::model::pod_id uid = 1;
   const auto node_count = static_cast<std::size_t>(pick(g, 1, static_cast<std::int64_t>(s.max_nodes)));
   const auto budget_count = static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(s.max_budgets)));
-  for (std::size_t b = 0; b < budget_count; ++b)
-    w.budgets.add_budget(static_cast<std::uint32_t>(pick(g, 0, 1)), static_cast<std::int32_t>(pick(g, 0, 2)));
+  // One draw per statement: argument evaluation order is unspecified, and the same seed must build
+  // the same cluster under every compiler.
+  for (std::size_t b = 0; b < budget_count; ++b) {
+    const auto ns = static_cast<std::uint32_t>(pick(g, 0, 1));
+    const auto allowed = static_cast<std::int32_t>(pick(g, 0, 2));
+    w.budgets.add_budget(ns, allowed);
+  }
   for (std::size_t n = 0; n < node_count; ++n) {
     const auto i = w.cluster.add_node("node" + std::to_string(n + 1),
                                       {pick(g, 4, 12) * 100, pick(g, 4, 12) * 100, pick(g, 3, 12)});

@@ -1,0 +1,30 @@
+// preempt/kubernetes/kubernetes.hpp - the Kubernetes adapter, in one include.
+//
+// Turns Kubernetes API objects, already decoded into plain C++ values by the caller (no JSON or
+// YAML dependency), into what the core algorithms read:
+//   quantity.hpp       resource quantities → millicores and bytes
+//   labels.hpp         label sets and label selectors (PodDisruptionBudget semantics included)
+//   requests.hpp       a pod's effective requests (init containers, sidecars, overhead)
+//   priority.hpp       priority and preemption policy through PriorityClasses
+//   pod_status.hpp     RFC 3339 times, termination because of preemption, terminal phases
+//   taints.hpp         taints and tolerations
+//   node_affinity.hpp  nodeSelector and required node affinity
+//   filters.hpp        the pod-independent node filters in kube-scheduler's order, with reasons
+// Every fallible function returns kubernetes::result<T> with a message naming the bad value; no
+// exceptions, no RTTI, no global state. Each header states its own complexity and allocation.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_KUBERNETES_KUBERNETES_HPP
+#define PREEMPT_KUBERNETES_KUBERNETES_HPP
+
+#include "preempt/kubernetes/filters.hpp"
+#include "preempt/kubernetes/labels.hpp"
+#include "preempt/kubernetes/node_affinity.hpp"
+#include "preempt/kubernetes/pod_status.hpp"
+#include "preempt/kubernetes/priority.hpp"
+#include "preempt/kubernetes/quantity.hpp"
+#include "preempt/kubernetes/requests.hpp"
+#include "preempt/kubernetes/result.hpp"
+#include "preempt/kubernetes/taints.hpp"
+
+#endif  // PREEMPT_KUBERNETES_KUBERNETES_HPP
