@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -70,28 +71,38 @@ class status {
 
   // Appends a reason; reasons beyond max_reasons are dropped (the count says how many were kept).
   constexpr status& add_reason(std::string_view reason) noexcept {
-    if (count_ < max_reasons) reasons_[count_++] = reason;
+    if (count_ == 0) std::construct_at(&store_.list);  // the first reason activates the list
+    if (count_ < max_reasons) store_.list[count_++] = reason;
     return *this;
   }
   constexpr std::span<const std::string_view> reasons() const noexcept {
-    return {reasons_.data(), count_};
+    if (count_ == 0) return {};
+    return {store_.list.data(), count_};
   }
   // The first reason, or "" when there is none.
   constexpr std::string_view reason() const noexcept {
-    return count_ == 0 ? std::string_view{} : reasons_[0];
+    return count_ == 0 ? std::string_view{} : store_.list[0];
   }
 
   friend constexpr bool operator==(const status& a, const status& b) noexcept {
     if (a.code_ != b.code_ || a.count_ != b.count_) return false;
     for (std::size_t i = 0; i < a.count_; ++i)
-      if (a.reasons_[i] != b.reasons_[i]) return false;
+      if (a.store_.list[i] != b.store_.list[i]) return false;
     return true;
   }
 
  private:
+  // The reason list is only brought to life by the first reason, so that the common successful
+  // status costs two bytes to make, however hot the loop that makes it.
+  union reason_store {
+    constexpr reason_store() noexcept : none() {}
+    char none;
+    std::array<std::string_view, max_reasons> list;
+  };
+
   status_code code_ = status_code::success;
   std::uint8_t count_ = 0;
-  std::array<std::string_view, max_reasons> reasons_{};
+  reason_store store_;
 };
 
 PREEMPT_NAMESPACE_END
