@@ -126,16 +126,23 @@ constexpr status fits_with_nominated(S& state, const P& preemptor, const Nominat
   return status(state.fits(preemptor));
 }
 
-// The yes-or-no form of fits_with_nominated, used where reasons are not needed (the reprieve
-// loop). A state error counts as "does not fit", as in upstream's reprieve.
+// The cheap form of fits_with_nominated, used where reasons are not needed (the reprieve loop):
+// success when the preemptor fits, an unschedulable status without reasons when it does not (a
+// failing nominee add or a filter error also count as "does not fit", as in upstream's
+// reprieve), and the state's error when a nominee cannot be removed again (the state would
+// otherwise be left wrong).
 template <pod P, node_state<P> S, nominated_range<P> Nominated>
-constexpr bool passes_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {
+constexpr status passes_with_nominated(S& state, const P& preemptor, const Nominated& nominated) {
+  const auto answer = [](bool fits) {
+    return fits ? status::ok() : status(status_code::unschedulable);
+  };
   std::size_t added = 0;
-  if (!detail::add_yielding(state, preemptor, nominated, added)) return false;
-  if (added == 0) return detail::passes(state, preemptor);
+  if (!detail::add_yielding(state, preemptor, nominated, added)) return answer(false);
+  if (added == 0) return answer(detail::passes(state, preemptor));
   const bool with_nominees = detail::passes(state, preemptor);
-  if (!detail::remove_yielding(state, preemptor, nominated, added)) return false;
-  return with_nominees && detail::passes(state, preemptor);
+  if (status st = detail::remove_yielding(state, preemptor, nominated, added); !st)
+    return status(status_code::error).add_reason(st.reason());
+  return answer(with_nominees && detail::passes(state, preemptor));
 }
 
 PREEMPT_NAMESPACE_END

@@ -202,7 +202,9 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   std::int64_t violations = 0;
   const auto reprieve = [&](entry& e) -> status {
     if (status st = state.add_pod(*e.pod); !st) return st;
-    if (passes_with_nominated(state, preemptor, nominated)) return status::ok();
+    const status fit = passes_with_nominated(state, preemptor, nominated);
+    if (fit.code() == status_code::error) return fit;
+    if (fit) return status::ok();
     if (status st = state.remove_pod(*e.pod); !st) return st;
     e.victim = true;
     if (e.violating) ++violations;

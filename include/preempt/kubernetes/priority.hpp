@@ -32,17 +32,17 @@ PREEMPT_NAMESPACE_BEGIN
 namespace kubernetes {
 
 struct priority_class {
-  std::string name;
+  std::string name{};
   std::int32_t value = 0;
   bool global_default = false;
-  std::optional<preemption_policy> policy;  // unset: PreemptLowerPriority
+  std::optional<preemption_policy> policy{};  // unset: PreemptLowerPriority
 };
 
-// The priority fields of a pod spec.
+// The priority fields of a pod spec (designated initializers welcome).
 struct pod_priority_spec {
-  std::optional<std::int32_t> priority;
-  std::string priority_class_name;
-  std::optional<preemption_policy> policy;
+  std::optional<std::int32_t> priority{};
+  std::string priority_class_name{};
+  std::optional<preemption_policy> policy{};
 };
 
 struct resolved_priority {

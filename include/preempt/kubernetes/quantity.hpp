@@ -13,8 +13,9 @@
 //   parse_milli(text)       cpu in millicores (MilliValue):  "250m" → 250, "0.5" → 500, "1n" → 1
 //   parse_value(text)       bytes and counts (Value):        "1Ki" → 1024, "1.5" → 2, "1e3" → 1000
 //   resource_amount(name, text)   parse_milli for "cpu", parse_value for any other resource
-// A binarySI quantity above 2^63-1 is capped there, as upstream does ("8Ei" → 2^63-1 bytes); any
-// other result that does not fit in std::int64_t is an error ("out of range").
+// A binarySI quantity above 2^63-1 is capped there, as upstream does ("8Ei" → 2^63-1 bytes), and
+// one below 1 is reported as decimalSI; any other result that does not fit in std::int64_t is an
+// error ("out of range").
 // Errors name the value: `invalid quantity "12x": unknown suffix "x"`.
 //
 // Complexity O(n) in the length of the text, plus O(n) per binary doubling (at most 60) when a
@@ -112,8 +113,43 @@ inline bool digits_to_int(std::string_view d, std::uint64_t max, std::uint64_t& 
   return true;
 }
 
+enum class fast_outcome : std::uint8_t { value, overflow, unknown };
+
+// ceil(digits × 10^k × 2^exponent2) in 64-bit arithmetic, for the common short quantities
+// ("500m", "1536Mi"); `unknown` sends the caller to the exact (digit string) computation.
+inline fast_outcome fast_scaled(std::string_view d, std::int64_t k, int exponent2,
+                                std::uint64_t& out) noexcept {
+  if (d.size() > 18 || k > 19 || k < -18) return fast_outcome::unknown;
+  std::uint64_t v = 0;
+  for (char c : d) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (exponent2 > 0) {
+    if (v > (max >> exponent2)) return k >= 0 ? fast_outcome::overflow : fast_outcome::unknown;
+    v <<= exponent2;
+  }
+  if (k >= 0) {
+    for (std::int64_t i = 0; i < k; ++i) {
+      if (v > max / 10) return fast_outcome::overflow;
+      v *= 10;
+    }
+    out = v;
+    return fast_outcome::value;
+  }
+  std::uint64_t p = 1;
+  for (std::int64_t i = 0; i < -k; ++i) p *= 10;
+  out = v / p + (v % p != 0 ? 1 : 0);
+  return fast_outcome::value;
+}
+
 // Whether digits × 10^exponent10 × 2^exponent2 is above 2^63-1 (digits normalized, non-empty).
 inline bool exceeds_int64(std::string d, std::int64_t e, int exponent2) {
+  std::uint64_t fast = 0;
+  switch (fast_scaled(d, e, exponent2, fast)) {
+    case fast_outcome::overflow: return true;
+    case fast_outcome::value: return fast > static_cast<std::uint64_t>(
+                                                std::numeric_limits<std::int64_t>::max());
+    case fast_outcome::unknown: break;
+  }
   if (e >= 0 && static_cast<std::int64_t>(d.size()) + e > 19 + 19) return true;  // ≥ 10^38
   for (int i = 0; i < exponent2; ++i) double_digits(d);
   normalize(d, e);
@@ -128,6 +164,16 @@ inline bool exceeds_int64(std::string d, std::int64_t e, int exponent2) {
   if (drop >= d.size()) return false;  // below one
   // The integer part, plus a non-zero fraction (no trailing zeros): above max iff int >= max.
   return !digits_to_int(std::string_view(d).substr(0, d.size() - drop), max - 1, v);
+}
+
+// Whether 0 < |q| < 1 (q non-zero).
+inline bool below_one(const quantity& q) {
+  if (q.exponent10 >= 0) return false;
+  std::string d = q.digits;
+  std::int64_t e = q.exponent10;
+  for (int i = 0; i < q.exponent2; ++i) double_digits(d);
+  normalize(d, e);
+  return e < 0 && static_cast<std::int64_t>(d.size()) <= -e;
 }
 
 }  // namespace detail
@@ -227,6 +273,8 @@ inline result<quantity> parse_quantity(std::string_view text) {
     q.digits = "9223372036854775807";
     q.exponent10 = 0;
     q.exponent2 = 0;
+  } else if (q.format == quantity_format::binary_si && detail::below_one(q)) {
+    q.format = quantity_format::decimal_si;  // upstream: "this avoids rounding and confusion"
   }
   return q;
 }
@@ -235,6 +283,15 @@ inline result<quantity> parse_quantity(std::string_view text) {
 // an error when the result does not fit in std::int64_t.
 inline result<std::int64_t> scaled_value(const quantity& q, int scale) {
   if (q.is_zero()) return std::int64_t{0};
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  std::uint64_t fast = 0;
+  switch (detail::fast_scaled(q.digits, q.exponent10 - scale, q.exponent2, fast)) {
+    case detail::fast_outcome::overflow: return error{"out of range"};
+    case detail::fast_outcome::value:
+      if (fast > max) return error{"out of range"};
+      return q.negative ? -static_cast<std::int64_t>(fast) : static_cast<std::int64_t>(fast);
+    case detail::fast_outcome::unknown: break;
+  }
   std::string d = q.digits;
   std::int64_t e = q.exponent10;
   if (q.exponent2 > 0) {
@@ -243,7 +300,6 @@ inline result<std::int64_t> scaled_value(const quantity& q, int scale) {
     detail::normalize(d, e);
   }
   const std::int64_t k = detail::clamp_exponent(e - scale);
-  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   std::uint64_t v = 0;
   if (k >= 0) {
     if (static_cast<std::int64_t>(d.size()) + k > 19) return error{"out of range"};
