@@ -29,6 +29,11 @@
 // event left to wait for, so the dispatcher wakes the preemptor itself. Hence no preemptor is ever
 // gated without a future wake-up.
 //
+// The same holds for a preemptor that starts nothing because every victim it chose is already
+// being evicted for another preemption (the in-flight victim ledger skipped them): it follows
+// those evictions, and if any of them fails or finds its victim already gone, it is re-activated
+// once they are all over; when they are all accepted, their deletions wake it.
+//
 // The hooks object may have (each optional, except reactivate for async executors):
 //   reactivate(preemptor)                        move the preemptor back to the active queue
 //   nominations_cleared(node, pods)              these pods lost their nomination: patch them
@@ -48,6 +53,7 @@
 #ifndef PREEMPT_DISPATCHER_HPP
 #define PREEMPT_DISPATCHER_HPP
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <concepts>
@@ -116,6 +122,10 @@ class dispatcher {
     }
     free_.reserve(jobs_.size());
     for (auto& j : jobs_) j->reserve(victims);
+    {
+      std::lock_guard follow(follow_mutex_);
+      followers_.reserve(jobs_.size());
+    }
     inline_cleared_.reserve(victims);
   }
 
@@ -176,12 +186,16 @@ class dispatcher {
     std::atomic<std::size_t> outstanding{0};
     std::atomic<bool> failed{false};
     bool last_deleted = false;
+    // A follower job starts no eviction: it waits for these victims, claimed by other work.
+    std::vector<uid_type> awaited;
+    bool follow_failed = false;
     typename Clock::time_point started{};
 
     void reserve(std::size_t n) {
       victims.reserve(n);
       tasks.reserve(n);
       cleared.reserve(n);
+      awaited.reserve(n);
     }
     void run() noexcept { self->begin(*this); }
   };
@@ -199,8 +213,8 @@ class dispatcher {
       }
       const eviction_result r = client_->evict(*v, preemptor);
       ++result.evictions;
+      victim_done(v->uid(), r.outcome);
       if (!r.ok()) {
-        table_->release_victim(v->uid());
         result.outcome = status::error(r.message);
         return result;
       }
@@ -219,18 +233,34 @@ class dispatcher {
     dispatch_result result;
     job* j = acquire_job();
     j->victims.clear();
+    j->awaited.clear();
+    std::unique_lock follow(follow_mutex_);  // claims and followers change together
     for (const P* v : victims) {
-      if (detail::is_terminating(*v) || !table_->claim_victim(v->uid())) {
+      if (detail::is_terminating(*v)) {
         ++result.skipped;
-        continue;
+      } else if (table_->claim_victim(v->uid())) {
+        j->victims.push_back(*v);
+      } else {
+        ++result.skipped;
+        if (table_->claim_of(v->uid()) == victim_claim::running) j->awaited.push_back(v->uid());
       }
-      j->victims.push_back(*v);
     }
     if (j->victims.empty()) {  // nothing to evict: nothing starts (spec 3.3 step 2)
-      release_job(j);
+      if (j->awaited.empty()) {
+        follow.unlock();
+        release_job(j);
+      } else {  // follow the other preemptions' evictions of these victims
+        j->self = this;
+        j->preemptor.emplace(preemptor);
+        j->follow_failed = false;
+        running_.fetch_add(1, std::memory_order_acq_rel);
+        followers_.push_back(j);
+        follow.unlock();
+      }
       ledger_->nominate(preemptor, node);
       return result;
     }
+    follow.unlock();
     notify_dispatched(preemptor, victims.size());
     j->self = this;
     j->preemptor.emplace(preemptor);
@@ -245,7 +275,7 @@ class dispatcher {
     result.started = true;
     result.evictions = j->victims.size();
     if (!submit(task_ref::to_member_run(*j))) {  // the executor refused: roll back
-      for (const P& v : j->victims) table_->release_victim(v.uid());
+      for (const P& v : j->victims) victim_done(v.uid(), eviction_outcome::failed);
       table_->finish(preemptor.uid());
       if (previous)  // as upstream's error result: the earlier nomination stands
         ledger_->nominate(preemptor, *previous);
@@ -279,13 +309,11 @@ class dispatcher {
   // Background, step 2: one of the first n-1 evictions.
   void evict_one(job& j, std::size_t i) noexcept {
     const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
-    if (!r.ok()) {
-      table_->release_victim(j.victims[i].uid());
-      j.failed.store(true, std::memory_order_release);
-    }
+    if (!r.ok()) j.failed.store(true, std::memory_order_release);
+    victim_done(j.victims[i].uid(), r.outcome);
     if (j.outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (j.failed.load(std::memory_order_acquire)) {
-        table_->release_victim(j.victims.back().uid());  // the last victim is skipped
+        victim_done(j.victims.back().uid(), eviction_outcome::failed);  // the last is skipped
         complete(j);
       } else {
         evict_last(j);
@@ -298,11 +326,9 @@ class dispatcher {
     const P& last = j.victims.back();
     table_->set_last_victim(j.preemptor->uid(), last.uid());
     const eviction_result r = client_->evict(last, *j.preemptor);
-    if (!r.ok()) {
-      table_->release_victim(last.uid());
-      j.failed.store(true, std::memory_order_release);
-    }
+    if (!r.ok()) j.failed.store(true, std::memory_order_release);
     j.last_deleted = r.outcome == eviction_outcome::evicted;
+    victim_done(last.uid(), r.outcome);
     complete(j);
   }
 
@@ -314,6 +340,41 @@ class dispatcher {
     if constexpr (requires { hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started); })
       hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started);
     done_with(&j);
+  }
+
+  // A claimed victim's eviction is over: an accepted deletion stays claimed until the caller
+  // reports it; otherwise the claim is released. Followers waiting on the victim learn of it, and
+  // those with nothing left to wait for are finished (re-activated if some deletion will not come).
+  void victim_done(const uid_type& victim, eviction_outcome outcome) noexcept {
+    const bool accepted = outcome == eviction_outcome::evicted;
+    {
+      std::lock_guard follow(follow_mutex_);
+      if (accepted)
+        table_->accept_victim(victim);
+      else
+        table_->release_victim(victim);
+      for (job* f : followers_) {
+        const auto it = std::find(f->awaited.begin(), f->awaited.end(), victim);
+        if (it == f->awaited.end()) continue;
+        f->awaited.erase(it);
+        if (!accepted) f->follow_failed = true;
+      }
+    }
+    while (job* f = take_ready_follower()) {
+      if constexpr (requires { hooks_.reactivate(*f->preemptor); })  // followers are async only
+        if (f->follow_failed) hooks_.reactivate(*f->preemptor);
+      done_with(f);
+    }
+  }
+
+  job* take_ready_follower() noexcept {
+    std::lock_guard follow(follow_mutex_);
+    const auto it = std::find_if(followers_.begin(), followers_.end(),
+                                 [](const job* f) { return f->awaited.empty(); });
+    if (it == followers_.end()) return nullptr;
+    job* f = *it;
+    followers_.erase(it);
+    return f;
   }
 
   bool submit(task_ref t) noexcept {
@@ -371,6 +432,8 @@ class dispatcher {
   std::vector<std::unique_ptr<job>> jobs_;
   std::vector<job*> free_;
   std::vector<const P*> inline_cleared_;
+  std::mutex follow_mutex_;  // before the table's lock, never after
+  std::vector<job*> followers_;
   mutable std::atomic<std::size_t> running_{0};
 };
 

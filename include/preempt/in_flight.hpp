@@ -6,7 +6,8 @@
 //   - for each, the last victim once its eviction has started (`lastVictimsPendingPreemption`),
 //     with what the caller last reported about that victim;
 //   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
-//     failed, so that no later preemption dispatches it again (upstream #134249).
+//     failed, so that no later preemption dispatches it again (upstream #134249); each is
+//     `running` until the API accepts its deletion, then `accepted`.
 // The gate query is_preemption_running(uid) has upstream's newest meaning (spec 3.4): false when
 // the pod is not in flight; true when it is and no last victim is recorded; with a recorded last
 // victim, true until the caller reports that victim gone or terminating (report_victim), or, in
@@ -19,6 +20,7 @@
 #define PREEMPT_IN_FLIGHT_HPP
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 
@@ -30,6 +32,10 @@ PREEMPT_NAMESPACE_BEGIN
 
 // What the caller's cache says about a victim.
 enum class victim_state : std::uint8_t { present, terminating, gone };
+
+// Where a claimed victim's eviction stands: running, or accepted by the API (its deletion is to
+// come, and the caller will report it).
+enum class victim_claim : std::uint8_t { running, accepted };
 
 template <pod P>
 class in_flight_table {
@@ -108,8 +114,21 @@ class in_flight_table {
   bool claim_victim(const uid_type& victim) {
     std::lock_guard lock(mutex_);
     if (victims_.contains(victim)) return false;
-    victims_.insert_or_assign(victim, true);
+    victims_.insert_or_assign(victim, victim_claim::running);
     return true;
+  }
+
+  // The eviction of a claimed victim was accepted: it stays claimed until the caller reports it.
+  void accept_victim(const uid_type& victim) {
+    std::lock_guard lock(mutex_);
+    if (victim_claim* c = victims_.find(victim)) *c = victim_claim::accepted;
+  }
+
+  // The claim on a victim, if any.
+  std::optional<victim_claim> claim_of(const uid_type& victim) const {
+    std::lock_guard lock(mutex_);
+    const victim_claim* c = victims_.find(victim);
+    return c ? std::optional<victim_claim>(*c) : std::nullopt;
   }
 
   // The victim's eviction failed: a later preemption may dispatch it again.
@@ -132,7 +151,7 @@ class in_flight_table {
   template <class Out>
   void victims_snapshot(Out& out) const {
     std::lock_guard lock(mutex_);
-    victims_.for_each([&](const uid_type& uid, bool) { out.push_back(uid); });
+    victims_.for_each([&](const uid_type& uid, victim_claim) { out.push_back(uid); });
   }
 
   // The caller's cache saw a victim terminating or gone: it leaves the victim ledger, and a
@@ -153,7 +172,7 @@ class in_flight_table {
 
   mutable std::mutex mutex_;
   detail::flat_map<uid_type, last_victim> preempting_;
-  detail::flat_map<uid_type, bool> victims_;
+  detail::flat_map<uid_type, victim_claim> victims_;
 };
 
 PREEMPT_NAMESPACE_END
