@@ -57,6 +57,7 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -90,6 +91,9 @@ struct dispatch_result {
   std::size_t evictions = 0;
   // Victims skipped: already terminating, or already being evicted for another preemption.
   std::size_t skipped = 0;
+  // Nothing started, but the preemptor follows other preemptions' evictions of its victims and
+  // will be re-activated if one of them does not end in an accepted deletion.
+  bool following = false;
 };
 
 template <pod P, executor E, eviction_client<P> Client, class Hooks = no_dispatch_hooks,
@@ -122,10 +126,7 @@ class dispatcher {
     }
     free_.reserve(jobs_.size());
     for (auto& j : jobs_) j->reserve(victims);
-    {
-      std::lock_guard follow(follow_mutex_);
-      followers_.reserve(jobs_.size());
-    }
+
     inline_cleared_.reserve(victims);
   }
 
@@ -157,14 +158,16 @@ class dispatcher {
     return table_->is_preemption_running(preemptor);
   }
 
-  // Background jobs not yet finished.
-  std::size_t jobs_running() const noexcept { return running_.load(std::memory_order_acquire); }
+  // Background jobs (and followers) not yet finished.
+  std::size_t jobs_running() const {
+    std::lock_guard lock(idle_mutex_);
+    return running_;
+  }
 
-  // Blocks until no background job is running.
-  void wait_idle() const noexcept {
-    for (std::size_t r = running_.load(std::memory_order_acquire); r != 0;
-         r = running_.load(std::memory_order_acquire))
-      running_.wait(r, std::memory_order_acquire);
+  // Blocks until no background job or follower is left.
+  void wait_idle() const {
+    std::unique_lock lock(idle_mutex_);
+    idle_.wait(lock, [&] { return running_ == 0; });
   }
 
  private:
@@ -186,16 +189,15 @@ class dispatcher {
     std::atomic<std::size_t> outstanding{0};
     std::atomic<bool> failed{false};
     bool last_deleted = false;
-    // A follower job starts no eviction: it waits for these victims, claimed by other work.
-    std::vector<uid_type> awaited;
-    bool follow_failed = false;
+    // A follower job starts no eviction: it follows other work's evictions of its victims.
+    typename in_flight_table<P>::follower follow;
     typename Clock::time_point started{};
 
     void reserve(std::size_t n) {
       victims.reserve(n);
       tasks.reserve(n);
       cleared.reserve(n);
-      awaited.reserve(n);
+      follow.awaited.reserve(n);
     }
     void run() noexcept { self->begin(*this); }
   };
@@ -233,35 +235,26 @@ class dispatcher {
     dispatch_result result;
     job* j = acquire_job();
     j->victims.clear();
-    j->awaited.clear();
-    std::unique_lock follow(follow_mutex_);  // claims and followers change together
+    j->follow.awaited.clear();
     for (const P* v : victims) {
       if (detail::is_terminating(*v)) {
         ++result.skipped;
       } else if (table_->claim_victim(v->uid())) {
         j->victims.push_back(*v);
-      } else {
+      } else {  // another preemption is evicting it
         ++result.skipped;
-        if (table_->claim_of(v->uid()) == victim_claim::running) j->awaited.push_back(v->uid());
+        j->follow.awaited.push_back(v->uid());
       }
     }
     if (j->victims.empty()) {  // nothing to evict: nothing starts (spec 3.3 step 2)
-      if (j->awaited.empty()) {
-        follow.unlock();
-        release_job(j);
-      } else {  // follow the other preemptions' evictions of these victims
-        j->self = this;
-        j->preemptor.emplace(preemptor);
-        j->follow_failed = false;
-        running_.fetch_add(1, std::memory_order_acq_rel);
-        followers_.push_back(j);
-        follow.unlock();
-      }
       ledger_->nominate(preemptor, node);
+      if (j->follow.awaited.empty()) {
+        release_job(j);
+        return result;
+      }
+      result.following = start_following(*j, preemptor);
       return result;
     }
-    follow.unlock();
-    notify_dispatched(preemptor, victims.size());
     j->self = this;
     j->preemptor.emplace(preemptor);
     j->node = node;
@@ -271,7 +264,7 @@ class dispatcher {
     const std::optional<std::size_t> previous = ledger_->node_of(preemptor.uid());
     ledger_->nominate(preemptor, node);
     table_->start(preemptor.uid());
-    running_.fetch_add(1, std::memory_order_acq_rel);
+    job_started();
     result.started = true;
     result.evictions = j->victims.size();
     if (!submit(task_ref::to_member_run(*j))) {  // the executor refused: roll back
@@ -283,8 +276,9 @@ class dispatcher {
         ledger_->remove(preemptor.uid());
       done_with(j);
       return {status::error("preemption: the executor refused the eviction work"), false, 0,
-              result.skipped};
+              result.skipped, false};
     }
+    notify_dispatched(preemptor, victims.size());
     return result;
   }
 
@@ -324,7 +318,11 @@ class dispatcher {
   // Background, step 3: the last victim, recorded as pending while its eviction runs.
   void evict_last(job& j) noexcept {
     const P& last = j.victims.back();
+    // A victim the caller already reported terminating or gone has left the victim ledger: its
+    // report must still open the gate.
+    const bool reported = !table_->claim_of(last.uid()).has_value();
     table_->set_last_victim(j.preemptor->uid(), last.uid());
+    if (reported) table_->report_victim(last.uid(), victim_state::terminating);
     const eviction_result r = client_->evict(last, *j.preemptor);
     if (!r.ok()) j.failed.store(true, std::memory_order_release);
     j.last_deleted = r.outcome == eviction_outcome::evicted;
@@ -342,39 +340,36 @@ class dispatcher {
     done_with(&j);
   }
 
-  // A claimed victim's eviction is over: an accepted deletion stays claimed until the caller
-  // reports it; otherwise the claim is released. Followers waiting on the victim learn of it, and
-  // those with nothing left to wait for are finished (re-activated if some deletion will not come).
-  void victim_done(const uid_type& victim, eviction_outcome outcome) noexcept {
-    const bool accepted = outcome == eviction_outcome::evicted;
-    {
-      std::lock_guard follow(follow_mutex_);
-      if (accepted)
-        table_->accept_victim(victim);
-      else
-        table_->release_victim(victim);
-      for (job* f : followers_) {
-        const auto it = std::find(f->awaited.begin(), f->awaited.end(), victim);
-        if (it == f->awaited.end()) continue;
-        f->awaited.erase(it);
-        if (!accepted) f->follow_failed = true;
-      }
-    }
-    while (job* f = take_ready_follower()) {
-      if constexpr (requires { hooks_.reactivate(*f->preemptor); })  // followers are async only
-        if (f->follow_failed) hooks_.reactivate(*f->preemptor);
-      done_with(f);
-    }
+  // A claimed victim's eviction is over (the table tells the followers).
+  void victim_done(const uid_type& victim, eviction_outcome outcome) {
+    table_->finish_victim(victim, outcome == eviction_outcome::evicted);
   }
 
-  job* take_ready_follower() noexcept {
-    std::lock_guard follow(follow_mutex_);
-    const auto it = std::find_if(followers_.begin(), followers_.end(),
-                                 [](const job* f) { return f->awaited.empty(); });
-    if (it == followers_.end()) return nullptr;
-    job* f = *it;
-    followers_.erase(it);
-    return f;
+  // Makes `j` follow the evictions it skipped; false when they had all ended already.
+  bool start_following(job& j, const P& preemptor) {
+    j.self = this;
+    j.preemptor.emplace(preemptor);
+    j.follow.failed = false;
+    j.follow.context = &j;
+    j.follow.on_done = [](void* context, bool failed) noexcept {
+      job& fj = *static_cast<job*>(context);
+      fj.self->end_following(fj, failed);
+    };
+    job_started();
+    if (table_->follow(j.follow)) return true;
+    end_following(j, j.follow.failed);
+    return false;
+  }
+
+  void end_following(job& j, bool failed) noexcept {
+    if constexpr (requires { hooks_.reactivate(*j.preemptor); })  // followers are async only
+      if (failed) hooks_.reactivate(*j.preemptor);
+    done_with(&j);
+  }
+
+  void job_started() {
+    std::lock_guard lock(idle_mutex_);
+    ++running_;
   }
 
   bool submit(task_ref t) noexcept {
@@ -393,7 +388,10 @@ class dispatcher {
   void done_with(job* j) noexcept {
     j->preemptor.reset();
     release_job(j);
-    if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) running_.notify_all();
+    // Notified under the lock: wait_idle (and so the destructor) cannot return before this
+    // thread is done with the dispatcher.
+    std::lock_guard lock(idle_mutex_);
+    if (--running_ == 0) idle_.notify_all();
   }
 
   job* acquire_job() {
@@ -432,9 +430,9 @@ class dispatcher {
   std::vector<std::unique_ptr<job>> jobs_;
   std::vector<job*> free_;
   std::vector<const P*> inline_cleared_;
-  std::mutex follow_mutex_;  // before the table's lock, never after
-  std::vector<job*> followers_;
-  mutable std::atomic<std::size_t> running_{0};
+  mutable std::mutex idle_mutex_;
+  mutable std::condition_variable idle_;
+  std::size_t running_ = 0;
 };
 
 PREEMPT_NAMESPACE_END

@@ -13,16 +13,22 @@
 // victim, true until the caller reports that victim gone or terminating (report_victim), or, in
 // the overload with a lookup, until the lookup says so.
 //
-// Complexity: O(1) expected per operation. Allocation: none after reserve(). Thread-safe.
+// It also keeps the followers: preemptions waiting for victims that other work is evicting (see
+// follow and finish_victim), so that every dispatcher sharing the table learns when they end.
+//
+// Complexity: O(1) expected per operation; finish_victim is O(followers). Allocation: none after
+// reserve(). Thread-safe; followers are called without the table's lock held.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_IN_FLIGHT_HPP
 #define PREEMPT_IN_FLIGHT_HPP
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "preempt/config.hpp"
 #include "preempt/detail/flat_map.hpp"
@@ -46,6 +52,7 @@ class in_flight_table {
     std::lock_guard lock(mutex_);
     preempting_.reserve(preemptors);
     victims_.reserve(victims);
+    followers_.reserve(preemptors);
   }
 
   // --- preemptors -------------------------------------------------------------------------
@@ -55,10 +62,12 @@ class in_flight_table {
     preempting_.insert_or_assign(preemptor, last_victim{});
   }
 
-  // Records the victim whose eviction is the final step of the preemptor's work.
+  // Records the victim whose eviction is the final step of the preemptor's work (present until
+  // the caller reports otherwise).
   void set_last_victim(const uid_type& preemptor, const uid_type& victim) {
     std::lock_guard lock(mutex_);
-    if (last_victim* lv = preempting_.find(preemptor)) *lv = last_victim{victim, victim_state::present};
+    if (last_victim* lv = preempting_.find(preemptor))
+      *lv = last_victim{victim, victim_state::present};
   }
 
   // The preemptor's work is over: it leaves the in-flight set and the last-victim record.
@@ -137,6 +146,63 @@ class in_flight_table {
     victims_.erase(victim);
   }
 
+  // --- followers ----------------------------------------------------------------------------
+  //
+  // A preemption that skipped victims because other work is evicting them follows those
+  // evictions. Whoever finishes a victim's eviction (finish_victim) tells its followers, so
+  // several dispatchers may share one table. A follower is notified once, when nothing it waits
+  // for is still running: `failed` says whether some eviction it followed did not end in an
+  // accepted deletion (so no deletion event will wake its preemptor).
+
+  struct follower {
+    void* context = nullptr;
+    void (*on_done)(void* context, bool failed) noexcept = nullptr;
+    std::vector<uid_type> awaited;  // the caller fills it before follow()
+    bool failed = false;
+  };
+
+  // Starts following `f.awaited`. Victims no longer running are settled at once (accepted: fine;
+  // gone from the ledger: counted as failed). Returns false, without registering, when nothing is
+  // left to wait for; the caller then acts on f.failed itself.
+  bool follow(follower& f) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(f.awaited, [&](const uid_type& v) {
+      const victim_claim* c = victims_.find(v);
+      if (c != nullptr && *c == victim_claim::running) return false;
+      if (c == nullptr) f.failed = true;
+      return true;
+    });
+    if (f.awaited.empty()) return false;
+    followers_.push_back(&f);
+    return true;
+  }
+
+  // A claimed victim's eviction is over. An accepted deletion keeps the claim until the caller
+  // reports the victim; any other outcome releases it. Followers learn of it, and those left with
+  // nothing to wait for are called (outside the lock).
+  void finish_victim(const uid_type& victim, bool accepted) {
+    {
+      std::lock_guard lock(mutex_);
+      if (accepted) {
+        if (victim_claim* c = victims_.find(victim)) *c = victim_claim::accepted;
+      } else {
+        victims_.erase(victim);
+      }
+      for (follower* f : followers_) {
+        const auto it = std::find(f->awaited.begin(), f->awaited.end(), victim);
+        if (it == f->awaited.end()) continue;
+        f->awaited.erase(it);
+        if (!accepted) f->failed = true;
+      }
+    }
+    while (follower* f = take_ready_follower()) f->on_done(f->context, f->failed);
+  }
+
+  std::size_t followers() const {
+    std::lock_guard lock(mutex_);
+    return followers_.size();
+  }
+
   bool victim_in_flight(const uid_type& victim) const {
     std::lock_guard lock(mutex_);
     return victims_.contains(victim);
@@ -165,6 +231,16 @@ class in_flight_table {
   }
 
  private:
+  follower* take_ready_follower() {
+    std::lock_guard lock(mutex_);
+    const auto it = std::find_if(followers_.begin(), followers_.end(),
+                                 [](const follower* f) { return f->awaited.empty(); });
+    if (it == followers_.end()) return nullptr;
+    follower* f = *it;
+    followers_.erase(it);
+    return f;
+  }
+
   struct last_victim {
     std::optional<uid_type> victim;
     victim_state state = victim_state::present;
@@ -173,6 +249,7 @@ class in_flight_table {
   mutable std::mutex mutex_;
   detail::flat_map<uid_type, last_victim> preempting_;
   detail::flat_map<uid_type, victim_claim> victims_;
+  std::vector<follower*> followers_;
 };
 
 PREEMPT_NAMESPACE_END

@@ -12,10 +12,10 @@
 //                                                "node(s) didn't match Pod's node affinity/selector"
 // Each rejection is UnschedulableAndUnresolvable: evicting pods cannot help.
 // NodeResourcesFit comes next in the profile and depends on the node's pods: model it with
-// model::resource_fit_state (reasons "Too many pods", "Insufficient cpu", ...), and use
-// exceeds_allocatable() for its code: since Kubernetes 1.31 a request larger than the node's whole
-// allocatable amount makes the node UnschedulableAndUnresolvable, any other shortage
-// Unschedulable.
+// model::resource_fit_state (reasons "Too many pods", "Insufficient cpu", ...). A shortage is
+// Unschedulable in the behavioural spec; recent kube-scheduler versions (fit.go of v1.36) make a
+// node UnschedulableAndUnresolvable when a request exceeds its whole allocatable amount:
+// exceeds_allocatable() tells that case apart for callers that want the newer rule.
 // Not modelled: pod (anti-)affinity, topology spread, ports, volumes, dynamic resources.
 //
 // Complexity O(t · k + affinity) per node (see taints.hpp, node_affinity.hpp). Allocation: the

@@ -1,0 +1,76 @@
+// examples/whatif/dump.hpp - the Kubernetes objects preempt-whatif reads, decoded from JSON into
+// the adapter's plain types (see include/preempt/kubernetes/).
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_WHATIF_DUMP_HPP
+#define PREEMPT_WHATIF_DUMP_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "preempt/kubernetes/kubernetes.hpp"
+
+namespace whatif {
+
+namespace k8s = preempt::kubernetes;
+
+struct node_object {
+  std::string name;
+  k8s::label_set labels;
+  std::vector<k8s::taint> taints;
+  bool unschedulable = false;
+  k8s::resource_list allocatable;
+  std::uint32_t file = 0;  // index into cluster_dump::files
+};
+
+struct pod_object {
+  std::string ns;
+  std::string name;
+  k8s::label_set labels;
+  k8s::pod_priority_spec priority;
+  std::string node_name;            // spec.nodeName
+  std::string nominated_node_name;  // status.nominatedNodeName
+  std::string phase;
+  std::optional<preempt::timestamp> start_time;
+  bool deleting = false;  // metadata.deletionTimestamp is set
+  bool terminating_by_preemption = false;
+  k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)
+  // Read for pods without spec.nodeName only (the pending pods, among them the preemptor).
+  k8s::pod_placement placement;
+  bool pod_affinity = false;
+  bool pod_anti_affinity = false;
+  bool topology_spread = false;
+  // Where the object came from, for messages: the input file and "items[i]" position.
+  std::uint32_t file = 0;
+  std::size_t item = 0;
+  // The preemptor read from its own file (--pod): that file's name; "" for pods of the dump.
+  std::string source;
+
+  std::string key() const { return ns + "/" + name; }
+};
+
+struct pdb_object {
+  std::string ns;
+  std::string name;
+  std::optional<k8s::label_selector> selector;  // nullopt: no selector (matches nothing)
+  std::int32_t disruptions_allowed = 0;
+  std::vector<std::string> disrupted_pods;  // status.disruptedPods keys (pod names)
+  std::uint32_t file = 0;
+};
+
+struct cluster_dump {
+  std::vector<std::string> files;  // display names of the inputs
+  std::vector<node_object> nodes;
+  std::vector<pod_object> pods;
+  std::vector<pdb_object> pdbs;
+  std::vector<k8s::priority_class> classes;
+  std::vector<std::uint32_t> class_files;
+  std::size_t other_objects = 0;  // objects of kinds the tool does not read
+};
+
+}  // namespace whatif
+
+#endif  // PREEMPT_WHATIF_DUMP_HPP

@@ -1,0 +1,314 @@
+// examples/whatif/output.cpp - see output.hpp.
+//
+// SPDX-License-Identifier: Apache-2.0
+#include "output.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace whatif {
+
+namespace {
+
+void json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+void json_strings(std::string& out, const std::vector<std::string>& list) {
+  out += '[';
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i) out += ", ";
+    json_string(out, list[i]);
+  }
+  out += ']';
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string format_time(preempt::timestamp t) {
+  // civil_from_days (Howard Hinnant).
+  std::int64_t secs = t / 1'000'000'000;
+  std::int64_t nanos = t % 1'000'000'000;
+  if (nanos < 0) {
+    nanos += 1'000'000'000;
+    --secs;
+  }
+  std::int64_t days = secs / 86400;
+  std::int64_t rem = secs % 86400;
+  if (rem < 0) {
+    rem += 86400;
+    --days;
+  }
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const auto digits = [](std::int64_t v, std::size_t width) {
+    std::string d = std::to_string(v);
+    if (d.size() < width) d.insert(0, width - d.size(), '0');
+    return d;
+  };
+  std::string s = digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2) + "T" +
+                  digits(rem / 3600, 2) + ":" + digits(rem / 60 % 60, 2) + ":" + digits(rem % 60, 2);
+  if (nanos != 0) {
+    std::string frac = digits(nanos, 9);
+    while (frac.back() == '0') frac.pop_back();
+    s += "." + frac;
+  }
+  s += 'Z';
+  return s;
+}
+
+std::string format_amount(std::string_view resource, std::int64_t amount) {
+  if (resource == "cpu") {
+    if (amount % 1000 == 0) return std::to_string(amount / 1000);
+    return std::to_string(amount) + "m";
+  }
+  if (resource == "memory" || resource == "ephemeral-storage" ||
+      resource.substr(0, 10) == "hugepages-") {
+    constexpr std::pair<std::string_view, int> units[] = {
+        {"Ei", 60}, {"Pi", 50}, {"Ti", 40}, {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
+    for (const auto& [suffix, shift] : units) {
+      const std::int64_t unit = std::int64_t{1} << shift;
+      if (amount != 0 && amount % unit == 0) return std::to_string(amount / unit) + std::string(suffix);
+    }
+  }
+  return std::to_string(amount);
+}
+
+std::string to_json(const report& r) {
+  std::string o = "{\n  \"preemptor\": ";
+  json_string(o, r.preemptor);
+  o += ",\n  \"result\": ";
+  json_string(o, r.result);
+  o += ",\n  \"nominatedNodeName\": ";
+  json_string(o, r.nominated_node);
+  o += ",\n  \"victims\": ";
+  std::vector<std::string> victims;
+  for (const victim_info& v : r.victims) victims.push_back(v.name);
+  json_strings(o, victims);
+  o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
+  o += ",\n  \"clearedNominations\": ";
+  json_strings(o, r.cleared_nominations);
+  o += ",\n  \"message\": ";
+  json_string(o, r.message);
+  o += ",\n  \"nodes\": [";
+  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+    const node_report& n = r.nodes[i];
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"name\": ";
+    json_string(o, n.name);
+    o += ", \"status\": ";
+    json_string(o, n.status);
+    o += ", \"reason\": ";
+    json_string(o, n.reason);
+    o += ", \"victims\": ";
+    json_strings(o, n.victims);
+    o += ", \"pdbViolations\": " + std::to_string(n.pdb_violations);
+    o += std::string(", \"evaluated\": ") + (n.evaluated ? "true" : "false") + "}";
+  }
+  o += r.nodes.empty() ? "]" : "\n  ]";
+  o += ",\n  \"warnings\": ";
+  json_strings(o, r.warnings);
+  o += "\n}\n";
+  return o;
+}
+
+std::string to_text(const report& r, std::string_view origin) {
+  std::string o;
+  o += "Pod " + r.preemptor;
+  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  o += "\n  priority " + std::to_string(r.priority);
+  if (!r.priority_class.empty()) o += " (PriorityClass " + r.priority_class + ")";
+  o += r.may_preempt ? ", may preempt lower-priority pods" : ", preemptionPolicy Never";
+  o += "\n  requests:";
+  if (r.requests.empty()) o += " nothing";
+  bool first = true;
+  for (const auto& [name, amount] : r.requests) {
+    o += first ? " " : ", ";
+    first = false;
+    o += name + " " + format_amount(name, amount);
+  }
+  o += "\n\n";
+
+  if (r.result == "fits") {
+    o += "Decision: no preemption needed. The pod fits on " +
+         plural(r.nodes.size(), "node", "nodes") + " as they are:";
+    std::size_t shown = 0;
+    for (const node_report& n : r.nodes) {
+      if (shown++ == 10) {
+        o += " ...";
+        break;
+      }
+      o += " " + n.name;
+    }
+    o += "\n(the scheduler picks one of them by scoring; preemption does not run)\n";
+  } else if (r.result == "nominated") {
+    o += "Decision: nominate node " + r.nominated_node + " and evict " +
+         plural(r.victims.size(), "pod", "pods") + " (" +
+         plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
+         ").\n";
+    if (r.candidates > 1) {
+      o += "Chosen among " + std::to_string(r.candidates) + " candidate nodes; decided by: " +
+           r.decided_by + ".\n";
+      if (r.tie_break.size() > 1) {
+        std::size_t w = 0;
+        for (const auto& [node, value] : r.tie_break) w = std::max(w, node.size());
+        std::size_t shown = 0;
+        for (const auto& [node, value] : r.tie_break) {
+          if (shown++ == 8) {
+            o += "  ... and " + plural(r.tie_break.size() - 8, "more tied candidate", "more tied candidates") + "\n";
+            break;
+          }
+          o += "  " + pad(node, w + 2) + value + (shown == 1 ? "  <- chosen" : "") + "\n";
+        }
+      }
+    } else {
+      o += "It was the only candidate node.\n";
+    }
+    if (!r.cleared_nominations.empty()) {
+      o += "Pods nominated to " + r.nominated_node +
+           " with lower priority lose their nomination: ";
+      for (std::size_t i = 0; i < r.cleared_nominations.size(); ++i)
+        o += (i ? ", " : "") + r.cleared_nominations[i];
+      o += ".\n";
+    }
+    o += "\nVictims, most important first:\n";
+    std::size_t w = 4;
+    for (const victim_info& v : r.victims) w = std::max(w, v.name.size());
+    o += "  " + pad("POD", w + 2) + pad("PRIORITY", 12) + pad("STARTED", 24) + "BUDGETS\n";
+    for (const victim_info& v : r.victims) {
+      std::string budgets;
+      for (const std::string& b : v.budgets) budgets += (budgets.empty() ? "" : ", ") + b;
+      o += "  " + pad(v.name, w + 2) + pad(std::to_string(v.priority), 12) +
+           pad(v.start_time ? format_time(*v.start_time) : std::string("-"), 24) +
+           (budgets.empty() ? std::string("-") : budgets) + "\n";
+    }
+  } else if (r.result == "not-eligible") {
+    o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " + r.message +
+         "\n";
+  } else {
+    o += "Decision: preemption cannot help; the pod stays pending and its nomination, if any, is "
+         "cleared.\n  " +
+         r.message + "\n";
+  }
+
+  if (r.result != "fits" && r.result != "not-eligible") {
+    o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
+         plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
+         std::to_string(r.offset) + ", looking for " +
+         plural(r.candidates_wanted, "candidate", "candidates") + "):\n";
+    if (!r.evaluation_order.empty()) {
+      std::size_t w = 4;
+      for (std::size_t i : r.evaluation_order) w = std::max(w, r.nodes[i].name.size());
+      o += "  " + pad("NODE", w + 2) + pad("OUTCOME", 30) + pad("PDB", 5) + "VICTIMS OR REASON\n";
+      constexpr std::size_t max_rows = 30;
+      std::size_t rows = 0, hidden = 0;
+      for (std::size_t i : r.evaluation_order) {
+        const node_report& n = r.nodes[i];
+        const bool chosen = n.name == r.nominated_node;
+        if (rows >= max_rows && !chosen) {
+          ++hidden;
+          continue;
+        }
+        ++rows;
+        const bool success = n.status == "Success";
+        std::string detail = n.reason;
+        if (success) {
+          std::string names;
+          for (std::size_t v = 0; v < n.victims.size() && v < 3; ++v)
+            names += (v ? ", " : "") + n.victims[v];
+          if (n.victims.size() > 3) names += ", +" + std::to_string(n.victims.size() - 3) + " more";
+          detail = n.reason.empty() ? names : names + " (" + n.reason + ")";
+        }
+        const std::string outcome = chosen ? "nominated" : success ? "candidate" : n.status;
+        o += "  " + pad(n.name, w + 2) + pad(outcome, 30) +
+             pad(success ? std::to_string(n.pdb_violations) : std::string("-"), 5) + detail + "\n";
+      }
+      if (hidden > 0)
+        o += "  ... and " + plural(hidden, "more node", "more nodes") +
+             " (--output json lists every node)\n";
+    }
+    if (r.potential_nodes > r.evaluation_order.size())
+      o += "  " + plural(r.potential_nodes - r.evaluation_order.size(), "other node", "other nodes") +
+           " preemption may help " + (r.potential_nodes - r.evaluation_order.size() == 1 ? "was" : "were") +
+           " not evaluated: enough candidates were found.\n";
+  }
+
+  // Nodes the filters ruled out for good, grouped by reason.
+  std::map<std::string, std::size_t> unresolvable;
+  for (const node_report& n : r.nodes)
+    if (!n.evaluated && n.status == "UnschedulableAndUnresolvable") ++unresolvable[n.reason];
+  if (!unresolvable.empty() && r.result != "fits") {
+    std::vector<std::pair<std::size_t, std::string>> groups;
+    std::size_t total = 0;
+    for (const auto& [reason, count] : unresolvable) {
+      groups.emplace_back(count, reason);
+      total += count;
+    }
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    o += "\nNodes preemption cannot help (" + std::to_string(total) + "):\n";
+    for (const auto& [count, reason] : groups)
+      o += "  " + pad(std::to_string(count), 6) + reason + "\n";
+  }
+  if (!r.warnings.empty()) {
+    o += "\nWarnings:\n";
+    for (const std::string& w : r.warnings) o += "  " + w + "\n";
+  }
+  // No trailing spaces (padded columns of empty cells).
+  std::string trimmed;
+  trimmed.reserve(o.size());
+  std::size_t start = 0;
+  while (start < o.size()) {
+    std::size_t end = o.find('\n', start);
+    if (end == std::string::npos) end = o.size();
+    std::size_t last = end;
+    while (last > start && o[last - 1] == ' ') --last;
+    trimmed.append(o, start, last - start);
+    if (end < o.size()) trimmed += '\n';
+    start = end + 1;
+  }
+  return trimmed;
+}
+
+}  // namespace whatif

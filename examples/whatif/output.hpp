@@ -1,0 +1,36 @@
+// examples/whatif/output.hpp - preempt-whatif's two outputs.
+//
+// JSON (the contract pinned by tests/whatif): one object
+//   {"preemptor": "ns/name", "result": "nominated" | "fits" | "not-eligible" | "unschedulable",
+//    "nominatedNodeName": "", "victims": ["ns/name", ...], "pdbViolations": 0,
+//    "clearedNominations": ["ns/name", ...], "message": "...",
+//    "nodes": [{"name", "status", "reason", "victims", "pdbViolations", "evaluated"}, ...],
+//    "warnings": ["...", ...]}
+// Text: the decision first, then the victims, the evaluated nodes and the nodes preemption cannot
+// help, for people.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_WHATIF_OUTPUT_HPP
+#define PREEMPT_WHATIF_OUTPUT_HPP
+
+#include <string>
+#include <string_view>
+
+#include "whatif.hpp"
+
+namespace whatif {
+
+std::string to_json(const report& r);
+
+// `origin` says where the input came from (shown in the header line).
+std::string to_text(const report& r, std::string_view origin);
+
+// "2024-05-01T10:00:05Z" (fractions of a second when present).
+std::string format_time(preempt::timestamp t);
+
+// A resource amount as Kubernetes would write it: "500m" / "6" for cpu, "12Gi" for bytes.
+std::string format_amount(std::string_view resource, std::int64_t amount);
+
+}  // namespace whatif
+
+#endif  // PREEMPT_WHATIF_OUTPUT_HPP

@@ -1,0 +1,478 @@
+// examples/whatif/whatif.cpp - see whatif.hpp.
+//
+// SPDX-License-Identifier: Apache-2.0
+#include "whatif.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "output.hpp"
+#include "preempt/preempt.hpp"
+
+namespace whatif {
+
+namespace {
+
+using preempt::model::pod;
+using preempt::model::pod_id;
+
+// Records the victims of every node the dry run evaluates (the decision keeps them only for the
+// candidates it retained).
+struct victim_recorder {
+  std::vector<std::vector<const pod*>>* victims;
+  std::vector<std::int64_t>* violations;
+
+  void on_node_evaluated(std::size_t node, const preempt::status&, std::span<const pod* const> v,
+                         std::int64_t pdb_violations) {
+    (*victims)[node].assign(v.begin(), v.end());
+    (*violations)[node] = pdb_violations;
+  }
+};
+
+
+std::string join_reasons(std::span<const std::string_view> reasons) {
+  std::string r;
+  for (std::string_view s : reasons) {
+    if (!r.empty()) r += ", ";
+    r += s;
+  }
+  return r;
+}
+
+std::string object_where(const cluster_dump& dump, std::uint32_t file, std::string_view kind,
+                         std::string_view id) {
+  std::string m = file < dump.files.size() ? dump.files[file] : std::string("<input>");
+  m += ": ";
+  m += kind;
+  m += ' ';
+  m += id;
+  return m;
+}
+
+struct resolved_pod {
+  std::int32_t priority = 0;
+  preempt::preemption_policy policy = preempt::preemption_policy::preempt_lower_priority;
+  std::string class_name;
+};
+
+std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p, std::string_view where,
+                                  resolved_pod& out) {
+  auto r = k8s::resolve_priority(p.priority, dump.classes);
+  if (!r) return load_error{std::string(where) + ": spec.priorityClassName: " + r.message()};
+  out.priority = r->priority;
+  out.policy = r->policy;
+  out.class_name = r->class_name;
+  return std::nullopt;
+}
+
+// The candidates tied with the winner on every criterion before the deciding one, with their
+// value for the deciding criterion.
+template <class Decision>
+void explain_tie_break(const Decision& d, preempt::timestamp now,
+                       std::vector<std::pair<std::string, std::string>>& out) {
+  const preempt::default_scores scores{now};
+  const std::size_t k = d.choice.deciding_score;
+  const auto& best = d.candidates[d.choice.index];
+  const auto value = [&](const auto& c) -> std::string {
+    if (k >= preempt::default_scores::count) return "tied on every criterion";
+    const std::int64_t v = scores(k, c);
+    switch (k) {
+      case 0: return std::to_string(-v) + " PDB violation(s)";
+      case 1: return "highest victim priority " + std::to_string(-v);
+      case 2: return "sum of (priority + 2^31) over the victims " + std::to_string(-v);
+      case 3: return std::to_string(-v) + " victim(s)";
+      default: return "earliest start among them " + format_time(v);
+    }
+  };
+  const auto tied_before_k = [&](const auto& c) {
+    for (std::size_t j = 0; j < k && j < preempt::default_scores::count; ++j)
+      if (scores(j, c) != scores(j, best)) return false;
+    return true;
+  };
+  out.emplace_back(std::string(best.node_name), value(best));
+  for (const auto& c : d.candidates)
+    if (&c != &best && tied_before_k(c)) out.emplace_back(std::string(c.node_name), value(c));
+}
+
+}  // namespace
+
+std::optional<load_error> find_pending_pod(const cluster_dump& dump, const std::string& key,
+                                           pod_object& out) {
+  for (const pod_object& p : dump.pods) {
+    if (p.key() != key) continue;
+    if (!p.node_name.empty())
+      return load_error{"--pod-name " + key + ": the pod is not pending: it is bound to node " +
+                        p.node_name};
+    if (k8s::is_terminal_phase(p.phase))
+      return load_error{"--pod-name " + key + ": the pod is not pending: its phase is " + p.phase};
+    out = p;
+    return std::nullopt;
+  }
+  return load_error{"--pod-name " + key + ": no such pod in the cluster dump"};
+}
+
+std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor_object,
+                                  const options& opts, report& out) {
+  out = report{};
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const auto cpu_since = [](std::clock_t c0) {
+    return static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  };
+  const auto t_build = std::chrono::steady_clock::now();
+  const std::clock_t c_build = std::clock();
+  out.preemptor = preemptor_object.key();
+  out.total_nodes = dump.nodes.size();
+
+  // --- Nodes ---------------------------------------------------------------------------------
+  preempt::model::resource_names names;
+  preempt::model::cluster cluster(&names);
+  cluster.reserve_nodes(dump.nodes.size());
+  std::unordered_map<std::string_view, std::size_t> node_index;
+  node_index.reserve(dump.nodes.size());
+  for (const node_object& n : dump.nodes) {
+    const auto [it, fresh] = node_index.emplace(n.name, node_index.size());
+    if (!fresh)
+      return load_error{object_where(dump, n.file, "Node", n.name) +
+                        ": metadata.name: duplicate node name"};
+    cluster.add_node(n.name, k8s::to_resource_vector(n.allocatable, names));
+  }
+
+  // --- Priority classes ------------------------------------------------------------------------
+  for (std::size_t i = 0; i < dump.classes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (dump.classes[i].name == dump.classes[j].name)
+        return load_error{object_where(dump, dump.class_files[i], "PriorityClass",
+                                       dump.classes[i].name) +
+                          ": metadata.name: duplicate PriorityClass"};
+
+  // --- Pods ----------------------------------------------------------------------------------
+  std::unordered_map<std::string, std::uint32_t> namespaces;
+  const auto namespace_id = [&](const std::string& ns) {
+    return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
+  };
+  std::unordered_map<std::string, std::size_t> pod_by_key;
+  pod_by_key.reserve(dump.pods.size());
+  std::vector<std::size_t> per_node(dump.nodes.size(), 0);
+  std::vector<std::size_t> bound_node(dump.pods.size(), static_cast<std::size_t>(-1));
+  std::size_t pending_count = 0, orphans = 0;
+  const std::string preemptor_key = preemptor_object.key();
+  std::optional<std::size_t> preemptor_in_dump;
+  for (std::size_t i = 0; i < dump.pods.size(); ++i) {
+    const pod_object& p = dump.pods[i];
+    std::string key = p.key();
+    if (!pod_by_key.emplace(key, i).second)
+      return load_error{object_where(dump, p.file, "Pod", key) + ": metadata.name: duplicate pod"};
+    if (k8s::is_terminal_phase(p.phase)) continue;
+    if (p.node_name.empty()) {
+      ++pending_count;
+      if (key == preemptor_key) preemptor_in_dump = i;
+      continue;
+    }
+    const auto it = node_index.find(p.node_name);
+    if (it == node_index.end()) {
+      ++orphans;
+      continue;
+    }
+    bound_node[i] = it->second;
+    ++per_node[it->second];
+  }
+  for (std::size_t n = 0; n < per_node.size(); ++n) cluster.reserve_pods(n, per_node[n]);
+  if (orphans > 0)
+    out.warnings.push_back(std::to_string(orphans) +
+                           " pod(s) are bound to nodes that are not in the dump; they were ignored");
+
+  // The uid of a dump pod is its index + 1; the preemptor keeps the uid of its pending copy in
+  // the dump, if any, so that it never counts as nominated against itself.
+  const pod_id preemptor_uid = preemptor_in_dump ? *preemptor_in_dump + 1 : dump.pods.size() + 1;
+  // Per node, the requests of its pods and of the pods nominated to it must add up to at most
+  // 2^62 in every dimension, so that no sum the algorithms form can overflow.
+  std::vector<preempt::model::resource_vector> totals(dump.nodes.size());
+  const auto count_on_node = [&](std::size_t node,
+                                 const preempt::model::resource_vector& req) -> std::optional<load_error> {
+    constexpr std::int64_t limit = std::int64_t{1} << 62;
+    preempt::model::resource_vector& t = totals[node];
+    if (t.size() < req.size()) t.resize(req.size());
+    for (std::size_t d = 0; d < req.size(); ++d) {
+      std::int64_t sum = 0;
+      if (__builtin_add_overflow(t[d], req[d], &sum) || sum > limit)
+        return load_error{object_where(dump, dump.nodes[node].file, "Node", dump.nodes[node].name) +
+                          ": the requests of the pods on the node add up to more than 2^62 " +
+                          std::string(names.name(d))};
+      t.set(d, sum);
+    }
+    return std::nullopt;
+  };
+  std::vector<resolved_pod> resolved(dump.pods.size());
+  std::vector<pod> pending;
+  pending.reserve(pending_count);
+  preempt::nomination_ledger<pod, preempt::null_mutex> ledger(dump.nodes.size());
+  std::size_t stale_nominations = 0;
+  for (std::size_t i = 0; i < dump.pods.size(); ++i) {
+    const pod_object& p = dump.pods[i];
+    if (k8s::is_terminal_phase(p.phase)) continue;
+    const bool bound = bound_node[i] != static_cast<std::size_t>(-1);
+    if (!bound && !p.node_name.empty()) continue;  // on an unknown node
+    if (auto e = resolve(dump, p, object_where(dump, p.file, "Pod", p.key()), resolved[i])) return e;
+    preempt::model::pod_spec spec{
+        .uid = i + 1,
+        .priority = resolved[i].priority,
+        .requests = k8s::to_resource_vector(p.requests, names),
+        .start_time = p.start_time,
+        .namespace_id = namespace_id(p.ns),
+        .terminating = p.deleting,
+        .terminating_by_preemption = p.terminating_by_preemption,
+        .preemption_policy = resolved[i].policy};
+    if (bound) {
+      if (auto e = count_on_node(bound_node[i], spec.requests)) return e;
+      cluster.add_pod(bound_node[i], pod(std::move(spec)));
+    } else if (preemptor_in_dump != i) {
+      pending.emplace_back(std::move(spec));
+      if (!p.nominated_node_name.empty()) {
+        const auto it = node_index.find(p.nominated_node_name);
+        if (it != node_index.end()) {
+          if (auto e = count_on_node(it->second, pending.back().requests())) return e;
+          ledger.nominate(pending.back(), it->second);
+        } else {
+          ++stale_nominations;
+        }
+      }
+    }
+  }
+  if (stale_nominations > 0)
+    out.warnings.push_back(std::to_string(stale_nominations) +
+                           " pending pod(s) are nominated to nodes that are not in the dump; their "
+                           "nominations were ignored");
+
+  // --- Disruption budgets ----------------------------------------------------------------------
+  preempt::model::budget_table budgets;
+  std::vector<std::pair<pod_id, std::uint32_t>> members, disrupted;
+  std::vector<std::string> budget_labels;
+  {
+    std::unordered_map<std::uint32_t, std::vector<std::size_t>> pods_by_ns;
+    for (std::size_t i = 0; i < dump.pods.size(); ++i)
+      if (bound_node[i] != static_cast<std::size_t>(-1) && !dump.pods[i].labels.empty())
+        pods_by_ns[namespace_id(dump.pods[i].ns)].push_back(i);
+    // Index the pods by the first matchLabels pair of the budgets, to avoid scanning a whole
+    // namespace for every budget.
+    std::vector<std::string> index_keys;
+    for (const pdb_object& b : dump.pdbs)
+      if (b.selector && !b.selector->match_labels.empty())
+        index_keys.push_back(b.selector->match_labels.front().first);
+    std::sort(index_keys.begin(), index_keys.end());
+    index_keys.erase(std::unique(index_keys.begin(), index_keys.end()), index_keys.end());
+    const auto index_key = [](std::uint32_t ns, std::string_view k, std::string_view v) {
+      std::string s = std::to_string(ns);
+      s += '\x1f';
+      s += k;
+      s += '\x1f';
+      s += v;
+      return s;
+    };
+    std::unordered_map<std::string, std::vector<std::size_t>> by_label;
+    for (const auto& [ns, list] : pods_by_ns)
+      for (std::size_t i : list)
+        for (const std::string& k : index_keys)
+          if (const std::string* v = dump.pods[i].labels.find(k))
+            by_label[index_key(ns, k, *v)].push_back(i);
+
+    for (const pdb_object& b : dump.pdbs) {
+      const std::string id = b.ns + "/" + b.name;
+      if (b.selector && !b.selector->empty()) {
+        if (auto valid = k8s::validate(*b.selector); !valid) {
+          out.warnings.push_back("PodDisruptionBudget " + id + ": invalid selector (" +
+                                 valid.message() + "); it matches no pod, as in Kubernetes");
+          continue;
+        }
+      } else {
+        continue;  // no or empty selector: matches nothing
+      }
+      const std::uint32_t ns = namespace_id(b.ns);
+      const auto budget = static_cast<std::uint32_t>(budgets.add_budget(ns, b.disruptions_allowed));
+      budget_labels.push_back(id + " (" + std::to_string(b.disruptions_allowed) + " allowed)");
+      const std::vector<std::size_t>* candidates = nullptr;
+      if (!b.selector->match_labels.empty()) {
+        const auto& [k, v] = b.selector->match_labels.front();
+        const auto it = by_label.find(index_key(ns, k, v));
+        candidates = it != by_label.end() ? &it->second : nullptr;
+      } else {
+        const auto it = pods_by_ns.find(ns);
+        candidates = it != pods_by_ns.end() ? &it->second : nullptr;
+      }
+      if (candidates != nullptr)
+        for (std::size_t i : *candidates)
+          if (k8s::matches(*b.selector, dump.pods[i].labels)) members.emplace_back(i + 1, budget);
+      for (const std::string& name : b.disrupted_pods) {
+        const auto it = pod_by_key.find(b.ns + "/" + name);
+        if (it != pod_by_key.end()) disrupted.emplace_back(it->second + 1, budget);
+      }
+    }
+    std::sort(members.begin(), members.end());
+    std::sort(disrupted.begin(), disrupted.end());
+    for (const auto& [uid, b] : members) budgets.add_member(b, uid);
+    for (const auto& [uid, b] : disrupted) budgets.add_disrupted(b, uid);
+  }
+
+  // --- The preemptor ---------------------------------------------------------------------------
+  resolved_pod me;
+  const std::string preemptor_where =
+      preemptor_object.source.empty()
+          ? object_where(dump, preemptor_object.file, "Pod", preemptor_key)
+          : preemptor_object.source + ": Pod " + preemptor_key;
+  if (auto e = resolve(dump, preemptor_object, preemptor_where, me)) return e;
+  out.priority = me.priority;
+  out.priority_class = me.class_name;
+  out.may_preempt = me.policy != preempt::preemption_policy::never;
+  out.requests = preemptor_object.requests;
+  const pod preemptor({.uid = preemptor_uid,
+                       .priority = me.priority,
+                       .requests = k8s::to_resource_vector(preemptor_object.requests, names),
+                       .start_time = preemptor_object.start_time,
+                       .namespace_id = namespace_id(preemptor_object.ns),
+                       .preemption_policy = me.policy});
+  if (preemptor_object.pod_affinity)
+    out.warnings.push_back("the pod's podAffinity was ignored (pod affinity is not modelled)");
+  if (preemptor_object.pod_anti_affinity)
+    out.warnings.push_back("the pod's podAntiAffinity was ignored (pod anti-affinity is not modelled)");
+  if (preemptor_object.topology_spread)
+    out.warnings.push_back(
+        "the pod's topologySpreadConstraints were ignored (topology spread is not modelled)");
+
+  out.build_seconds = seconds_since(t_build);
+  out.build_cpu_seconds = cpu_since(c_build);
+  const auto t_decide = std::chrono::steady_clock::now();
+  const std::clock_t c_decide = std::clock();
+
+  // --- Filters -------------------------------------------------------------------------------
+  const std::size_t n_nodes = dump.nodes.size();
+  preempt::filter_statuses statuses(n_nodes);
+  std::vector<node_report> verdicts(n_nodes);
+  std::vector<std::size_t> feasible;
+  preempt::model::resource_fit_state state = cluster.make_state();
+  for (std::size_t i = 0; i < n_nodes; ++i) {
+    const node_object& n = dump.nodes[i];
+    node_report& v = verdicts[i];
+    v.name = n.name;
+    const k8s::filter_verdict f = k8s::filter_node(
+        preemptor_object.placement,
+        k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
+    if (!f.passed()) {
+      statuses.set(i, f.code);
+      v.status = preempt::to_string(f.code);
+      v.reason = f.reason;
+      continue;
+    }
+    cluster.prepare_state(i, state);
+    const preempt::status fit =
+        preempt::fits_with_nominated(state, preemptor, ledger.nominated_to(i));
+    if (fit.is_success()) {
+      statuses.set(i, preempt::status_code::success);
+      v.status = "Success";
+      feasible.push_back(i);
+      continue;
+    }
+    // A resource shortage is Unschedulable, as the behavioural spec has it (section 2.3). Recent
+    // kube-scheduler versions escalate a request larger than the node's whole allocatable amount
+    // to UnschedulableAndUnresolvable (k8s::exceeds_allocatable); the tool keeps the spec's rule,
+    // so that such nodes show up in the dry run with "Insufficient <resource>".
+    const auto code = fit.code();
+    statuses.set(i, code);
+    v.status = preempt::to_string(code);
+    v.reason = join_reasons(fit.reasons());
+  }
+
+  if (!feasible.empty()) {
+    out.result = "fits";
+    for (std::size_t i : feasible) out.nodes.push_back(std::move(verdicts[i]));
+    out.decide_seconds = seconds_since(t_decide);
+    out.decide_cpu_seconds = cpu_since(c_decide);
+    return std::nullopt;
+  }
+
+  // --- Preemption ----------------------------------------------------------------------------
+  std::vector<std::vector<const pod*>> recorded(n_nodes);
+  std::vector<std::int64_t> recorded_violations(n_nodes, 0);
+  preempt::evaluator_config config;
+  config.sampling = opts.sampling;
+  preempt::evaluator<preempt::model::cluster, preempt::default_policy, victim_recorder> ev(
+      config, preempt::default_policy{opts.now}, victim_recorder{&recorded, &recorded_violations});
+  std::optional<std::size_t> nominated_node;
+  if (!preemptor_object.nominated_node_name.empty()) {
+    const auto it = node_index.find(preemptor_object.nominated_node_name);
+    if (it != node_index.end()) nominated_node = it->second;
+  }
+  const auto reader = ledger.reader();
+  const auto& d = ev.evaluate(preemptor, cluster, statuses, budgets, reader,
+                              preempt::inline_executor{},
+                              preempt::attempt{.offset = opts.offset, .nominated_node = nominated_node});
+
+  const auto pod_name = [&](const pod* p) { return dump.pods[p->uid() - 1].key(); };
+  out.message = std::string(d.message);
+  out.potential_nodes = d.potential_nodes;
+  out.candidates_wanted = d.candidates_wanted;
+  out.offset = d.offset;
+  out.candidates = d.candidates.size();
+  switch (d.kind) {
+    case preempt::decision_kind::nominated: out.result = "nominated"; break;
+    case preempt::decision_kind::not_eligible: out.result = "not-eligible"; break;
+    default: out.result = "unschedulable"; break;
+  }
+
+  std::vector<bool> kept(n_nodes, false);
+  for (const auto& c : d.candidates) kept[c.node_index] = true;
+  for (const preempt::node_diagnosis& diag : d.diagnosis) {
+    node_report& v = verdicts[diag.node_index];
+    v.evaluated = true;
+    v.status = preempt::to_string(diag.outcome.code());
+    v.reason = join_reasons(diag.outcome.reasons());
+    if (diag.outcome.is_success()) {
+      for (const pod* p : recorded[diag.node_index]) v.victims.push_back(pod_name(p));
+      v.pdb_violations = recorded_violations[diag.node_index];
+      if (!kept[diag.node_index])
+        v.reason = "not kept: enough candidates with budget violations were found before";
+    }
+    out.evaluation_order.push_back(diag.node_index);
+  }
+
+  if (d.kind == preempt::decision_kind::nominated) {
+    out.nominated_node = std::string(d.node_name);
+    out.pdb_violations = d.pdb_violations;
+    for (const pod* p : d.victims) {
+      victim_info vi;
+      vi.name = pod_name(p);
+      vi.priority = p->priority();
+      vi.start_time = p->start_time();
+      const auto range = std::equal_range(
+          members.begin(), members.end(), std::pair<pod_id, std::uint32_t>{p->uid(), 0},
+          [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
+      out.victims.push_back(std::move(vi));
+    }
+    std::vector<const pod*> cleared;
+    ledger.clear_lower_priority(d.node_index, me.priority, cleared);
+    for (const pod* p : cleared) out.cleared_nominations.push_back(pod_name(p));
+    const std::size_t k = d.choice.deciding_score;
+    if (k == preempt::best_candidate::none) {
+      out.decided_by = "the only candidate";
+    } else {
+      out.decided_by = std::string(preempt::default_scores::name(k));
+      explain_tie_break(d, opts.now, out.tie_break);
+    }
+  }
+  out.nodes = std::move(verdicts);
+  out.decide_seconds = seconds_since(t_decide);
+  out.decide_cpu_seconds = cpu_since(c_decide);
+  return std::nullopt;
+}
+
+}  // namespace whatif

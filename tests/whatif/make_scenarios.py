@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""Regenerates tests/whatif/scenarios/ (a developer aid; the tests never run it).
+
+    python3 tests/whatif/make_scenarios.py <repo root> <built preempt-whatif>
+
+Writes every scenario's inputs (cluster.json, pod.json, args, ...) as specified below, runs the
+tool on them, checks the expectations written here (from the behavioural spec, section 7, for the
+PF/DR/SB scenarios: result, nominated node, victims, budget violations, messages, the candidate
+set of each dry run), and only then records the tool's output as expected.json (or expected.txt,
+expected-stderr + expected-exit). Any failed expectation is reported and the script exits 1.
+It deletes and rewrites the whole scenarios/ folder.
+"""
+import json, os, subprocess, sys, shutil
+
+ROOT = sys.argv[1]          # repo root
+TOOL = sys.argv[2]          # built preempt-whatif
+OUT = os.path.join(ROOT, 'tests/whatif/scenarios')
+
+neg, low, mid, high, very_high = -100, 0, 100, 1000, 10000
+small, medium, large, very_large = (100, 100), (200, 200), (300, 300), (500, 500)
+
+def t(k):
+    return None if k is None else '1970-01-01T00:00:00.%09dZ' % k
+
+def node(name, cpu=500, mem=500, pods=32, taints=None, labels=None, unschedulable=False):
+    n = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}}
+    if labels: n["metadata"]["labels"] = labels
+    spec = {}
+    if taints: spec["taints"] = taints
+    if unschedulable: spec["unschedulable"] = True
+    if spec: n["spec"] = spec
+    n["status"] = {"allocatable": {"cpu": f"{cpu}m", "memory": str(mem), "pods": str(pods)}}
+    return n
+
+def pod(name, node_name, prio, req, start=0, labels=None, ns="default", extra_spec=None, status=None, meta=None):
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}}
+    if labels: p["metadata"]["labels"] = labels
+    if meta: p["metadata"].update(meta)
+    spec = {}
+    if node_name: spec["nodeName"] = node_name
+    if prio is not None: spec["priority"] = prio
+    c = {"name": "c"}
+    if req: c["resources"] = {"requests": {"cpu": f"{req[0]}m", "memory": str(req[1])}}
+    spec["containers"] = [c]
+    if extra_spec: spec.update(extra_spec)
+    p["spec"] = spec
+    st = {"phase": "Running" if node_name else "Pending"}
+    if start is not None and node_name: st["startTime"] = t(start)
+    if status: st.update(status)
+    p["status"] = st
+    return p
+
+def pdb(name, match, allowed, disrupted=None, ns="default"):
+    b = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "namespace": ns},
+         "spec": {"selector": {"matchLabels": match}}, "status": {"disruptionsAllowed": allowed}}
+    if disrupted: b["status"]["disruptedPods"] = {d: "1970-01-01T00:00:00Z" for d in disrupted}
+    return b
+
+def lst(items):
+    return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+def preemptor(prio=high, req=large, name="p", extra_spec=None, status=None, meta=None):
+    p = pod(name, None, prio, req, extra_spec=extra_spec, status=status, meta=meta)
+    del p["status"]
+    if status: p["status"] = status
+    return p
+
+scenarios = {}
+
+def scenario(name, note, cluster=None, pod_obj=None, args="", expect=None, files=None, raw=None, exit_code=0, stderr=None, stdin=None):
+    scenarios[name] = dict(note=note, cluster=cluster, pod=pod_obj, args=args, expect=expect, files=files or {}, raw=raw or {}, exit=exit_code, stderr=stderr, stdin=stdin)
+
+one_pod = dict(pods=1)
+node_res = dict(cpu=200, mem=400)
+taint_x = [{"key": "x", "value": "y", "effect": "NoSchedule"}]
+
+# ---- PostFilter (spec 7.1) ----
+scenario("PF1", "higher priority can be made schedulable",
+         lst([node("node1", **one_pod), pod("p1", "node1", 0, small)]), preemptor(high, small),
+         expect=dict(result="nominated", node="node1", victims=["default/p1"]))
+scenario("PF2", "tied priority is still unschedulable",
+         lst([node("node1", **one_pod), pod("p1", "node1", 0, small)]), preemptor(0, small),
+         expect=dict(result="unschedulable", node="", message="preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."))
+scenario("PF3", "respects filter statuses (node1 UnschedulableAndUnresolvable through a taint)",
+         lst([node("node1", taints=taint_x, **one_pod), pod("p1", "node1", 0, small)]), preemptor(high, small),
+         expect=dict(result="unschedulable", node="", message="preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."))
+scenario("PF5", "schedulable on one node",
+         lst([node("node1", **one_pod), pod("p1", "node1", high, small), node("node2", **one_pod), pod("p2", "node2", low, small)]),
+         preemptor(mid, small), expect=dict(result="nominated", node="node2", victims=["default/p2"]))
+scenario("PF8", "not enough resource after removal",
+         lst([node("node1", **node_res), node("node2", **node_res), pod("p1", "node1", 0, small), pod("p2", "node2", 0, small)]),
+         preemptor(high, large), expect=dict(result="unschedulable", message="preemption: 0/2 nodes are available: 2 Insufficient cpu."))
+scenario("PF9", "mixed reasons",
+         lst([node("node1", **one_pod), node("node2", **node_res), node("node3", **one_pod),
+              pod("p1", "node1", high, small), pod("p2", "node2", 0, small), pod("p3", "node3", high, small)]),
+         preemptor(high, large), expect=dict(result="unschedulable", message="preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found for incoming pod."))
+scenario("PF10", "mixed with unresolvable (node3, node4 tainted)",
+         lst([node("node1", **node_res), node("node2", **node_res), node("node3", taints=taint_x, **node_res), node("node4", taints=taint_x, **node_res),
+              pod("p1", "node1", 0, small), pod("p2", "node2", 0, small)]),
+         preemptor(high, large), expect=dict(result="unschedulable", message="preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling."))
+
+# ---- DryRunPreemption (spec 7.2) ----
+two_mid_large = [node("node1"), node("node2"), pod("p1", "node1", mid, large), pod("p2", "node2", mid, large)]
+scenario("DR4", "both nodes after preempting", lst(two_mid_large), preemptor(high, large),
+         expect=dict(result="nominated", node="node1", candidates={"node1": ["default/p1"], "node2": ["default/p2"]}))
+scenario("DR5", "running pods have higher priority", lst(two_mid_large), preemptor(low, large),
+         expect=dict(result="unschedulable", candidates={}, message="preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."))
+scenario("DR6", "mid preempted, small low stays",
+         lst([node("node1"), node("node2"), pod("p1.1", "node1", low, small), pod("p1.2", "node1", mid, large), pod("p2", "node2", mid, large)]),
+         preemptor(high, large), expect=dict(result="nominated", candidates={"node1": ["default/p1.2"], "node2": ["default/p2"]}))
+scenario("DR7", "mixed priorities",
+         lst([node("node1"), node("node2"), pod("p1.1", "node1", mid, small), pod("p1.2", "node1", low, small),
+              pod("p1.3", "node1", mid, medium), pod("p1.4", "node1", high, small), pod("p2", "node2", high, large)]),
+         preemptor(high, large), expect=dict(result="nominated", node="node1", candidates={"node1": ["default/p1.3", "default/p1.2"]}))
+dr12 = [node("node1"), pod("p1.1", "node1", mid, medium, labels={"app": "foo"}), pod("p1.2", "node1", mid, medium, labels={"app": "foo"})]
+scenario("DR12", "same PDB violated", lst(dr12 + [pdb("pdb", {"app": "foo"}, 1)]), preemptor(high, very_large),
+         expect=dict(result="nominated", node="node1", victims=["default/p1.1", "default/p1.2"], violations=1))
+scenario("DR13", "disruptedPods names an unrelated pod", lst(dr12 + [pdb("pdb", {"app": "foo"}, 1, ["p2"])]), preemptor(high, very_large),
+         expect=dict(result="nominated", node="node1", violations=1))
+scenario("DR14", "disruptedPods names victim p1.2", lst(dr12 + [pdb("pdb", {"app": "foo"}, 1, ["p1.2"])]), preemptor(high, very_large),
+         expect=dict(result="nominated", node="node1", violations=0))
+five = [node(f"node{i}") for i in range(1, 6)]
+scenario("DR16", "limit 2 (40%, absolute 1), offset 4",
+         lst(five + [pod(f"p{i}", f"node{i}", mid, large) for i in range(1, 6)]), preemptor(high, large),
+         args="--offset 4 --min-candidate-nodes-percentage 40 --min-candidate-nodes-absolute 1",
+         expect=dict(result="nominated", candidates={"node1": ["default/p1"], "node5": ["default/p5"]}, order=["node5", "node1"]))
+scenario("DR17", "some nodes not possible, limit 2",
+         lst(five + [pod(f"p{i}", f"node{i}", very_high if i in (2, 5) else mid, large) for i in range(1, 6)]), preemptor(high, large),
+         args="--offset 4 --min-candidate-nodes-percentage 40 --min-candidate-nodes-absolute 1",
+         expect=dict(result="nominated", candidates={"node1": ["default/p1"], "node3": ["default/p3"]}, order=["node5", "node1", "node2", "node3"]))
+for suffix, off, want in (("a", 4, ["node5", "node1"]), ("b", 1, ["node2", "node3"]), ("c", 3, ["node4", "node5"])):
+    scenario(f"DR18{suffix}", f"offsets across cycles: offset {off}",
+             lst(five + [pod(f"p{i}", f"node{i}", mid, large) for i in range(1, 6)]), preemptor(high, large),
+             args=f"--offset {off} --min-candidate-nodes-percentage 40 --min-candidate-nodes-absolute 1",
+             expect=dict(result="nominated", candidates={n: ["default/p" + n[-1]] for n in want}, order=want))
+scenario("DR19", "look past the candidate limit for a node without PDB violations",
+         lst(five + [pod(f"p{i}", f"node{i}", mid, large, labels={"app": "foo"} if i in (1, 2, 5) else None) for i in range(1, 6)]
+             + [pdb("pdb", {"app": "foo"}, 0)]), preemptor(high, large),
+         args="--offset 4 --min-candidate-nodes-percentage 40 --min-candidate-nodes-absolute 2",
+         expect=dict(result="nominated", node="node3", violations=0, candidates={"node1": ["default/p1"], "node3": ["default/p3"], "node5": ["default/p5"]},
+                     order=["node5", "node1", "node2", "node3"], dropped=["node2"]))
+
+# ---- Node selection (spec 7.3) ----
+def sb(name, note, layout, want, req=very_large):
+    items = [node(f"node{i}") for i in range(1, len(layout) + 1)]
+    k = 0
+    for i, pods_ in enumerate(layout, 1):
+        for prio, size, start in pods_:
+            k += 1
+            items.append(pod(f"p{i}.{k}", f"node{i}", prio, size, start=start))
+    scenario(name, note, lst(items), preemptor(high, req), expect=dict(result="nominated", node=want))
+sb("SB1", "fits on both nodes (first candidate wins)", [[(mid, large, 0)], [(mid, large, 0)]], "node1", req=large)
+sb("SB2", "lowest highest-priority victim", [[(mid, medium, 0), (mid, large, 0)], [(mid, medium, 0), (low, medium, 0)], [(low, medium, 0), (low, medium, 0)]], "node3")
+sb("SB3", "smallest priority sum", [[(mid, medium, 0), (mid, large, 0)], [(mid, large, 0), (low, medium, 0)], [(mid, medium, 0), (mid, medium, 0)]], "node2")
+sb("SB4", "fewest pods (decided by the shifted sum)", [[(mid, small, 0), (neg, small, 0), (mid, small, 0), (neg, small, 0)], [(mid, large, 0), (neg, medium, 0)], [(mid, medium, 0), (neg, small, 0), (low, small, 0)]], "node2")
+sb("SB5", "shifted sum (a raw sum would pick node1)", [[(mid, small, 0), (neg, small, 0), (neg, small, 0)], [(mid, large, 0), (neg, medium, 0)], [(mid, medium, 0), (neg, small, 0), (low, small, 0)]], "node2")
+sb("SB7", "start time per node", [[(mid, medium, 2), (mid, medium, 2)], [(mid, medium, 3), (mid, medium, 3)], [(mid, medium, 1), (mid, medium, 1)]], "node2")
+sb("SB8", "start time over all pods", [[(mid, medium, 4), (mid, medium, 2)], [(mid, medium, 5), (mid, medium, 1)], [(mid, medium, 3), (mid, medium, 6)]], "node3")
+
+# ---- Beyond section 7: the tool's own behaviour ----
+scenario("fits", "no preemption needed: nodes listed are the feasible ones",
+         lst([node("node1"), node("node2"), node("node3"), pod("a", "node1", low, large), pod("b", "node2", low, very_large)]),
+         preemptor(high, medium), expect=dict(result="fits"))
+scenario("EL3-policy-never", "preemptionPolicy Never is not eligible",
+         lst([node("node1", **one_pod), pod("p1", "node1", 0, small)]),
+         preemptor(high, small, extra_spec={"preemptionPolicy": "Never"}),
+         expect=dict(result="not-eligible", message="preemption: not eligible due to preemptionPolicy=Never."))
+terminating_meta = {"deletionTimestamp": "2024-05-01T00:00:00Z"}
+preempted_cond = {"conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]}
+scenario("EL4-terminating-victim", "a victim of an earlier preemption is still terminating on the nominated node",
+         lst([node("node1"), pod("v1", "node1", low, very_large, meta=terminating_meta, status=preempted_cond)]),
+         preemptor(high, small, status={"nominatedNodeName": "node1"}),
+         expect=dict(result="not-eligible", message="preemption: not eligible due to a terminating pod on the nominated node."))
+scenario("EL5-terminating-not-preempted", "a terminating pod without the DisruptionTarget condition does not block",
+         lst([node("node1"), pod("v1", "node1", low, very_large, meta=terminating_meta)]),
+         preemptor(high, small, status={"nominatedNodeName": "node1"}),
+         expect=dict(result="nominated", node="node1", victims=["default/v1"]))
+scenario("nominated-pods", "two-pass fit with nominated pods; lower-priority nominations on the chosen node are cleared",
+         lst([node("node1"), node("node2"),
+              pod("v1", "node1", mid, medium), pod("v2", "node2", low, medium), pod("w2", "node2", mid, small),
+              pod("n-high", None, very_high, medium, status={"nominatedNodeName": "node1"}),
+              pod("n-low", None, low, small, status={"nominatedNodeName": "node2"})]),
+         preemptor(high, large),
+         expect=dict(result="nominated", node="node2", victims=["default/v2"], cleared=["default/n-low"]))
+scenario("filters", "taints, cordons, nodeSelector, node affinity and nodeName rule nodes out",
+         lst([node("tainted", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoExecute"}], labels={"disk": "ssd"}),
+              node("cordoned", unschedulable=True, labels={"disk": "ssd"}),
+              node("hdd", labels={"disk": "hdd"}),
+              node("small-ssd", labels={"disk": "ssd", "zone": "b"}, cpu=350),
+              node("ssd", labels={"disk": "ssd", "zone": "a"}),
+              node("tolerated", taints=[{"key": "soft", "value": "", "effect": "PreferNoSchedule"}, {"key": "team", "value": "pay", "effect": "NoSchedule"}], labels={"disk": "ssd", "zone": "a"}),
+              pod("a", "ssd", low, large), pod("b", "tolerated", mid, large), pod("c", "small-ssd", low, small)]),
+         preemptor(high, large, extra_spec={"nodeSelector": {"disk": "ssd"},
+                                             "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                                                 {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "c"]}]},
+                                                 {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["small-ssd"]}]}]}}},
+                                             "tolerations": [{"key": "team", "operator": "Equal", "value": "pay", "effect": "NoSchedule"}]}),
+         expect=dict(result="nominated", node="small-ssd", victims=["default/c"]))
+scenario("node-name", "spec.nodeName restricts the pod to one node",
+         lst([node("node1"), node("node2"), pod("a", "node1", low, large), pod("b", "node2", low, large)]),
+         preemptor(high, large, extra_spec={"nodeName": "node2"}),
+         expect=dict(result="nominated", node="node2", victims=["default/b"]))
+classes = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "batch"}, "value": 50, "preemptionPolicy": "Never"},
+           {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "default-a"}, "value": 500, "globalDefault": True},
+           {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "default-b"}, "value": 400, "globalDefault": True}]
+def classed(name, node_name, cls, req):
+    p = pod(name, node_name, None, req)
+    if cls: p["spec"]["priorityClassName"] = cls
+    return p
+scenario("priority-classes", "priorities from PriorityClasses: named, global default (lowest of two), none",
+         lst([node("node1", **one_pod), node("node2", **one_pod), node("node3", **one_pod),
+              classed("batch-pod", "node1", "batch", small), classed("default-pod", "node2", None, small),
+              classed("critical-pod", "node3", "system-node-critical", small)] + classes),
+         classed("p", None, None, small),  # global default: 400
+         expect=dict(result="nominated", node="node1", victims=["default/batch-pod"]))
+scenario("priority-class-policy", "the preemption policy comes from the class",
+         lst([node("node1", **one_pod), classed("v", "node1", None, small)] + classes),
+         classed("p", None, "batch", small), expect=dict(result="not-eligible"))
+init_pod = preemptor(high, None, extra_spec={
+    "initContainers": [{"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},
+                       {"name": "init", "resources": {"requests": {"cpu": "350m"}}}],
+    "containers": [{"name": "a", "resources": {"requests": {"cpu": "100m"}}}, {"name": "b", "resources": {"limits": {"cpu": "50m"}}}],
+    "overhead": {"cpu": "30m"}})
+scenario("init-containers-overhead", "requests with a sidecar, an init container floor, a limit as request, and overhead (480m)",
+         lst([node("node1"), pod("big", "node1", low, (300, 1)), pod("tiny", "node1", mid, (20, 1))]), init_pod,
+         expect=dict(result="nominated", node="node1", victims=["default/big"]))
+scenario("extended-resources", "extended resources: Insufficient example.com/gpu",
+         lst([node("node1"), node("node2"), pod("g", "node2", low, small)]),
+         preemptor(high, small, extra_spec={"containers": [{"name": "c", "resources": {"requests": {"example.com/gpu": "1"}}}]}),
+         expect=dict(result="unschedulable", message="preemption: 0/2 nodes are available: 1 Insufficient example.com/gpu, 1 No preemption victims found for incoming pod."))
+scenario("pod-name", "--pod-name takes the pending pod from the dump (its own nomination is not counted against it)",
+         lst([node("node1"), node("node2"), pod("a", "node1", low, large), pod("b", "node2", mid, large),
+              pod("waiting", None, high, large, status={"nominatedNodeName": "node1"}, ns="team")]),
+         None, args="--pod-name team/waiting",
+         expect=dict(result="nominated", node="node1", victims=["default/a"]))
+scenario("multiple-files", "several --cluster files; a pod file given as a List of one Pod",
+         None, None, files={"cluster-1-nodes.json": lst([node("node1"), node("node2")]),
+                             "cluster-2-pods.json": lst([pod("a", "node1", mid, large), pod("b", "node2", low, large)]),
+                             "pod.json": lst([preemptor(high, large)])},
+         expect=dict(result="nominated", node="node2", victims=["default/b"]))
+scenario("stdin", "the cluster read from standard input",
+         None, preemptor(high, large), args="--cluster -", stdin=lst([node("node1"), pod("a", "node1", low, large)]),
+         expect=dict(result="nominated", node="node1"))
+scenario("warnings", "ignored pod affinity and spread constraints; pods on unknown nodes; an invalid budget selector",
+         lst([node("node1"), pod("a", "node1", low, large, labels={"app": "a"}), pod("ghost", "node9", low, large),
+              {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "bad", "namespace": "default"},
+               "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}}, "status": {"disruptionsAllowed": 0}},
+              {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ignored"}}]),
+         preemptor(high, large, extra_spec={"affinity": {"podAntiAffinity": {}}, "topologySpreadConstraints": [{"maxSkew": 1}]}),
+         expect=dict(result="nominated", node="node1"))
+
+scenario("bundled", "no arguments: the bundled example (examples/data), as JSON", None, None, args="--output json",
+         expect=dict(result="nominated", node="node-a", victims=["batch/report-20240520"], cleared=["reports/nightly-rollup"]))
+scenario("bundled-text", "no arguments: the bundled example explained (pins the text output)", None, None,
+         expect=dict(text=True))
+
+# ---- Bad input: exit 2, one message ----
+good_cluster = lst([node("node1"), pod("p1", "node1", low, small)])
+def bad(name, note, stderr, cluster=good_cluster, pod_obj=None, args="", raw=None, stdin=None):
+    scenario(name, note, cluster, pod_obj if pod_obj is not None else preemptor(high, small), args=args, raw=raw, exit_code=2, stderr=stderr, stdin=stdin)
+text = json.dumps(good_cluster, indent=2)
+bad("bad-truncated-json", "a truncated dump names the position", None, cluster=None, raw={"cluster.json": text[: len(text) // 2]})
+bad("bad-empty-file", "an empty file", None, cluster=None, raw={"cluster.json": ""})
+bad("bad-json-missing-comma", "a missing comma in the middle of the dump names its line and column", None, cluster=None,
+    raw={"cluster.json": text.replace('"kind": "Pod",', '"kind": "Pod"', 1)})
+bad("bad-json-escape", "an invalid escape in a string", None, cluster=None,
+    raw={"cluster.json": text.replace('"p1"', '"p\\q1"', 1)})
+bad("bad-json-utf8", "invalid UTF-8 in a string", None, cluster=None,
+    raw={"cluster.json": text.replace('"p1"', '"p\udcff1"', 1)})
+bad("bad-json-depth", "nesting deeper than simdjson accepts", None, cluster=None,
+    raw={"cluster.json": "[" * 1100 + "]" * 1100 + "\n"})
+bad("bad-json-pod-file", "a malformed pod file is named as such", None,
+    pod_obj=False, raw={"pod.json": '{"kind": "Pod", "metadata": {"name": "p"},}\n'})
+bad("bad-not-an-object", "a JSON document that is not an object", None, cluster=None, raw={"cluster.json": "42\n"})
+bad("bad-trailing-garbage", "JSON followed by more text", None, cluster=None, raw={"cluster.json": '{"kind": "List", "items": []} x\n'})
+bad("bad-quantity", "an invalid quantity names the object and the field", None,
+    cluster=lst([node("node1"), pod("p1", "node1", low, small, extra_spec={"containers": [{"name": "c", "resources": {"requests": {"cpu": "12x"}}}]})]))
+bad("bad-negative-quantity", "a negative request", None,
+    cluster=lst([node("node1"), pod("p1", "node1", low, small, extra_spec={"containers": [{"name": "c", "resources": {"requests": {"memory": "-1Gi"}}}]})]))
+bad("bad-missing-name", "an object without metadata.name", None, cluster=lst([{"kind": "Node", "metadata": {}}]))
+bad("bad-missing-kind", "an item without kind", None, cluster=lst([{"metadata": {"name": "x"}}]))
+bad("bad-wrong-type-priority", "a string where an integer belongs", None,
+    cluster=lst([node("node1"), pod("p1", "node1", low, small, extra_spec={"priority": "high"})]))
+bad("bad-wrong-type-labels", "a label value that is not a string", None,
+    cluster=lst([node("node1", labels={"zone": 1})]))
+bad("bad-wrong-type-items", "items that are not an array", None, cluster={"kind": "List", "items": {}})
+bad("bad-time", "an unparsable startTime", None,
+    cluster=lst([node("node1"), pod("p1", "node1", low, small, status={"startTime": "yesterday"})]))
+bad("bad-priority-out-of-range", "a priority beyond 32 bits", None,
+    cluster=lst([node("node1"), pod("p1", "node1", low, small, extra_spec={"priority": 3000000000})]))
+bad("bad-unknown-priority-class", "the pod names a PriorityClass that does not exist", None,
+    pod_obj=classed("p", None, "gold", small))
+bad("bad-preemption-policy", "an unknown preemptionPolicy", None,
+    pod_obj=preemptor(high, small, extra_spec={"preemptionPolicy": "Sometimes"}))
+bad("bad-node-affinity", "an invalid node affinity operator in the pod", None,
+    pod_obj=preemptor(high, small, extra_spec={"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "zone", "operator": "Is", "values": ["a"]}]}]}}}}))
+bad("bad-pod-two-objects", "the pod file holds two objects", None, pod_obj=lst([preemptor(high, small), preemptor(high, small, name="q")]))
+bad("bad-pod-kind", "the pod file holds a Node", None, pod_obj=node("n"))
+bad("bad-duplicate-node", "two nodes with one name", None, cluster=lst([node("node1"), node("node1")]))
+bad("bad-duplicate-pod", "two pods with one name", None, cluster=lst([node("node1"), pod("p1", "node1", low, small), pod("p1", "node1", low, small)]))
+bad("bad-sampling", "sampling arguments are validated as upstream does", None, args="--min-candidate-nodes-percentage 101")
+bad("bad-sampling-zero", "both sampling arguments zero", None, args="--min-candidate-nodes-percentage 0 --min-candidate-nodes-absolute 0")
+bad("bad-offset", "a negative offset", None, args="--offset -1")
+bad("bad-output", "an unknown output format", None, args="--output yaml")
+bad("bad-missing-file", "a cluster file that does not exist", None, cluster=None, args="--cluster missing.json")
+bad("bad-pod-name", "--pod-name of a pod not in the dump", None, pod_obj=False, args="--pod-name default/nope")
+bad("bad-pod-name-bound", "--pod-name of a running pod", None, pod_obj=False, args="--pod-name default/p1")
+bad("bad-missing-pod", "--cluster without --pod or --pod-name", None, pod_obj=False)
+bad("bad-two-stdin", "standard input used twice", None, cluster=None, pod_obj=False, args="--cluster - --pod -")
+bad("bad-unknown-option", "an unknown option", None, args="--frobnicate")
+
+def write(path, obj):
+    with open(path, 'w', encoding='utf-8', errors='surrogateescape') as f:
+        if isinstance(obj, str): f.write(obj)
+        else: f.write(json.dumps(obj, indent=2) + "\n")
+
+if os.path.isdir(OUT): shutil.rmtree(OUT)
+failures = []
+for name, s in scenarios.items():
+    d = os.path.join(OUT, name)
+    os.makedirs(d)
+    write(os.path.join(d, 'README'), s['note'] + "\n")
+    if s['cluster'] is not None: write(os.path.join(d, 'cluster.json'), s['cluster'])
+    if s['pod'] not in (None, False): write(os.path.join(d, 'pod.json'), s['pod'])
+    for fn, obj in s['files'].items(): write(os.path.join(d, fn), obj)
+    for fn, txt in s['raw'].items(): write(os.path.join(d, fn), txt)
+    if s['stdin'] is not None: write(os.path.join(d, 'stdin.json'), s['stdin'])
+    if s['args']: write(os.path.join(d, 'args'), s['args'] + "\n")
+    cmd = [TOOL]
+    clusters = sorted(f for f in os.listdir(d) if f == 'cluster.json' or (f.startswith('cluster-') and f.endswith('.json')))
+    if clusters: cmd += ['--cluster'] + clusters
+    if os.path.exists(os.path.join(d, 'pod.json')): cmd += ['--pod', 'pod.json']
+    cmd += s['args'].split()
+    if s['exit'] == 0 and not (s['expect'] or {}).get('text') and '--output' not in s['args']: cmd += ['--output', 'json']
+    stdin = open(os.path.join(d, 'stdin.json')) if s['stdin'] is not None else subprocess.DEVNULL
+    r = subprocess.run(cmd, cwd=d, stdin=stdin, capture_output=True, text=True)
+    if r.returncode != s['exit']:
+        failures.append(f"{name}: exit {r.returncode} (want {s['exit']}): {r.stderr}{r.stdout[:300]}")
+        continue
+    if s['exit'] != 0:
+        write(os.path.join(d, 'expected-exit'), f"{s['exit']}\n")
+        write(os.path.join(d, 'expected-stderr'), r.stderr)
+        print(f"{name}: {r.stderr.strip()}")
+        continue
+    e = s['expect'] or {}
+    if e.get('text'):
+        write(os.path.join(d, 'expected.txt'), r.stdout)
+        print(f"{name}: text, {len(r.stdout.splitlines())} lines")
+        continue
+    out = json.loads(r.stdout)
+    def check(cond, what):
+        if not cond: failures.append(f"{name}: {what}: got {json.dumps(out)[:600]}")
+    check(out['result'] == e['result'], "result")
+    if 'node' in e: check(out['nominatedNodeName'] == e['node'], "nominatedNodeName")
+    if 'victims' in e: check(sorted(out['victims']) == sorted(e['victims']), "victims")
+    if 'violations' in e: check(out['pdbViolations'] == e['violations'], "pdbViolations")
+    if 'message' in e: check(out['message'] == e['message'], "message")
+    if 'cleared' in e: check(out['clearedNominations'] == e['cleared'], "clearedNominations")
+    if 'candidates' in e:
+        got = {n['name']: n['victims'] for n in out['nodes'] if n['evaluated'] and n['status'] == 'Success' and not n['reason']}
+        check({k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in e['candidates'].items()}, "candidates")
+    if 'dropped' in e:
+        got = [n['name'] for n in out['nodes'] if n['evaluated'] and n['status'] == 'Success' and n['reason']]
+        check(got == e['dropped'], "dropped candidates")
+    if e['result'] == 'fits':
+        check(all(n['status'] == 'Success' for n in out['nodes']), "fits lists feasible nodes")
+    write(os.path.join(d, 'expected.json'), json.dumps(out, indent=2) + "\n")
+    print(f"{name}: {out['result']} {out['nominatedNodeName']} {out['victims']} {out['message']}")
+if failures:
+    print("\nFAILURES:\n" + "\n".join(failures))
+    sys.exit(1)
