@@ -55,7 +55,7 @@ struct default_scores {
         "fewest PDB violations", "lowest highest-priority victim",
         "smallest sum of victim priorities", "fewest victims",
         "latest start of the highest-priority victims"};
-    return k < count ? names[k] : std::string_view("first candidate in node order");
+    return k < count ? names[k] : std::string_view("first candidate found");
   }
 
   template <pod P>
