@@ -49,8 +49,8 @@ using preempt::model::pod_id;
 using preempt::model::pod_spec;
 using preempt::model::resource_vector;
 
-constexpr std::size_t small_count = PREEMPT_DIFF_SANITIZED ? 1000 : 4000;
-constexpr std::size_t large_count = PREEMPT_DIFF_SANITIZED ? 8 : 40;
+constexpr std::size_t small_count = PREEMPT_DIFF_SANITIZED ? 2000 : 4000;
+constexpr std::size_t large_count = PREEMPT_DIFF_SANITIZED ? 16 : 40;
 
 std::vector<std::uint64_t> seeds(std::size_t count, std::uint64_t salt) {
   std::vector<std::uint64_t> out;

@@ -1,0 +1,128 @@
+// W1 (PreemptionBasic-like): the whole decision, preempt::evaluator::evaluate, on clusters of
+// 500, 1000 and 5000 nodes with 4, 30 or 110 low-priority pods per node (upstream shapes, see
+// support/fixtures.hpp) and a 3000m priority-10 preemptor that must evict on any node.
+//
+// Families: dry_run/<sampling>/<executor>/pods:<p>, argument `nodes`.
+//   sampling  sampled = upstream defaults (10%, at least 100 candidates: 500 nodes -> 100,
+//             5000 -> 500); full = 100% (every node is evaluated)
+//   executor  inline = preempt::inline_executor (one thread); pool1 / pool2 = preempt::thread_pool
+//             with 1 / 2 threads and evaluator parallelism pool threads + 1 (the calling thread
+//             works too), i.e. 2 / 3 workers
+// The dry run starts at offset 0 every time (same nodes every iteration). Counters: see
+// support/measure.hpp, plus nodes_evaluated, victims and workers. Timing: thread CPU time for
+// inline, wall time for the pools (their helpers run on other threads; load-sensitive). The reference and the plain
+// scan read the same nodes. Aborts if a decision does not nominate a node with victims.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "preempt/preempt.hpp"
+#include "preempt/thread_pool.hpp"
+#include "support/fixtures.hpp"
+#include "support/measure.hpp"
+
+namespace {
+
+using bench::pod;
+using evaluator = preempt::evaluator<preempt::model::cluster>;
+
+enum class exec_kind { inline_, pool1, pool2 };
+
+const bench::world& fixture(std::size_t nodes, std::int64_t per_node) {
+  static std::map<std::pair<std::size_t, std::int64_t>, std::unique_ptr<bench::world>> cache;
+  auto& slot = cache[{nodes, per_node}];
+  if (!slot) slot = bench::make_world_per_node(nodes, per_node, bench::preemptor_kind::high);
+  return *slot;
+}
+
+preempt::thread_pool& pool(std::size_t threads) {
+  static preempt::thread_pool one(1), two(2);
+  return threads == 1 ? one : two;
+}
+
+preempt::sampling_args sampling(bool full) {
+  preempt::sampling_args a;
+  if (full) a.min_candidate_nodes_percentage = 100;
+  return a;
+}
+
+template <class E>
+void run(benchmark::State& state, const bench::world& w, bool full, std::size_t workers, const E& ex) {
+  preempt::evaluator_config cfg;
+  cfg.sampling = sampling(full);
+  cfg.parallelism = workers;
+  evaluator ev(cfg);
+  preempt::attempt at;
+  at.offset = 0;
+  const auto evaluate = [&]() -> const auto& {
+    return ev.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{}, preempt::no_nominations{}, ex, at);
+  };
+  // Warm-up, and the checks: a nomination with victims; the expected number of nodes evaluated.
+  const auto& d0 = evaluate();
+  bench::expect(d0.kind == preempt::decision_kind::nominated && !d0.victims.empty(),
+                "dry run: no preemption");
+  const std::size_t wanted = preempt::number_of_candidates(cfg.sampling, w.cluster.size());
+  bench::expect(d0.diagnosis.size() == wanted, "dry run: unexpected number of nodes evaluated");
+  const std::vector<std::size_t> nodes = bench::nodes_evaluated(d0);
+  const std::size_t victims = d0.victims.size();
+  const std::size_t pods = bench::pods_on(w.cluster, nodes);
+  // More warm-up with helpers: each worker's scratch grows the first time it takes an item.
+  for (int i = 0; i < (workers == 1 || !bench::optimized_build ? 1 : 30); ++i) (void)evaluate();
+
+  const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
+  const std::string key = std::to_string(w.cluster.size()) + "x" + std::to_string(w.pods / w.cluster.size()) +
+                          (full ? "/full" : "/sampled");
+  const double ref = bench::reference_ns(key, [&] {
+    const auto r = naive_reference::preempt(w.preemptor, w.reference_input(cfg.sampling, 0));
+    bench::expect(r.kind == preempt::decision_kind::nominated && r.tried.size() == wanted,
+                  "dry run: the reference did not nominate");
+    benchmark::DoNotOptimize(r.node_index);
+  }, static_cast<double>(pods) * static_cast<double>(w.pods / w.cluster.size()));
+
+  const double ns = bench::timed_loop(
+      state,
+      [&] {
+        const auto& d = evaluate();
+        std::size_t chosen = d.node_index;  // (a local: see victim_selection.bench.cpp)
+        benchmark::DoNotOptimize(chosen);
+      },
+      workers == 1 ? bench::timer::thread_cpu : bench::timer::wall);
+  bench::report(state, ns, pods, scan, ref);
+  state.counters["nodes_evaluated"] = static_cast<double>(nodes.size());
+  state.counters["victims"] = static_cast<double>(victims);
+  state.counters["workers"] = static_cast<double>(workers);
+  state.SetComplexityN(static_cast<benchmark::IterationCount>(pods));
+  state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(pods));
+}
+
+void BM_dry_run(benchmark::State& state, bool full, exec_kind k, std::int64_t per_node) {
+  const bench::world& w = fixture(static_cast<std::size_t>(state.range(0)), per_node);
+  switch (k) {
+    case exec_kind::inline_: run(state, w, full, 1, preempt::inline_executor{}); break;
+    case exec_kind::pool1: run(state, w, full, 2, pool(1).get_executor()); break;
+    case exec_kind::pool2: run(state, w, full, 3, pool(2).get_executor()); break;
+  }
+}
+
+[[maybe_unused]] const bool registered = [] {
+  const std::pair<const char*, exec_kind> execs[] = {
+      {"inline", exec_kind::inline_}, {"pool1", exec_kind::pool1}, {"pool2", exec_kind::pool2}};
+  for (const bool full : {false, true})
+    for (const auto& [exec_name, k] : execs)
+      for (const std::int64_t per_node : {4, 30, 110}) {
+        const std::string name = std::string("dry_run/") + (full ? "full/" : "sampled/") + exec_name +
+                                 "/pods:" + std::to_string(per_node);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_dry_run, full, k, per_node);
+        b->ArgName("nodes")->Arg(500)->Arg(1000)->Arg(5000);
+        b->Unit(benchmark::kMicrosecond)->Complexity(benchmark::oN);
+        if (k != exec_kind::inline_) b->UseRealTime();
+      }
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# benchmarks/results/reproduce.sh - regenerate every file in benchmarks/results/ from one run.
+#
+#   bash benchmarks/results/reproduce.sh [build-dir]      (default: build/release)
+#
+# Configures and builds the `release` preset (benchmarks ON), runs each benchmark executable once
+# with JSON output, runs the scheduling-loop simulation (table and JSON), then writes the summary
+# table (summarize.py) and the plot (gnuplot, Debian package gnuplot-nox). Timings depend on the
+# machine and its load; the simulation does not (virtual time).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build/release}
+cd "$root"
+if [[ "$build" == "$root/build/release" ]]; then
+  cmake --preset release
+  cmake --build --preset release -j2
+else
+  cmake --preset release -B "$build"
+  cmake --build "$build" -j2
+fi
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') x $(nproc)"
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "compiler: $(${CXX:-g++} --version | head -1)"
+} > "$here/machine.txt"
+for b in victim_selection dry_run infeasible budgets nominations memory; do
+  "$build/benchmarks/preempt_bench_$b" --benchmark_out="$here/$b.json" --benchmark_out_format=json
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$here/machine.txt"
+"$build/examples/preempt-async-loop-sim" > "$here/async_loop.txt"
+"$build/examples/preempt-async-loop-sim" --output json > "$here/async_loop.json"
+python3 "$here/summarize.py" "$here" > "$here/results.md"
+(cd "$here" && gnuplot async_loop.gp)
+echo "written: $here/{*.json,async_loop.txt,results.md,async_loop.png,machine.txt}"
