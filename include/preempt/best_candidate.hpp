@@ -13,8 +13,8 @@
 //      counts as `now`; no victims counts as the smallest timestamp)
 // A non-empty caller-supplied list of score functions replaces them entirely.
 //
-// Complexity O(c · k) for c candidates and k score functions (one lexicographic pass, plus one
-// more to name the deciding score). No allocation; no exceptions of its own.
+// Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
+// cached scores of the best so far, plus one more to name the deciding score. No allocation; no exceptions of its own.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_BEST_CANDIDATE_HPP
@@ -110,34 +110,62 @@ constexpr best_candidate pick_best(std::span<const candidate<P>> cands, const Sc
   best_candidate result;
   if (cands.empty()) return result;
   // The chain "keep the best of score 0, then of score 1 among those, ..." is the lexicographic
-  // maximum of the score vectors, earliest candidate first on full ties.
-  const auto compare = [&](const candidate<P>& a, const candidate<P>& b) {
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::int64_t sa = scores(k, a), sb = scores(k, b);
-      if (sa != sb) return sa < sb ? -1 : 1;
-    }
-    return 0;
+  // maximum of the score vectors, earliest candidate first on full ties. The best candidate's
+  // scores are cached; a challenger's are computed only until the first difference.
+  constexpr std::size_t cached = 16;
+  std::int64_t best_scores[cached] = {};
+  const auto best_score = [&](std::size_t best, std::size_t k) {
+    return k < cached ? best_scores[k] : scores(k, cands[best]);
+  };
+  const auto cache = [&](std::size_t best) {
+    for (std::size_t k = 0; k < count && k < cached; ++k) best_scores[k] = scores(k, cands[best]);
   };
   std::size_t best = 0;
-  for (std::size_t i = 1; i < cands.size(); ++i)
-    if (compare(cands[i], cands[best]) > 0) best = i;
+  cache(best);
+  for (std::size_t i = 1; i < cands.size(); ++i) {
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int64_t challenger = scores(k, cands[i]);
+      const std::int64_t incumbent = best_score(best, k);
+      if (challenger == incumbent) continue;
+      if (challenger > incumbent) {
+        best = i;
+        cache(best);
+      }
+      break;
+    }
+  }
   result.index = best;
   if (cands.size() == 1) return result;
   // The deciding score is the first k after which the best stands alone among those tied with it
-  // on scores 0..k.
-  for (std::size_t k = 0; k < count; ++k) {
-    std::size_t tied = 0;
-    for (const candidate<P>& c : cands) {
-      bool same = true;
-      for (std::size_t j = 0; j <= k && same; ++j) same = scores(j, c) == scores(j, cands[best]);
-      tied += same ? 1 : 0;
+  // on scores 0..k: count, for each k, the candidates that agree with the best on 0..k.
+  std::size_t agree[cached + 1] = {};
+  if (count > cached) {  // rare: a long custom list; count directly
+    for (std::size_t k = 0; k < count; ++k) {
+      std::size_t tied = 0;
+      for (const candidate<P>& c : cands) {
+        bool same = true;
+        for (std::size_t j = 0; j <= k && same; ++j) same = scores(j, c) == best_score(best, j);
+        tied += same ? 1 : 0;
+      }
+      if (tied == 1) {
+        result.deciding_score = k;
+        return result;
+      }
     }
-    if (tied == 1) {
-      result.deciding_score = k;
-      return result;
-    }
+    result.deciding_score = count;
+    return result;
+  }
+  for (const candidate<P>& c : cands) {
+    std::size_t prefix = 0;
+    while (prefix < count && scores(prefix, c) == best_scores[prefix]) ++prefix;
+    for (std::size_t k = 0; k < prefix; ++k) ++agree[k];
   }
   result.deciding_score = count;
+  for (std::size_t k = 0; k < count; ++k)
+    if (agree[k] == 1) {
+      result.deciding_score = k;
+      break;
+    }
   return result;
 }
 
