@@ -43,9 +43,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <span>
@@ -190,7 +192,8 @@ class helper_crew {
   helper_crew& operator=(const helper_crew&) = delete;
   ~helper_crew() {
     for (std::size_t w = 1; w < size_; ++w) {
-      while (helpers_[w].queued.load(std::memory_order_acquire)) helpers_[w].queued.wait(true);
+      std::unique_lock lock(idle_mutex_);
+      idle_.wait(lock, [&] { return !helpers_[w].queued.load(std::memory_order_acquire); });
     }
   }
 
@@ -227,8 +230,7 @@ class helper_crew {
     try {
       ex.execute(task_ref::to_member_run(helpers_[w]));
     } catch (...) {  // the executor refused: the calling thread does the work
-      helpers_[w].queued.store(false, std::memory_order_release);
-      helpers_[w].queued.notify_all();
+      release(helpers_[w]);
     }
 #else
     ex.execute(task_ref::to_member_run(helpers_[w]));
@@ -239,14 +241,23 @@ class helper_crew {
     active_.fetch_add(1, std::memory_order_seq_cst);
     if (dry_run_job* job = job_.load(std::memory_order_seq_cst)) job->run_items(h.worker);
     if (active_.fetch_sub(1, std::memory_order_seq_cst) == 1) active_.notify_all();
-    h.queued.store(false, std::memory_order_release);  // last touch of the crew
-    h.queued.notify_all();
+    release(h);  // last touch of the crew
+  }
+
+  // Marks a helper free again. Notified under the lock: the destructor, which waits under the
+  // same lock, cannot free the crew while this thread still touches it.
+  void release(helper& h) noexcept {
+    std::lock_guard lock(idle_mutex_);
+    h.queued.store(false, std::memory_order_release);
+    idle_.notify_all();
   }
 
   std::unique_ptr<helper[]> helpers_;
   std::size_t size_ = 0;
   std::atomic<dry_run_job*> job_{nullptr};
   std::atomic<std::size_t> active_{0};
+  std::mutex idle_mutex_;
+  std::condition_variable idle_;
 };
 
 template <class T>
