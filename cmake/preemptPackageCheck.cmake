@@ -1,4 +1,4 @@
-# preemptPackageCheck.cmake - run by the ctest test `preempt_package_check` (cmake -P).
+# preemptPackageCheck.cmake - the package consumer checks, run by .ci/packages (cmake -P).
 #
 # 1. installs the build's library component into CHECK_DIR/stage;
 # 2. builds + runs tests/consumer with find_package(preempt) against that prefix;
