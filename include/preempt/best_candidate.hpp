@@ -35,16 +35,6 @@
 
 PREEMPT_NAMESPACE_BEGIN
 
-// Which candidate won, and which score function settled it.
-struct best_candidate {
-  static constexpr std::size_t none = static_cast<std::size_t>(-1);
-  // Index into the candidates, or `none` when there were no candidates.
-  std::size_t index = none;
-  // The score function that left this candidate alone, or `score_count` when all of them tied
-  // and the order of the candidates decided. For a single candidate, `none`.
-  std::size_t deciding_score = none;
-};
-
 // The upstream scores as one indexable list.
 struct default_scores {
   static constexpr std::size_t count = 5;

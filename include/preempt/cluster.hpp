@@ -1,4 +1,4 @@
-// preempt/cluster.hpp - how the evaluation reads the caller's cluster and its nominations.
+// preempt/cluster.hpp - how the evaluation reads the caller's cluster.
 //
 // A type C models `cluster` when it has:
 //   c.size()                    the number of nodes
@@ -9,9 +9,6 @@
 // The evaluation never copies a node: it prepares a worker's state for each node it evaluates.
 // preempt::model::cluster models it with resource_fit_state.
 //
-// A type models `nominations_of<P>` when `n.nominated_to(i)` yields the pods nominated to node i
-// (pods or pointers to pods of type P), as a forward range. `no_nominations` has none.
-//
 // Header-only declarations; no allocation; no exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -20,14 +17,12 @@
 
 #include <concepts>
 #include <cstddef>
-#include <ranges>
 #include <type_traits>
 #include <utility>
 
 #include "preempt/config.hpp"
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
-#include "preempt/nominated_fit.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -46,26 +41,6 @@ template <cluster C>
 using cluster_node_t = std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>;
 template <cluster C>
 using cluster_pod_t = node_pod_t<cluster_node_t<C>>;
-
-struct no_nominations;
-
-template <class N, class P>
-concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n, std::size_t i) {
-  { n.nominated_to(i) } -> nominated_range<P>;
-};
-
-// No pod is nominated anywhere.
-struct no_nominations {};
-
-namespace detail {
-template <class P, class N>
-decltype(auto) nominated_to(const N& n, std::size_t i) {
-  if constexpr (std::same_as<N, no_nominations>)
-    return no_nominated_pods<P>;
-  else
-    return n.nominated_to(i);
-}
-}  // namespace detail
 
 PREEMPT_NAMESPACE_END
 

@@ -69,7 +69,7 @@
 #include <vector>
 
 #include "preempt/config.hpp"
-#include "preempt/evaluator.hpp"
+#include "preempt/decision.hpp"
 #include "preempt/eviction.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/in_flight.hpp"

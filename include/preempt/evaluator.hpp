@@ -1,35 +1,37 @@
-// preempt/evaluator.hpp - the whole preemption decision for one pending pod (Kubernetes
-// DefaultPreemption PostFilter, spec 2.1-2.8), inline or in parallel on any executor.
+// preempt/evaluator.hpp - the whole preemption decision for one pending pod (upstream's
+// DefaultPreemption PostFilter, Evaluator.Preempt), inline or in parallel on any executor.
 //
 // evaluator<C>::evaluate(preemptor, cluster, statuses, budgets, nominations, executor, attempt)
-//   1. Eligibility (check_eligibility): preemption policy Never, or an earlier preemption still
-//      terminating victims on the pod's nominated node ⇒ not_eligible (keep the nomination).
-//   2. Potential nodes: the nodes whose filter status is `unschedulable`, in cluster order.
-//      None ⇒ unschedulable, every node "Preemption is not helpful for scheduling".
-//   3. Sampling: wanted = number_of_candidates(config.sampling, n); the dry run starts at
-//      `attempt.offset` (taken modulo n) or at an offset drawn from the evaluator's seeded
-//      generator, and wraps around.
-//   4. Dry run: select_victims on each potential node in that order, keeping two bounded lists
-//      (candidates without and with budget violations, each capped at `wanted`, overflow
-//      dropped), until at least one candidate without violations exists and both lists together
-//      hold `wanted`. A node whose selection succeeds with no victim is an error for that node.
-//      Errors fail the attempt only when no candidate was found.
-//   5. Candidates (without violations first) go through the extenders, then pick_best_candidate
-//      (the policy's score_functions() when it has them, else the upstream scores).
+// returns a decision (preempt/decision.hpp):
+//   1. Eligibility (PodEligibleToPreemptOthers, preempt/eligibility.hpp): preemption policy
+//      Never, or an earlier preemption still terminating victims on the pod's nominated node
+//      ⇒ not_eligible (keep the nomination).
+//   2. Potential nodes (findCandidates): the nodes whose filter status is `unschedulable`, in
+//      cluster order. None ⇒ unschedulable, every node "Preemption is not helpful for
+//      scheduling".
+//   3. Sampling (GetOffsetAndNumCandidates, preempt/sampling.hpp): wanted =
+//      number_of_candidates(config.sampling, n); the dry run starts at `attempt.offset` (taken
+//      modulo n) or at an offset drawn from the evaluator's seeded generator, and wraps around.
+//   4. Dry run (DryRunPreemption): select_victims (SelectVictimsOnNode) on each potential node in
+//      that order, keeping two bounded lists (candidates without and with budget violations, each
+//      capped at `wanted`, overflow dropped), until at least one candidate without violations
+//      exists and both lists together hold `wanted`. A node whose selection succeeds with no
+//      victim is an error for that node. Errors fail the attempt only when no candidate was found.
+//   5. Candidates (without violations first) go through the extenders (callExtenders), then
+//      pick_best_candidate (SelectCandidate / pickOneNodeForPreemption; the policy's
+//      score_functions() when it has them, else the upstream scores).
 // Beyond upstream, the answer is deterministic: with more than one worker, nodes are evaluated
 // ahead in parallel batches and only the prefix a sequential evaluation would have reached is
 // kept, so every executor and every parallelism gives the same decision, node statuses included.
-//
-// Messages follow upstream, prefixed "preemption: " as the plugin does:
-//   "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found
-//   for incoming pod." (counts per reason, sorted as strings).
+// The messages of the attempts that nominate nothing are upstream's (preempt/failure_message.hpp).
 //
 // Executors: the work handed to an async executor is a reference to helper state inside the
-// evaluator; the calling thread works too and never waits for a helper that has not started, so
-// an executor that runs tasks late (a manual queue) or never (a saturated pool) cannot stall an
-// evaluation. An evaluator must outlive the helper tasks it queued: its destructor waits until
-// every queued helper has run, so drain a manual context before destroying the evaluator.
-// With an always-inline executor no helper is ever queued and no atomic is touched.
+// evaluator (preempt/detail/helper_crew.hpp); the calling thread works too and never waits for a
+// helper that has not started, so an executor that runs tasks late (a manual queue) or never (a
+// saturated pool) cannot stall an evaluation. An evaluator must outlive the helper tasks it
+// queued: its destructor waits until every queued helper has run, so drain a manual context
+// before destroying the evaluator. With an always-inline executor no helper is ever queued and no
+// atomic is touched.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated. Allocation:
 // none per node or per decision in steady state (buffers grow to the largest attempt seen);
@@ -42,17 +44,14 @@
 #define PREEMPT_EVALUATOR_HPP
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <span>
-#include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,10 +60,14 @@
 #include "preempt/candidate.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/decision.hpp"
+#include "preempt/detail/helper_crew.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/extender.hpp"
+#include "preempt/failure_message.hpp"
 #include "preempt/filter_statuses.hpp"
+#include "preempt/nominations.hpp"
 #include "preempt/observer.hpp"
 #include "preempt/policy.hpp"
 #include "preempt/sampling.hpp"
@@ -72,70 +75,6 @@
 #include "preempt/victim_selection.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
-
-inline constexpr std::string_view not_helpful_reason = "Preemption is not helpful for scheduling";
-inline constexpr std::string_view zero_victims_reason = "expected at least one victim pod on node";
-inline constexpr std::string_view no_candidate_message =
-    "preemption: no candidate node for preemption";
-inline constexpr std::string_view no_nodes_message = "preemption: no nodes available";
-
-enum class decision_kind : std::uint8_t {
-  nominated,      // a node and its victims were chosen
-  not_eligible,   // the pod may not preempt now; keep its current nomination
-  unschedulable,  // preemption cannot help (see clear_nomination)
-  error,          // something failed; keep the current nomination and retry later
-};
-
-constexpr std::string_view to_string(decision_kind k) noexcept {
-  switch (k) {
-    case decision_kind::nominated: return "nominated";
-    case decision_kind::not_eligible: return "not-eligible";
-    case decision_kind::unschedulable: return "unschedulable";
-    case decision_kind::error: return "error";
-  }
-  return "unknown";
-}
-
-// The outcome of one node in the dry run.
-struct node_diagnosis {
-  std::size_t node_index;
-  status outcome;
-};
-
-template <class P>
-struct decision {
-  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
-  decision_kind kind = decision_kind::error;
-  // The nominated node (kind == nominated).
-  std::size_t node_index = npos;
-  std::string_view node_name;
-  std::span<const P* const> victims;  // descending importance
-  std::int64_t pdb_violations = 0;
-  // Upstream's "nominated node name = '' with override": the pod's nomination must be cleared.
-  // True only when the dry run found no candidate.
-  bool clear_nomination = false;
-  // "" when nominated; otherwise the upstream status message.
-  std::string_view message;
-  // Every node the dry run kept, in evaluation order, with its outcome.
-  std::span<const node_diagnosis> diagnosis;
-  // The candidates after the extenders, in the order they were found.
-  std::span<const candidate<P>> candidates;
-  // Which candidate won and which score settled it.
-  best_candidate choice;
-  std::size_t potential_nodes = 0;
-  std::size_t offset = 0;
-  std::size_t candidates_wanted = 0;
-
-  // The status code upstream's PostFilter returns with this decision.
-  constexpr status_code code() const noexcept {
-    switch (kind) {
-      case decision_kind::nominated: return status_code::success;
-      case decision_kind::error: return status_code::error;
-      default: return status_code::unschedulable;
-    }
-  }
-};
 
 struct evaluator_config {
   sampling_args sampling;
@@ -158,108 +97,7 @@ struct attempt {
 
 namespace detail {
 
-// A batch of items shared by the calling thread and the helpers.
-struct dry_run_job {
-  void (*process)(dry_run_job&, std::size_t item, std::size_t worker) noexcept = nullptr;
-  void* context = nullptr;
-  std::size_t count = 0;
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> done{0};
-
-  void run_items(std::size_t worker) noexcept {
-    for (;;) {
-      const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= count) return;
-      process(*this, i, worker);
-      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == count) done.notify_all();
-    }
-  }
-};
-
-// The helpers an evaluator lends to an executor, and the protocol that keeps them safe:
-// a helper registers as active before it looks at the current job, so the owner, after clearing
-// the job, waits only for helpers that may still touch it.
-class helper_crew {
- public:
-  explicit helper_crew(std::size_t workers)
-      : helpers_(std::make_unique<helper[]>(workers)), size_(workers) {
-    for (std::size_t w = 0; w < workers; ++w) {
-      helpers_[w].crew = this;
-      helpers_[w].worker = w;
-    }
-  }
-  helper_crew(const helper_crew&) = delete;
-  helper_crew& operator=(const helper_crew&) = delete;
-  ~helper_crew() {
-    for (std::size_t w = 1; w < size_; ++w) {
-      std::unique_lock lock(idle_mutex_);
-      idle_.wait(lock, [&] { return !helpers_[w].queued.load(std::memory_order_acquire); });
-    }
-  }
-
-  std::size_t size() const noexcept { return size_; }
-
-  // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`.
-  template <class E>
-  void run(dry_run_job& job, const E& ex) noexcept {
-    job_.store(&job, std::memory_order_seq_cst);
-    for (std::size_t w = 1; w < size_ && w < job.count; ++w) lend(w, ex);
-    job.run_items(0);
-    for (std::size_t d = job.done.load(std::memory_order_acquire); d < job.count;
-         d = job.done.load(std::memory_order_acquire))
-      job.done.wait(d, std::memory_order_acquire);
-    job_.store(nullptr, std::memory_order_seq_cst);
-    for (std::size_t a = active_.load(std::memory_order_seq_cst); a != 0;
-         a = active_.load(std::memory_order_seq_cst))
-      active_.wait(a, std::memory_order_seq_cst);
-  }
-
- private:
-  struct helper {
-    helper_crew* crew = nullptr;
-    std::size_t worker = 0;
-    std::atomic<bool> queued{false};
-
-    void run() noexcept { crew->help(*this); }
-  };
-
-  template <class E>
-  void lend(std::size_t w, const E& ex) noexcept {
-    if (helpers_[w].queued.exchange(true, std::memory_order_acq_rel)) return;  // still queued
-#if PREEMPT_HAS_EXCEPTIONS
-    try {
-      ex.execute(task_ref::to_member_run(helpers_[w]));
-    } catch (...) {  // the executor refused: the calling thread does the work
-      release(helpers_[w]);
-    }
-#else
-    ex.execute(task_ref::to_member_run(helpers_[w]));
-#endif
-  }
-
-  void help(helper& h) noexcept {
-    active_.fetch_add(1, std::memory_order_seq_cst);
-    if (dry_run_job* job = job_.load(std::memory_order_seq_cst)) job->run_items(h.worker);
-    if (active_.fetch_sub(1, std::memory_order_seq_cst) == 1) active_.notify_all();
-    release(h);  // last touch of the crew
-  }
-
-  // Marks a helper free again. Notified under the lock: the destructor, which waits under the
-  // same lock, cannot free the crew while this thread still touches it.
-  void release(helper& h) noexcept {
-    std::lock_guard lock(idle_mutex_);
-    h.queued.store(false, std::memory_order_release);
-    idle_.notify_all();
-  }
-
-  std::unique_ptr<helper[]> helpers_;
-  std::size_t size_ = 0;
-  std::atomic<dry_run_job*> job_{nullptr};
-  std::atomic<std::size_t> active_{0};
-  std::mutex idle_mutex_;
-  std::condition_variable idle_;
-};
-
+// The policy's clock (`now` member), or 0: the start time assumed for pods without one.
 template <class T>
 constexpr timestamp now_of(const T& policy) {
   if constexpr (requires { policy.now; })
@@ -360,7 +198,6 @@ class evaluator {
     without_violations_.clear();
     with_violations_.clear();
     victim_arena_.clear();
-    message_.clear();
     has_errors_ = false;
   }
 
@@ -410,10 +247,10 @@ class evaluator {
         for (std::size_t i = 0; i < count; ++i)
           evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
       } else {
-        detail::dry_run_job job;
+        detail::crew_job job;
         job.context = &ctx;
         job.count = count;
-        job.process = [](detail::dry_run_job& j, std::size_t item, std::size_t w) noexcept {
+        job.process = [](detail::crew_job& j, std::size_t item, std::size_t w) noexcept {
           auto& c = *static_cast<context*>(j.context);
           c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
         };
@@ -491,13 +328,9 @@ class evaluator {
       });
       for (const candidate<pod_type>& c : extender_out_) {
         if (!c.victims.empty()) continue;
-        message_ = "preemption: ";
-        message_ += zero_victims_reason;
-        message_ += " \"";
-        message_ += c.node_name;
-        message_ += "\"";
+        const std::string_view message = messages_.no_victims_on(c.node_name);
         candidates_.clear();
-        finish(decision_kind::error, message_);
+        finish(decision_kind::error, message);
         return false;
       }
       candidates_.swap(extender_out_);
@@ -533,72 +366,18 @@ class evaluator {
   }
 
   const decision_type& finish_message(decision_kind kind, std::string_view text) {
-    message_ = "preemption: ";
-    message_ += text;
-    return finish(kind, message_);
+    return finish(kind, messages_.prefixed(text));
   }
 
-  // Upstream FitError: "0/N nodes are available: <count> <reason>, ...", counts sorted as text.
+  // No candidate: upstream's FitError over all nodes; the nomination is cleared.
   const decision_type& finish_unschedulable(std::size_t total_nodes) {
-    histogram_.clear();
-    const auto count = [&](std::string_view reason, std::size_t times) {
-      for (auto& [r, c] : histogram_)
-        if (r == reason) {
-          c += times;
-          return;
-        }
-      histogram_.emplace_back(reason, times);
-    };
-    // Like upstream's status map, only the nodes that failed carry a reason; every other node
-    // (not tried, or a candidate dropped because the lists were full) is "not helpful".
-    std::size_t failed = 0;
-    for (const node_diagnosis& d : diagnosis_) {
-      if (d.outcome.is_success()) continue;
-      ++failed;
-      for (std::string_view reason : d.outcome.reasons()) count(reason, 1);
-    }
-    if (total_nodes > failed) count(not_helpful_reason, total_nodes - failed);
-    lines_.resize(histogram_.size());
-    for (std::size_t i = 0; i < histogram_.size(); ++i) {
-      lines_[i] = std::to_string(histogram_[i].second);
-      lines_[i] += ' ';
-      lines_[i] += histogram_[i].first;
-    }
-    std::sort(lines_.begin(), lines_.end());
-    message_ = "preemption: 0/";
-    message_ += std::to_string(total_nodes);
-    message_ += " nodes are available: ";
-    for (std::size_t i = 0; i < lines_.size(); ++i) {
-      if (i != 0) message_ += ", ";
-      message_ += lines_[i];
-    }
-    message_ += '.';
     decision_.clear_nomination = true;
-    return finish(decision_kind::unschedulable, message_);
+    return finish(decision_kind::unschedulable, messages_.fit_error(diagnosis_, total_nodes));
   }
 
-  // Upstream aggregate error: one message as is, several as "[a, b]" (duplicates once).
+  // Errors and no candidate: upstream's aggregate of the dry run's errors.
   const decision_type& finish_errors(const C& cluster) {
-    lines_.clear();
-    for (const node_diagnosis& d : diagnosis_) {
-      if (d.outcome.code() != status_code::error) continue;
-      std::string line(d.outcome.reason());
-      if (d.outcome.reason() == zero_victims_reason) {
-        line += " \"";
-        line += cluster[d.node_index].name();
-        line += "\"";
-      }
-      if (std::find(lines_.begin(), lines_.end(), line) == lines_.end())
-        lines_.push_back(std::move(line));
-    }
-    message_ = "preemption: ";
-    if (lines_.size() > 1) message_ += '[';
-    for (std::size_t i = 0; i < lines_.size(); ++i) {
-      if (i != 0) message_ += ", ";
-      message_ += lines_[i];
-    }
-    if (lines_.size() > 1) message_ += ']';
-    return finish(decision_kind::error, message_);
+    return finish(decision_kind::error, messages_.aggregate_error(diagnosis_, cluster));
   }
 
   evaluator_config config_;
@@ -616,9 +395,7 @@ class evaluator {
   std::vector<const pod_type*> victim_arena_;
   std::vector<candidate<pod_type>> candidates_;
   std::vector<candidate<pod_type>> extender_out_;
-  std::vector<std::pair<std::string_view, std::size_t>> histogram_;
-  std::vector<std::string> lines_;
-  std::string message_;
+  failure_message messages_;
   bool has_errors_ = false;
   decision_type decision_;
 };

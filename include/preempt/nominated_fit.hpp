@@ -20,13 +20,12 @@
 #ifndef PREEMPT_NOMINATED_FIT_HPP
 #define PREEMPT_NOMINATED_FIT_HPP
 
+#include <concepts>
 #include <cstddef>
-#include <ranges>
-#include <span>
-#include <type_traits>
 
 #include "preempt/config.hpp"
 #include "preempt/node_state.hpp"
+#include "preempt/nominations.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
 
@@ -34,38 +33,11 @@ PREEMPT_NAMESPACE_BEGIN
 
 namespace detail {
 
-template <class P, class T>
-constexpr const P& as_pod_ref(const T& x) noexcept {
-  if constexpr (std::is_pointer_v<T>)
-    return *x;
-  else
-    return x;
-}
-
-template <class P, class Nominated>
-concept nominated_range_of =
-    std::ranges::forward_range<Nominated> &&
-    (std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P> ||
-     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, const P*> ||
-     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P*>);
-
+// Whether the preemptor must leave room for this nominee: equal or higher priority, another pod.
 template <class P>
 constexpr bool yields_to(const P& nominee, const P& preemptor) {
   return priority_of(nominee) >= priority_of(preemptor) && !(nominee.uid() == preemptor.uid());
 }
-
-}  // namespace detail
-
-// A range of nominated pods: pods or pointers to pods of type P.
-template <class R, class P>
-concept nominated_range = detail::nominated_range_of<P, R>;
-
-// An empty list of nominated pods. (A span, not std::ranges::empty_view, which clang 14 cannot
-// compile with libstdc++ 12.)
-template <class P>
-inline constexpr std::span<const P* const> no_nominated_pods{};
-
-namespace detail {
 
 // Yes or no, without reasons: the state's optional `can_fit(p) -> bool` when it has one (cheaper
 // for states that build reason strings), else fits(p).

@@ -1,0 +1,141 @@
+// preempt/failure_message.hpp - the message of a preemption attempt that nominated no node,
+// worded as upstream's DefaultPreemption PostFilter words it (every message starts with
+// "preemption: ", as the plugin prefixes it).
+//
+// failure_message keeps one message buffer and composes, into it:
+//   fit_error(diagnosis, total_nodes)   no candidate: upstream's FitError over all nodes,
+//       "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found
+//       for incoming pod." Each reason of each failed node is counted; every node that did not
+//       fail (not tried, or a candidate dropped because the candidate lists were full) counts as
+//       "Preemption is not helpful for scheduling", as upstream's status map has no entry for
+//       it. The "<count> <reason>" parts are sorted as strings.
+//   aggregate_error(diagnosis, nodes)   the dry run's errors with no candidate: one error as is,
+//       several as "[a, b]" in evaluation order, duplicates once; "expected at least one victim
+//       pod on node" names its node.
+//   no_victims_on(node_name)            an extender returned a node without victims.
+//   prefixed(text)                      any other message, e.g. PodEligibleToPreemptOthers' reason.
+// Each returns a view of the buffer, valid until the next call.
+//
+// Complexity: O(reasons · distinct reasons) for fit_error, O(errors²) for aggregate_error.
+// Allocation: the buffers grow to the longest message seen, then are reused (aggregate_error
+// allocates a string per error node). No exceptions of its own. Not synchronized.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_FAILURE_MESSAGE_HPP
+#define PREEMPT_FAILURE_MESSAGE_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "preempt/config.hpp"
+#include "preempt/decision.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+
+// Upstream's texts.
+inline constexpr std::string_view not_helpful_reason = "Preemption is not helpful for scheduling";
+inline constexpr std::string_view zero_victims_reason = "expected at least one victim pod on node";
+inline constexpr std::string_view no_candidate_message =
+    "preemption: no candidate node for preemption";
+inline constexpr std::string_view no_nodes_message = "preemption: no nodes available";
+
+class failure_message {
+ public:
+  std::string_view prefixed(std::string_view text) {
+    message_ = prefix;
+    message_ += text;
+    return message_;
+  }
+
+  std::string_view no_victims_on(std::string_view node_name) {
+    message_ = prefix;
+    append_zero_victims(message_, node_name);
+    return message_;
+  }
+
+  std::string_view fit_error(std::span<const node_diagnosis> diagnosis, std::size_t total_nodes) {
+    histogram_.clear();
+    std::size_t failed = 0;
+    for (const node_diagnosis& d : diagnosis) {
+      if (d.outcome.is_success()) continue;
+      ++failed;
+      for (std::string_view reason : d.outcome.reasons()) count(reason, 1);
+    }
+    if (total_nodes > failed) count(not_helpful_reason, total_nodes - failed);
+    lines_.resize(histogram_.size());
+    for (std::size_t i = 0; i < histogram_.size(); ++i) {
+      lines_[i] = std::to_string(histogram_[i].second);
+      lines_[i] += ' ';
+      lines_[i] += histogram_[i].first;
+    }
+    std::sort(lines_.begin(), lines_.end());
+    message_ = prefix;
+    message_ += "0/";
+    message_ += std::to_string(total_nodes);
+    message_ += " nodes are available: ";
+    append_joined();
+    message_ += '.';
+    return message_;
+  }
+
+  // `nodes[i].name()` is the name of node i (a preempt::cluster, for instance).
+  template <class Nodes>
+  std::string_view aggregate_error(std::span<const node_diagnosis> diagnosis, const Nodes& nodes) {
+    lines_.clear();
+    for (const node_diagnosis& d : diagnosis) {
+      if (d.outcome.code() != status_code::error) continue;
+      std::string line;
+      if (d.outcome.reason() == zero_victims_reason)
+        append_zero_victims(line, nodes[d.node_index].name());
+      else
+        line = d.outcome.reason();
+      if (std::find(lines_.begin(), lines_.end(), line) == lines_.end())
+        lines_.push_back(std::move(line));
+    }
+    message_ = prefix;
+    if (lines_.size() > 1) message_ += '[';
+    append_joined();
+    if (lines_.size() > 1) message_ += ']';
+    return message_;
+  }
+
+ private:
+  static constexpr std::string_view prefix = "preemption: ";
+
+  static void append_zero_victims(std::string& out, std::string_view node_name) {
+    out += zero_victims_reason;
+    out += " \"";
+    out += node_name;
+    out += '"';
+  }
+
+  void count(std::string_view reason, std::size_t times) {
+    for (auto& [r, c] : histogram_)
+      if (r == reason) {
+        c += times;
+        return;
+      }
+    histogram_.emplace_back(reason, times);
+  }
+
+  void append_joined() {
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (i != 0) message_ += ", ";
+      message_ += lines_[i];
+    }
+  }
+
+  std::vector<std::pair<std::string_view, std::size_t>> histogram_;
+  std::vector<std::string> lines_;
+  std::string message_;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_FAILURE_MESSAGE_HPP
