@@ -28,7 +28,7 @@
 
 namespace {
 
-using evaluator = preempt::evaluator<preempt::model::cluster>;
+using evaluator = preempt::evaluator<preempt::model::resource_cluster>;
 constexpr std::size_t node_count = 1000;
 constexpr std::int64_t per_node = 30;
 

@@ -29,7 +29,7 @@
 namespace {
 
 using bench::pod;
-using evaluator = preempt::evaluator<preempt::model::cluster>;
+using evaluator = preempt::evaluator<preempt::model::resource_cluster>;
 
 enum class exec_kind { inline_, pool1, pool2 };
 

@@ -2,12 +2,12 @@
 // operator new that tracks live heap bytes (this file's own, not tests/support/counting_new.hpp,
 // which counts calls only).
 //
-// BM_model_memory/pods:<p>: builds a model::cluster of 1000 nodes (4 CPU / 32Gi / 110 slots) with
+// BM_model_memory/pods:<p>: builds a model::resource_cluster of 1000 nodes (4 CPU / 32Gi / 110 slots) with
 // p pods each (the timed loop: add_node + add_pod, so ns_per_pod is the cost of building), then
 // reports
 //   bytes_per_pod          heap growth from adding the pods / pods, as add_pod grows each node's
 //                          vector geometrically (what a caller gets without reserve_pods)
-//   bytes_per_pod_reserved the same with reserve_pods(p) first (= sizeof(model::pod))
+//   bytes_per_pod_reserved the same with reserve_pods(p) first (= sizeof(model::resource_pod))
 //   bytes_per_node         (sizeof(cluster) + heap of the nodes without pods) / nodes
 //   eval_bytes_per_node    heap an evaluator keeps after a full dry run over every node / nodes
 //   ledger_bytes_per_node  nomination_ledger after reserve(nodes, nodes, 1) and one nomination
@@ -67,10 +67,10 @@ void operator delete[](void* p, std::size_t) noexcept { heap::give(p); }
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 constexpr std::size_t node_count = 1000;
 
-void build(preempt::model::cluster& c, std::int64_t per_node, bool reserve, preempt::model::pod_id& uid) {
+void build(preempt::model::resource_cluster& c, std::int64_t per_node, bool reserve, preempt::model::pod_id& uid) {
   c.reserve_nodes(node_count);
   for (std::size_t n = 0; n < node_count; ++n) {
     c.add_node("node-" + std::to_string(n), {4000, std::int64_t{32} << 30, 110});
@@ -91,7 +91,7 @@ void BM_model_memory(benchmark::State& state) {
   std::int64_t node_heap = 0;
   {
     const std::int64_t before = heap::bytes();
-    preempt::model::cluster c;
+    preempt::model::resource_cluster c;
     c.reserve_nodes(node_count);
     for (std::size_t n = 0; n < node_count; ++n) c.add_node("node-" + std::to_string(n), {4000, std::int64_t{32} << 30, 110});
     node_heap = heap::bytes() - before;
@@ -100,7 +100,7 @@ void BM_model_memory(benchmark::State& state) {
   double per_pod = 0, per_pod_reserved = 0, eval_per_node = 0;
   {
     const std::int64_t before = heap::bytes();
-    preempt::model::cluster c;
+    preempt::model::resource_cluster c;
     build(c, per_node, false, uid);
     per_pod = static_cast<double>(heap::bytes() - before - node_heap) / pods;
 
@@ -109,7 +109,7 @@ void BM_model_memory(benchmark::State& state) {
     cfg.sampling.min_candidate_nodes_percentage = 100;
     const std::int64_t before_eval = heap::bytes();
     {
-      preempt::evaluator<preempt::model::cluster> ev(cfg);
+      preempt::evaluator<preempt::model::resource_cluster> ev(cfg);
       const preempt::filter_statuses statuses(node_count, preempt::status_code::unschedulable);
       const std::int64_t statuses_heap = heap::bytes() - before_eval;
       const pod preemptor({.uid = uid++, .priority = 10, .requests = {3000, 500 << 20}, .start_time = {}});
@@ -122,7 +122,7 @@ void BM_model_memory(benchmark::State& state) {
   }
   {
     const std::int64_t before = heap::bytes();
-    preempt::model::cluster c;
+    preempt::model::resource_cluster c;
     build(c, per_node, true, uid);
     per_pod_reserved = static_cast<double>(heap::bytes() - before - node_heap) / pods;
   }
@@ -155,7 +155,7 @@ void BM_model_memory(benchmark::State& state) {
   const std::size_t calls_before = heap::calls.load();
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    preempt::model::cluster c;
+    preempt::model::resource_cluster c;
     build(c, per_node, false, uid);
     benchmark::DoNotOptimize(c.size());
   }
@@ -166,10 +166,10 @@ void BM_model_memory(benchmark::State& state) {
   state.counters["bytes_per_pod"] = per_pod;
   state.counters["bytes_per_pod_reserved"] = per_pod_reserved;
   state.counters["bytes_per_node"] =
-      (static_cast<double>(sizeof(preempt::model::cluster)) + static_cast<double>(node_heap)) /
+      (static_cast<double>(sizeof(preempt::model::resource_cluster)) + static_cast<double>(node_heap)) /
       static_cast<double>(node_count);
   state.counters["sizeof_pod"] = static_cast<double>(sizeof(pod));
-  state.counters["sizeof_node"] = static_cast<double>(sizeof(preempt::model::cluster::node));
+  state.counters["sizeof_node"] = static_cast<double>(sizeof(preempt::model::resource_node));
   state.counters["eval_bytes_per_node"] = eval_per_node;
   state.counters["ledger_bytes_per_node"] = ledger_per_node;
   state.counters["budget_bytes_per_member"] = budget_per_member;

@@ -20,7 +20,7 @@
 
 namespace {
 
-using evaluator = preempt::evaluator<preempt::model::cluster>;
+using evaluator = preempt::evaluator<preempt::model::resource_cluster>;
 constexpr std::size_t node_count = 5000;
 
 const bench::world& fixture(std::size_t per_node) {

@@ -9,7 +9,7 @@
 // BM_select_victims_upstream (W1 per node): upstream shapes (support/fixtures.hpp): a 4-CPU node
 // with 4, 30 or 110 priority-0 pods using 3.6 CPU, a 3000m priority-10 preemptor; the plain scan
 // reads every pod's priority, start time and all its requests (the definition of every other
-// benchmark). Both run on nodes kept in importance order (model::cluster), so no sort happens.
+// benchmark). Both run on nodes kept in importance order (model::resource_cluster), so no sort happens.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -24,10 +24,10 @@
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 
 struct fixture {
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   pod preemptor{preempt::model::pod_spec{}};
 };
 
@@ -48,7 +48,7 @@ fixture make_node(std::int64_t pods) {
 }
 
 // What a decision must at least do: read every pod once.
-std::int64_t plain_scan(const preempt::model::cluster::node& node, std::int32_t priority) {
+std::int64_t plain_scan(const preempt::model::resource_node& node, std::int32_t priority) {
   std::int64_t sum = 0;
   for (const pod& p : node.pods())
     if (p.priority() < priority) sum += p.requests()[0];

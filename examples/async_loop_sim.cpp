@@ -82,7 +82,7 @@
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 using nanos = std::int64_t;
 
@@ -281,7 +281,7 @@ struct virtual_executor {
   void execute(preempt::task_ref t) const;
 };
 
-using evaluator_type = preempt::evaluator<preempt::model::cluster>;
+using evaluator_type = preempt::evaluator<preempt::model::resource_cluster>;
 using inline_dispatcher = preempt::dispatcher<pod, preempt::inline_executor, api_client, loop_hooks>;
 using async_dispatcher = preempt::dispatcher<pod, virtual_executor, api_client, loop_hooks>;
 
@@ -316,7 +316,7 @@ class simulation {
     async_.reset();
   }
 
-  static void build_cluster(preempt::model::cluster& c, std::unordered_map<pod_id, std::size_t>& where,
+  static void build_cluster(preempt::model::resource_cluster& c, std::unordered_map<pod_id, std::size_t>& where,
                             std::size_t nodes, pod_id& uid) {
     c.reserve_nodes(nodes);
     for (std::size_t n = 0; n < nodes; ++n) {
@@ -635,7 +635,7 @@ class simulation {
   token_bucket bucket_;
   std::mt19937_64 rng_;
 
-  preempt::model::cluster cluster_;
+  preempt::model::resource_cluster cluster_;
   std::unordered_map<pod_id, std::size_t> where_;  // assigned pod -> node
   pod_id next_uid_ = 1;
   preempt::filter_statuses statuses_;
@@ -680,7 +680,7 @@ void virtual_executor::execute(preempt::task_ref t) const { sim->queue_task(t); 
 // The real cost of one evaluate() on the initial cluster, median of 31 runs (informational, or
 // the virtual d_eval with --eval-cost-ms measured).
 double measure_eval_ms(std::size_t nodes) {
-  preempt::model::cluster c;
+  preempt::model::resource_cluster c;
   std::unordered_map<pod_id, std::size_t> where;
   pod_id uid = 1;
   simulation::build_cluster(c, where, nodes, uid);

@@ -69,8 +69,8 @@ static_assert(preempt::executor<loop_executor>);
 }  // namespace
 
 int main() {
-  using preempt::model::pod;
-  preempt::model::cluster cluster;
+  using pod = preempt::model::resource_pod;
+  preempt::model::resource_cluster cluster;
   for (int n = 0; n < 64; ++n) {
     const auto i = cluster.add_node("node-" + std::to_string(n), {4000, 8LL << 30, 110});
     for (int k = 0; k < 4; ++k)
@@ -88,10 +88,10 @@ int main() {
   config.chunk = 4;
   config.sampling.min_candidate_nodes_absolute = 64;
   config.sampling.min_candidate_nodes_percentage = 100;
-  preempt::evaluator<preempt::model::cluster> sequential(config);
+  preempt::evaluator<preempt::model::resource_cluster> sequential(config);
   event_loop loop;
   {
-    preempt::evaluator<preempt::model::cluster> on_loop(config);
+    preempt::evaluator<preempt::model::resource_cluster> on_loop(config);
     const auto& a = sequential.evaluate(preemptor, cluster, statuses, preempt::no_budgets{},
                                         preempt::no_nominations{}, preempt::inline_executor{},
                                         preempt::attempt{.offset = 0, .nominated_node = {}});

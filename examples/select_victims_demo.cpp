@@ -14,11 +14,11 @@
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::resource_vector;
 
 struct demo_cluster {
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   preempt::model::budget_table budgets;
   std::map<preempt::model::pod_id, std::string> names;
   preempt::model::pod_id next = 1;

@@ -55,8 +55,8 @@ struct mid_victim_policy : preempt::default_policy {
   }
 };
 
-static_assert(preempt::victim_policy<preemptible_label_policy, preempt::model::cluster::node, pod>);
-static_assert(preempt::victim_policy<node1_only_policy, preempt::model::cluster::node, pod>);
+static_assert(preempt::victim_policy<preemptible_label_policy, preempt::model::resource_node, pod>);
+static_assert(preempt::victim_policy<node1_only_policy, preempt::model::resource_node, pod>);
 
 template <class Policy = preempt::default_policy>
 victim_map candidates(const named_cluster& c, const pod& preemptor, const Policy& policy = {}) {

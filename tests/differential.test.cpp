@@ -44,7 +44,7 @@ namespace {
 
 using preempt::decision_kind;
 using preempt::status_code;
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 using preempt::model::pod_spec;
 using preempt::model::resource_vector;
@@ -83,7 +83,7 @@ static_assert(preempt::nominations_of<nominations, pod>);
 // One random attempt: the same data in the library's and in the reference's form. Immovable (the
 // nominations point into `pending`).
 struct scenario {
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   preempt::model::budget_table table;
   std::vector<naive_reference::budget> budgets;
   std::vector<pod> pending;  // nominated pods (not on any node)
@@ -261,7 +261,7 @@ void run(std::uint64_t seed, const shape& sh, coverage& cov) {
   const scenario s(seed, sh);
   preempt::evaluator_config cfg;
   cfg.sampling = s.args;
-  preempt::evaluator<preempt::model::cluster> ev(cfg, preempt::default_policy{s.now});
+  preempt::evaluator<preempt::model::resource_cluster> ev(cfg, preempt::default_policy{s.now});
   const auto& d = ev.evaluate(s.preemptor, s.cluster, s.statuses, s.table, s.noms,
                               preempt::inline_executor{}, s.at);
   const naive_reference::decision r = naive_reference::preempt(s.preemptor, s.reference_input());

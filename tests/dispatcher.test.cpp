@@ -978,7 +978,7 @@ TEST_CASE("MT: attempts from the evaluator, victims from the dispatcher, async r
   c.add(n1, "v2", low, fx::small());
   preempt::filter_statuses st(1);
   st.set_all(preempt::status_code::unschedulable);
-  preempt::evaluator<preempt::model::cluster, preempt::default_policy, preempt::metrics_hooks> ev(
+  preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, preempt::metrics_hooks> ev(
       {}, {}, preempt::metrics_hooks{&m});
   const pod p = c.make("p", high, fx::very_large());
   const pod q = c.make("q", high, fx::very_large());

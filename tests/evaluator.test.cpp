@@ -31,7 +31,7 @@ using namespace fx;
 using preempt::decision_kind;
 using preempt::status_code;
 
-template <class X, class C = preempt::model::cluster, class Policy = preempt::default_policy,
+template <class X, class C = preempt::model::resource_cluster, class Policy = preempt::default_policy,
           class Observer = preempt::null_observer>
 using run = exf::with_executor<X, preempt::evaluator<C, Policy, Observer>>;
 
@@ -219,7 +219,7 @@ struct test_extender {
 };
 static_assert(preempt::candidate_extender<test_extender, pod>);
 
-// Only the first pod of each node (model::cluster order: the most important) may be a victim:
+// Only the first pod of each node (model::resource_cluster order: the most important) may be a victim:
 // upstream's fake SelectVictimsOnNode that returns the first pod (spec 7.2 DR20, DR21).
 struct first_pod_only : preempt::default_policy {
   template <class Node, class P>
@@ -615,14 +615,14 @@ TEST_CASE_TEMPLATE("DR20/DR21: a victim selection that returns the first pod of 
   const pod p = c.make("p", high, large());
 
   SUBCASE("DR20: no budget, no violation") {
-    run<X, preempt::model::cluster, first_pod_only> r;
+    run<X, preempt::model::resource_cluster, first_pod_only> r;
     const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{p1}/0", "node2{p2}/0"});
     check_nominated(c, d, "node1", {"p1"}, 0);
   }
   SUBCASE("DR21: each victim violates a budget") {
     c.budget(0, {"p1", "p2"});
-    run<X, preempt::model::cluster, first_pod_only> r;
+    run<X, preempt::model::resource_cluster, first_pod_only> r;
     const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{p1}/1", "node2{p2}/1"});
     check_nominated(c, d, "node1", {"p1"}, 1);
@@ -717,11 +717,11 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
     CHECK(d.kind != decision_kind::not_eligible);
     const pod p = c.make("p", high, small());
     struct no_victim_on_node1 : preempt::default_policy {
-      bool is_eligible_victim(const preempt::model::cluster::node& n, const pod&, const pod&) const {
+      bool is_eligible_victim(const preempt::model::resource_node& n, const pod&, const pod&) const {
         return n.name() != "node1";
       }
     };
-    run<X, preempt::model::cluster, no_victim_on_node1> r2;
+    run<X, preempt::model::resource_cluster, no_victim_on_node1> r2;
     const auto& d2 = r2.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
     check_nominated(c, d2, "node2", {"p2"});
   }
@@ -1000,7 +1000,7 @@ TEST_CASE_TEMPLATE("without an injected offset the start is drawn from the seede
   const pod p = c.make("p", high, large());
   preempt::evaluator_config cfg = exf::config<X>(sampling(40, 1));
   cfg.seed = 42;
-  preempt::evaluator<preempt::model::cluster> a(cfg), b(cfg);
+  preempt::evaluator<preempt::model::resource_cluster> a(cfg), b(cfg);
   X fx;  // after the evaluators
   std::vector<std::size_t> offsets_a, offsets_b;
   bool varied = false;
@@ -1074,7 +1074,7 @@ TEST_CASE_TEMPLATE("an observer sees attempts, the nodes kept and the chosen can
                                       .terminating_by_preemption = false,
                                       .preemption_policy = preempt::preemption_policy::never};
   const pod never(never_spec);
-  run<X, preempt::model::cluster, preempt::default_policy, counting_observer> r(sampling(40, 2));
+  run<X, preempt::model::resource_cluster, preempt::default_policy, counting_observer> r(sampling(40, 2));
   const counting_observer& o = r.ev.observer();
   const std::thread::id me = std::this_thread::get_id();
 

@@ -47,7 +47,7 @@ namespace {
 
 using preempt::decision_kind;
 using preempt::status_code;
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using order = preempt::manual_context::order;
 
 constexpr std::size_t seed_count = PREEMPT_TEST_UNDER_TSAN ? 400 : 1200;
@@ -414,7 +414,7 @@ struct background_drainer {
   std::thread thread;
 };
 
-using evaluator = preempt::evaluator<preempt::model::cluster>;
+using evaluator = preempt::evaluator<preempt::model::resource_cluster>;
 
 constexpr std::array<std::size_t, 3> parallelisms{2, 3, 4};
 constexpr std::array<std::size_t, 3> chunks{1, 2, 5};

@@ -27,7 +27,7 @@ using evf::uid;
 using fx::high;
 using fx::low;
 using fx::mid;
-using view_type = preempt::in_flight_view<preempt::model::cluster>;
+using view_type = preempt::in_flight_view<preempt::model::resource_cluster>;
 
 static_assert(preempt::cluster<view_type>);
 
@@ -63,7 +63,7 @@ TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims,
   world w;
   const pod p1 = w.c.make("P1", high, fx::res(3000, 10));
   const pod p2 = w.c.make("P2", high, fx::res(1000, 10));
-  preempt::evaluator<preempt::model::cluster> ev(config_for<X>());
+  preempt::evaluator<preempt::model::resource_cluster> ev(config_for<X>());
   preempt::evaluator<view_type> view_ev(config_for<X>());
   evf::rig<X> r(&w.c.pod_names, 1);
   if constexpr (X::threaded) r.client.hold();  // keep P1's evictions in flight
@@ -159,7 +159,7 @@ TEST_CASE("in_flight_view: with nothing in flight it decides exactly like the pl
   const pod p = w.c.make("P", high, fx::res(2000, 10));
   std::vector<uid> none;
   const view_type view(w.c.cluster, none);
-  preempt::evaluator<preempt::model::cluster> ev;
+  preempt::evaluator<preempt::model::resource_cluster> ev;
   preempt::evaluator<view_type> view_ev;
   preempt::attempt a;
   a.offset = 0;

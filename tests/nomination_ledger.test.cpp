@@ -282,7 +282,7 @@ struct two_pass_world {
     statuses.set_all(preempt::status_code::unschedulable);
   }
 
-  const preempt::decision<pod>& evaluate(preempt::evaluator<preempt::model::cluster>& ev,
+  const preempt::decision<pod>& evaluate(preempt::evaluator<preempt::model::resource_cluster>& ev,
                                          const pod& p) {
     preempt::attempt a;
     a.offset = 0;
@@ -295,7 +295,7 @@ struct two_pass_world {
 
 TEST_CASE("ledger reader: a nominee of higher or equal priority reserves room, a lower one does not") {
   two_pass_world w;
-  preempt::evaluator<preempt::model::cluster> ev;
+  preempt::evaluator<preempt::model::resource_cluster> ev;
   const pod p = w.c.make("p", high, fx::res(400, 10));
 
   SUBCASE("no nominee: v1 is the victim") {

@@ -76,7 +76,7 @@ template <class X>
 void run_pr(policy_case policy, bool expect_preemption) {
   pr_world w({}, policy);
   const pod& p = *w.preemptor;
-  preempt::evaluator<preempt::model::cluster> ev(config_for<X>());  // outlives the rig's executor
+  preempt::evaluator<preempt::model::resource_cluster> ev(config_for<X>());  // outlives the rig's executor
   evf::rig<X> r(&w.c.pod_names, 3);
 
   const auto& d = ev.evaluate(p, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
@@ -172,7 +172,7 @@ TEST_CASE_TEMPLATE("flow: a failing eviction keeps (sync) or re-activates (async
                    EVF_EXECUTORS) {
   pr_world w({}, policy_case::unset);
   const pod& p = *w.preemptor;
-  preempt::evaluator<preempt::model::cluster> ev(config_for<X>());
+  preempt::evaluator<preempt::model::resource_cluster> ev(config_for<X>());
   evf::rig<X> r(&w.c.pod_names, 3);
   r.ledger.nominate(p, w.n3);  // an earlier nomination
   r.client.set(w.c.pod_ids.at("p1.1"), evf::api::delete_fails);

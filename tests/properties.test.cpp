@@ -12,7 +12,7 @@
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 
 struct outcome {
   preempt::status_code code;

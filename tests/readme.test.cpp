@@ -4,17 +4,17 @@
 #include "preempt/preempt.hpp"
 
 TEST_CASE("README example: one node, one victim") {
-  using preempt::model::pod;
+  using preempt::model::resource_pod;
 
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   auto n = cluster.add_node("node-a", {4000, 8LL << 30, 110});
-  cluster.add_pod(n, pod({.uid = 1, .priority = 0, .requests = {3000, 1LL << 30}, .start_time = 0}));
+  cluster.add_pod(n, resource_pod({.uid = 1, .priority = 0, .requests = {3000, 1LL << 30}, .start_time = 0}));
 
-  const pod preemptor({.uid = 2, .priority = 1000, .requests = {2000, 1LL << 30}, .start_time = {}});
+  const resource_pod preemptor({.uid = 2, .priority = 1000, .requests = {2000, 1LL << 30}, .start_time = {}});
 
   preempt::filter_statuses statuses(cluster.size(), preempt::status_code::unschedulable);
-  preempt::nomination_ledger<pod> nominations(cluster.size());
-  preempt::evaluator<preempt::model::cluster> evaluator;
+  preempt::nomination_ledger<resource_pod> nominations(cluster.size());
+  preempt::evaluator<preempt::model::resource_cluster> evaluator;
 
   const auto& d = evaluator.evaluate(preemptor, cluster, statuses, preempt::no_budgets{},
                                      nominations.reader(), preempt::inline_executor{});
@@ -23,7 +23,7 @@ TEST_CASE("README example: one node, one victim") {
   REQUIRE(d.victims.size() == 1);
   CHECK(d.victims[0]->uid() == 1);
 
-  const pod small({.uid = 3, .priority = 0, .requests = {100, 1}, .start_time = {}});
+  const resource_pod small({.uid = 3, .priority = 0, .requests = {100, 1}, .start_time = {}});
   const auto& none = evaluator.evaluate(small, cluster, statuses, preempt::no_budgets{},
                                         nominations.reader(), preempt::inline_executor{});
   CHECK(none.kind == preempt::decision_kind::unschedulable);

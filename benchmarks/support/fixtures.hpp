@@ -8,7 +8,7 @@
 //   huge pod            9 CPU, 500Mi, priority 10: fits no node (the Unschedulable workload)
 //
 // Start times are distinct and seeded-random, so a node's insertion order is not its importance
-// order (model::cluster sorts on insert, as a scheduler cache would keep it). Every node's filter
+// order (model::resource_cluster sorts on insert, as a scheduler cache would keep it). Every node's filter
 // status is Unschedulable (resource shortage), so every node is a potential node.
 //
 // The same data is also given in the naive reference's form (naive_reference::input) so that
@@ -32,7 +32,7 @@
 
 namespace bench {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 using preempt::model::pod_spec;
 using preempt::model::resource_vector;
@@ -76,7 +76,7 @@ inline void expect(bool ok, const char* what) {
 
 // A cluster with its filter statuses, budgets and nominations, in both forms.
 struct world {
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   preempt::filter_statuses statuses;
   std::vector<preempt::status_code> codes;
   preempt::model::budget_table budgets;
@@ -197,7 +197,7 @@ inline void add_nominations(world& w, std::size_t per_node) {
 
 // The "physical limit": read every pod's priority, start time and all its requests, on the given
 // nodes, once.
-inline std::int64_t plain_scan(const preempt::model::cluster& c, std::span<const std::size_t> nodes) {
+inline std::int64_t plain_scan(const preempt::model::resource_cluster& c, std::span<const std::size_t> nodes) {
   std::int64_t sum = 0;
   for (const std::size_t n : nodes)
     for (const pod& p : c[n].pods()) {
@@ -209,13 +209,13 @@ inline std::int64_t plain_scan(const preempt::model::cluster& c, std::span<const
   return sum;
 }
 
-inline std::vector<std::size_t> all_nodes(const preempt::model::cluster& c) {
+inline std::vector<std::size_t> all_nodes(const preempt::model::resource_cluster& c) {
   std::vector<std::size_t> v(c.size());
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
   return v;
 }
 
-inline std::size_t pods_on(const preempt::model::cluster& c, std::span<const std::size_t> nodes) {
+inline std::size_t pods_on(const preempt::model::resource_cluster& c, std::span<const std::size_t> nodes) {
   std::size_t n = 0;
   for (const std::size_t i : nodes) n += c[i].pods().size();
   return n;

@@ -22,7 +22,7 @@ namespace whatif {
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 
 // Records the victims of every node the dry run evaluates (the decision keeps them only for the
@@ -136,7 +136,7 @@ std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& pr
 
   // --- Nodes ---------------------------------------------------------------------------------
   preempt::model::resource_names names;
-  preempt::model::cluster cluster(&names);
+  preempt::model::resource_cluster cluster(&names);
   cluster.reserve_nodes(dump.nodes.size());
   std::unordered_map<std::string_view, std::size_t> node_index;
   node_index.reserve(dump.nodes.size());
@@ -404,7 +404,7 @@ std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& pr
   std::vector<std::int64_t> recorded_violations(n_nodes, 0);
   preempt::evaluator_config config;
   config.sampling = opts.sampling;
-  preempt::evaluator<preempt::model::cluster, preempt::default_policy, victim_recorder> ev(
+  preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, victim_recorder> ev(
       config, preempt::default_policy{opts.now}, victim_recorder{&recorded, &recorded_violations});
   std::optional<std::size_t> nominated_node;
   if (!preemptor_object.nominated_node_name.empty()) {

@@ -1,7 +1,7 @@
 // examples/whatif/whatif.hpp - the what-if analysis: a cluster dump and a pending pod in, the
 // scheduler's preemption decision out, with everything needed to explain it.
 //
-// analyze() builds the library's ready model from the dump (model::cluster with a
+// analyze() builds the library's ready model from the dump (model::resource_cluster with a
 // resource_fit_state per node, model::budget_table, a nomination_ledger of the pending pods that
 // carry status.nominatedNodeName), runs kube-scheduler's filters for the pod on every node
 // (kubernetes/filters.hpp, then resources with the nominated pods, two passes), and, when no node

@@ -7,7 +7,7 @@
 //   c.make_state()              a fresh state (one per worker thread; reused across nodes)
 //   c.prepare_state(i, state)   point `state` at node i with all its pods
 // The evaluation never copies a node: it prepares a worker's state for each node it evaluates.
-// preempt::model::cluster models it with resource_fit_state.
+// preempt::model::resource_cluster models it with resource_fit_state.
 //
 // Header-only declarations; no allocation; no exceptions.
 //

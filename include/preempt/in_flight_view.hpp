@@ -11,7 +11,7 @@
 //
 //   std::vector<uid> in_flight;  table.victims_snapshot(in_flight);
 //   preempt::in_flight_view view(cluster, in_flight);   // sorts the snapshot
-//   evaluator<preempt::in_flight_view<model::cluster>> ev; ev.evaluate(p, view, ...);
+//   evaluator<preempt::in_flight_view<model::resource_cluster>> ev; ev.evaluate(p, view, ...);
 //
 // It models preempt::cluster with the wrapped cluster's state type. Complexity: O(v log v) to
 // build for v victims in flight; O(log v) per pod when iterating a node. No allocation after
@@ -50,9 +50,9 @@ class in_flight_view {
     std::sort(in_flight.begin(), in_flight.end());
   }
 
-  class node {
+  class node_view {
    public:
-    node(const cluster_node_t<C>& n, const in_flight_view& v) : node_(&n), view_(&v) {}
+    node_view(const cluster_node_t<C>& n, const in_flight_view& v) : node_(&n), view_(&v) {}
     std::string_view name() const { return node_->name(); }
     auto pods() const {
       const in_flight_view* v = view_;
@@ -67,7 +67,7 @@ class in_flight_view {
   };
 
   std::size_t size() const { return underlying_->size(); }
-  node operator[](std::size_t i) const { return node((*underlying_)[i], *this); }
+  node_view operator[](std::size_t i) const { return node_view((*underlying_)[i], *this); }
   state_type make_state() const { return underlying_->make_state(); }
 
   // The wrapped node's state, with its in-flight victims removed.

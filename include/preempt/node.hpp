@@ -5,8 +5,8 @@
 //   n.pods()   a forward range of the pods assigned to the node, each an lvalue of a type that
 //              models `pod`. The algorithms keep pointers to these pods for as long as a result
 //              that names them is used, so the node must not change in the meantime.
-// When pods() yields the pods in descending importance (as preempt::model::cluster keeps them),
-// victim selection skips its sort.
+// When pods() yields the pods in descending importance (as preempt::model::resource_cluster keeps
+// them), victim selection skips its sort.
 //
 // Header-only declarations; no allocation; no exceptions.
 //

@@ -3,7 +3,7 @@
 // A deliberately naive port of kube-scheduler's whole preemption decision (DefaultPreemption
 // PostFilter, spec/kubernetes-preemption.md sections 2.2-2.8) with upstream's structure and
 // upstream's costs, written from the spec and sharing nothing with the library but the model
-// types it reads (model::cluster, model::pod) and the status/decision enums. It serves twice:
+// types it reads (model::resource_cluster, model::resource_pod) and the status/decision enums. It serves twice:
 //   * as the oracle of tests/differential.test.cpp (same node, victims, violation count, kind and
 //     message as preempt::evaluator on thousands of seeded random clusters);
 //   * as the "straightforward implementation" the benchmarks compare with (counter x_reference).
@@ -44,7 +44,7 @@ namespace naive_reference {
 
 using preempt::status_code;
 using preempt::timestamp;
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 
 // A disruption budget as upstream lists it: namespace, allowed disruptions, a selector (here the
@@ -62,7 +62,7 @@ struct budget {
 
 // What the decision reads besides the preemptor.
 struct input {
-  const preempt::model::cluster* cluster = nullptr;
+  const preempt::model::resource_cluster* cluster = nullptr;
   // Filter status code of every node for the preemptor (size() == cluster->size()).
   std::vector<status_code> statuses;
   const std::vector<budget>* budgets = nullptr;  // nullptr: none
@@ -135,7 +135,7 @@ struct node_info {
   }
 };
 
-inline node_info copy_node(const preempt::model::cluster::node& n) {
+inline node_info copy_node(const preempt::model::resource_node& n) {
   node_info info;
   info.name = std::string(n.name());
   for (std::size_t d = 0; d < n.allocatable().size(); ++d) info.allocatable.push_back(n.allocatable()[d]);
@@ -269,7 +269,7 @@ inline std::int64_t earliest_start_of_top(const std::vector<const pod*>& victims
   return earliest;
 }
 
-inline const pod* find_pod(const preempt::model::cluster::node& n, pod_id uid) {
+inline const pod* find_pod(const preempt::model::resource_node& n, pod_id uid) {
   for (const pod& p : n.pods())
     if (p.uid() == uid) return &p;
   return nullptr;

@@ -12,7 +12,7 @@
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 
 // One decision: select victims on every node, keep the candidates, pick the best.
 std::size_t decide(const rnd::world& w, preempt::victim_scratch<pod>& scratch,

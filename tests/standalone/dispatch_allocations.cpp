@@ -15,13 +15,13 @@
 #include "preempt/dispatcher.hpp"
 #include "preempt/in_flight.hpp"
 #include "preempt/manual_executor.hpp"
-#include "preempt/model/pod.hpp"
+#include "preempt/model/resource_pod.hpp"
 #include "preempt/nomination_ledger.hpp"
 #include "support/counting_new.hpp"
 
 namespace {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using uid = preempt::model::pod_id;
 
 constexpr std::size_t nodes = 4;

@@ -50,13 +50,13 @@
 #include "preempt/in_flight.hpp"
 #include "preempt/manual_executor.hpp"
 #include "preempt/metrics.hpp"
-#include "preempt/model/pod.hpp"
+#include "preempt/model/resource_pod.hpp"
 #include "preempt/nomination_ledger.hpp"
 #include "preempt/thread_pool.hpp"
 
 namespace evf {
 
-using pod = preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using uid = preempt::model::pod_id;
 using order = preempt::manual_context::order;
 

@@ -26,7 +26,7 @@
 
 namespace fx {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 using preempt::model::resource_vector;
 
@@ -46,7 +46,7 @@ inline resource_vector one_pod_node() { return capacity(500, 500, 1); }
 inline resource_vector node_res() { return capacity(200, 400); }
 
 struct named_cluster {
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   preempt::model::budget_table budgets;
   std::map<pod_id, std::string> pod_names;
   std::map<std::string, pod_id> pod_ids;

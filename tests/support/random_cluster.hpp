@@ -14,7 +14,7 @@
 
 namespace rnd {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 
 inline std::vector<std::uint64_t> seeds(std::size_t count) {
   std::vector<std::uint64_t> out;
@@ -31,7 +31,7 @@ struct shape {
 };
 
 struct world {
-  preempt::model::cluster cluster;
+  preempt::model::resource_cluster cluster;
   preempt::model::budget_table budgets;
   std::vector<pod> nominated;  // not on any node
   pod preemptor{preempt::model::pod_spec{}};

@@ -16,7 +16,7 @@
 
 namespace ref {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 using preempt::model::resource_vector;
 
@@ -68,7 +68,7 @@ inline bool more_important(const pod& a, const pod& b, preempt::timestamp now) {
   return a.start_time().value_or(now) < b.start_time().value_or(now);
 }
 
-inline result select_victims(const preempt::model::cluster::node& node, const pod& preemptor,
+inline result select_victims(const preempt::model::resource_node& node, const pod& preemptor,
                              const preempt::model::budget_table& budgets,
                              const std::vector<const pod*>& nominated, preempt::timestamp now) {
   result out;

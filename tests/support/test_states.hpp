@@ -1,6 +1,6 @@
 // tests/support/test_states.hpp - a cluster whose node state plays upstream's test plugins.
 //
-// `tst::test_cluster` wraps a fx::named_cluster (model::cluster nodes and pods, pod names) and
+// `tst::test_cluster` wraps a fx::named_cluster (model::resource_cluster nodes and pods, pod names) and
 // models preempt::cluster with its own state_type, `tst::test_state`, which delegates to
 // model::resource_fit_state and adds, per the upstream test plugins (spec 7.1, 7.2):
 //   * nodes flagged "error" (upstream: label error=true): remove_pod fails with the TestPlugin's
@@ -30,7 +30,7 @@
 
 namespace tst {
 
-using preempt::model::pod;
+using pod = preempt::model::resource_pod;
 using preempt::status;
 
 // Upstream TestPlugin's RemovePod error as the scheduler wraps it (spec 7.1 PF11).
@@ -77,7 +77,7 @@ class test_cluster {
   test_cluster& operator=(const test_cluster&) = delete;
 
   std::size_t size() const noexcept { return named_->cluster.size(); }
-  const preempt::model::cluster::node& operator[](std::size_t i) const noexcept {
+  const preempt::model::resource_node& operator[](std::size_t i) const noexcept {
     return named_->cluster[i];
   }
   test_state make_state() const { return test_state(this, named_->cluster.make_state()); }

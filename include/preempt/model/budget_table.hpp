@@ -1,9 +1,9 @@
-// preempt/model/budget_table.hpp - disruption budgets for model::pod, ready to use.
+// preempt/model/budget_table.hpp - disruption budgets for model::resource_pod, ready to use.
 //
 // Each budget has a namespace, an allowed-disruptions count, the pods its selector matches
 // (registered by the caller with add_member, who evaluates the selector) and the pods already
 // disrupted (disruptedPods). A pod counts against a budget only within the budget's namespace.
-// Models preempt::budget_set<budget_table, model::pod>.
+// Models preempt::budget_set<budget_table, model::resource_pod>.
 //
 // Complexity: for_each_budget_of is O(log m + k log d) for m memberships, k budgets of the pod and
 // d disrupted entries; add_member is amortized O(1) when pods are added in increasing uid order,
@@ -23,7 +23,7 @@
 
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
-#include "preempt/model/pod.hpp"
+#include "preempt/model/resource_pod.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace model {
@@ -52,7 +52,7 @@ class budget_table {
   std::int32_t disruptions_allowed(std::size_t i) const noexcept { return budgets_[i].allowed; }
 
   template <class Visit>
-  void for_each_budget_of(const pod& p, Visit&& visit) const {
+  void for_each_budget_of(const resource_pod& p, Visit&& visit) const {
     const auto [first, last] = std::equal_range(members_.begin(), members_.end(), key{p.uid(), 0},
                                                 same_pod);
     for (auto it = first; it != last; ++it) {
@@ -87,7 +87,7 @@ class budget_table {
   std::vector<key> disrupted_;  // sorted by (uid, budget)
 };
 
-static_assert(preempt::budget_set<budget_table, pod>);
+static_assert(budget_set<budget_table, resource_pod>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END

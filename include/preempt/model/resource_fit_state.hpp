@@ -1,8 +1,8 @@
 // preempt/model/resource_fit_state.hpp - a what-if node state that checks resources.
 //
-// Models preempt::node_state<resource_fit_state, model::pod>. It keeps the node's allocatable
-// amounts and its requested sum, and updates the sum incrementally as pods are removed and added
-// back. fits(p) reproduces the Kubernetes NodeResourcesFit rule: "Too many pods" when the pod slots
+// Models preempt::node_state<resource_fit_state, model::resource_pod>. It keeps the node's
+// allocatable amounts and its requested sum, and updates the sum incrementally as pods are removed
+// and added back. fits(p) reproduces the Kubernetes NodeResourcesFit rule: "Too many pods" when the pod slots
 // are used up; then "Insufficient <resource>" for every dimension in which the pod requests more
 // than zero and more than is left (cpu, memory, ephemeral storage, extended resources, in that
 // order). Dimensions beyond the node's allocatable vector have zero allocatable.
@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "preempt/config.hpp"
-#include "preempt/model/pod.hpp"
+#include "preempt/model/resource_pod.hpp"
 #include "preempt/model/resources.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/status.hpp"
@@ -48,22 +48,22 @@ class resource_fit_state {
     std::fill(used + n, used + requested_.size(), 0);
   }
 
-  status remove_pod(const pod& p) noexcept {
+  status remove_pod(const resource_pod& p) noexcept {
     requested_.subtract(p.requests());
     return status::ok();
   }
-  status add_pod(const pod& p) noexcept {
+  status add_pod(const resource_pod& p) noexcept {
     requested_.add(p.requests());
     return status::ok();
   }
 
   // fits() without the reasons.
-  bool can_fit(const pod& p) const noexcept {
+  bool can_fit(const resource_pod& p) const noexcept {
     PREEMPT_ASSERT(allocatable_ != nullptr, "resource_fit_state::can_fit before reset");
     return !short_anywhere(p.requests());
   }
 
-  status fits(const pod& p) const noexcept {
+  status fits(const resource_pod& p) const noexcept {
     PREEMPT_ASSERT(allocatable_ != nullptr, "resource_fit_state::fits before reset");
     if (!short_anywhere(p.requests())) return status::ok();
     return shortage(p.requests());
@@ -112,7 +112,7 @@ class resource_fit_state {
   const resource_names* names_ = nullptr;
 };
 
-static_assert(preempt::node_state<resource_fit_state, pod>);
+static_assert(node_state<resource_fit_state, resource_pod>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END

@@ -1,7 +1,8 @@
-// preempt/model/pod.hpp - a ready pod type for callers without their own.
+// preempt/model/resource_pod.hpp - a ready pod type for callers without their own.
 //
-// `model::pod` models preempt::pod. Build it from a `pod_spec` with designated initializers:
-//   model::pod p({.uid = 7, .priority = 100, .requests = {500, 1 << 20}, .start_time = 42});
+// `model::resource_pod` models preempt::pod. Build it from a `pod_spec` with designated
+// initializers:
+//   model::resource_pod p({.uid = 7, .priority = 100, .requests = {500, 1 << 20}, .start_time = 42});
 // Every pod occupies one pod slot: the constructor sets requests[resource::pods] to 1 when the
 // spec leaves it at zero. Names are not stored (they cost memory on every pod); keep them beside
 // the cluster, keyed by uid, when you need them.
@@ -9,8 +10,8 @@
 // Allocation: only through resource_vector (more than four dimensions). No exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
-#ifndef PREEMPT_MODEL_POD_HPP
-#define PREEMPT_MODEL_POD_HPP
+#ifndef PREEMPT_MODEL_RESOURCE_POD_HPP
+#define PREEMPT_MODEL_RESOURCE_POD_HPP
 
 #include <cstdint>
 #include <optional>
@@ -36,9 +37,9 @@ struct pod_spec {
   preempt::preemption_policy preemption_policy = preempt::preemption_policy::preempt_lower_priority;
 };
 
-class pod {
+class resource_pod {
  public:
-  explicit pod(pod_spec spec) : spec_(std::move(spec)) {
+  explicit resource_pod(pod_spec spec) : spec_(std::move(spec)) {
     if (spec_.requests[resource::pods] == 0) spec_.requests.set(resource::pods, 1);
   }
 
@@ -56,9 +57,9 @@ class pod {
   pod_spec spec_;
 };
 
-static_assert(preempt::pod<pod>);
+static_assert(pod<resource_pod>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_MODEL_POD_HPP
+#endif  // PREEMPT_MODEL_RESOURCE_POD_HPP

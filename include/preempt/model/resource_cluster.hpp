@@ -1,11 +1,13 @@
-// preempt/model/cluster.hpp - nodes and their pods, each node's pods kept in importance order.
+// preempt/model/resource_cluster.hpp - nodes and their pods, each node's pods kept in importance
+// order.
 //
-// `cluster` owns nodes (name, allocatable resources, the running sum of requests) and the pods
-// assigned to them. Each node keeps its pods in descending importance as pods come and go:
-// priority descending, then start time ascending (a pod without start time sorts after every pod
-// with one, as "now" does in practice), then uid ascending. Victim selection finds them in that
-// order and skips its sort. `cluster::node` models preempt::node and `cluster` models
-// preempt::cluster, with resource_fit_state as its node state.
+// `resource_cluster` owns nodes (`resource_node`: name, allocatable resources, the running sum of
+// requests) and the resource_pods assigned to them. Each node keeps its pods in descending
+// importance as pods come and go: priority descending, then start time ascending (a pod without
+// start time sorts after every pod with one, as "now" does in practice), then uid ascending.
+// Victim selection finds them in that order and skips its sort. `resource_node` models
+// preempt::node and `resource_cluster` models preempt::cluster, with resource_fit_state as its
+// node state.
 //
 // Complexity: add_pod and remove_pod are O(p) for p pods on the node (a sorted insert/erase in a
 // contiguous array, which keeps scans fast); state_of is O(d). Allocation: when nodes and pods
@@ -14,8 +16,8 @@
 // synchronized: mutate from one thread; read from many.
 //
 // SPDX-License-Identifier: Apache-2.0
-#ifndef PREEMPT_MODEL_CLUSTER_HPP
-#define PREEMPT_MODEL_CLUSTER_HPP
+#ifndef PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
+#define PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -28,8 +30,8 @@
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
-#include "preempt/model/pod.hpp"
 #include "preempt/model/resource_fit_state.hpp"
+#include "preempt/model/resource_pod.hpp"
 #include "preempt/model/resources.hpp"
 #include "preempt/node.hpp"
 
@@ -37,7 +39,7 @@ PREEMPT_NAMESPACE_BEGIN
 namespace model {
 
 // The order in which a cluster keeps each node's pods: descending importance.
-inline bool kept_before(const pod& a, const pod& b) noexcept {
+inline bool kept_before(const resource_pod& a, const resource_pod& b) noexcept {
   if (a.priority() != b.priority()) return a.priority() > b.priority();
   const timestamp never = std::numeric_limits<timestamp>::max();
   const timestamp sa = a.start_time().value_or(never), sb = b.start_time().value_or(never);
@@ -45,33 +47,36 @@ inline bool kept_before(const pod& a, const pod& b) noexcept {
   return a.uid() < b.uid();
 }
 
-class cluster {
+class resource_cluster;
+
+// A node of a resource_cluster: its name, allocatable resources, pods and their summed requests.
+class resource_node {
+ public:
+  resource_node(std::string name, resource_vector allocatable)
+      : name_(std::move(name)), allocatable_(std::move(allocatable)) {
+    requested_.resize(std::max(allocatable_.size(), resource::first_extended));
+  }
+
+  std::string_view name() const noexcept { return name_; }
+  std::span<const resource_pod> pods() const noexcept { return pods_; }
+  const resource_vector& allocatable() const noexcept { return allocatable_; }
+  const resource_vector& requested() const noexcept { return requested_; }
+
+ private:
+  friend class resource_cluster;
+  std::string name_;
+  resource_vector allocatable_;
+  resource_vector requested_;
+  std::vector<resource_pod> pods_;
+};
+
+class resource_cluster {
  public:
   using state_type = resource_fit_state;
 
-  cluster() = default;
+  resource_cluster() = default;
   // `names` (optional) gives extended resources their reason text; it must outlive the cluster.
-  explicit cluster(const resource_names* names) noexcept : names_(names) {}
-
-  class node {
-   public:
-    node(std::string name, resource_vector allocatable)
-        : name_(std::move(name)), allocatable_(std::move(allocatable)) {
-      requested_.resize(std::max(allocatable_.size(), resource::first_extended));
-    }
-
-    std::string_view name() const noexcept { return name_; }
-    std::span<const pod> pods() const noexcept { return pods_; }
-    const resource_vector& allocatable() const noexcept { return allocatable_; }
-    const resource_vector& requested() const noexcept { return requested_; }
-
-   private:
-    friend class cluster;
-    std::string name_;
-    resource_vector allocatable_;
-    resource_vector requested_;
-    std::vector<pod> pods_;
-  };
+  explicit resource_cluster(const resource_names* names) noexcept : names_(names) {}
 
   std::size_t add_node(std::string name, resource_vector allocatable) {
     nodes_.emplace_back(std::move(name), std::move(allocatable));
@@ -79,9 +84,9 @@ class cluster {
   }
 
   // Assigns a pod to node i, keeping importance order.
-  void add_pod(std::size_t i, pod p) {
-    PREEMPT_ASSERT(i < nodes_.size(), "cluster::add_pod: no such node");
-    node& n = nodes_[i];
+  void add_pod(std::size_t i, resource_pod p) {
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pod: no such node");
+    resource_node& n = nodes_[i];
     n.requested_.add(p.requests());
     const auto at = std::upper_bound(n.pods_.begin(), n.pods_.end(), p, kept_before);
     n.pods_.insert(at, std::move(p));
@@ -89,10 +94,10 @@ class cluster {
 
   // Removes the pod with this uid from node i; false if it is not there.
   bool remove_pod(std::size_t i, pod_id uid) {
-    PREEMPT_ASSERT(i < nodes_.size(), "cluster::remove_pod: no such node");
-    node& n = nodes_[i];
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_pod: no such node");
+    resource_node& n = nodes_[i];
     const auto it = std::find_if(n.pods_.begin(), n.pods_.end(),
-                                 [uid](const pod& p) { return p.uid() == uid; });
+                                 [uid](const resource_pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
     n.requested_.subtract(it->requests());
     n.pods_.erase(it);
@@ -102,8 +107,8 @@ class cluster {
   void reserve_nodes(std::size_t n) { nodes_.reserve(n); }
   void reserve_pods(std::size_t i, std::size_t pods) { nodes_[i].pods_.reserve(pods); }
 
-  std::span<const node> nodes() const noexcept { return nodes_; }
-  const node& operator[](std::size_t i) const noexcept { return nodes_[i]; }
+  std::span<const resource_node> nodes() const noexcept { return nodes_; }
+  const resource_node& operator[](std::size_t i) const noexcept { return nodes_[i]; }
   std::size_t size() const noexcept { return nodes_.size(); }
 
   // The node index of a name, or size() when there is none. O(n).
@@ -122,14 +127,14 @@ class cluster {
   }
 
  private:
-  std::vector<node> nodes_;
+  std::vector<resource_node> nodes_;
   const resource_names* names_ = nullptr;
 };
 
-static_assert(preempt::node<cluster::node>);
-static_assert(preempt::cluster<cluster>);
+static_assert(node<resource_node>);
+static_assert(cluster<resource_cluster>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_MODEL_CLUSTER_HPP
+#endif  // PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
