@@ -1,9 +1,9 @@
-// Choosing the node to nominate (spec 2.8; upstream TestSelectBestCandidate / TestSelectCandidate,
-// spec 7.3). Candidates come from select_victims on every node; the test checks the chosen node
-// and the score that decided (default scores: 0 violations, 1 highest victim priority, 2 shifted
+// Choosing the node to nominate (pickOneNodeForPreemption; upstream TestSelectBestCandidate /
+// TestSelectCandidate). Candidates come from select_victims on every node; the test checks the
+// chosen node and the score that decided (default scores: 0 violations, 1 highest victim priority, 2 shifted
 // sum, 3 victim count, 4 latest start; default_scores::count when the candidate order decided).
 //
-//   SBn  spec 7.3 scenarios;  BCn  further cases of the tie-break chain.
+//   SBn  TestSelectBestCandidate scenarios;  BCn  further cases of the tie-break chain.
 #include <doctest/doctest.h>
 
 #include <array>

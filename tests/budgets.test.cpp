@@ -1,13 +1,14 @@
-// Disruption budgets in victim selection (spec 2.5.1) and state errors (spec 2.5 steps 2 and 7).
+// Disruption budgets in victim selection (filterPodsWithPDBViolation) and state errors
+// (SelectVictimsOnNode: a RemovePod or AddPod extension error is the node's outcome).
 //
 //   BEn  budget edge cases: several budgets per pod, namespaces, empty budgets, disruptedPods,
 //        negative priorities, missing start times, fresh budgets per node, scratch reuse.
-//   PF11 a RemovePod error from the state is the node's outcome (spec 7.1), and the same for errors
-//        while reprieving.
+//   PF11 a RemovePod error from the state is the node's outcome (TestPostFilter), and the same for
+//        errors while reprieving.
 //
 // Many cases use a node with room for the preemptor plus exactly one of two pods: the violating
-// pod is reprieved first (spec 2.5 step 7), so which pod stays shows which one was classified as
-// violating.
+// pod is reprieved first (SelectVictimsOnNode's reprieve order), so which pod stays shows which
+// one was classified as violating.
 #include <doctest/doctest.h>
 
 #include <string>

@@ -1,5 +1,6 @@
-// Custom victim policies (spec 1.6, 2.5 steps 1 and 5; upstream TestCustomSelection and
-// TestCustomOrdering, spec 7.4). Policies derive from preempt::default_policy and hide the member
+// Custom victim policies (upstream's IsEligiblePod and MoreImportantPod hooks, which
+// SelectVictimsOnNode uses to pick and order the potential victims; upstream TestCustomSelection
+// and TestCustomOrdering). Policies derive from preempt::default_policy and hide the member
 // they replace.
 //
 //   CSn  is_eligible_victim hooks: the candidate map node -> victims over all nodes.

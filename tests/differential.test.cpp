@@ -1,5 +1,5 @@
 // Differential test: preempt::evaluator against the naive reference implementation
-// (tests/reference/naive_preemption.hpp, upstream's structure written from the spec) on thousands
+// (tests/reference/naive_preemption.hpp, upstream's structure written from its behaviour) on thousands
 // of seeded random clusters. Both must make the same decision: kind, node, victims (in order),
 // budget-violation count, whether the nomination is cleared, the message of a failed attempt, the
 // number of potential nodes, the sample size and the nodes evaluated and candidates kept.

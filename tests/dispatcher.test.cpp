@@ -1,25 +1,27 @@
-// dispatcher (dispatcher.hpp; spec 3, 4.2, 7.7, 7.9): carrying out a preemption decision inline
-// (sync path, spec 3.2) or in the background (async path, spec 3.3), over every executor fixture
-// of tests/support/eviction_fakes.hpp: inline, manual (drained fifo, lifo, seeded shuffle) and a
-// thread pool.
+// dispatcher (dispatcher.hpp): carrying out a preemption decision inline (upstream's sync path,
+// prepareCandidate) or in the background (async path, prepareCandidateAsync), over every executor
+// fixture of tests/support/eviction_fakes.hpp: inline, manual (drained fifo, lifo, seeded shuffle)
+// and a thread pool.
 //
-//   PC1-PC10  upstream TestPrepareCandidate (spec 7.9), sync and async expectations
+//   PC1-PC10  upstream TestPrepareCandidate, sync and async expectations
 //   PS        TestPrepareCandidateAsyncSetsPreemptingSets: in flight during every eviction, last
 //             victim evicted last and only then recorded, structures empty afterwards
 //   AF1-AF7   TestAsyncPreemptionFailure: which victims were attempted, success, re-activation;
 //             invariant: last attempted <=> all preceding evicted
-//   NC        nomination clearing (spec 3.2 step 3, 3.3 background step 1, 4.2)
-//   PE1-PE3   TestPreEnqueue (spec 7.7): the gate
+//   NC        nomination clearing: the nominations of strictly lower-priority pods on the node
+//             (getLowerPriorityNominatedPods), after the evictions (sync) or first (async)
+//   PE1-PE3   TestPreEnqueue: the gate
 //   WU        the wake-up rule of dispatcher.hpp (beyond upstream #141694): at quiescence every
 //             preemptor is re-activated, or its last victim's deletion was accepted
 //   VL        the in-flight victim ledger (beyond upstream #134249), and the preemptors that
 //             follow victims in flight for others (VL/WU)
-//   MT        metrics through preempt::metrics and metrics_hooks (spec 2, 3.7, 6)
+//   MT        metrics through preempt::metrics and metrics_hooks (upstream's preemption metrics)
 // plus apply() on each decision kind, executor refusal, lifetimes, reserve.
 //
 // Library deviations from upstream that these tests pin down on purpose: PC4 and PC8 (last victim
-// already gone) re-activate the preemptor in async mode (upstream does not: spec 7.9 "–"; the
-// library's wake-up rule, cf. #141694/#142294); PC10 never evicts victim2 (spec: "victim2 or none").
+// already gone) re-activate the preemptor in async mode (upstream's TestPrepareCandidate expects
+// no activation; the library's wake-up rule, cf. #141694/#142294); PC10 never evicts victim2
+// (upstream accepts "victim2 or none").
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -158,7 +160,7 @@ TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_
       // Right after the call: gated iff the background work started.
       CHECK(r.table.in_flight(p.uid()) == pc.async_started);
       CHECK(r.disp.is_preemption_running(p.uid()) == pc.async_started);
-      // The nomination is recorded before the evictions (spec 4.2).
+      // The nomination is recorded before the evictions (as upstream's async path does).
       CHECK(r.ledger.node_of(p.uid()) == std::optional<std::size_t>(node1));
       r.client.release();
       r.settle();
@@ -403,12 +405,13 @@ TEST_CASE_TEMPLATE("NC: when every victim is already terminating", X, EVF_EXECUT
   CHECK(r.client.call_count() == 0);
   CHECK(r.ledger.node_of(p.uid()) == std::optional<std::size_t>(node0));
   if constexpr (X::async) {
-    // Spec 3.3 step 2: nothing starts: not gated, nominations not cleared.
+    // prepareCandidateAsync with nothing to evict: nothing starts: not gated, nominations not
+    // cleared.
     CHECK_FALSE(res.started);
     CHECK(r.ledger.node_of(lo.uid()) == std::optional<std::size_t>(node0));
     CHECK(r.rec.dispatched().empty());  // metric not observed
   } else {
-    // Spec 3.2: skipped, then the lower nominations are cleared.
+    // prepareCandidate: skipped, then the lower nominations are cleared.
     CHECK(r.ledger.node_of(lo.uid()) == std::nullopt);
   }
   CHECK_FALSE(r.disp.is_preemption_running(p.uid()));
@@ -995,7 +998,7 @@ TEST_CASE("MT: attempts from the evaluator, victims from the dispatcher, async r
   mrig r(&c.pod_names, 4, [&](evf::recorder& rec) { return evf::metric_hooks{{&m}, &rec}; });
   r.client.set(c.pod_ids.at("v1"), api::delete_fails);
 
-  // Attempts: every evaluation counts, whatever its outcome (spec 2).
+  // Attempts: every evaluation counts, whatever its outcome (PostFilter counts every call).
   const auto& d = ev.evaluate(p, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{});
   REQUIRE(d.kind == preempt::decision_kind::nominated);
   CHECK(c.names(d.victims) == fx::name_list{"v1", "v2"});
@@ -1016,7 +1019,8 @@ TEST_CASE("MT: attempts from the evaluator, victims from the dispatcher, async r
   r.disp.preempt_on(q, n1, std::vector<const pod*>{chosen[0], &w1});
   evf::fake_clock::advance(std::chrono::milliseconds(5));
   r.settle();
-  // One whose victims are all terminating: nothing starts, no metric (spec 3.3 step 2).
+  // One whose victims are all terminating: nothing starts, no metric (prepareCandidateAsync
+  // returns before observing preemption_victims).
   r.disp.preempt_on(q, n1, std::vector<const pod*>{&t});
   r.settle();
 
@@ -1104,7 +1108,8 @@ TEST_CASE("executor refusal: nothing starts, the bookkeeping is rolled back, app
 
 TEST_CASE("executor refusal: the preemptor's earlier nomination is kept (rolled back, as upstream's error)") {
   // dispatcher.hpp: "if the executor throws, the bookkeeping is rolled back and apply reports an
-  // error"; spec 2.9: a transient error returns nil, which keeps the nominated node (as the inline
+  // error"; upstream's Preempt answers a transient error with a nil result, which keeps the
+  // nominated node (as the inline
   // failure path does).
   refusing_setup w;
   const pod& p = w.s.add("p", high);

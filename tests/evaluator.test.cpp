@@ -1,13 +1,14 @@
-// The whole preemption decision (evaluator.hpp; spec 2.1-2.8), scenario by scenario. Every test
-// body runs on every executor fixture (tests/support/executors.hpp: inline, manual in three drain
-// orders, thread pool) and expects the same decision from each.
+// The whole preemption decision (evaluator.hpp; upstream's Evaluator.Preempt), scenario by
+// scenario. Every test body runs on every executor fixture (tests/support/executors.hpp: inline,
+// manual in three drain orders, thread pool) and expects the same decision from each.
 //
-//   PFn  upstream TestPostFilter (spec 7.1)
-//   DRn  upstream TestDryRunPreemption (spec 7.2): candidates and fit checks ("filter calls"),
+//   PFn  upstream TestPostFilter
+//   DRn  upstream TestDryRunPreemption: candidates and fit checks ("filter calls"),
 //        counted on the nodes the decision kept (a parallel dry run may look ahead and discard)
-//   ELn  upstream TestPodEligibleToPreemptOthers (spec 7.5), through attempt::nominated_node
-//   EXn  upstream TestCallExtenders (spec 7.8), with extenders modelling candidate_extender
-//   7.10 which nodes are tried, from their filter status
+//   ELn  upstream TestPodEligibleToPreemptOthers, through attempt::nominated_node
+//   EXn  upstream TestCallExtenders, with extenders modelling candidate_extender
+//   which nodes are tried, from their filter status (upstream's findCandidates; the older
+//   TestNodesWherePreemptionMightHelp)
 // plus the observer hooks, clear_nomination, and a few edge cases (no nodes, offsets, nominations).
 #include <doctest/doctest.h>
 
@@ -160,7 +161,7 @@ preempt::model::pod_spec terminating_pod(std::int32_t priority, bool by_preempti
           .terminating_by_preemption = by_preemption};
 }
 
-// Five nodes node1..node5, each with pK (mid, large): spec 7.2 DR16-DR19.
+// Five nodes node1..node5, each with pK (mid, large): TestDryRunPreemption DR16-DR19.
 named_cluster five_nodes(std::int32_t p2_priority = mid, std::int32_t p5_priority = mid) {
   named_cluster c;
   for (int k = 1; k <= 5; ++k) {
@@ -170,7 +171,7 @@ named_cluster five_nodes(std::int32_t p2_priority = mid, std::int32_t p5_priorit
   return c;
 }
 
-// An extender modelling preempt::candidate_extender<pod> (spec 2.7.2, 7.8).
+// An extender modelling preempt::candidate_extender<pod> (callExtenders, TestCallExtenders).
 struct test_extender {
   enum class action {
     echo,        // returns its input
@@ -220,7 +221,7 @@ struct test_extender {
 static_assert(preempt::candidate_extender<test_extender, pod>);
 
 // Only the first pod of each node (model::resource_cluster order: the most important) may be a victim:
-// upstream's fake SelectVictimsOnNode that returns the first pod (spec 7.2 DR20, DR21).
+// upstream's fake SelectVictimsOnNode that returns the first pod (TestDryRunPreemption DR20, DR21).
 struct first_pod_only : preempt::default_policy {
   template <class Node, class P>
   bool is_eligible_victim(const Node& n, const P& victim, const P&) const {
@@ -230,7 +231,7 @@ struct first_pod_only : preempt::default_policy {
 
 }  // namespace
 
-// ---- Spec 7.1: PostFilter -------------------------------------------------------------------
+// ---- TestPostFilter --------------------------------------------------------------------------
 
 TEST_CASE_TEMPLATE("PF1: a higher-priority pod can be made schedulable", X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
@@ -429,7 +430,7 @@ TEST_CASE_TEMPLATE("PF12: an error on one node is ignored when another node is a
   }
 }
 
-// ---- Spec 7.2: DryRunPreemption -------------------------------------------------------------
+// ---- TestDryRunPreemption --------------------------------------------------------------------
 
 TEST_CASE_TEMPLATE("DR1: a filter that rejects everything leaves no candidate", X,
                    PREEMPT_TEST_EXECUTORS) {
@@ -629,7 +630,7 @@ TEST_CASE_TEMPLATE("DR20/DR21: a victim selection that returns the first pod of 
   }
 }
 
-// ---- Spec 7.5: eligibility ------------------------------------------------------------------
+// ---- TestPodEligibleToPreemptOthers ----------------------------------------------------------
 
 TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT_TEST_EXECUTORS) {
   // node1: the nominated node, with a low pod that is terminating (with or without the
@@ -734,7 +735,7 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
   }
 }
 
-// ---- Spec 7.8: extenders --------------------------------------------------------------------
+// ---- TestCallExtenders -----------------------------------------------------------------------
 
 TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X,
                    PREEMPT_TEST_EXECUTORS) {
@@ -876,8 +877,9 @@ TEST_CASE_TEMPLATE("extender chains: order, replaced victims, an empty result en
   }
 }
 
-// Spec 7.8 EX3/EX7 expect no candidates from a failed extender call (upstream callExtenders
-// returns nil). The decision's documented `candidates` are "the candidates after the extenders".
+// TestCallExtenders' EX3/EX7 expect no candidates from a failed extender call (upstream's
+// callExtenders returns nil). The decision's documented `candidates` are "the candidates after the
+// extenders".
 TEST_CASE_TEMPLATE("EX3/EX7: a failed extender call leaves no candidates in the decision", X,
                    PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
@@ -895,7 +897,7 @@ TEST_CASE_TEMPLATE("EX3/EX7: a failed extender call leaves no candidates in the 
   }
 }
 
-// ---- Spec 7.10 / 2.3: which nodes are tried -------------------------------------------------
+// ---- findCandidates: which nodes are tried ---------------------------------------------------
 
 TEST_CASE_TEMPLATE("only nodes whose filter status is exactly Unschedulable are tried", X,
                    PREEMPT_TEST_EXECUTORS) {
@@ -970,7 +972,7 @@ TEST_CASE_TEMPLATE("several errors without a candidate are aggregated", X, PREEM
   }
 }
 
-TEST_CASE_TEMPLATE("nominated pods reserve room on their node (spec 4.3)", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE("nominated pods reserve room on their node (two-pass fit)", X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", low, large());
@@ -1129,11 +1131,11 @@ TEST_CASE_TEMPLATE("clear_nomination is set only when the dry run found no candi
   // not eligible: see EL3/EL4; extenders removing every candidate: see EX5.
 }
 
-// Spec 2.3.5 allows numCandidates = 0 (abs 0, n * pct < 100): both bounded lists have capacity 0,
-// so every candidate is dropped and the attempt ends with "no candidates". Upstream's dry run
-// records only failed nodes in the status map (spec 2.4: "Any non-success ⇒ recorded"); a node
-// tried successfully is absent from it and the FitError counts it as "Preemption is not helpful
-// for scheduling" (spec 2.7.1, absent-node status).
+// GetOffsetAndNumCandidates allows numCandidates = 0 (abs 0, n * pct < 100): both bounded lists
+// have capacity 0, so every candidate is dropped and the attempt ends with "no candidates".
+// Upstream's DryRunPreemption records only failed nodes in the status map; a node tried
+// successfully is absent from it and the FitError counts it as "Preemption is not helpful for
+// scheduling" (the status of an absent node).
 TEST_CASE_TEMPLATE("wanted 0: successful nodes count as not helpful in the message", X,
                    PREEMPT_TEST_EXECUTORS) {
   named_cluster c;

@@ -3,13 +3,14 @@
 //     drained fifo / lifo / shuffled (late, or not at all before the next attempt), a manual
 //     context drained from inside execute (helpers run on the evaluating thread), a manual context
 //     drained by a background thread, and a thread pool; parallelism 2, 3, 4 and chunk 1, 2, 5;
-//   * the sequential decision agrees with a model of the dry run written from spec 2.3-2.4 and
-//     2.7.1 on top of select_victims: nodes tried, their order and outcomes, the two bounded
-//     candidate lists, the stop rule, the messages;
-//   * the sampling rule (spec 2.4), stated directly: each bounded list holds at most `wanted`
-//     candidates; the dry run stops at the first node after which it holds a candidate without
-//     violations and `wanted` candidates in all, and not before; so it goes on past `wanted`
-//     violating candidates until one without violations turns up (or the nodes run out).
+//   * the sequential decision agrees with a model of the dry run written from upstream's
+//     findCandidates, DryRunPreemption and FitError on top of select_victims: nodes tried, their
+//     order and outcomes, the two bounded candidate lists, the stop rule, the messages;
+//   * the sampling rule (DryRunPreemption's bounded lists and stop rule), stated directly: each
+//     bounded list holds at most `wanted` candidates; the dry run stops at the first node after
+//     which it holds a candidate without violations and `wanted` candidates in all, and not
+//     before; so it goes on past `wanted` violating candidates until one without violations turns
+//     up (or the nodes run out).
 // Filter statuses mix Unschedulable, UnschedulableAndUnresolvable, absent nodes (with either
 // absent code) and other codes; sampling arguments and offsets are random; some pods are
 // nominated to nodes; a few preemptors have preemptionPolicy Never or a nominated node.
@@ -159,7 +160,7 @@ std::string describe(const D& d) {
   return s;
 }
 
-// ---- A model of the dry run, from the spec ----------------------------------------------------
+// ---- A model of the dry run, from upstream's behaviour ----------------------------------------
 
 struct model_node {
   std::size_t index;
@@ -182,7 +183,7 @@ struct model_result {
 };
 
 std::size_t wanted_of(const preempt::sampling_args& a, std::size_t n) {
-  // Spec 2.3.5: floor(n * pct / 100), raised to at least abs, capped at n.
+  // GetOffsetAndNumCandidates: floor(n * pct / 100), raised to at least abs, capped at n.
   const std::size_t by_pct = n * static_cast<std::size_t>(a.min_candidate_nodes_percentage) / 100;
   return std::min(n, std::max(by_pct, static_cast<std::size_t>(a.min_candidate_nodes_absolute)));
 }
@@ -321,7 +322,7 @@ void check_against_model(const D& d, const model_result& m, const scenario& s) {
   }
 }
 
-// The sampling rule of spec 2.4, checked on the decision itself.
+// DryRunPreemption's sampling rule, checked on the decision itself.
 template <class D>
 void check_sampling_rule(const D& d, const model_result& m) {
   if (d.kind == decision_kind::not_eligible || d.potential_nodes == 0) {

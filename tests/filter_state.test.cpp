@@ -1,5 +1,5 @@
 // The test filter state of tests/support/filter_state.hpp on its own (FSn), and one end-to-end
-// topology-spread scenario through victim selection and node choice (PR2, spec 7.6).
+// topology-spread scenario through victim selection and node choice (PR2, upstream TestPreempt).
 #include <doctest/doctest.h>
 
 #include <string>

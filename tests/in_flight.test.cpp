@@ -1,7 +1,8 @@
-// in_flight_table (in_flight.hpp; spec 1.7, 3.4-3.6): the preemptors whose evictions run, their
+// in_flight_table (in_flight.hpp; upstream's `preempting` set, lastVictimsPendingPreemption and
+// IsPodRunningPreemption): the preemptors whose evictions run, their
 // last victims, the gate, and the in-flight victim ledger.
 //
-//   IR1-IR6  upstream TestIsPodRunningPreemption (spec 7.9), each through the report-based gate
+//   IR1-IR6  upstream TestIsPodRunningPreemption, each through the report-based gate
 //            (report_victim) and through the overload that asks a lookup (the informer)
 // plus claim/release of victims, reports, and victims_snapshot.
 #include <doctest/doctest.h>

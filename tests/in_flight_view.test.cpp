@@ -1,7 +1,8 @@
 // in_flight_view (in_flight_view.hpp): the opt-in policy that counts victims whose eviction is in
-// flight as gone. By default (as upstream, spec 3.6) a later preemption sees the in-flight victims
-// still on their node AND the nomination that reserves their room: it counts that room twice and
-// chooses the in-flight victims again. Through the view it does not.
+// flight as gone. By default (as upstream: a victim stays in the cache until its deletion is
+// seen) a later preemption sees the in-flight victims still on their node AND the nomination that
+// reserves their room: it counts that room twice and chooses the in-flight victims again. Through
+// the view it does not.
 //
 // Scenario: node1 4000m cpu with four low 1000m pods v1..v4 (start times 1..4, so v1 is the most
 // important). P1 (high, 3000m) preempts: v1 is reprieved, the victims are v2, v3, v4. While those

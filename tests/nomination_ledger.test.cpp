@@ -1,7 +1,7 @@
-// nomination_ledger (nomination_ledger.hpp; spec 4.1-4.3): the nominator. Override and noop modes,
+// nomination_ledger (nomination_ledger.hpp; upstream's nominator). Override and noop modes,
 // update keeping the in-memory nomination, remove, node_of, clearing strictly lower priorities,
-// nomination order, the reader view as the evaluator's nominations (two-pass fit, spec 4.3), and
-// no allocation after reserve().
+// nomination order, the reader view as the evaluator's nominations (two-pass fit,
+// RunFilterPluginsWithNominatedPods), and no allocation after reserve().
 //
 // The reader holds the ledger's shared lock: no test calls a writer while a reader is alive.
 #include <doctest/doctest.h>
@@ -265,7 +265,7 @@ TEST_CASE("ledger: no allocation after reserve(pods, nodes, per_node)") {
   CHECK(fresh_allocations > 0);
 }
 
-// ---- the reader as the evaluator's nominations (two-pass fit, spec 4.3) -------------------------
+// ---- the reader as the evaluator's nominations (two-pass fit) ----------------------------------
 
 namespace {
 

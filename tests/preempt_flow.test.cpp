@@ -1,4 +1,4 @@
-// End to end: evaluator + nomination ledger + dispatcher (spec 7.6 TestPreempt), over every
+// End to end: evaluator + nomination ledger + dispatcher (upstream TestPreempt), over every
 // executor fixture (inline = sync path; manual fifo/lifo/shuffled and thread pool = async path).
 //
 //   PR1  n1: p1.1, p1.2 low small; n2: p2.1 high large; n3: p3.1 mid medium; preemptor high

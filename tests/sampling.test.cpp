@@ -1,5 +1,5 @@
 // How many candidates the dry run wants, and the validation of the sampling arguments
-// (sampling.hpp; spec 1.6 and 2.3.5).
+// (sampling.hpp; upstream's DefaultPreemptionArgs validation and GetOffsetAndNumCandidates).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -26,7 +26,7 @@ TEST_CASE("the defaults are upstream's: 10 percent, at least 100") {
   CHECK(preempt::validate(d).empty());
 }
 
-TEST_CASE("number_of_candidates: the examples of spec 2.3") {
+TEST_CASE("number_of_candidates: upstream's examples (5000 nodes: 500, 500: 100, 50: 50, 5 at 40%: 2)") {
   CHECK(preempt::number_of_candidates(args(40, 1), 5) == 2);
   const preempt::sampling_args defaults;
   CHECK(preempt::number_of_candidates(defaults, 5000) == 500);

@@ -1,11 +1,13 @@
-// Victim selection on one node (spec 2.5, 2.5.1, 2.6, 4.3).
+// Victim selection on one node (SelectVictimsOnNode, filterPodsWithPDBViolation, MoreImportantPod,
+// RunFilterPluginsWithNominatedPods).
 //
-//   DRn  upstream TestDryRunPreemption scenarios (spec 7.2), run node by node: per-node outcome,
+//   DRn  upstream TestDryRunPreemption scenarios, run node by node: per-node outcome,
 //        victims (in the order select_victims returns them: descending importance), budget
 //        violations and fit checks ("Filter calls"; without nominated pods one check per step).
-//   PF8  the per-node half of TestPostFilter's "not enough resource after removal" (spec 7.1).
-//   RVn  reprieve order (spec 2.5 steps 6-8).
-//   NPn  nominated pods and the two-pass rule (spec 4.3), and state errors around them.
+//   PF8  the per-node half of TestPostFilter's "not enough resource after removal".
+//   RVn  reprieve order: budget-violating victims first, each group in importance order, the
+//        victims re-sorted when both groups gave some.
+//   NPn  nominated pods and the two-pass rule, and state errors around them.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -48,7 +50,7 @@ flt::test_pod foo_pod(std::string name, std::int32_t prio) {
 
 }  // namespace
 
-// ---- Spec 7.2 ----------------------------------------------------------------------------------
+// ---- TestDryRunPreemption, node by node ---------------------------------------------------------
 
 TEST_CASE("DR4: both nodes are candidates after preempting their mid pod") {
   named_cluster c;
@@ -234,7 +236,7 @@ TEST_CASE("PF8: no room even without every lower pod: the fit status is the answ
   }
 }
 
-// ---- Reprieve order (spec 2.5 steps 6-8) -------------------------------------------------------
+// ---- Reprieve order ----------------------------------------------------------------------------
 
 TEST_CASE("RV1: budget-violating pods are reprieved before the others") {
   // Room for the preemptor plus one of the two pods. In importance order a (mid) would be
@@ -330,7 +332,7 @@ TEST_CASE("RV5: after selection the state reflects the node without its victims"
   CHECK(state.requested()[preempt::model::resource::pods] == 1);
 }
 
-// ---- Nominated pods (spec 4.3) -----------------------------------------------------------------
+// ---- Nominated pods -----------------------------------------------------------------------------
 
 namespace {
 
@@ -579,7 +581,7 @@ TEST_CASE("NP8: a nominee add that fails during a reprieve must not leave the no
 TEST_CASE("NP9: a nominee that cannot be removed again during a reprieve is an error") {
   // Removing a nominee again is a RemovePod extension call; at the first fit check a failure is
   // the node's outcome (status error), and extension errors during the reprieve are errors too
-  // (spec 2.5 step 7). Treating it as "does not fit" would go on with a state that still counts
+  // (SelectVictimsOnNode's reprieve). Treating it as "does not fit" would go on with a state that still counts
   // the nominee. Removes: v (step 2), n (step 4), n (reprieve of v) <- fails.
   nominee_setup s;
   const pod n = s.c.make("n", high, medium());

@@ -1,5 +1,5 @@
 // benchmarks/support/fixtures.hpp - the clusters the benchmarks run on, in upstream's shapes
-// (../shared/spec/benchmarks.md, scheduler_perf performance-config.yaml):
+// (upstream's scheduler_perf default_preemption/performance-config.yaml):
 //
 //   node                4 CPU, 32Gi, 110 pod slots
 //   low-priority pod    priority 0; `p` per node share 3.6 CPU (900m each at 4 per node, 120m at

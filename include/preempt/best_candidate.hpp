@@ -1,5 +1,5 @@
 // preempt/best_candidate.hpp - choose the node to nominate among the candidates
-// (Kubernetes SelectCandidate / pickOneNodeForPreemption, spec 2.8).
+// (upstream's SelectCandidate / pickOneNodeForPreemption).
 //
 // Score functions map a candidate to a std::int64_t; higher is better. They are applied in order:
 // the candidates tied at the best score of the first function go on to the second, and so on, and
@@ -14,7 +14,8 @@
 // A non-empty caller-supplied list of score functions replaces them entirely.
 //
 // Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
-// cached scores of the best so far, plus one more to name the deciding score. No allocation; no exceptions of its own.
+// cached scores of the best so far, plus one more to name the deciding score. No allocation; no
+// exceptions of its own.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_BEST_CANDIDATE_HPP

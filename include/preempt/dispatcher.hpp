@@ -1,5 +1,6 @@
 // preempt/dispatcher.hpp - carrying out a preemption decision: nominations, evictions inline or
-// in the background (KEP-4832 asynchronous preemption, spec 3 and 4).
+// in the background (KEP-4832 asynchronous preemption: upstream's prepareCandidate and
+// prepareCandidateAsync).
 //
 // dispatcher::apply(preemptor, decision) acts on an evaluator decision:
 //   - nominated: the evictions run, inline or async depending on the executor (below);
@@ -7,18 +8,18 @@
 //   - not eligible, error, or unschedulable without clear_nomination: nothing (the nomination is
 //     kept, as upstream's nil result).
 //
-// Inline dispatch (an always-inline executor; spec 3.2): victims already terminating are skipped,
-// the others are evicted one by one; the first failure stops the rest and the attempt fails with
-// its message (the preemptor is not nominated). On success the nominations of strictly
-// lower-priority pods on the node are cleared (hooks.nominations_cleared tells the caller which),
-// and the preemptor is nominated to the node.
+// Inline dispatch (an always-inline executor; upstream's prepareCandidate): victims already
+// terminating are skipped, the others are evicted one by one; the first failure stops the rest and
+// the attempt fails with its message (the preemptor is not nominated). On success the nominations
+// of strictly lower-priority pods on the node are cleared (hooks.nominations_cleared tells the
+// caller which), and the preemptor is nominated to the node.
 //
-// Async dispatch (any other executor; spec 3.3, in upstream order). Before apply returns: victims
-// already terminating, or whose eviction another preemption already dispatched (the in-flight
-// victim ledger, beyond upstream), are skipped; if none is left nothing starts at all; otherwise
-// the preemptor is nominated and marked in flight. Then in the background: clear the lower-
-// priority nominations; evict all victims but the last in parallel through the executor; if any
-// failed, skip the last; else record the last victim as pending and evict it; leave the
+// Async dispatch (any other executor; prepareCandidateAsync, in upstream order). Before apply
+// returns: victims already terminating, or whose eviction another preemption already dispatched
+// (the in-flight victim ledger, beyond upstream), are skipped; if none is left nothing starts at
+// all; otherwise the preemptor is nominated and marked in flight. Then in the background: clear the
+// lower-priority nominations; evict all victims but the last in parallel through the executor; if
+// any failed, skip the last; else record the last victim as pending and evict it; leave the
 // in-flight set.
 //
 // The wake-up rule (beyond upstream #141694): when the background work completes, the preemptor
@@ -246,7 +247,7 @@ class dispatcher {
         j->follow.awaited.push_back(v->uid());
       }
     }
-    if (j->victims.empty()) {  // nothing to evict: nothing starts (spec 3.3 step 2)
+    if (j->victims.empty()) {  // nothing to evict: nothing starts, as in prepareCandidateAsync
       ledger_->nominate(preemptor, node);
       if (j->follow.awaited.empty()) {
         release_job(j);

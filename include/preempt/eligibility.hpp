@@ -1,5 +1,5 @@
-// preempt/eligibility.hpp - may this pod preempt others now? (Kubernetes
-// PodEligibleToPreemptOthers, spec 2.2)
+// preempt/eligibility.hpp - may this pod preempt others now? (upstream's
+// PodEligibleToPreemptOthers)
 //
 // check_eligibility(preemptor, nominated_node, nominated_node_status, policy):
 //   1. A pod whose preemption policy is Never is not eligible:

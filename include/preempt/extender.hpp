@@ -1,5 +1,5 @@
 // preempt/extender.hpp - post-processing of the candidates before the final choice (the role of
-// Kubernetes scheduler extenders, spec 2.7.2).
+// Kubernetes scheduler extenders, as upstream's callExtenders runs them).
 //
 // A candidate extender for pods of type P is any object with:
 //   ext.supports_preemption()               false ⇒ skipped

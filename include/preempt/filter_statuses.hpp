@@ -1,5 +1,5 @@
-// preempt/filter_statuses.hpp - the filter outcome of every node for the preemptor (the input
-// that tells the evaluation which nodes preemption may help, spec 1.4 and 2.3).
+// preempt/filter_statuses.hpp - the filter outcome of every node for the preemptor (upstream's
+// NodeToStatus map, from which findCandidates takes the nodes preemption may help).
 //
 // A type S models `node_statuses` when `s.code_of(i)` returns the status_code of node i. Only
 // nodes whose code is `unschedulable` are tried; `unschedulable_and_unresolvable` nodes never are.

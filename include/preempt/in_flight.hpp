@@ -1,5 +1,7 @@
 // preempt/in_flight.hpp - the bookkeeping of preemptions whose evictions are still running
-// (spec 1.7, 3.3-3.6), plus the in-flight victim ledger that goes beyond upstream.
+// (upstream's `preempting` set and lastVictimsPendingPreemption, which prepareCandidateAsync
+// fills and IsPodRunningPreemption reads), plus the in-flight victim ledger that goes beyond
+// upstream.
 //
 // `in_flight_table<P>` holds, under one mutex:
 //   - the preemptors whose background evictions have not finished (upstream `preempting`);
@@ -8,10 +10,11 @@
 //   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
 //     failed, so that no later preemption dispatches it again (upstream #134249); each is
 //     `running` until the API accepts its deletion, then `accepted`.
-// The gate query is_preemption_running(uid) has upstream's newest meaning (spec 3.4): false when
-// the pod is not in flight; true when it is and no last victim is recorded; with a recorded last
-// victim, true until the caller reports that victim gone or terminating (report_victim), or, in
-// the overload with a lookup, until the lookup says so.
+// The gate query is_preemption_running(uid) has the meaning of upstream's newest
+// IsPodRunningPreemption, which its PreEnqueue gate asks: false when the pod is not in flight;
+// true when it is and no last victim is recorded; with a recorded last victim, true until the
+// caller reports that victim gone or terminating (report_victim), or, in the overload with a
+// lookup, until the lookup says so.
 //
 // It also keeps the followers: preemptions waiting for victims that other work is evicting (see
 // follow and finish_victim), so that every dispatcher sharing the table learns when they end.

@@ -1,12 +1,14 @@
 // preempt/metrics.hpp - upstream's preemption metrics, ready to plug into the observer hooks.
 //
-// `metrics` keeps the counters kube-scheduler exports (spec 3.7 and 6):
+// `metrics` keeps the counters kube-scheduler exports (pkg/scheduler/metrics):
 //   attempts            scheduler_preemption_attempts_total (every evaluation)
 //   victims histogram   scheduler_preemption_victims (buckets 1, 2, 4, ..., 64, then +Inf)
 //   async executions    scheduler_preemption_goroutines_execution_total{result}
 //   async durations     scheduler_preemption_goroutines_duration_seconds{result}
 //                       (buckets 0.01 s · 2^k for k = 0..19, then +Inf)
-// Unlike upstream (spec 5.14) the duration and result are those of the finished work.
+// Unlike upstream, the duration and result are those of the finished work: upstream's goroutine
+// records them in a deferred call whose arguments Go evaluates when the defer is declared, so it
+// reports "success" and about 0 s whatever happens.
 // `metrics_hooks{&m}` forwards the evaluator observer and dispatcher hook calls to `m`; derive
 // from it to add reactivate() and nominations_cleared().
 //

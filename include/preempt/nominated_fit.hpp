@@ -1,4 +1,5 @@
-// preempt/nominated_fit.hpp - the two-pass fit check with nominated pods (spec 4.3).
+// preempt/nominated_fit.hpp - the two-pass fit check with nominated pods (upstream's
+// RunFilterPluginsWithNominatedPods and addGENominatedPods).
 //
 // fits_with_nominated(state, preemptor, nominated) answers whether the preemptor fits on a node
 // while respecting the room reserved for pods nominated to that node:

@@ -1,5 +1,5 @@
-// preempt/nomination_ledger.hpp - which pending pods are nominated to which node (Kubernetes'
-// nominator, spec 4.1-4.3).
+// preempt/nomination_ledger.hpp - which pending pods are nominated to which node (upstream's
+// nominator, pkg/scheduler/backend/queue/nominator.go).
 //
 // The ledger maps node → nominated pods (in nomination order) and pod → node. It stores pointers
 // to the caller's pending pods, which must stay alive while nominated. Operations:
@@ -13,8 +13,8 @@
 //   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
 //                              lower-priority pods on a node (done when a preemptor takes it)
 //   nominated_to(node)         the nominated pods of a node (models preempt::nominations_of)
-// The evaluation reads nominated_to() for its two-pass fit (spec 4.3), which itself keeps only the
-// pods of priority >= the preemptor's and excludes the preemptor.
+// The evaluation reads nominated_to() for its two-pass fit (RunFilterPluginsWithNominatedPods),
+// which itself keeps only the pods of priority >= the preemptor's and excludes the preemptor.
 //
 // Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default; pass
 // preempt::null_mutex for single-threaded use). nominated_to() returns a view into the ledger: use

@@ -1,5 +1,5 @@
 // preempt/sampling.hpp - how many nodes the dry run looks at, and where it starts
-// (Kubernetes DefaultPreemptionArgs and GetOffsetAndNumCandidates, spec 1.6 and 2.3).
+// (upstream's DefaultPreemptionArgs and GetOffsetAndNumCandidates).
 //
 // number_of_candidates(args, n) = floor(n · percentage / 100), raised to at least `absolute`,
 // capped at n. With the upstream defaults (10%, 100): 5000 nodes ⇒ 500, 500 ⇒ 100, 50 ⇒ 50.

@@ -1,7 +1,8 @@
 // preempt/victim_selection.hpp - choose the victims on one node (Kubernetes SelectVictimsOnNode).
 //
 // select_victims(preemptor, node, state, budgets, nominated, scratch, policy) follows upstream
-// exactly (spec 2.5, 2.5.1, 2.6, 4.3):
+// exactly (SelectVictimsOnNode, with filterPodsWithPDBViolation for the budgets, MoreImportantPod
+// for the order and RunFilterPluginsWithNominatedPods for the fit):
 //   1. Potential victims: the node's pods of strictly lower priority that the policy deems
 //      eligible, in node order.
 //   2. Every potential victim is removed from the state.

@@ -1,9 +1,11 @@
 // tests/reference/naive_preemption.hpp - REFERENCE IMPLEMENTATION, not the library.
 //
 // A deliberately naive port of kube-scheduler's whole preemption decision (DefaultPreemption
-// PostFilter, spec/kubernetes-preemption.md sections 2.2-2.8) with upstream's structure and
-// upstream's costs, written from the spec and sharing nothing with the library but the model
-// types it reads (model::resource_cluster, model::resource_pod) and the status/decision enums. It serves twice:
+// PostFilter: PodEligibleToPreemptOthers, findCandidates, DryRunPreemption with
+// SelectVictimsOnNode, SelectCandidate; no extenders) with upstream's structure and upstream's
+// costs, written from upstream's behaviour and sharing nothing with the library but the model
+// types it reads (model::resource_cluster, model::resource_pod) and the status/decision enums. It
+// serves twice:
 //   * as the oracle of tests/differential.test.cpp (same node, victims, violation count, kind and
 //     message as preempt::evaluator on thousands of seeded random clusters);
 //   * as the "straightforward implementation" the benchmarks compare with (counter x_reference).
@@ -14,7 +16,7 @@
 //     last pod into its place, as NodeInfo.RemovePod does;
 //   - the filter (NodeResourcesFit) is re-run on that copy for the first check and for every
 //     reprieve; with nominated pods the copy is cloned again and the nominees added (two-pass rule,
-//     spec 4.3), as addGENominatedPods does;
+//     RunFilterPluginsWithNominatedPods), as addGENominatedPods does;
 //   - the potential victims are sorted on every node evaluation (a stable sort in node order, so
 //     that ties are deterministic: upstream's sort.Slice leaves them arbitrary);
 //   - the budget classification copies disruptionsAllowed of EVERY budget per node and tests every
@@ -320,7 +322,7 @@ inline std::size_t pick_one(const input& in, const std::vector<node_outcome>& ca
 
 }  // namespace detail
 
-// The whole decision for `preemptor` (spec 2.2-2.8).
+// The whole decision for `preemptor` (Evaluator.Preempt without extenders).
 inline decision preempt(const pod& preemptor, const input& in) {
   using preempt::decision_kind;
   decision d;

@@ -6,7 +6,7 @@
 //                         "cleared node0: a b", "reactivate p"), so tests can check the order of
 //                         evictions and nomination clearing
 //   evf::fake_client      models preempt::eviction_client<pod>. Per victim an `api` behaviour
-//                         reproduces upstream's TestPrepareCandidate reactors (spec 3.1, 7.9):
+//                         reproduces upstream's TestPrepareCandidate reactors (PreemptPod):
 //                         patch the DisruptionTarget condition unless present, then delete; either
 //                         call may fail or answer NotFound. Every call is recorded with what the
 //                         in-flight table said when it began (preemptor in flight? last victim?
@@ -94,7 +94,7 @@ class scene {
   scene(const scene&) = delete;
   scene& operator=(const scene&) = delete;
 
-  // `terminating`: the pod carries a deletion timestamp (spec 1.1), without the DisruptionTarget
+  // `terminating`: the pod carries a deletion timestamp, without the DisruptionTarget
   // condition unless `by_preemption`.
   const pod& add(const std::string& pod_name, std::int32_t priority, bool terminating = false,
                  bool by_preemption = false) {

@@ -1,9 +1,9 @@
 // tests/support/fixtures.hpp - small clusters written the way the upstream test tables read.
 //
-// Priorities, resource sizes and start times follow the conventions of the behavioural spec
-// (section 7): neg/low/mid/high/very_high, small/medium/large/very_large (cpu millicores and memory
-// bytes), tK = K nanoseconds after the epoch. A `named_cluster` remembers pod and node names so
-// tests can compare victims by name.
+// Priorities, resource sizes and start times follow the conventions of upstream's preemption
+// tests (default_preemption_test.go): neg/low/mid/high/very_high, small/medium/large/very_large
+// (cpu millicores and memory bytes), tK = K nanoseconds after the epoch. A `named_cluster`
+// remembers pod and node names so tests can compare victims by name.
 //
 // Also: node-state wrappers that count the calls the algorithms make (`counting_state`; upstream's
 // "filter calls" are fits calls) or make one of them fail (`failing_state`), and helpers that run
@@ -104,8 +104,8 @@ struct named_cluster {
 // ---- Node-state wrappers ----------------------------------------------------------------------
 
 // Delegates to a node state and counts the calls; records the uids of the pods added and removed,
-// in call order. Upstream's "filter calls" (spec 7.2) are the fit checks: fits calls plus, when
-// the inner state offers the optional yes/no `can_fit`, can_fit calls (checks()).
+// in call order. Upstream's "filter calls" (TestDryRunPreemption) are the fit checks: fits calls
+// plus, when the inner state offers the optional yes/no `can_fit`, can_fit calls (checks()).
 template <class S, class Uid = pod_id>
 struct counting_state {
   explicit counting_state(S& s) : inner(s) {}

@@ -48,7 +48,7 @@ inline std::vector<std::string> shortages(const resource_vector& alloc,
   return reasons;
 }
 
-// Two-pass rule with nominated pods (spec 4.3).
+// Two-pass rule with nominated pods (RunFilterPluginsWithNominatedPods).
 inline std::vector<std::string> fit_with_nominated(const resource_vector& alloc,
                                                    const std::vector<const pod*>& present,
                                                    const std::vector<const pod*>& nominated,

@@ -2,7 +2,8 @@
 //
 // `tst::test_cluster` wraps a fx::named_cluster (model::resource_cluster nodes and pods, pod names) and
 // models preempt::cluster with its own state_type, `tst::test_state`, which delegates to
-// model::resource_fit_state and adds, per the upstream test plugins (spec 7.1, 7.2):
+// model::resource_fit_state and adds, per the upstream test plugins (TestPostFilter,
+// TestDryRunPreemption):
 //   * nodes flagged "error" (upstream: label error=true): remove_pod fails with the TestPlugin's
 //     RemovePod error (PF11, PF12);
 //   * a filter chain for fits(), checked in this order:
@@ -13,8 +14,8 @@
 //   * fit-check counting per node (upstream's "filter calls"), with atomics: the dry run may
 //     evaluate nodes on several threads.
 // Nodes evaluated ahead by a parallel dry run and then discarded also count; `kept_fit_checks`
-// sums only the nodes a decision kept (its diagnosis), which is what a sequential dry run, and the
-// spec's table, count.
+// sums only the nodes a decision kept (its diagnosis), which is what a sequential dry run, and
+// upstream's expected filter calls, count.
 #ifndef PREEMPT_TESTS_SUPPORT_TEST_STATES_HPP
 #define PREEMPT_TESTS_SUPPORT_TEST_STATES_HPP
 
@@ -33,7 +34,7 @@ namespace tst {
 using pod = preempt::model::resource_pod;
 using preempt::status;
 
-// Upstream TestPlugin's RemovePod error as the scheduler wraps it (spec 7.1 PF11).
+// Upstream TestPlugin's RemovePod error as the scheduler wraps it (TestPostFilter, PF11).
 inline constexpr std::string_view remove_pod_error =
     "running RemovePod on PreFilter plugin \"test-plugin\": failed to remove pod: p";
 // Upstream ErrReasonFake (FalseFilter, MatchFilter).

@@ -4,8 +4,8 @@
     python3 tests/whatif/make_scenarios.py <repo root> <built preempt-whatif>
 
 Writes every scenario's inputs (cluster.json, pod.json, args, ...) as specified below, runs the
-tool on them, checks the expectations written here (from the behavioural spec, section 7, for the
-PF/DR/SB scenarios: result, nominated node, victims, budget violations, messages, the candidate
+tool on them, checks the expectations written here (from upstream's TestPostFilter,
+TestDryRunPreemption and TestSelectBestCandidate for the PF/DR/SB scenarios: result, nominated node, victims, budget violations, messages, the candidate
 set of each dry run), and only then records the tool's output as expected.json (or expected.txt,
 expected-stderr + expected-exit). Any failed expectation is reported and the script exits 1.
 It deletes and rewrites the whole scenarios/ folder.
@@ -74,7 +74,7 @@ one_pod = dict(pods=1)
 node_res = dict(cpu=200, mem=400)
 taint_x = [{"key": "x", "value": "y", "effect": "NoSchedule"}]
 
-# ---- PostFilter (spec 7.1) ----
+# ---- PostFilter (upstream TestPostFilter) ----
 scenario("PF1", "higher priority can be made schedulable",
          lst([node("node1", **one_pod), pod("p1", "node1", 0, small)]), preemptor(high, small),
          expect=dict(result="nominated", node="node1", victims=["default/p1"]))
@@ -99,7 +99,7 @@ scenario("PF10", "mixed with unresolvable (node3, node4 tainted)",
               pod("p1", "node1", 0, small), pod("p2", "node2", 0, small)]),
          preemptor(high, large), expect=dict(result="unschedulable", message="preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for scheduling."))
 
-# ---- DryRunPreemption (spec 7.2) ----
+# ---- DryRunPreemption (upstream TestDryRunPreemption) ----
 two_mid_large = [node("node1"), node("node2"), pod("p1", "node1", mid, large), pod("p2", "node2", mid, large)]
 scenario("DR4", "both nodes after preempting", lst(two_mid_large), preemptor(high, large),
          expect=dict(result="nominated", node="node1", candidates={"node1": ["default/p1"], "node2": ["default/p2"]}))
@@ -140,7 +140,7 @@ scenario("DR19", "look past the candidate limit for a node without PDB violation
          expect=dict(result="nominated", node="node3", violations=0, candidates={"node1": ["default/p1"], "node3": ["default/p3"], "node5": ["default/p5"]},
                      order=["node5", "node1", "node2", "node3"], dropped=["node2"]))
 
-# ---- Node selection (spec 7.3) ----
+# ---- Node selection (upstream TestSelectBestCandidate) ----
 def sb(name, note, layout, want, req=very_large):
     items = [node(f"node{i}") for i in range(1, len(layout) + 1)]
     k = 0
@@ -157,7 +157,7 @@ sb("SB5", "shifted sum (a raw sum would pick node1)", [[(mid, small, 0), (neg, s
 sb("SB7", "start time per node", [[(mid, medium, 2), (mid, medium, 2)], [(mid, medium, 3), (mid, medium, 3)], [(mid, medium, 1), (mid, medium, 1)]], "node2")
 sb("SB8", "start time over all pods", [[(mid, medium, 4), (mid, medium, 2)], [(mid, medium, 5), (mid, medium, 1)], [(mid, medium, 3), (mid, medium, 6)]], "node3")
 
-# ---- Beyond section 7: the tool's own behaviour ----
+# ---- Beyond upstream's scenarios: the tool's own behaviour ----
 scenario("fits", "no preemption needed: nodes listed are the feasible ones",
          lst([node("node1"), node("node2"), node("node3"), pod("a", "node1", low, large), pod("b", "node2", low, very_large)]),
          preemptor(high, medium), expect=dict(result="fits"))

@@ -13,8 +13,9 @@
 // Each rejection is UnschedulableAndUnresolvable: evicting pods cannot help.
 // NodeResourcesFit comes next in the profile and depends on the node's pods: model it with
 // model::resource_fit_state (reasons "Too many pods", "Insufficient cpu", ...). A shortage is
-// Unschedulable in the behavioural spec; recent kube-scheduler versions (fit.go of v1.36) make a
-// node UnschedulableAndUnresolvable when a request exceeds its whole allocatable amount:
+// Unschedulable (NodeResourcesFit's long-standing rule: preemption tries the node); recent
+// kube-scheduler versions (fit.go of v1.36) make a node UnschedulableAndUnresolvable when a
+// request exceeds its whole allocatable amount:
 // exceeds_allocatable() tells that case apart for callers that want the newer rule.
 // Not modelled: pod (anti-)affinity, topology spread, ports, volumes, dynamic resources.
 //
