@@ -22,9 +22,9 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/fixtures.hpp"
+#include "bench/measure.hpp"
 #include "preempt/preempt.hpp"
-#include "support/fixtures.hpp"
-#include "support/measure.hpp"
 
 namespace {
 

@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "bench/fixtures.hpp"
+#include "bench/measure.hpp"
 #include "preempt/preempt.hpp"
 #include "preempt/thread_pool.hpp"
-#include "support/fixtures.hpp"
-#include "support/measure.hpp"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/fixtures.hpp"
+#include "bench/measure.hpp"
 #include "preempt/preempt.hpp"
-#include "support/fixtures.hpp"
-#include "support/measure.hpp"
 
 namespace {
 

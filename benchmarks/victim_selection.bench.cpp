@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "../tests/support/counting_new.hpp"
+#include "bench/fixtures.hpp"
+#include "bench/measure.hpp"
 #include "preempt/preempt.hpp"
-#include "support/fixtures.hpp"
-#include "support/measure.hpp"
+#include "support/counting_new.hpp"
 
 namespace {
 

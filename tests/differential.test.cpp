@@ -28,17 +28,9 @@
 
 #include "preempt/preempt.hpp"
 #include "reference/naive_preemption.hpp"
+#include "support/sanitizers.hpp"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PREEMPT_DIFF_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PREEMPT_DIFF_SANITIZED 1
-#endif
-#endif
-#ifndef PREEMPT_DIFF_SANITIZED
-#define PREEMPT_DIFF_SANITIZED 0
-#endif
+#define PREEMPT_DIFF_SANITIZED (PREEMPT_TEST_UNDER_ASAN || PREEMPT_TEST_UNDER_TSAN)
 
 namespace {
 

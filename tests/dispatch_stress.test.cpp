@@ -19,7 +19,7 @@
 //   * the in-flight table holds no preemptor, and the victim ledger exactly the victims whose
 //     deletion was accepted and that were never reported;
 //   * nothing leaks (ASan).
-// Shorter eviction latencies under TSan (PREEMPT_STRESS_TSAN), where everything runs slower.
+// Shorter eviction latencies under TSan (PREEMPT_TEST_UNDER_TSAN), where everything runs slower.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -42,14 +42,8 @@
 #include "preempt/nomination_ledger.hpp"
 #include "preempt/thread_pool.hpp"
 #include "support/eviction_fakes.hpp"
-
-#if defined(__SANITIZE_THREAD__)
-#define PREEMPT_STRESS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PREEMPT_STRESS_TSAN 1
-#endif
-#endif
+#include "support/pods.hpp"
+#include "support/sanitizers.hpp"
 
 namespace {
 
@@ -58,7 +52,7 @@ using evf::uid;
 using preempt::eviction_outcome;
 using preempt::victim_state;
 
-#ifdef PREEMPT_STRESS_TSAN
+#if PREEMPT_TEST_UNDER_TSAN
 constexpr std::size_t preemptor_count = 1000;
 constexpr int max_sleep_us = 20;
 #else
@@ -186,26 +180,16 @@ void run_stress(std::size_t threads, std::uint64_t seed) {
   terminating_victims.reserve(victim_count + 1);
   preemptors.reserve(preemptor_count);
   for (uid u = 0; u <= victim_count; ++u) {
-    preempt::model::pod_spec spec;
-    spec.uid = u;
-    spec.priority = static_cast<std::int32_t>(g() % 3) * 10;
-    victims.emplace_back(spec);
-    spec.terminating = spec.terminating_by_preemption = true;
-    terminating_victims.emplace_back(spec);
+    const auto priority = static_cast<std::int32_t>(g() % 3) * 10;
+    victims.push_back(fx::make_pod(u, priority));
+    terminating_victims.push_back(
+        fx::make_pod(u, priority, {.terminating = true, .terminating_by_preemption = true}));
   }
   const std::int32_t priorities[] = {100, 1000, 10000};
-  for (std::size_t i = 0; i < preemptor_count; ++i) {
-    preempt::model::pod_spec spec;
-    spec.uid = first_preemptor + i;
-    spec.priority = priorities[g() % 3];
-    preemptors.emplace_back(spec);
-  }
-  for (uid u = 0; u < 16; ++u) {  // pending pods nominated here and there, to be cleared
-    preempt::model::pod_spec spec;
-    spec.uid = 50000 + u;
-    spec.priority = static_cast<std::int32_t>(u % 4) * 50;
-    pending.emplace_back(spec);
-  }
+  for (std::size_t i = 0; i < preemptor_count; ++i)
+    preemptors.push_back(fx::make_pod(first_preemptor + i, priorities[g() % 3]));
+  for (uid u = 0; u < 16; ++u)  // pending pods nominated here and there, to be cleared
+    pending.push_back(fx::make_pod(50000 + u, static_cast<std::int32_t>(u % 4) * 50));
 
   preempt::nomination_ledger<pod> ledger(node_count);
   preempt::in_flight_table<pod> table;

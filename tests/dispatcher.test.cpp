@@ -1151,10 +1151,7 @@ TEST_CASE("lifetime: the dispatcher copies the victims; the caller's pods may go
   {
     auto temp = std::make_unique<std::vector<pod>>();
     for (uid u = 500; u < 503; ++u) {
-      preempt::model::pod_spec spec;
-      spec.uid = u;
-      spec.priority = low;
-      temp->emplace_back(spec);
+      temp->push_back(fx::make_pod(u, low));
       ids.push_back(u);
     }
     std::vector<const pod*> vs;

@@ -32,17 +32,7 @@
 #include "preempt/preempt.hpp"
 #include "support/executors.hpp"
 #include "support/random_cluster.hpp"
-
-#if defined(__SANITIZE_THREAD__)
-#define PREEMPT_TEST_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PREEMPT_TEST_UNDER_TSAN 1
-#endif
-#endif
-#ifndef PREEMPT_TEST_UNDER_TSAN
-#define PREEMPT_TEST_UNDER_TSAN 0
-#endif
+#include "support/sanitizers.hpp"
 
 namespace {
 

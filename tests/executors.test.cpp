@@ -17,17 +17,7 @@
 #include "preempt/manual_executor.hpp"
 #include "preempt/thread_pool.hpp"
 #include "support/executors.hpp"
-
-#if defined(__SANITIZE_THREAD__)
-#define PREEMPT_TEST_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PREEMPT_TEST_UNDER_TSAN 1
-#endif
-#endif
-#ifndef PREEMPT_TEST_UNDER_TSAN
-#define PREEMPT_TEST_UNDER_TSAN 0
-#endif
+#include "support/sanitizers.hpp"
 
 namespace {
 

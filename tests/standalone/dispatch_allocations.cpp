@@ -18,6 +18,7 @@
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/nomination_ledger.hpp"
 #include "support/counting_new.hpp"
+#include "support/pods.hpp"
 
 namespace {
 
@@ -50,14 +51,7 @@ struct quiet_hooks {
   void on_preemption_dispatched(const pod&, std::size_t) const noexcept {}
 };
 
-pod make(uid id, std::int32_t priority) {
-  preempt::model::pod_spec spec;
-  spec.uid = id;
-  spec.priority = priority;
-  spec.requests = {100, 100};
-  spec.start_time = 0;
-  return pod(spec);
-}
+pod make(uid id, std::int32_t priority) { return fx::make_pod(id, priority); }
 
 struct world {
   std::vector<pod> preemptors, followers, victims, pending;

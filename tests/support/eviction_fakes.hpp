@@ -53,6 +53,7 @@
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/nomination_ledger.hpp"
 #include "preempt/thread_pool.hpp"
+#include "support/pods.hpp"
 
 namespace evf {
 
@@ -98,16 +99,11 @@ class scene {
   // condition unless `by_preemption`.
   const pod& add(const std::string& pod_name, std::int32_t priority, bool terminating = false,
                  bool by_preemption = false) {
-    preempt::model::pod_spec s;
-    s.uid = next_++;
-    s.priority = priority;
-    s.requests = {100, 100};
-    s.start_time = 0;
-    s.terminating = terminating;
-    s.terminating_by_preemption = by_preemption;
-    names[s.uid] = pod_name;
-    ids[pod_name] = s.uid;
-    pods_.emplace_back(s);
+    const uid u = next_++;
+    names[u] = pod_name;
+    ids[pod_name] = u;
+    pods_.push_back(
+        fx::make_pod(u, priority, {.terminating = terminating, .terminating_by_preemption = by_preemption}));
     return pods_.back();
   }
 

@@ -23,6 +23,7 @@
 #include <doctest/doctest.h>
 
 #include "preempt/preempt.hpp"
+#include "support/pods.hpp"
 
 namespace fx {
 
@@ -62,11 +63,8 @@ struct named_cluster {
     const pod_id uid = next_uid++;
     pod_names[uid] = name;
     pod_ids[name] = uid;
-    return pod({.uid = uid,
-                .priority = priority,
-                .requests = std::move(req),
-                .start_time = start,
-                .namespace_id = namespace_id(ns)});
+    return make_pod(uid, priority,
+                    {.requests = std::move(req), .start_time = start, .namespace_id = namespace_id(ns)});
   }
 
   void add(std::size_t node_index, const std::string& name, std::int32_t priority,

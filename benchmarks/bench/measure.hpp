@@ -1,4 +1,4 @@
-// benchmarks/support/measure.hpp - timing and the counters every benchmark reports.
+// benchmarks/bench/measure.hpp - timing and the counters every benchmark reports.
 //
 //   ns_per_pod     time of one decision / pods the decision read (the nodes it evaluated)
 //   x_plain_scan   that time / the time of plain_scan over the same pods (fixtures.hpp), measured
@@ -16,8 +16,8 @@
 // not our CPU time). Multi-threaded runs (thread-pool executors) must use wall time, since the
 // helpers' work is on other threads: they pass timer::wall and are sensitive to the load. Prefer
 // the ratios, which are measured side by side.
-#ifndef PREEMPT_BENCHMARKS_SUPPORT_MEASURE_HPP
-#define PREEMPT_BENCHMARKS_SUPPORT_MEASURE_HPP
+#ifndef PREEMPT_BENCHMARKS_BENCH_MEASURE_HPP
+#define PREEMPT_BENCHMARKS_BENCH_MEASURE_HPP
 
 #include <benchmark/benchmark.h>
 
@@ -32,7 +32,7 @@
 
 #include <time.h>
 
-#include "../../tests/support/counting_new.hpp"
+#include "support/counting_new.hpp"
 
 namespace bench {
 
@@ -141,4 +141,4 @@ inline void report(benchmark::State& state, double ns_per_op, std::size_t pods_r
 
 }  // namespace bench
 
-#endif  // PREEMPT_BENCHMARKS_SUPPORT_MEASURE_HPP
+#endif  // PREEMPT_BENCHMARKS_BENCH_MEASURE_HPP

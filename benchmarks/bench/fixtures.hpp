@@ -1,4 +1,4 @@
-// benchmarks/support/fixtures.hpp - the clusters the benchmarks run on, in upstream's shapes
+// benchmarks/bench/fixtures.hpp - the clusters the benchmarks run on, in upstream's shapes
 // (upstream's scheduler_perf default_preemption/performance-config.yaml):
 //
 //   node                4 CPU, 32Gi, 110 pod slots
@@ -13,8 +13,8 @@
 //
 // The same data is also given in the naive reference's form (naive_reference::input) so that
 // x_reference compares both on identical fixtures. Everything is built outside the timed loops.
-#ifndef PREEMPT_BENCHMARKS_SUPPORT_FIXTURES_HPP
-#define PREEMPT_BENCHMARKS_SUPPORT_FIXTURES_HPP
+#ifndef PREEMPT_BENCHMARKS_BENCH_FIXTURES_HPP
+#define PREEMPT_BENCHMARKS_BENCH_FIXTURES_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "../../tests/reference/naive_preemption.hpp"
 #include "preempt/preempt.hpp"
+#include "reference/naive_preemption.hpp"
 
 namespace bench {
 
@@ -231,4 +231,4 @@ std::vector<std::size_t> nodes_evaluated(const D& d) {
 
 }  // namespace bench
 
-#endif  // PREEMPT_BENCHMARKS_SUPPORT_FIXTURES_HPP
+#endif  // PREEMPT_BENCHMARKS_BENCH_FIXTURES_HPP
