@@ -1,8 +1,12 @@
 // preempt/config.hpp - build configuration shared by every header.
 //
 // Detects whether exceptions are enabled (PREEMPT_HAS_EXCEPTIONS, which a user may predefine),
-// defines the contract check PREEMPT_ASSERT and the ABI-versioned namespace in which everything
-// lives (preempt::v0), so that two vendored copies of different versions can link into one binary.
+// defines the contract check PREEMPT_ASSERT and the ABI-versioned inline namespace in which
+// everything lives: preempt::v<major>_<minor> (preempt::v0_1 for 0.1.x), made from
+// PREEMPT_VERSION_MAJOR and PREEMPT_VERSION_MINOR. Code names preempt::x; the symbols carry the
+// version, so two copies of different minor versions (vendored by two libraries) link into one
+// binary without clashing, as the CMake package promises compatibility only within a minor
+// version (SameMinorVersion). Patch releases keep the namespace: they keep the ABI.
 //
 // A user may provide `preempt_user_config.hpp` on the include path; it is included first and may
 // predefine PREEMPT_ASSERT_HANDLER (a function `void(const char* expr, const char* file, int line,
@@ -33,9 +37,15 @@
 #endif
 #endif
 
+// PREEMPT_ABI_NAMESPACE: v<major>_<minor>, pasted from the version macros.
+#define PREEMPT_ABI_NAMESPACE_PASTE(major, minor) v##major##_##minor
+#define PREEMPT_ABI_NAMESPACE_OF(major, minor) PREEMPT_ABI_NAMESPACE_PASTE(major, minor)
+#define PREEMPT_ABI_NAMESPACE \
+  PREEMPT_ABI_NAMESPACE_OF(PREEMPT_VERSION_MAJOR, PREEMPT_VERSION_MINOR)
+
 #define PREEMPT_NAMESPACE_BEGIN \
   namespace preempt {           \
-  inline namespace v0 {
+  inline namespace PREEMPT_ABI_NAMESPACE {
 #define PREEMPT_NAMESPACE_END \
   }                           \
   }
