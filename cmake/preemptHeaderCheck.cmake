@@ -2,14 +2,11 @@
 # (range-v3 cmake/TestHeaders.cmake idea). Catches headers that rely on a sibling being included
 # first. Part of ALL, so `cmake --build` fails on a non-self-contained header.
 #
-# Excluded: include/preempt/adapters/** (optional third-party adapters that need e.g. stdexec).
-#
 # SPDX-License-Identifier: Apache-2.0
 include_guard(GLOBAL)
 
 file(GLOB_RECURSE _preempt_public_headers CONFIGURE_DEPENDS
      RELATIVE "${PROJECT_SOURCE_DIR}/include" "${PROJECT_SOURCE_DIR}/include/preempt/*.hpp")
-list(FILTER _preempt_public_headers EXCLUDE REGEX "^preempt/adapters/")
 list(SORT _preempt_public_headers)
 
 set(_preempt_header_check_dir "${PROJECT_BINARY_DIR}/header_check")

@@ -95,6 +95,10 @@ struct score_list {
   }
 };
 
+// The incumbent's scores kept in a fixed array, so that choosing allocates nothing: the five
+// upstream scores, or the first 16 of a custom list (a longer list recomputes the rest).
+inline constexpr std::size_t cached_score_count = 16;
+
 template <class P, class Scores>
 constexpr best_candidate pick_best(std::span<const candidate<P>> cands, const Scores& scores,
                                    std::size_t count) {
@@ -103,7 +107,7 @@ constexpr best_candidate pick_best(std::span<const candidate<P>> cands, const Sc
   // The chain "keep the best of score 0, then of score 1 among those, ..." is the lexicographic
   // maximum of the score vectors, earliest candidate first on full ties. The best candidate's
   // scores are cached; a challenger's are computed only until the first difference.
-  constexpr std::size_t cached = 16;
+  constexpr std::size_t cached = cached_score_count;
   std::int64_t best_scores[cached] = {};
   const auto best_score = [&](std::size_t best, std::size_t k) {
     return k < cached ? best_scores[k] : scores(k, cands[best]);

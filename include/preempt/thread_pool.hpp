@@ -42,7 +42,7 @@ class thread_pool {
  public:
   explicit thread_pool(std::size_t threads) {
     PREEMPT_ASSERT(threads > 0, "thread_pool needs at least one thread");
-    ring_.resize(16, task_ref(nullptr, nullptr));
+    ring_.resize(initial_queue_capacity, task_ref(nullptr, nullptr));
     workers_.reserve(threads);
     for (std::size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
   }
@@ -115,6 +115,9 @@ class thread_pool {
   std::mutex join_mutex_;
   std::mutex mutex_;
   std::condition_variable wake_;
+  // Tasks the queue holds before it first grows (it doubles when full; reserve() grows it ahead).
+  static constexpr std::size_t initial_queue_capacity = 16;
+
   std::vector<task_ref> ring_;
   std::size_t head_ = 0;
   std::size_t count_ = 0;

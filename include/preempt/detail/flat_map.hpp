@@ -24,6 +24,10 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
 
+// 2^64 divided by the golden ratio: multiplying by it (Fibonacci hashing) spreads the bits of
+// std::hash, often the identity for integers, over the high bits that a slot index is taken from.
+inline constexpr std::uint64_t fibonacci_hash_multiplier = 0x9E3779B97F4A7C15ull;
+
 template <class K, class V, class Allocator = std::allocator<std::pair<K, V>>>
 class flat_map {
   struct slot {
@@ -111,7 +115,8 @@ class flat_map {
 
  private:
   std::size_t home(const K& key) const noexcept {
-    const std::uint64_t mixed = static_cast<std::uint64_t>(std::hash<K>{}(key)) * 0x9E3779B97F4A7C15ull;
+    const std::uint64_t mixed =
+        static_cast<std::uint64_t>(std::hash<K>{}(key)) * fibonacci_hash_multiplier;
     return static_cast<std::size_t>(mixed >> shift_);
   }
   std::size_t next(std::size_t i) const noexcept { return (i + 1) & (slots_.size() - 1); }

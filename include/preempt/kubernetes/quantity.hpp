@@ -59,7 +59,15 @@ inline constexpr int scale_milli = -3;
 
 namespace detail {
 
+// Decimal exponents are clamped to ±2^40: far beyond any value that fits, and small enough that
+// sums of exponents never overflow.
 inline constexpr std::int64_t quantity_exponent_limit = std::int64_t{1} << 40;
+
+// Digits of a quantity's integer part (before its binary suffix) beyond which scaled_value answers
+// "out of range" at once: such a value is at least 10^40, and scaled to any Kubernetes scale (up to
+// 10^18, Exa) still above 2^63 - 1. It also keeps short the digit string that the exact
+// computation doubles up to 60 times (for the suffix Ei).
+inline constexpr std::int64_t scaled_value_max_digits = 40;
 
 inline std::int64_t clamp_exponent(std::int64_t e) noexcept {
   if (e > quantity_exponent_limit) return quantity_exponent_limit;
@@ -295,7 +303,8 @@ inline result<std::int64_t> scaled_value(const quantity& q, int scale) {
   std::string d = q.digits;
   std::int64_t e = q.exponent10;
   if (q.exponent2 > 0) {
-    if (e >= 0 && static_cast<std::int64_t>(d.size()) + e > 40) return error{"out of range"};
+    if (e >= 0 && static_cast<std::int64_t>(d.size()) + e > detail::scaled_value_max_digits)
+      return error{"out of range"};
     for (int i = 0; i < q.exponent2; ++i) detail::double_digits(d);
     detail::normalize(d, e);
   }

@@ -6,7 +6,7 @@
 // works with -fno-exceptions. `result<void>` carries only the error.
 //
 //   auto cpu = preempt::kubernetes::parse_milli("250m");
-//   if (!cpu) return cpu.error();      // a std::string
+//   if (!cpu) return cpu.error_value();   // an `error`, its message naming the bad text
 //   use(*cpu);
 //
 // Reading the value of a failed result is a contract violation (PREEMPT_ASSERT).
@@ -57,7 +57,7 @@ class result {
 
   // The message ("" when ok).
   const std::string& message() const noexcept { return error_; }
-  // The error, to pass on (`return r.error();`).
+  // The error, to pass on (`return r.error_value();`).
   error error_value() const { return error{error_}; }
 
  private:
