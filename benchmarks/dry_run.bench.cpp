@@ -72,7 +72,7 @@ void run(benchmark::State& state, const bench::world& w, bool full, std::size_t 
   const std::size_t victims = d0.victims.size();
   const std::size_t pods = bench::pods_on(w.cluster, nodes);
   // More warm-up with helpers: each worker's scratch grows the first time it takes an item.
-  for (int i = 0; i < (workers == 1 || !bench::optimized_build ? 1 : 30); ++i) (void)evaluate();
+  for (int i = 0; i < (workers == 1 || bench::brief_run() ? 1 : 30); ++i) (void)evaluate();
 
   const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
   const std::string key = std::to_string(w.cluster.size()) + "x" + std::to_string(w.pods / w.cluster.size()) +

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -36,18 +37,23 @@
 
 namespace bench {
 
-// Unoptimized builds (no NDEBUG: the dev preset, where ctest runs every benchmark once with
-// --benchmark_min_time=0.01 as a smoke test) measure the side quantities briefly and skip the
-// reference where it would take long; the numbers of such builds mean nothing anyway.
+// Brief runs measure the side quantities briefly and skip the reference where it would take long;
+// their numbers mean nothing. A run is brief in unoptimized builds (no NDEBUG) and in the smoke
+// runs of ctest (every benchmark once with --benchmark_min_time=0.01, PREEMPT_BENCH_SMOKE=1 in the
+// environment: see benchmarks/CMakeLists.txt).
 #ifdef NDEBUG
 inline constexpr bool optimized_build = true;
 #else
 inline constexpr bool optimized_build = false;
 #endif
-inline constexpr double side_time_scale = optimized_build ? 1.0 : 0.1;
-// Above this many elementary steps (fixture-specific estimate), an unoptimized build does not run
-// the reference (x_reference is then NaN).
-inline constexpr double unoptimized_reference_limit = 5e6;
+inline bool brief_run() {
+  static const bool brief = !optimized_build || std::getenv("PREEMPT_BENCH_SMOKE") != nullptr;
+  return brief;
+}
+inline double side_time_scale() { return brief_run() ? 0.1 : 1.0; }
+// Above this many elementary steps (fixture-specific estimate), a brief run does not run the
+// reference (x_reference is then NaN).
+inline constexpr double brief_reference_limit = 5e6;
 
 enum class timer { thread_cpu, wall };
 
@@ -67,7 +73,7 @@ inline double now_ns(timer t) {
 template <class F>
 double time_ns(F&& f, double min_seconds = 0.05, timer t = timer::thread_cpu,
                std::size_t max_calls = 100'000'000) {
-  min_seconds *= side_time_scale;
+  min_seconds *= side_time_scale();
   const auto round = [&] {
     std::size_t calls = 0, batch = 1;
     const double start = now_ns(t);
@@ -102,12 +108,12 @@ double plain_scan_ns_per_pod(Scan&& scan, std::size_t pods) {
 }
 
 // The reference's ns per decision, measured once per `key` for the whole run. `work` estimates
-// the reference's elementary steps (see unoptimized_reference_limit).
+// the reference's elementary steps (see brief_reference_limit).
 template <class F>
 double reference_ns(const std::string& key, F&& f, double work = 0) {
   static std::map<std::string, double> cache;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  const double ns = !optimized_build && work > unoptimized_reference_limit
+  const double ns = brief_run() && work > brief_reference_limit
                         ? std::numeric_limits<double>::quiet_NaN()
                         : time_ns(std::forward<F>(f), 0.2);
   cache.emplace(key, ns);
