@@ -36,7 +36,7 @@
 #include <simdjson.h>
 
 #include "dump.hpp"
-#include "loader.hpp"
+#include "input.hpp"
 
 namespace whatif::decode {
 

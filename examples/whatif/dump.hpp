@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,7 +69,7 @@ struct cluster_dump {
   std::vector<pdb_object> pdbs;
   std::vector<k8s::priority_class> classes;
   std::vector<std::uint32_t> class_files;
-  std::size_t other_objects = 0;  // objects of kinds the tool does not read
+  std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
 };
 
 }  // namespace whatif

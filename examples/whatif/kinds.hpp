@@ -22,7 +22,7 @@
 #include <simdjson.h>
 
 #include "dump.hpp"
-#include "loader.hpp"
+#include "input.hpp"
 
 namespace whatif::kinds {
 

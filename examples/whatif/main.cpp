@@ -26,6 +26,7 @@
 
 #include "bundled_data.hpp"
 #include "loader.hpp"
+#include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/sampling.hpp"
 #include "whatif.hpp"
@@ -35,7 +36,7 @@ namespace {
 constexpr int exit_bad_input = 2;
 
 int bad_input(const std::string& message) {
-  std::cerr << "preempt-whatif: " << message << "\n";
+  std::cerr << "preempt-whatif: " << whatif::one_line(message) << "\n";
   return exit_bad_input;
 }
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   std::int64_t offset = 0;
   preempt::sampling_args sampling;
   bool timings = false;
+  std::string max_input_size;
   app.add_option("--cluster", cluster_files,
                  "Cluster dump(s): a kubectl List or single objects, JSON; '-' reads stdin")
       ->type_name("FILE");
@@ -80,6 +82,9 @@ int main(int argc, char** argv) {
                  "DefaultPreemptionArgs.minCandidateNodesPercentage (default 10)");
   app.add_option("--min-candidate-nodes-absolute", sampling.min_candidate_nodes_absolute,
                  "DefaultPreemptionArgs.minCandidateNodesAbsolute (default 100)");
+  app.add_option("--max-input-size", max_input_size,
+                 "Largest input read, per file or stream (default 4GiB; K, M, G, T suffixes)")
+      ->type_name("SIZE");
   app.add_flag("--timings", timings, "Print load, build and decide times to stderr");
   try {
     app.parse(argc, argv);
@@ -89,6 +94,14 @@ int main(int argc, char** argv) {
   }
   if (const std::string invalid = preempt::validate(sampling); !invalid.empty())
     return bad_input(invalid);
+  std::uint64_t max_size = whatif::default_max_input_size;
+  if (!max_input_size.empty()) {
+    const auto parsed = whatif::parse_size(max_input_size);
+    if (!parsed)
+      return bad_input("--max-input-size: invalid size \"" + whatif::clip(max_input_size) +
+                       "\" (expected bytes, or a number with K, M, G or T, e.g. 8G)");
+    max_size = *parsed;
+  }
 
   const bool bundled = cluster_files.empty() && pod_file.empty() && pod_name.empty();
   if (!bundled) {
@@ -115,12 +128,12 @@ int main(int argc, char** argv) {
   } else {
     for (const std::string& f : cluster_files) {
       whatif::source src;
-      if (auto e = whatif::read_source(f, src)) return bad_input(e->message);
+      if (auto e = whatif::read_source(f, max_size, src)) return bad_input(e->message);
       if (auto e = loader.add_cluster(src, dump)) return bad_input(e->message);
     }
     if (!pod_file.empty()) {
       whatif::source src;
-      if (auto e = whatif::read_source(pod_file, src)) return bad_input(e->message);
+      if (auto e = whatif::read_source(pod_file, max_size, src)) return bad_input(e->message);
       if (auto e = loader.read_pod(src, pod)) return bad_input(e->message);
     } else {
       if (auto e = whatif::find_pending_pod(dump, pod_name, pod)) return bad_input(e->message);

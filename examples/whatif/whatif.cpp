@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
 
@@ -167,6 +168,7 @@ struct analysis::model {
   std::optional<load_error> count_on_node(std::size_t node, const preempt::model::resource_vector& req);
   std::optional<load_error> add_pods();
   void add_budgets();
+  void warn_ignored_kinds();
 
   void preempt(const pod_object& preemptor_object, const pod& preemptor, const options& opts,
                filter_pass& filters, report& out) const;
@@ -362,6 +364,21 @@ void analysis::model::add_budgets() {
   for (const auto& [uid, b] : disrupted) budgets.add_disrupted(b, uid);
 }
 
+// "ignored 3 Service, 1 ConfigMap (...)": most frequent first.
+void analysis::model::warn_ignored_kinds() {
+  if (dump->ignored.empty()) return;
+  std::vector<std::pair<std::size_t, std::string_view>> kinds;
+  for (const auto& [kind, count] : dump->ignored) kinds.emplace_back(count, kind);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string w = "ignored ";
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) w += ", ";
+    w += std::to_string(kinds[i].first) + " " + clip(kinds[i].second);
+  }
+  w += " (kinds preempt-whatif does not read)";
+  warnings.push_back(std::move(w));
+}
+
 analysis::analysis() = default;
 analysis::~analysis() = default;
 analysis::analysis(analysis&&) noexcept = default;
@@ -377,6 +394,7 @@ std::optional<load_error> analysis::build(const cluster_dump& dump) {
   if (auto e = m.index_pods()) return e;
   if (auto e = m.add_pods()) return e;
   m.add_budgets();
+  m.warn_ignored_kinds();
   m.build_seconds = clock.wall_seconds();
   m.build_cpu_seconds = clock.cpu_seconds();
   return std::nullopt;
