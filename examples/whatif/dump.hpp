@@ -36,6 +36,7 @@ struct pod_object {
   std::string nominated_node_name;  // status.nominatedNodeName
   std::string phase;
   std::optional<preempt::timestamp> start_time;
+  std::optional<preempt::timestamp> created;  // metadata.creationTimestamp
   bool deleting = false;  // metadata.deletionTimestamp is set
   bool terminating_by_preemption = false;
   k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)

@@ -23,20 +23,16 @@ static_assert(padding <= 64, "text_buffer's empty text is 64 bytes of padding");
 constexpr std::size_t first_stream_buffer = std::size_t{1} << 20;
 constexpr int wanted_pipe_buffer = 1 << 20;  // Linux's default pipe-max-size
 
-// Closes a file descriptor it owns (not standard input).
+// Closes a file descriptor.
 class descriptor {
  public:
-  descriptor(int fd, bool owned) noexcept : fd_(fd), owned_(owned) {}
+  explicit descriptor(int fd) noexcept : fd_(fd) {}
   descriptor(const descriptor&) = delete;
   descriptor& operator=(const descriptor&) = delete;
-  ~descriptor() {
-    if (owned_ && fd_ >= 0) ::close(fd_);
-  }
-  int get() const noexcept { return fd_; }
+  ~descriptor() { ::close(fd_); }
 
  private:
   int fd_;
-  bool owned_;
 };
 
 std::string too_large(const std::string& name, std::uint64_t max_size, std::optional<std::uint64_t> size) {
@@ -91,21 +87,13 @@ void text_buffer::grow(std::size_t at_least) {
   (void)data_.release();
   data_.reset(static_cast<char*>(p));
   capacity_ = want;
-  std::memset(data_.get() + size_, 0, capacity_ + padding - size_);
+  std::memset(data_.get() + size_, 0, padding);
 }
 
-std::optional<load_error> read_source(const std::string& path, std::uint64_t max_size, source& out) {
-  const bool stdin_path = path == "-";
-  out.name = stdin_path ? std::string("<stdin>") : path;
+std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_t max_size,
+                                          source& out) {
+  out.name = std::move(name);
   out.bytes.clear();
-  int fd = STDIN_FILENO;
-  if (!stdin_path) {
-    do {
-      fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) return load_error{cannot_read(out.name, errno)};
-  }
-  const descriptor file(fd, !stdin_path);
   struct stat st {};
   if (::fstat(fd, &st) != 0) return load_error{cannot_read(out.name, errno)};
   if (S_ISDIR(st.st_mode))
@@ -126,6 +114,20 @@ std::optional<load_error> read_source(const std::string& path, std::uint64_t max
   if (S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, wanted_pipe_buffer);
 #endif
   return read_all(fd, out.name, max_size, first_stream_buffer, out.bytes);
+}
+
+std::optional<load_error> read_source(const std::string& path, std::uint64_t max_size, source& out) {
+  if (path == "-") return read_descriptor(STDIN_FILENO, "<stdin>", max_size, out);
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    out.name = path;
+    return load_error{cannot_read(path, errno)};
+  }
+  const descriptor file(fd);
+  return read_descriptor(fd, path, max_size, out);
 }
 
 source make_source(std::string name, std::string_view bytes) {

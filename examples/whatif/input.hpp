@@ -36,7 +36,10 @@ struct load_error {
 class text_buffer {
  public:
   text_buffer() = default;
-  explicit text_buffer(std::string_view bytes) { append(bytes); }
+  explicit text_buffer(std::string_view bytes) {
+    append(bytes);
+    resize(size_);
+  }
   text_buffer(text_buffer&& other) noexcept
       : data_(std::move(other.data_)), size_(other.size_), capacity_(other.capacity_) {
     other.size_ = other.capacity_ = 0;
@@ -56,7 +59,8 @@ class text_buffer {
 
   // Makes room for `n` bytes of content (and the padding after them).
   void reserve(std::size_t n);
-  // Sets the size after writing into data() (n <= the reserved room).
+  // Sets the size after writing into data() (n <= the reserved room) and clears the padding
+  // after it. append() and push_back() leave the padding as it is: resize(size()) clears it.
   void resize(std::size_t n) noexcept;
   void clear() noexcept { resize(0); }
 
@@ -93,6 +97,10 @@ inline constexpr std::uint64_t default_max_input_size = std::uint64_t{4} << 30;
 
 // Reads a file or stream ("-" = standard input) into `out`.
 std::optional<load_error> read_source(const std::string& path, std::uint64_t max_size, source& out);
+
+// Reads an open file descriptor (not closed) as input `name`.
+std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_t max_size,
+                                          source& out);
 
 // A source from bytes in memory (the bundled example, the fuzzer).
 source make_source(std::string name, std::string_view bytes);

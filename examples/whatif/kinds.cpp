@@ -56,12 +56,14 @@ constexpr field<k8s::label_selector> label_selector_fields[] = {
 };
 
 // metadata.name and metadata.namespace. Namespaced kinds default to "default".
+// Not `required`: a repeated metadata merges, so a later one may leave the name out; the name is
+// checked once every member is read (read_named).
 template <class T>
-constexpr field<T> name_field = {"name", decode::text<&T::name>{}, required};
+constexpr field<T> name_field = {"name", decode::text<&T::name>{}};
 template <class T>
 constexpr field<T> namespace_field = {"namespace", decode::text<&T::ns>{}};
 
-// Reads a named object with `table`: metadata.name must not be empty, metadata.namespace
+// Reads a named object with `table`: metadata.name must be there and not empty, metadata.namespace
 // defaults to "default" for namespaced kinds. Later messages name the object.
 template <class T, std::size_t N, class U>
 bool read_named(context& x, dom::element obj, const field<T> (&table)[N], U& t) {
@@ -69,7 +71,7 @@ bool read_named(context& x, dom::element obj, const field<T> (&table)[N], U& t) 
   if (t.name.empty()) {
     auto f = x.field("metadata");
     auto g = x.field("name");
-    return x.fail("empty");
+    return x.fail("missing");
   }
   if constexpr (requires { t.ns; }) {
     if (t.ns.empty()) t.ns = "default";
@@ -210,6 +212,7 @@ constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
     {"labels", decode::string_map<&pod_object::labels>{}},
+    {"creationTimestamp", decode::instant<&pod_object::created>{}},
     {"deletionTimestamp",
      [](context& x, dom::element e, pod_object& p) {
        preempt::timestamp unused = 0;

@@ -69,6 +69,7 @@ std::optional<load_error> from_utf16(const source& src, std::string_view bytes, 
     }
     append_utf8(out, cp);
   }
+  out.resize(out.size());  // clears the padding
   return std::nullopt;
 }
 
@@ -177,7 +178,7 @@ class document_walker {
     if (root.get_array().get(a) == simdjson::SUCCESS) {
       std::size_t i = 0;
       for (dom::element e : a)
-        if (auto err = walk(e, "", child(label, "[" + std::to_string(i++) + "]"))) return err;
+        if (auto err = walk(e, "", child(label, index_step("", i++)))) return err;
       return std::nullopt;
     }
     if (!root.is_object())
@@ -188,6 +189,14 @@ class document_walker {
   }
 
  private:
+  static std::string index_step(std::string_view name, std::size_t i) {
+    std::string s(name);
+    s += '[';
+    s += std::to_string(i);
+    s += ']';
+    return s;
+  }
+
   // "items[2]", "items[2].items[0]", "document 2, items[2]".
   static std::string child(const std::string& position, const std::string& step) {
     if (position.empty()) return step;
@@ -233,7 +242,7 @@ class document_walker {
     const std::string_view item_kind = kind.substr(0, kind.size() - list_suffix.size());
     std::size_t i = 0;
     for (dom::element e : a)
-      if (auto err = walk(e, item_kind, child(position, "items[" + std::to_string(i++) + "]"))) return err;
+      if (auto err = walk(e, item_kind, child(position, index_step("items", i++)))) return err;
     return std::nullopt;
   }
 

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -400,6 +401,25 @@ std::optional<load_error> analysis::build(const cluster_dump& dump) {
   return std::nullopt;
 }
 
+std::vector<std::size_t> analysis::pending_in_queue_order() const {
+  const model& m = *model_;
+  std::vector<std::size_t> order;
+  order.reserve(m.pending.size());
+  for (const pod& p : m.pending) order.push_back(static_cast<std::size_t>(p.uid() - 1));
+  std::vector<std::int32_t> priority(m.dump->pods.size(), 0);
+  for (const pod& p : m.pending) priority[p.uid() - 1] = p.priority();
+  const auto& pods = m.dump->pods;
+  constexpr preempt::timestamp never = std::numeric_limits<preempt::timestamp>::max();
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (priority[a] != priority[b]) return priority[a] > priority[b];
+    const preempt::timestamp ta = pods[a].created.value_or(never), tb = pods[b].created.value_or(never);
+    if (ta != tb) return ta < tb;
+    return std::pair(std::string_view(pods[a].ns), std::string_view(pods[a].name)) <
+           std::pair(std::string_view(pods[b].ns), std::string_view(pods[b].name));
+  });
+  return order;
+}
+
 const std::vector<std::string>& analysis::warnings() const noexcept { return model_->warnings; }
 double analysis::build_seconds() const noexcept { return model_->build_seconds; }
 double analysis::build_cpu_seconds() const noexcept { return model_->build_cpu_seconds; }
@@ -474,6 +494,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.build_seconds = m.build_seconds;
   out.build_cpu_seconds = m.build_cpu_seconds;
   out.warnings = m.warnings;
+  out.dump_warnings = m.warnings.size();
   const stopwatch clock;
 
   resolved_pod me;

@@ -76,6 +76,9 @@ struct report {
   std::size_t offset = 0;
   std::size_t total_nodes = 0;
   std::vector<std::string> warnings;
+  // How many of `warnings` come first from the dump itself (the same for every pod); the rest
+  // are about this pod. Not part of any output contract.
+  std::size_t dump_warnings = 0;
 
   // Wall-clock seconds: building the model (nodes, pods, budgets, nominations), then deciding
   // (filters on every node and the preemption evaluation). Not part of any output contract.
@@ -103,6 +106,10 @@ class analysis {
   // Errors: its PriorityClass does not exist.
   std::optional<load_error> decide(const pod_object& preemptor, const options& opts,
                                    report& out) const;
+
+  // The pending pods of the dump (indices into cluster_dump::pods) in the scheduler's queue
+  // order: priority descending, then creation time (pods without one last), then namespace/name.
+  std::vector<std::size_t> pending_in_queue_order() const;
 
   // What the model ignored (pods on unknown nodes, invalid budget selectors, ...).
   const std::vector<std::string>& warnings() const noexcept;

@@ -383,6 +383,11 @@ class converter {
         root_written_ = false;
         return std::nullopt;
       case YAML_DOCUMENT_END_EVENT:
+        // An empty document (a lone "---", or only comments) holds null: there is nothing in it.
+        if (root_written_ && out_.view().substr(doc_.begin) == "null") {
+          out_.resize(doc_.begin);
+          root_written_ = false;
+        }
         if (root_written_) {
           doc_.end = out_.size();
           docs_.push_back(doc_);
@@ -747,7 +752,9 @@ class converter {
 
 std::optional<load_error> yaml_to_json(std::string_view name, std::string_view yaml,
                                        text_buffer& json, std::vector<json_document>& docs) {
-  return converter(name, yaml, json, docs).run();
+  auto error = converter(name, yaml, json, docs).run();
+  json.resize(json.size());  // clears the padding
+  return error;
 }
 
 }  // namespace whatif

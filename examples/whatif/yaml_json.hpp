@@ -3,7 +3,7 @@
 // that a YAML dump goes through the same simdjson parse and the same field tables as a JSON one.
 //
 // Parsed with libyaml (events, chosen by measured speed on a 5000-node dump, see README). One
-// JSON document per non-empty YAML document (`---`), in `docs`. Scalars resolve as go-yaml v2
+// JSON document per YAML document (`---`) in `docs`; empty documents (null) are left out. Scalars resolve as go-yaml v2
 // resolves them: unquoted true/false/yes/no/on/off/y/n (any of their usual capitalizations) are
 // booleans, ~/null/empty are null, integers take Go's base prefixes (0x, 0o, 0b, a leading 0 for
 // octal) and underscores, floats YAML's decimal syntax; quoted scalars and everything else are
