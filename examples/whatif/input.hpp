@@ -65,6 +65,7 @@ class text_buffer {
   void clear() noexcept { resize(0); }
 
   void append(std::string_view s) {
+    if (s.empty()) return;
     if (size_ + s.size() > capacity_) grow(size_ + s.size());
     std::memcpy(data_.get() + size_, s.data(), s.size());
     size_ += s.size();

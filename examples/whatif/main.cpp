@@ -35,6 +35,7 @@
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/sampling.hpp"
+#include "stopwatch.hpp"
 #include "whatif.hpp"
 
 namespace {
@@ -46,14 +47,6 @@ int bad_input(const std::string& message) {
   return exit_bad_input;
 }
 
-struct stopwatch {
-  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-  std::clock_t cpu = std::clock();
-  double wall_seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
-  }
-  double cpu_seconds() const { return static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC; }
-};
 
 struct command_line {
   std::vector<std::string> cluster_files;
@@ -208,7 +201,7 @@ int main(int argc, char** argv) {
   std::uint64_t offset = 0, max_size = 0;
   if (auto done = check_command_line(cl, offset, max_size)) return *done;
 
-  const stopwatch load_clock;
+  const whatif::stopwatch load_clock;
   loaded in;
   if (auto e = load_inputs(cl, max_size, in)) return bad_input(e->message);
   const double load_wall = load_clock.wall_seconds(), load_cpu = load_clock.cpu_seconds();
@@ -226,7 +219,7 @@ int main(int argc, char** argv) {
                  std::chrono::system_clock::now().time_since_epoch())
                  .count();
 
-  const stopwatch decide_clock;
+  const whatif::stopwatch decide_clock;
   std::vector<whatif::report> reports;
   if (cl.all_pending) {
     for (std::size_t i : analysis.pending_in_queue_order()) {

@@ -18,6 +18,7 @@
 
 #include "one_line.hpp"
 #include "output.hpp"
+#include "stopwatch.hpp"
 #include "preempt/preempt.hpp"
 
 namespace whatif {
@@ -118,15 +119,6 @@ struct filter_pass {
   std::vector<std::size_t> feasible;
 };
 
-struct stopwatch {
-  std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
-  std::clock_t cpu = std::clock();
-
-  double wall_seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
-  }
-  double cpu_seconds() const { return static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC; }
-};
 
 }  // namespace
 
