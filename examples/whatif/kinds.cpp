@@ -273,9 +273,6 @@ constexpr field<k8s::pod_condition> condition_fields[] = {
 struct condition_list {
   std::vector<k8s::pod_condition> conditions;
 };
-constexpr field<condition_list> conditions_holder[] = {
-    {"conditions", decode::list<condition_fields, &condition_list::conditions>{}},
-};
 
 bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement) {
   if (!read_named(x, obj, pod_fields, p)) return false;
