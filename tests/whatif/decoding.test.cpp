@@ -119,6 +119,11 @@ TEST_CASE("YAML documents: several, empty ones left out, errors with line and co
   CHECK(error_of("a: .nan\n").find("line 1, column 4: \".nan\" is not a number JSON can hold") !=
         std::string::npos);
   CHECK(error_of("a: !!int abc\n").find("cannot read \"abc\" as !!int") != std::string::npos);
+  CHECK(error_of("a: !!binary not*base64\n").find("!!binary value is not base64") != std::string::npos);
+  CHECK(error_of("18446744073709551615: x\n").find("beyond 64-bit integers") != std::string::npos);
+  CHECK(error_of("a: &n .inf\n").find("is not a number JSON can hold") != std::string::npos);
+  CHECK(error_of("k: &k [1]\n*k : v\n").find("alias *k is not a scalar and cannot be a mapping key") !=
+        std::string::npos);
   CHECK(error_of("a: {b: 1\nc: 2\n").find("t.yaml: malformed YAML at line 2, column") == 0);
   std::string deep;
   for (int i = 0; i < 1100; ++i) deep += "[";

@@ -468,6 +468,8 @@ bad("bad-max-input-size", "an invalid --max-input-size", None, args="--max-input
 bad("bad-utf32", "UTF-32 text is named", None, cluster=None, raw={"cluster.json": good_text.encode("utf-32")})
 bad("bad-utf16-surrogate", "UTF-16 with an unpaired surrogate", None, cluster=None,
     raw={"cluster.json": b"\xff\xfe" + '{"kind": "List", "items": []}'.encode("utf-16-le") + b"\x00\xd8"})
+bad("bad-utf16-odd", "UTF-16 with an odd number of bytes", None, cluster=None,
+    raw={"cluster.json": b"\xff\xfe" + '{"kind": "List", "items": []}'.encode("utf-16-le") + b"\x0a"})
 bad("bad-yaml-syntax", "malformed YAML names line and column", None, cluster=None,
     raw={"cluster.yaml": "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1\n  status: x\n"})
 bad("bad-yaml-nan", "a YAML .nan where a number belongs", None, cluster=None,
