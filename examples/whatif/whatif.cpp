@@ -160,6 +160,8 @@ struct analysis::model {
   std::optional<load_error> index_pods();
   std::optional<load_error> count_on_node(std::size_t node, const preempt::model::resource_vector& req);
   std::optional<load_error> add_pods();
+  struct budget_index;
+  budget_index index_for_budgets();
   void add_budgets();
   void warn_ignored_kinds();
 
@@ -301,27 +303,45 @@ std::string label_key(std::uint32_t ns, std::string_view k, std::string_view v) 
 
 }  // namespace
 
-// Budgets with their members (the bound pods their selector matches) and disrupted pods. Pods
-// are indexed by the first matchLabels pair of the budgets, to avoid scanning a whole namespace
-// for every budget.
-void analysis::model::add_budgets() {
+// The bound pods with labels, by namespace and by (namespace, label) for the first matchLabels
+// pair of each budget, to avoid scanning a whole namespace for every budget.
+struct analysis::model::budget_index {
+  std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_ns;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_label;
+
+  // The pods a budget's selector may match.
+  const std::vector<std::size_t>* candidates(std::uint32_t ns, const k8s::label_selector& sel) const {
+    if (!sel.match_labels.empty()) {
+      const auto& [k, v] = sel.match_labels.front();
+      const auto it = by_label.find(label_key(ns, k, v));
+      return it != by_label.end() ? &it->second : nullptr;
+    }
+    const auto it = by_ns.find(ns);
+    return it != by_ns.end() ? &it->second : nullptr;
+  }
+};
+
+analysis::model::budget_index analysis::model::index_for_budgets() {
   const auto& pods = dump->pods;
-  std::unordered_map<std::uint32_t, std::vector<std::size_t>> pods_by_ns;
+  budget_index index;
   for (std::size_t i = 0; i < pods.size(); ++i)
     if (bound_node[i] != not_bound && !pods[i].labels.empty())
-      pods_by_ns[namespace_id(pods[i].ns)].push_back(i);
-  std::vector<std::string> index_keys;
+      index.by_ns[namespace_id(pods[i].ns)].push_back(i);
+  std::vector<std::string> keys;
   for (const pdb_object& b : dump->pdbs)
-    if (b.selector && !b.selector->match_labels.empty())
-      index_keys.push_back(b.selector->match_labels.front().first);
-  std::sort(index_keys.begin(), index_keys.end());
-  index_keys.erase(std::unique(index_keys.begin(), index_keys.end()), index_keys.end());
-  std::unordered_map<std::string, std::vector<std::size_t>> by_label;
-  for (const auto& [ns, list] : pods_by_ns)
+    if (b.selector && !b.selector->match_labels.empty()) keys.push_back(b.selector->match_labels.front().first);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (const auto& [ns, list] : index.by_ns)
     for (std::size_t i : list)
-      for (const std::string& k : index_keys)
-        if (const std::string* v = pods[i].labels.find(k)) by_label[label_key(ns, k, *v)].push_back(i);
+      for (const std::string& k : keys)
+        if (const std::string* v = pods[i].labels.find(k)) index.by_label[label_key(ns, k, *v)].push_back(i);
+  return index;
+}
 
+// Budgets with their members (the bound pods their selector matches) and disrupted pods.
+void analysis::model::add_budgets() {
+  const budget_index index = index_for_budgets();
   std::vector<std::pair<pod_id, std::uint32_t>> disrupted;
   for (const pdb_object& b : dump->pdbs) {
     const std::string id = b.ns + "/" + b.name;
@@ -334,18 +354,9 @@ void analysis::model::add_budgets() {
     const std::uint32_t ns = namespace_id(b.ns);
     const auto budget = static_cast<std::uint32_t>(budgets.add_budget(ns, b.disruptions_allowed));
     budget_labels.push_back(id + " (" + std::to_string(b.disruptions_allowed) + " allowed)");
-    const std::vector<std::size_t>* candidates = nullptr;
-    if (!b.selector->match_labels.empty()) {
-      const auto& [k, v] = b.selector->match_labels.front();
-      const auto it = by_label.find(label_key(ns, k, v));
-      candidates = it != by_label.end() ? &it->second : nullptr;
-    } else {
-      const auto it = pods_by_ns.find(ns);
-      candidates = it != pods_by_ns.end() ? &it->second : nullptr;
-    }
-    if (candidates != nullptr)
+    if (const auto* candidates = index.candidates(ns, *b.selector))
       for (std::size_t i : *candidates)
-        if (k8s::matches(*b.selector, pods[i].labels)) members.emplace_back(i + 1, budget);
+        if (k8s::matches(*b.selector, dump->pods[i].labels)) members.emplace_back(i + 1, budget);
     for (const std::string& name : b.disrupted_pods) {
       const auto it = pod_by_key.find(b.ns + "/" + name);
       if (it != pod_by_key.end()) disrupted.emplace_back(it->second + 1, budget);

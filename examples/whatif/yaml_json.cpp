@@ -179,8 +179,33 @@ scalar_value resolve_plain(std::string_view in) {
   return v;
 }
 
+// The bytes as UTF-8 text: each byte that does not belong to a valid sequence becomes U+FFFD, as
+// Go's JSON encoder writes it.
+std::string utf8_or_replacement(std::string_view bytes) {
+  std::string text;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool valid = n > 0 && i + n <= bytes.size() && !(n == 2 && c < 0xc2) && !(n == 4 && c > 0xf4);
+    for (std::size_t k = 1; valid && k < n; ++k) valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 2;
+    if (valid && n >= 3) {
+      const auto d = static_cast<unsigned char>(bytes[i + 1]);
+      valid = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d > 0x9f) && !(c == 0xf0 && d < 0x90) &&
+              !(c == 0xf4 && d > 0x8f);
+    }
+    if (valid) {
+      text.append(bytes, i, n);
+      i += n;
+    } else {
+      text += "\xef\xbf\xbd";
+      ++i;
+    }
+  }
+  return text;
+}
+
 // Base64 as Go's base64.StdEncoding.DecodeString reads it (line breaks ignored, padding
-// required); invalid UTF-8 in the bytes becomes U+FFFD, as Go's JSON encoder writes it.
+// required), as UTF-8 text.
 std::optional<std::string> decode_base64(std::string_view in) {
   std::string bits;
   for (const char c : in)
@@ -208,29 +233,7 @@ std::optional<std::string> decode_base64(std::string_view in) {
     if (pad < 2) bytes += static_cast<char>(group >> 8 & 0xff);
     if (pad < 1) bytes += static_cast<char>(group & 0xff);
   }
-  std::string text;
-  for (std::size_t i = 0; i < bytes.size();) {
-    const auto c = static_cast<unsigned char>(bytes[i]);
-    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    bool valid = n > 0 && i + n <= bytes.size() && !(n == 2 && c < 0xc2) && !(n == 4 && c > 0xf4);
-    for (std::size_t k = 1; valid && k < n; ++k) valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 2;
-    if (valid && n == 3) {
-      const auto d = static_cast<unsigned char>(bytes[i + 1]);
-      valid = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d > 0x9f);
-    }
-    if (valid && n == 4) {
-      const auto d = static_cast<unsigned char>(bytes[i + 1]);
-      valid = !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d > 0x8f);
-    }
-    if (valid) {
-      text.append(bytes, i, n);
-      i += n;
-    } else {
-      text += "\xef\xbf\xbd";
-      ++i;
-    }
-  }
-  return text;
+  return utf8_or_replacement(bytes);
 }
 
 // ---- JSON text ----------------------------------------------------------------------------------
