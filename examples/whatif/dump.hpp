@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct pod_object {
   std::string nominated_node_name;  // status.nominatedNodeName
   std::string phase;
   std::optional<preempt::timestamp> start_time;
+  std::optional<preempt::timestamp> created;  // metadata.creationTimestamp
   bool deleting = false;  // metadata.deletionTimestamp is set
   bool terminating_by_preemption = false;
   k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)
@@ -68,7 +70,7 @@ struct cluster_dump {
   std::vector<pdb_object> pdbs;
   std::vector<k8s::priority_class> classes;
   std::vector<std::uint32_t> class_files;
-  std::size_t other_objects = 0;  // objects of kinds the tool does not read
+  std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
 };
 
 }  // namespace whatif

@@ -19,7 +19,9 @@ class checker {
  public:
   explicit checker(std::string_view text) : s_(text) {}
 
-  std::optional<json_error> run() {
+  // Checks the whole text, or, with `value_end`, only its first value (storing the offset after
+  // it and the whitespace that follows).
+  std::optional<json_error> run(std::size_t* value_end = nullptr) {
     skip_space();
     if (pos_ == s_.size()) return fail("the document is empty");
     // Containers still open: true = object, false = array.
@@ -50,6 +52,10 @@ class checker {
       for (;;) {
         skip_space();
         if (open.empty()) {
+          if (value_end != nullptr) {
+            *value_end = pos_;
+            return std::nullopt;
+          }
           if (pos_ != s_.size()) return fail("unexpected text after the JSON value");
           return std::nullopt;
         }
@@ -273,6 +279,12 @@ class checker {
 }  // namespace
 
 std::optional<json_error> find_json_error(std::string_view text) { return checker(text).run(); }
+
+json_value_scan scan_json_value(std::string_view text) {
+  json_value_scan r;
+  r.error = checker(text).run(&r.end);
+  return r;
+}
 
 std::string format_json_error(std::string_view text, const json_error& e) {
   const std::size_t offset = e.offset < text.size() ? e.offset : text.size();

@@ -1,939 +1,367 @@
-// examples/whatif/loader.cpp - JSON → cluster_dump (see loader.hpp).
+// examples/whatif/loader.cpp - inputs → documents → objects → cluster_dump (see loader.hpp); the
+// objects themselves are decoded by kinds.cpp.
 //
 // SPDX-License-Identifier: Apache-2.0
 #include "loader.hpp"
 
-#include "json_error.hpp"
-
-#include <array>
-#include <cerrno>
-#include <cstring>
-#include <ctime>
-#include <charconv>
 #include <cstdint>
-#include <cstdio>
-#include <iostream>
-#include <iterator>
-#include <limits>
+#include <ctime>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "decoder.hpp"
+#include "json_error.hpp"
+#include "kinds.hpp"
+#include "one_line.hpp"
+#include "yaml_json.hpp"
+
 namespace whatif {
 
 namespace dom = simdjson::dom;
+using decode::type_name;
 
 namespace {
 
-// The largest resource amount accepted: sums of many such amounts stay far from overflow
-// (analyze() also checks the totals per node).
-constexpr std::int64_t max_amount = std::int64_t{1} << 62;
+// ---- Text encoding ---------------------------------------------------------------------------
 
-std::string_view type_name(dom::element_type t) {
-  switch (t) {
-    case dom::element_type::ARRAY: return "an array";
-    case dom::element_type::OBJECT: return "an object";
-    case dom::element_type::INT64:
-    case dom::element_type::UINT64:
-    case dom::element_type::DOUBLE: return "a number";
-    case dom::element_type::STRING: return "a string";
-    case dom::element_type::BOOL: return "a boolean";
-    case dom::element_type::NULL_VALUE: return "null";
-  }
-  return "a value";
-}
-
-// Reads fields of one object with an error context: which file, which object, which field.
-// Every read_* returns false after recording the first error; later reads are not attempted by
-// the callers (they test `ok()`), so the message is about the first problem found.
-class extractor {
- public:
-  extractor(std::string_view file, std::string_view kind, std::size_t item, bool in_list)
-      : file_(file), kind_(kind), item_(item), in_list_(in_list) {
-    path_.reserve(16);
-  }
-
-  void identify(std::string_view ns, std::string_view name) {
-    ns_ = ns;
-    name_ = name;
-  }
-
-  bool ok() const noexcept { return !error_; }
-  std::optional<load_error> take_error() { return std::move(error_); }
-
-  // A path segment that pops itself.
-  class scope {
-   public:
-    explicit scope(extractor& x) : x_(x) {}
-    scope(const scope&) = delete;
-    scope& operator=(const scope&) = delete;
-    ~scope() { x_.path_.pop_back(); }
-
-   private:
-    extractor& x_;
-  };
-  [[nodiscard]] scope field(std::string_view key) {
-    path_.push_back({key, 0, false});
-    return scope(*this);
-  }
-  [[nodiscard]] scope index(std::size_t i) {
-    path_.push_back({{}, i, true});
-    return scope(*this);
-  }
-
-  bool fail(std::string_view problem) {
-    if (error_) return false;
-    std::string m(file_);
-    m += ": ";
-    m += kind_;
-    m += ' ';
-    if (!name_.empty()) {
-      if (!ns_.empty()) {
-        m += ns_;
-        m += '/';
-      }
-      m += name_;
-    } else {
-      m += in_list_ ? "items[" + std::to_string(item_) + "]" : std::string("(unnamed)");
-    }
-    std::string path = render_path();
-    if (!path.empty()) {
-      m += ": ";
-      m += path;
-    }
-    m += ": ";
-    m += problem;
-    error_ = load_error{std::move(m)};
-    return false;
-  }
-
-  bool wrong_type(dom::element e, std::string_view expected) {
-    std::string p = "expected ";
-    p += expected;
-    p += ", found ";
-    p += type_name(e.type());
-    return fail(p);
-  }
-
-  bool read_object(dom::element e, dom::object& out) {
-    if (e.get_object().get(out) != simdjson::SUCCESS) return wrong_type(e, "an object");
-    return true;
-  }
-  bool read_array(dom::element e, dom::array& out) {
-    if (e.get_array().get(out) != simdjson::SUCCESS) return wrong_type(e, "an array");
-    return true;
-  }
-  bool read_string(dom::element e, std::string_view& out) {
-    if (e.get_string().get(out) != simdjson::SUCCESS) return wrong_type(e, "a string");
-    return true;
-  }
-  bool read_string(dom::element e, std::string& out) {
-    std::string_view v;
-    if (!read_string(e, v)) return false;
-    out.assign(v);
-    return true;
-  }
-  bool read_bool(dom::element e, bool& out) {
-    if (e.get_bool().get(out) != simdjson::SUCCESS) return wrong_type(e, "a boolean");
-    return true;
-  }
-  bool read_int32(dom::element e, std::int32_t& out) {
-    std::int64_t v = 0;
-    if (e.type() == dom::element_type::DOUBLE || e.type() == dom::element_type::UINT64 ||
-        e.get_int64().get(v) != simdjson::SUCCESS) {
-      if (e.is_number()) return fail("expected a 32-bit integer");
-      return wrong_type(e, "an integer");
-    }
-    if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
-      return fail("expected a 32-bit integer, found " + std::to_string(v));
-    out = static_cast<std::int32_t>(v);
-    return true;
-  }
-  // A quantity: a JSON string (surrounding spaces trimmed, as Kubernetes does) or a number.
-  bool read_quantity(dom::element e, std::string_view resource, std::int64_t& out) {
-    std::string text;
-    switch (e.type()) {
-      case dom::element_type::STRING: {
-        std::string_view s;
-        if (e.get_string().get(s) != simdjson::SUCCESS) return wrong_type(e, "a string");
-        const auto first = s.find_first_not_of(" \t\r\n");
-        const auto last = s.find_last_not_of(" \t\r\n");
-        text = first == std::string_view::npos ? std::string() : std::string(s.substr(first, last - first + 1));
-        break;
-      }
-      case dom::element_type::INT64: {
-        std::int64_t v = 0;
-        if (e.get_int64().get(v) != simdjson::SUCCESS) return wrong_type(e, "a number");
-        text = std::to_string(v);
-        break;
-      }
-      case dom::element_type::UINT64: {
-        std::uint64_t v = 0;
-        if (e.get_uint64().get(v) != simdjson::SUCCESS) return wrong_type(e, "a number");
-        text = std::to_string(v);
-        break;
-      }
-      case dom::element_type::DOUBLE: {
-        double v = 0;
-        if (e.get_double().get(v) != simdjson::SUCCESS) return wrong_type(e, "a number");
-        std::array<char, 64> buf{};
-        const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-        text.assign(buf.data(), r.ptr);
-        break;
-      }
-      default: return wrong_type(e, "a quantity (a string such as \"500m\" or \"1Gi\", or a number)");
-    }
-    auto amount = k8s::resource_amount(resource, text);
-    if (!amount) return fail(amount.message());
-    out = *amount;
-    return true;
-  }
-  // A JSON object of string values (labels, nodeSelector, ...).
-  template <class F>
-  bool read_string_map(dom::element e, F&& each) {
-    dom::object o;
-    if (!read_object(e, o)) return false;
-    for (dom::key_value_pair kv : o) {
-      auto s = field(kv.key);
-      std::string_view v;
-      if (kv.value.is_null()) continue;
-      if (!read_string(kv.value, v)) return false;
-      each(kv.key, v);
-    }
-    return true;
-  }
-  bool read_resource_list(dom::element e, k8s::resource_list& out) {
-    dom::object o;
-    if (!read_object(e, o)) return false;
-    for (dom::key_value_pair kv : o) {
-      auto s = field(kv.key);
-      if (kv.value.is_null()) continue;
-      std::int64_t amount = 0;
-      if (!read_quantity(kv.value, kv.key, amount)) return false;
-      if (amount < 0) return fail("must not be negative");
-      if (amount > max_amount) return fail("too large (more than 2^62)");
-      out.set(kv.key, amount);
-    }
-    return true;
-  }
-  bool read_time(dom::element e, std::optional<preempt::timestamp>& out) {
-    std::string_view s;
-    if (!read_string(e, s)) return false;
-    auto t = k8s::parse_time(s);
-    if (!t) return fail(t.message());
-    out = *t;
-    return true;
-  }
-
- private:
-  struct segment {
-    std::string_view key;
-    std::size_t index;
-    bool is_index;
-  };
-
-  std::string render_path() const {
-    std::string p;
-    for (const segment& s : path_) {
-      if (s.is_index) {
-        p += '[';
-        p += std::to_string(s.index);
-        p += ']';
-      } else {
-        if (!p.empty()) p += '.';
-        p += s.key;
-      }
-    }
-    return p;
-  }
-
-  std::string_view file_;
-  std::string_view kind_;
-  std::size_t item_;
-  bool in_list_;
-  std::string_view ns_, name_;
-  std::vector<segment> path_;
-  std::optional<load_error> error_;
-};
-
-// Looks up a key; false (and no error) when it is absent or null.
-bool member(dom::object o, std::string_view key, dom::element& out) {
-  if (o.at_key(key).get(out) != simdjson::SUCCESS) return false;
-  return !out.is_null();
-}
-
-// metadata.name and metadata.namespace (namespaced objects).
-bool read_metadata(extractor& x, dom::object obj, bool namespaced, std::string_view default_ns,
-                   std::string& ns, std::string& name, dom::object& metadata) {
-  dom::element e;
-  if (!member(obj, "metadata", e)) {
-    auto f = x.field("metadata");
-    return x.fail("missing");
-  }
-  {
-    auto f = x.field("metadata");
-    if (!x.read_object(e, metadata)) return false;
-  }
-  {
-    auto f = x.field("metadata");
-    auto g = x.field("name");
-    dom::element n;
-    if (!member(metadata, "name", n)) return x.fail("missing");
-    if (!x.read_string(n, name)) return false;
-    if (name.empty()) return x.fail("empty");
-  }
-  if (namespaced) {
-    dom::element n;
-    if (member(metadata, "namespace", n)) {
-      auto f = x.field("metadata");
-      auto g = x.field("namespace");
-      if (!x.read_string(n, ns)) return false;
-    }
-    if (ns.empty()) ns = default_ns;
-  }
-  x.identify(ns, name);
-  return true;
-}
-
-bool read_labels(extractor& x, dom::object metadata, k8s::label_set& labels) {
-  dom::element e;
-  if (!member(metadata, "labels", e)) return true;
-  auto f = x.field("metadata");
-  auto g = x.field("labels");
-  return x.read_string_map(e, [&](std::string_view k, std::string_view v) {
-    labels.set(std::string(k), std::string(v));
-  });
-}
-
-bool read_container(extractor& x, dom::element e, k8s::container_resources& out, bool init) {
-  dom::object c;
-  if (!x.read_object(e, c)) return false;
-  dom::element r;
-  if (member(c, "resources", r)) {
-    auto f = x.field("resources");
-    dom::object res;
-    if (!x.read_object(r, res)) return false;
-    dom::element v;
-    if (member(res, "requests", v)) {
-      auto g = x.field("requests");
-      if (!x.read_resource_list(v, out.requests)) return false;
-    }
-    if (member(res, "limits", v)) {
-      auto g = x.field("limits");
-      if (!x.read_resource_list(v, out.limits)) return false;
-    }
-  }
-  if (init && member(c, "restartPolicy", r)) {
-    auto f = x.field("restartPolicy");
-    std::string_view policy;
-    if (!x.read_string(r, policy)) return false;
-    out.restart_always = policy == "Always";
-  }
-  return true;
-}
-
-bool read_containers(extractor& x, dom::element e, std::string_view key,
-                     std::vector<k8s::container_resources>& out, bool init) {
-  auto f = x.field(key);
-  dom::array a;
-  if (!x.read_array(e, a)) return false;
-  std::size_t i = 0;
-  for (dom::element c : a) {
-    auto g = x.index(i++);
-    out.emplace_back();
-    if (!read_container(x, c, out.back(), init)) return false;
-  }
-  return true;
-}
-
-bool read_strings(extractor& x, dom::element e, std::vector<std::string>& out) {
-  dom::array a;
-  if (!x.read_array(e, a)) return false;
-  std::size_t i = 0;
-  for (dom::element v : a) {
-    auto g = x.index(i++);
-    out.emplace_back();
-    if (!x.read_string(v, out.back())) return false;
-  }
-  return true;
-}
-
-bool read_node_requirements(extractor& x, dom::object term, std::string_view key,
-                            std::vector<k8s::node_selector_requirement>& out) {
-  dom::element e;
-  if (!member(term, key, e)) return true;
-  auto f = x.field(key);
-  dom::array a;
-  if (!x.read_array(e, a)) return false;
-  std::size_t i = 0;
-  for (dom::element r : a) {
-    auto g = x.index(i++);
-    dom::object o;
-    if (!x.read_object(r, o)) return false;
-    k8s::node_selector_requirement req;
-    dom::element v;
-    if (member(o, "key", v)) {
-      auto h = x.field("key");
-      if (!x.read_string(v, req.key)) return false;
-    }
-    if (member(o, "operator", v)) {
-      auto h = x.field("operator");
-      if (!x.read_string(v, req.op)) return false;
-    }
-    if (member(o, "values", v)) {
-      auto h = x.field("values");
-      if (!read_strings(x, v, req.values)) return false;
-    }
-    out.push_back(std::move(req));
-  }
-  return true;
-}
-
-bool read_affinity(extractor& x, dom::element e, pod_object& pod) {
-  dom::object aff;
-  if (!x.read_object(e, aff)) return false;
-  dom::element v;
-  pod.pod_affinity = member(aff, "podAffinity", v);
-  pod.pod_anti_affinity = member(aff, "podAntiAffinity", v);
-  if (!member(aff, "nodeAffinity", v)) return true;
-  auto f = x.field("nodeAffinity");
-  dom::object na;
-  if (!x.read_object(v, na)) return false;
-  dom::element req;
-  if (!member(na, "requiredDuringSchedulingIgnoredDuringExecution", req)) return true;
-  auto g = x.field("requiredDuringSchedulingIgnoredDuringExecution");
-  dom::object sel;
-  if (!x.read_object(req, sel)) return false;
-  k8s::node_selector ns;
-  dom::element terms;
-  if (member(sel, "nodeSelectorTerms", terms)) {
-    auto h = x.field("nodeSelectorTerms");
-    dom::array a;
-    if (!x.read_array(terms, a)) return false;
-    std::size_t i = 0;
-    for (dom::element t : a) {
-      auto k = x.index(i++);
-      dom::object to;
-      if (!x.read_object(t, to)) return false;
-      k8s::node_selector_term term;
-      if (!read_node_requirements(x, to, "matchExpressions", term.match_expressions) ||
-          !read_node_requirements(x, to, "matchFields", term.match_fields))
-        return false;
-      if (auto valid = k8s::validate(term); !valid) return x.fail(valid.message());
-      ns.terms.push_back(std::move(term));
-    }
-  }
-  pod.placement.required_node_affinity = std::move(ns);
-  return true;
-}
-
-bool read_tolerations(extractor& x, dom::element e, std::vector<k8s::toleration>& out) {
-  dom::array a;
-  if (!x.read_array(e, a)) return false;
-  std::size_t i = 0;
-  for (dom::element t : a) {
-    auto g = x.index(i++);
-    dom::object o;
-    if (!x.read_object(t, o)) return false;
-    k8s::toleration tol;
-    const std::pair<std::string_view, std::string*> fields[] = {
-        {"key", &tol.key}, {"operator", &tol.op}, {"value", &tol.value}, {"effect", &tol.effect}};
-    for (const auto& [k, dst] : fields) {
-      dom::element v;
-      if (!member(o, k, v)) continue;
-      auto h = x.field(k);
-      if (!x.read_string(v, *dst)) return false;
-    }
-    out.push_back(std::move(tol));
-  }
-  return true;
-}
-
-// One pass over spec; the fields that need more work are kept and read afterwards. Placement
-// (nodeSelector, affinity, tolerations) is read only for pods without spec.nodeName, or when
-// `always_placement` is set (the preemptor).
-bool read_pod_spec(extractor& x, dom::object spec, pod_object& pod, bool always_placement) {
-  auto f = x.field("spec");
-  k8s::pod_resources res;
-  dom::element containers, init_containers, node_selector, affinity, tolerations;
-  bool has_containers = false, has_init = false, has_selector = false, has_affinity = false,
-       has_tolerations = false;
-  for (dom::key_value_pair kv : spec) {
-    const std::string_view key = kv.key;
-    if (kv.value.is_null()) continue;
-    if (key == "containers") {
-      containers = kv.value;
-      has_containers = true;
-    } else if (key == "initContainers") {
-      init_containers = kv.value;
-      has_init = true;
-    } else if (key == "nodeName") {
-      auto g = x.field(key);
-      if (!x.read_string(kv.value, pod.node_name)) return false;
-    } else if (key == "priority") {
-      auto g = x.field(key);
-      std::int32_t p = 0;
-      if (!x.read_int32(kv.value, p)) return false;
-      pod.priority.priority = p;
-    } else if (key == "priorityClassName") {
-      auto g = x.field(key);
-      if (!x.read_string(kv.value, pod.priority.priority_class_name)) return false;
-    } else if (key == "preemptionPolicy") {
-      auto g = x.field(key);
-      std::string_view v;
-      if (!x.read_string(kv.value, v)) return false;
-      auto policy = k8s::parse_preemption_policy(v);
-      if (!policy) return x.fail(policy.message());
-      pod.priority.policy = *policy;
-    } else if (key == "overhead") {
-      auto g = x.field(key);
-      if (!x.read_resource_list(kv.value, res.overhead)) return false;
-    } else if (key == "resources") {
-      // Pod-level resources (Kubernetes 1.34+), see kubernetes/requests.hpp.
-      auto g = x.field(key);
-      dom::object o;
-      if (!x.read_object(kv.value, o)) return false;
-      k8s::container_resources level;
-      dom::element v;
-      if (member(o, "requests", v)) {
-        auto h = x.field("requests");
-        if (!x.read_resource_list(v, level.requests)) return false;
-      }
-      if (member(o, "limits", v)) {
-        auto h = x.field("limits");
-        if (!x.read_resource_list(v, level.limits)) return false;
-      }
-      res.pod_level = std::move(level);
-    } else if (key == "topologySpreadConstraints") {
-      dom::array a;
-      pod.topology_spread = kv.value.get_array().get(a) == simdjson::SUCCESS && a.size() > 0;
-    } else if (key == "nodeSelector") {
-      node_selector = kv.value;
-      has_selector = true;
-    } else if (key == "affinity") {
-      affinity = kv.value;
-      has_affinity = true;
-    } else if (key == "tolerations") {
-      tolerations = kv.value;
-      has_tolerations = true;
-    }
-  }
-  if (has_containers && !read_containers(x, containers, "containers", res.containers, false))
-    return false;
-  if (has_init && !read_containers(x, init_containers, "initContainers", res.init_containers, true))
-    return false;
-  pod.requests = k8s::effective_requests(res);
-  if (!always_placement && !pod.node_name.empty()) return true;
-  if (has_selector) {
-    auto g = x.field("nodeSelector");
-    if (!x.read_string_map(node_selector, [&](std::string_view k, std::string_view val) {
-          pod.placement.node_selector_map.emplace_back(std::string(k), std::string(val));
-        }))
-      return false;
-  }
-  if (has_affinity) {
-    auto g = x.field("affinity");
-    if (!read_affinity(x, affinity, pod)) return false;
-  }
-  if (has_tolerations) {
-    auto g = x.field("tolerations");
-    if (!read_tolerations(x, tolerations, pod.placement.tolerations)) return false;
-  }
-  pod.placement.node_name = pod.node_name;
-  return true;
-}
-
-bool read_pod_status(extractor& x, dom::object status, pod_object& pod,
-                     std::vector<k8s::pod_condition>& conditions) {
-  auto f = x.field("status");
-  for (dom::key_value_pair kv : status) {
-    const std::string_view key = kv.key;
-    if (kv.value.is_null()) continue;
-    if (key == "phase") {
-      auto g = x.field(key);
-      if (!x.read_string(kv.value, pod.phase)) return false;
-    } else if (key == "nominatedNodeName") {
-      auto g = x.field(key);
-      if (!x.read_string(kv.value, pod.nominated_node_name)) return false;
-    } else if (key == "startTime") {
-      auto g = x.field(key);
-      if (!x.read_time(kv.value, pod.start_time)) return false;
-    } else if (key == "conditions" && pod.deleting) {
-      // Only read for terminating pods: they tell whether the termination is a preemption.
-      auto g = x.field(key);
-      dom::array a;
-      if (!x.read_array(kv.value, a)) return false;
-      std::size_t i = 0;
-      for (dom::element c : a) {
-        auto h = x.index(i++);
-        dom::object o;
-        if (!x.read_object(c, o)) return false;
-        k8s::pod_condition cond;
-        const std::pair<std::string_view, std::string*> fields[] = {
-            {"type", &cond.type}, {"status", &cond.status}, {"reason", &cond.reason}};
-        for (const auto& [k, dst] : fields) {
-          dom::element v;
-          if (!member(o, k, v)) continue;
-          auto j = x.field(k);
-          if (!x.read_string(v, *dst)) return false;
-        }
-        conditions.push_back(std::move(cond));
-      }
-    }
-  }
-  return true;
-}
-
-bool read_pod_object(extractor& x, dom::object obj, pod_object& pod, bool full_placement) {
-  dom::object metadata;
-  if (!read_metadata(x, obj, true, "default", pod.ns, pod.name, metadata)) return false;
-  if (!read_labels(x, metadata, pod.labels)) return false;
-  dom::element e;
-  if (member(metadata, "deletionTimestamp", e)) {
-    auto f = x.field("metadata");
-    auto g = x.field("deletionTimestamp");
-    std::optional<preempt::timestamp> t;
-    if (!x.read_time(e, t)) return false;
-    pod.deleting = true;
-  }
-  dom::object spec;
-  if (member(obj, "spec", e)) {
-    {
-      auto f = x.field("spec");
-      if (!x.read_object(e, spec)) return false;
-    }
-    if (!read_pod_spec(x, spec, pod, full_placement)) return false;
+void append_utf8(text_buffer& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
   } else {
-    auto f = x.field("spec");
-    return x.fail("missing");
+    out.push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
   }
-  std::vector<k8s::pod_condition> conditions;
-  if (member(obj, "status", e)) {
-    dom::object status;
-    {
-      auto f = x.field("status");
-      if (!x.read_object(e, status)) return false;
-    }
-    if (!read_pod_status(x, status, pod, conditions)) return false;
-  }
-  pod.terminating_by_preemption = k8s::terminating_by_preemption(pod.deleting, conditions);
-  return true;
 }
 
-bool read_node(extractor& x, dom::object obj, node_object& node) {
-  std::string unused_ns;
-  dom::object metadata;
-  if (!read_metadata(x, obj, false, "", unused_ns, node.name, metadata)) return false;
-  if (!read_labels(x, metadata, node.labels)) return false;
-  dom::element e;
-  if (member(obj, "spec", e)) {
-    auto f = x.field("spec");
-    dom::object spec;
-    if (!x.read_object(e, spec)) return false;
-    dom::element v;
-    if (member(spec, "unschedulable", v)) {
-      auto g = x.field("unschedulable");
-      if (!x.read_bool(v, node.unschedulable)) return false;
+// UTF-16 (`bytes` after any byte-order mark, which was `skipped` bytes long) to UTF-8.
+std::optional<load_error> from_utf16(const source& src, std::string_view bytes, std::size_t skipped,
+                                     bool big_endian, text_buffer& out) {
+  const auto fail = [&](std::size_t at, std::string_view what) {
+    return load_error{src.name + ": invalid UTF-16 at byte " + std::to_string(skipped + at) + ": " +
+                      std::string(what)};
+  };
+  if (bytes.size() % 2 != 0) return fail(bytes.size() - 1, "an odd number of bytes");
+  const auto unit = [&](std::size_t i) {
+    const auto a = static_cast<unsigned char>(bytes[i]), b = static_cast<unsigned char>(bytes[i + 1]);
+    return big_endian ? static_cast<std::uint32_t>(a << 8 | b) : static_cast<std::uint32_t>(b << 8 | a);
+  };
+  out.reserve(bytes.size() / 2 + bytes.size() / 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 2) {
+    std::uint32_t cp = unit(i);
+    if (cp >= 0xdc00 && cp <= 0xdfff) return fail(i, "a low surrogate without a high one");
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+      if (i + 2 >= bytes.size()) return fail(i, "a high surrogate at the end");
+      const std::uint32_t low = unit(i + 2);
+      if (low < 0xdc00 || low > 0xdfff) return fail(i, "a high surrogate without a low one");
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+      i += 2;
     }
-    if (member(spec, "taints", v)) {
-      auto g = x.field("taints");
-      dom::array a;
-      if (!x.read_array(v, a)) return false;
-      std::size_t i = 0;
-      for (dom::element t : a) {
-        auto h = x.index(i++);
-        dom::object o;
-        if (!x.read_object(t, o)) return false;
-        k8s::taint taint;
-        const std::pair<std::string_view, std::string*> fields[] = {
-            {"key", &taint.key}, {"value", &taint.value}, {"effect", &taint.effect}};
-        for (const auto& [k, dst] : fields) {
-          dom::element fv;
-          if (!member(o, k, fv)) continue;
-          auto j = x.field(k);
-          if (!x.read_string(fv, *dst)) return false;
-        }
-        node.taints.push_back(std::move(taint));
-      }
-    }
+    append_utf8(out, cp);
   }
-  if (member(obj, "status", e)) {
-    auto f = x.field("status");
-    dom::object status;
-    if (!x.read_object(e, status)) return false;
-    dom::element v;
-    // Kubernetes schedules against status.allocatable; a hand-written node may give capacity only.
-    if (member(status, "allocatable", v)) {
-      auto g = x.field("allocatable");
-      if (!x.read_resource_list(v, node.allocatable)) return false;
-    } else if (member(status, "capacity", v)) {
-      auto g = x.field("capacity");
-      if (!x.read_resource_list(v, node.allocatable)) return false;
-    }
-  }
-  return true;
+  out.resize(out.size());  // clears the padding
+  return std::nullopt;
 }
 
-bool read_label_selector(extractor& x, dom::element e, k8s::label_selector& sel) {
-  dom::object o;
-  if (!x.read_object(e, o)) return false;
-  dom::element v;
-  if (member(o, "matchLabels", v)) {
-    auto f = x.field("matchLabels");
-    if (!x.read_string_map(v, [&](std::string_view k, std::string_view val) {
-          sel.match_labels.emplace_back(std::string(k), std::string(val));
-        }))
-      return false;
+// The UTF-8 text of a source: its bytes without a UTF-8 byte-order mark, or their conversion
+// from UTF-16 into `converted`. UTF-16 is recognized by its byte-order mark, or, without one, by
+// the zero bytes of ASCII text (RFC 4627's rule).
+std::optional<load_error> utf8_text(const source& src, text_buffer& converted, std::string_view& text) {
+  const std::string_view b = src.bytes.view();
+  const auto starts = [&](std::string_view prefix) { return b.substr(0, prefix.size()) == prefix; };
+  using namespace std::string_view_literals;
+  if (starts("\xff\xfe\0\0"sv) || starts("\0\0\xfe\xff"sv) ||
+      (b.size() >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] != 0) ||
+      (b.size() >= 4 && b[0] != 0 && b[1] == 0 && b[2] == 0 && b[3] == 0))
+    return load_error{src.name + ": is UTF-32 text; convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)"};
+  std::optional<bool> big_endian;
+  std::size_t skip = 0;
+  if (starts("\xef\xbb\xbf")) {
+    text = b.substr(3);
+    return std::nullopt;
   }
-  if (member(o, "matchExpressions", v)) {
-    auto f = x.field("matchExpressions");
-    dom::array a;
-    if (!x.read_array(v, a)) return false;
-    std::size_t i = 0;
-    for (dom::element r : a) {
-      auto g = x.index(i++);
-      dom::object ro;
-      if (!x.read_object(r, ro)) return false;
-      k8s::label_requirement req;
-      dom::element fv;
-      if (member(ro, "key", fv)) {
-        auto h = x.field("key");
-        if (!x.read_string(fv, req.key)) return false;
-      }
-      if (member(ro, "operator", fv)) {
-        auto h = x.field("operator");
-        std::string_view op;
-        if (!x.read_string(fv, op)) return false;
-        req.op = k8s::parse_selector_operator(op);
-      }
-      if (member(ro, "values", fv)) {
-        auto h = x.field("values");
-        if (!read_strings(x, fv, req.values)) return false;
-      }
-      sel.match_expressions.push_back(std::move(req));
-    }
+  if (starts("\xff\xfe")) {
+    big_endian = false;
+    skip = 2;
+  } else if (starts("\xfe\xff")) {
+    big_endian = true;
+    skip = 2;
+  } else if (b.size() >= 2 && b[0] == 0 && b[1] != 0) {
+    big_endian = true;
+  } else if (b.size() >= 2 && b[0] != 0 && b[1] == 0) {
+    big_endian = false;
   }
-  return true;
+  if (!big_endian) {
+    text = b;
+    return std::nullopt;
+  }
+  if (auto e = from_utf16(src, b.substr(skip), skip, *big_endian, converted)) return e;
+  text = converted.view();
+  return std::nullopt;
 }
 
-bool read_pdb(extractor& x, dom::object obj, pdb_object& pdb) {
-  dom::object metadata;
-  if (!read_metadata(x, obj, true, "default", pdb.ns, pdb.name, metadata)) return false;
-  dom::element e;
-  if (member(obj, "spec", e)) {
-    auto f = x.field("spec");
-    dom::object spec;
-    if (!x.read_object(e, spec)) return false;
-    dom::element v;
-    if (member(spec, "selector", v)) {
-      auto g = x.field("selector");
-      k8s::label_selector sel;
-      if (!read_label_selector(x, v, sel)) return false;
-      pdb.selector = std::move(sel);
-    }
-  }
-  if (member(obj, "status", e)) {
-    auto f = x.field("status");
-    dom::object status;
-    if (!x.read_object(e, status)) return false;
-    dom::element v;
-    if (member(status, "disruptionsAllowed", v)) {
-      auto g = x.field("disruptionsAllowed");
-      if (!x.read_int32(v, pdb.disruptions_allowed)) return false;
-    }
-    if (member(status, "disruptedPods", v)) {
-      auto g = x.field("disruptedPods");
-      dom::object d;
-      if (!x.read_object(v, d)) return false;
-      for (dom::key_value_pair kv : d) pdb.disrupted_pods.emplace_back(kv.key);
-    }
-  }
-  return true;
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t skip_space(std::string_view text, std::size_t pos) {
+  while (pos < text.size() && is_space(text[pos])) ++pos;
+  return pos;
 }
 
-bool read_priority_class(extractor& x, dom::object obj, k8s::priority_class& pc) {
-  std::string unused_ns;
-  dom::object metadata;
-  if (!read_metadata(x, obj, false, "", unused_ns, pc.name, metadata)) return false;
-  dom::element v;
-  {
-    auto f = x.field("value");
-    if (!member(obj, "value", v)) return x.fail("missing");
-    if (!x.read_int32(v, pc.value)) return false;
-  }
-  if (member(obj, "globalDefault", v)) {
-    auto f = x.field("globalDefault");
-    if (!x.read_bool(v, pc.global_default)) return false;
-  }
-  if (member(obj, "preemptionPolicy", v)) {
-    auto f = x.field("preemptionPolicy");
-    std::string_view s;
-    if (!x.read_string(v, s)) return false;
-    auto policy = k8s::parse_preemption_policy(s);
-    if (!policy) return x.fail(policy.message());
-    pc.policy = *policy;
-  }
-  return true;
+// JSON when the text starts with '{' or '[' (or is empty: the JSON path names that); YAML else.
+bool is_json(std::string_view text) {
+  const std::size_t pos = skip_space(text, 0);
+  return pos == text.size() || text[pos] == '{' || text[pos] == '[';
 }
 
-std::string syntax_error(const source& src, simdjson::error_code code) {
-  std::string m = src.name;
-  m += ": malformed JSON";
-  const std::string_view text(src.text.data(), src.text.size());
-  if (const auto e = find_json_error(text)) {
+// After a document of `kubectl cluster-info dump`: the container logs it writes between the
+// JSON documents, from "==== START logs for container C of pod NS/P ====" to the matching END
+// line. Returns where the next document may start.
+std::size_t skip_container_logs(std::string_view text, std::size_t pos) {
+  constexpr std::string_view start = "==== START logs for ";
+  constexpr std::string_view end = "==== END logs for ";
+  for (;;) {
+    pos = skip_space(text, pos);
+    if (text.substr(pos, start.size()) != start) return pos;
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) return text.size();
+    const std::string_view header = text.substr(pos + start.size(), eol - pos - start.size());
+    const std::string closing = "\n" + std::string(end) + std::string(header);
+    const std::size_t found = text.find(closing, eol);
+    if (found == std::string_view::npos) return text.size();
+    pos = found + closing.size();
+  }
+}
+
+// ---- Documents ------------------------------------------------------------------------------
+
+std::string malformed_json(const source& src, std::string_view text, std::optional<json_error> located,
+                           simdjson::error_code code) {
+  std::string m = src.name + ": malformed JSON";
+  if (located) {
     m += " at ";
-    m += format_json_error(text, *e);
+    m += format_json_error(text, *located);
   } else {
     m += ": ";
     m += simdjson::error_message(code);
   }
-  return m;
+  return one_line(m);
 }
 
-// The items of a document: a List's items, an array's elements, or the object itself.
-struct document_items {
-  std::vector<dom::element> items;
-  bool in_list = false;
-};
-
-std::optional<load_error> collect_items(const source& src, dom::element root, document_items& out) {
-  dom::array arr;
-  if (root.get_array().get(arr) == simdjson::SUCCESS) {
-    out.in_list = true;
-    for (dom::element e : arr) out.items.push_back(e);
-    return std::nullopt;
-  }
-  dom::object obj;
-  if (root.get_object().get(obj) != simdjson::SUCCESS)
-    return load_error{src.name + ": expected a Kubernetes object or List, found " +
-                      std::string(type_name(root.type()))};
-  dom::element kind, items;
-  std::string_view kind_name;
-  if (member(obj, "kind", kind) && kind.get_string().get(kind_name) == simdjson::SUCCESS &&
-      kind_name.size() >= 4 && kind_name.substr(kind_name.size() - 4) == "List") {
-    if (!member(obj, "items", items))
-      return load_error{src.name + ": " + std::string(kind_name) + ": items: missing"};
-    if (items.get_array().get(arr) != simdjson::SUCCESS)
-      return load_error{src.name + ": " + std::string(kind_name) + ": items: expected an array, found " +
-                        std::string(type_name(items.type()))};
-    out.in_list = true;
-    for (dom::element e : arr) out.items.push_back(e);
-    return std::nullopt;
-  }
-  out.items.push_back(root);
-  return std::nullopt;
-}
-
-std::optional<load_error> item_kind(const source& src, dom::element item, std::size_t i,
-                                    bool in_list, std::string_view default_kind,
-                                    dom::object& obj, std::string_view& kind) {
-  const std::string where = in_list ? "items[" + std::to_string(i) + "]" : std::string("document");
-  if (item.get_object().get(obj) != simdjson::SUCCESS)
-    return load_error{src.name + ": " + where + ": expected a Kubernetes object, found " +
-                      std::string(type_name(item.type()))};
-  dom::element k;
-  if (!member(obj, "kind", k)) {
-    if (default_kind.empty()) return load_error{src.name + ": " + where + ": kind: missing"};
-    kind = default_kind;
-    return std::nullopt;
-  }
-  if (k.get_string().get(kind) != simdjson::SUCCESS)
-    return load_error{src.name + ": " + where + ": kind: expected a string, found " +
-                      std::string(type_name(k.type()))};
-  return std::nullopt;
+bool can_start_value(char c) {
+  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+         c == 'f' || c == 'n';
 }
 
 }  // namespace
 
-std::optional<load_error> read_source(const std::string& path, source& out) {
-  out.name = path == "-" ? std::string("<stdin>") : path;
-  if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    out.text = simdjson::padded_string(text);
+namespace {
+
+// Walks one document: lists (nested too) down to their objects.
+class document_walker {
+ public:
+  document_walker(const source& src, std::string_view fallback_kind, detail::object_visitor& visit)
+      : src_(src), fallback_kind_(fallback_kind), visit_(visit) {}
+
+  // `label` names the document when the input holds several ("document 2"), else "".
+  std::optional<load_error> walk_document(dom::element root, const std::string& label) {
+    dom::array a;
+    if (root.get_array().get(a) == simdjson::SUCCESS) {
+      std::size_t i = 0;
+      for (dom::element e : a)
+        if (auto err = walk(e, "", child(label, index_step("", i++)))) return err;
+      return std::nullopt;
+    }
+    if (!root.is_object())
+      return load_error{src_.name + ": " + (label.empty() ? "" : label + ": ") +
+                        "expected a Kubernetes object or List, found " +
+                        std::string(type_name(root.type()))};
+    return walk(root, "", label);
+  }
+
+ private:
+  static std::string index_step(std::string_view name, std::size_t i) {
+    std::string s(name);
+    s += '[';
+    s += std::to_string(i);
+    s += ']';
+    return s;
+  }
+
+  // "items[2]", "items[2].items[0]", "document 2, items[2]".
+  static std::string child(const std::string& position, const std::string& step) {
+    if (position.empty()) return step;
+    return position + (position.back() == ']' ? "." : ", ") + step;
+  }
+
+  std::string where(const std::string& position) const {
+    return src_.name + ": " + (position.empty() ? std::string("document") : position);
+  }
+
+  std::optional<load_error> walk(dom::element v, std::string_view implied_kind, std::string position) {
+    dom::object obj;
+    if (v.get_object().get(obj) != simdjson::SUCCESS)
+      return load_error{where(position) + ": expected a Kubernetes object, found " +
+                        std::string(type_name(v.type()))};
+    std::string_view kind;
+    dom::element items;
+    bool has_items = false;
+    for (dom::key_value_pair kv : obj) {  // the last of a repeated key wins
+      if (kv.key == "kind") {
+        if (kv.value.is_null()) {
+          kind = {};
+        } else if (kv.value.get_string().get(kind) != simdjson::SUCCESS) {
+          return load_error{where(position) + ": kind: expected a string, found " +
+                            std::string(type_name(kv.value.type()))};
+        }
+      } else if (kv.key == "items") {
+        items = kv.value;
+        has_items = true;
+      }
+    }
+    if (kind.empty()) kind = !implied_kind.empty() ? implied_kind : fallback_kind_;
+    if (kind.empty()) return load_error{where(position) + ": kind: missing"};
+    constexpr std::string_view list_suffix = "List";
+    if (kind.size() < list_suffix.size() || kind.substr(kind.size() - list_suffix.size()) != list_suffix)
+      return visit_.object(kind, v, position);
+    // A List (items carry their kind) or a <Kind>List (items may leave it out).
+    if (!has_items || items.is_null()) return std::nullopt;
+    dom::array a;
+    if (items.get_array().get(a) != simdjson::SUCCESS)
+      return load_error{src_.name + ": " + (position.empty() ? "" : position + ": ") + clip(kind) +
+                        ": items: expected an array, found " + std::string(type_name(items.type()))};
+    const std::string_view item_kind = kind.substr(0, kind.size() - list_suffix.size());
+    std::size_t i = 0;
+    for (dom::element e : a)
+      if (auto err = walk(e, item_kind, child(position, index_step("items", i++)))) return err;
     return std::nullopt;
   }
-  auto loaded = simdjson::padded_string::load(path);
-  if (loaded.error() != simdjson::SUCCESS) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    const std::string why = f == nullptr ? std::string(std::strerror(errno)) : "read error";
-    if (f != nullptr) std::fclose(f);
-    return load_error{path + ": cannot read: " + why};
+
+  const source& src_;
+  std::string_view fallback_kind_;
+  detail::object_visitor& visit_;
+};
+
+}  // namespace
+
+std::optional<load_error> loader::for_each_object(const source& src, std::string_view top_kind,
+                                                  detail::object_visitor& visit) {
+  text_buffer converted;
+  std::string_view text;
+  if (auto e = utf8_text(src, converted, text)) return e;
+  document_walker walker(src, top_kind, visit);
+  const auto timed_parse = [&](const char* p, std::size_t n, dom::element& root) {
+    const std::clock_t c0 = std::clock();
+    const auto err = parser_.parse(p, n, false).get(root);
+    parse_cpu_seconds_ += static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    return err;
+  };
+
+  if (!is_json(text)) {
+    text_buffer json;
+    std::vector<json_document> docs;
+    const std::clock_t c0 = std::clock();
+    auto converted_error = yaml_to_json(src.name, text, json, docs);
+    parse_cpu_seconds_ += static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    if (converted_error) return converted_error;
+    if (docs.empty()) return load_error{src.name + ": holds no YAML document"};
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+      dom::element root;
+      if (const auto err = timed_parse(json.data() + docs[d].begin, docs[d].end - docs[d].begin, root))
+        return load_error{src.name + ": YAML document at line " + std::to_string(docs[d].line) + ": " +
+                          simdjson::error_message(err)};
+      const std::string label = docs.size() > 1 ? "document " + std::to_string(d + 1) : "";
+      if (auto e = walker.walk_document(root, label)) return e;
+    }
+    return std::nullopt;
   }
-  out.text = std::move(loaded).value_unsafe();
-  return std::nullopt;
+
+  // One JSON document: the common case, parsed at once.
+  dom::element root;
+  const auto whole = timed_parse(text.data(), text.size(), root);
+  if (whole == simdjson::SUCCESS) return walker.walk_document(root, "");
+  if (whole == simdjson::CAPACITY)
+    return load_error{src.name + ": a JSON document larger than simdjson's limit of 4 GiB"};
+  // Several concatenated documents, or a malformed one: the checker finds where the first
+  // value ends, or its first error.
+  std::size_t pos = 0;
+  for (std::size_t d = 0;; ++d) {
+    const json_value_scan scan = scan_json_value(text.substr(pos));
+    if (scan.error)
+      return load_error{malformed_json(src, text, json_error{pos + scan.error->offset, scan.error->what}, whole)};
+    if (d == 0 && scan.end == text.size()) return load_error{malformed_json(src, text, std::nullopt, whole)};
+    if (const auto err = timed_parse(text.data() + pos, scan.end, root))
+      return load_error{malformed_json(src, text, std::nullopt, err) + " (document " +
+                        std::to_string(d + 1) + ")"};
+    if (auto e = walker.walk_document(root, "document " + std::to_string(d + 1))) return e;
+    pos = skip_container_logs(text, pos + scan.end);
+    if (pos == text.size()) return std::nullopt;
+    if (!can_start_value(text[pos]))
+      return load_error{malformed_json(src, text, json_error{pos, "unexpected text after the JSON value"}, whole)};
+  }
 }
 
-source make_source(std::string name, std::string_view bytes) {
-  return source{std::move(name), simdjson::padded_string(bytes)};
-}
+namespace {
 
-simdjson::error_code loader::parse(const source& src, dom::element& root) {
-  const std::clock_t c0 = std::clock();
-  const auto err = parser_.parse(src.text).get(root);
-  parse_cpu_seconds_ += static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  return err;
-}
+struct cluster_visitor : detail::object_visitor {
+  const source& src;
+  cluster_dump& dump;
+  std::uint32_t file;
+  std::size_t item = 0;
+
+  cluster_visitor(const source& s, cluster_dump& d, std::uint32_t f) : src(s), dump(d), file(f) {}
+
+  std::optional<load_error> object(std::string_view kind, dom::element obj,
+                                   const std::string& position) override {
+    const std::size_t index = item++;
+    if (!kinds::is_read(kind)) {
+      ++dump.ignored[std::string(kind)];
+      return std::nullopt;
+    }
+    return kinds::add_object(kind, obj, kinds::origin{src.name, file, index, position}, dump);
+  }
+};
+
+struct pod_visitor : detail::object_visitor {
+  const source& src;
+  pod_object& out;
+  std::size_t count = 0;
+
+  pod_visitor(const source& s, pod_object& o) : src(s), out(o) {}
+
+  std::optional<load_error> object(std::string_view kind, dom::element obj,
+                                   const std::string& position) override {
+    if (count++ > 0) return std::nullopt;
+    if (kind != "Pod") return load_error{src.name + ": expected a Pod, found kind " + clip(kind)};
+    return kinds::read_preemptor(obj, kinds::origin{src.name, 0, 0, position}, out);
+  }
+};
+
+}  // namespace
 
 std::optional<load_error> loader::add_cluster(const source& src, cluster_dump& dump) {
-  dom::element root;
-  if (const auto err = parse(src, root); err != simdjson::SUCCESS)
-    return load_error{syntax_error(src, err)};
-  document_items items;
-  if (auto e = collect_items(src, root, items)) return e;
   const auto file = static_cast<std::uint32_t>(dump.files.size());
   dump.files.push_back(src.name);
-  for (std::size_t i = 0; i < items.items.size(); ++i) {
-    dom::object obj;
-    std::string_view kind;
-    if (auto e = item_kind(src, items.items[i], i, items.in_list, "", obj, kind)) return e;
-    extractor x(src.name, kind, i, items.in_list);
-    if (kind == "Pod") {
-      pod_object pod;
-      pod.file = file;
-      pod.item = i;
-      if (!read_pod_object(x, obj, pod, false)) return x.take_error();
-      dump.pods.push_back(std::move(pod));
-    } else if (kind == "Node") {
-      node_object node;
-      node.file = file;
-      if (!read_node(x, obj, node)) return x.take_error();
-      dump.nodes.push_back(std::move(node));
-    } else if (kind == "PodDisruptionBudget") {
-      pdb_object pdb;
-      pdb.file = file;
-      if (!read_pdb(x, obj, pdb)) return x.take_error();
-      dump.pdbs.push_back(std::move(pdb));
-    } else if (kind == "PriorityClass") {
-      k8s::priority_class pc;
-      if (!read_priority_class(x, obj, pc)) return x.take_error();
-      dump.classes.push_back(std::move(pc));
-      dump.class_files.push_back(file);
-    } else {
-      ++dump.other_objects;
-    }
-  }
-  return std::nullopt;
+  cluster_visitor visit(src, dump, file);
+  return for_each_object(src, "", visit);
 }
 
 std::optional<load_error> loader::read_pod(const source& src, pod_object& out) {
-  dom::element root;
-  if (const auto err = parse(src, root); err != simdjson::SUCCESS)
-    return load_error{syntax_error(src, err)};
-  document_items items;
-  if (auto e = collect_items(src, root, items)) return e;
-  if (items.items.size() != 1)
-    return load_error{src.name + ": expected one Pod, found " + std::to_string(items.items.size()) +
-                      " objects"};
-  dom::object obj;
-  std::string_view kind;
-  if (auto e = item_kind(src, items.items[0], 0, items.in_list, "Pod", obj, kind)) return e;
-  if (kind != "Pod")
-    return load_error{src.name + ": expected a Pod, found kind " + std::string(kind)};
-  extractor x(src.name, kind, 0, items.in_list);
   out = pod_object{};
-  out.source = src.name;
-  if (!read_pod_object(x, obj, out, true)) return x.take_error();
+  pod_visitor visit(src, out);
+  if (auto e = for_each_object(src, "Pod", visit)) return e;
+  if (visit.count != 1)
+    return load_error{src.name + ": expected one Pod, found " + std::to_string(visit.count) +
+                      " objects"};
   return std::nullopt;
 }
 

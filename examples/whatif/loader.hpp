@@ -1,11 +1,22 @@
-// examples/whatif/loader.hpp - reads `kubectl get ... -o json` output into a cluster_dump.
+// examples/whatif/loader.hpp - reads cluster dumps and pod files into a cluster_dump, whatever
+// shape real tools write them in.
 //
-// Accepted documents: a `List` (kubectl's shape: {"kind": "List", "items": [...]}), a single
-// object, or a JSON array of objects. Items of kind Node, Pod, PodDisruptionBudget and
-// PriorityClass are read; other kinds are counted and skipped. JSON is parsed with simdjson (the
-// fastest of Debian's JSON libraries on a 5000-node dump, see README); when simdjson rejects a
-// document, json_error.hpp's checker locates the error, so the message names line, column and
-// byte offset.
+// Text: UTF-8 (a byte-order mark is skipped) or UTF-16 with or without a byte-order mark (what
+// Windows PowerShell's `>` writes), converted; UTF-32 is named in an error. JSON or YAML, told
+// apart by content: a text whose first character is '{' or '[' is JSON, any other is YAML
+// (`kubectl get -o yaml`, several documents separated by `---` too), converted to JSON text by
+// yaml_json.hpp. JSON is parsed with simdjson (the fastest of Debian's JSON libraries on a
+// 5000-node dump, see README); several concatenated documents are read one after the other, with
+// the container logs `kubectl cluster-info dump` writes between them ("==== START logs for
+// container ... ====" to its END line) skipped. When simdjson rejects a document,
+// json_error.hpp's checker locates the error, so the message names line, column and byte.
+//
+// Shapes: a single object; a List or any <Kind>List ({"kind": "...List", "items": [...]}), whose
+// items may omit `kind` when the list names it (NodeList items are Nodes; items of a plain List
+// must carry their kind); lists nested in lists; `"items": null` (an empty list); a JSON array of
+// objects. Items of kind Node, Pod, PodDisruptionBudget and PriorityClass are read (kinds.hpp);
+// other kinds are counted by kind in cluster_dump::ignored, which the analysis names in its
+// warnings.
 //
 // Every problem is reported as one message naming the file, the object (kind, namespace/name or
 // its position) and the field:
@@ -24,39 +35,34 @@
 #include <simdjson.h>
 
 #include "dump.hpp"
+#include "input.hpp"
 
 namespace whatif {
 
-struct load_error {
-  std::string message;
+namespace detail {
+// Receives each object of an input: its kind, the element and its position ("items[3]").
+struct object_visitor {
+  virtual ~object_visitor() = default;
+  virtual std::optional<load_error> object(std::string_view kind, simdjson::dom::element obj,
+                                           const std::string& position) = 0;
 };
-
-// One input document: its display name and its bytes (padded for simdjson).
-struct source {
-  std::string name;
-  simdjson::padded_string text;
-};
-
-// Reads a file ("-" = standard input) into `out`.
-std::optional<load_error> read_source(const std::string& path, source& out);
-
-// A source from bytes in memory (the bundled example, the fuzzer).
-source make_source(std::string name, std::string_view bytes);
+}  // namespace detail
 
 class loader {
  public:
-  // Adds the objects of one cluster document to `dump`.
+  // Adds the objects of one cluster input to `dump`.
   std::optional<load_error> add_cluster(const source& src, cluster_dump& dump);
-  // Reads the preemptor: a Pod object (a List holding exactly one Pod is accepted too). A
+  // Reads the preemptor: one Pod object (a List holding exactly one Pod is accepted too). A
   // missing `kind` is taken as Pod; a missing namespace as "default".
   std::optional<load_error> read_pod(const source& src, pod_object& out);
 
-  // Processor seconds spent in JSON parsing (simdjson) so far; the rest of add_cluster/read_pod
-  // is decoding the objects.
+  // Processor seconds spent parsing (YAML conversion and simdjson) so far; the rest of
+  // add_cluster/read_pod is decoding the objects.
   double parse_cpu_seconds() const noexcept { return parse_cpu_seconds_; }
 
  private:
-  simdjson::error_code parse(const source& src, simdjson::dom::element& root);
+  std::optional<load_error> for_each_object(const source& src, std::string_view top_kind,
+                                            detail::object_visitor& visit);
 
   simdjson::dom::parser parser_;
   double parse_cpu_seconds_ = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -60,6 +61,9 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
 }  // namespace
 
 std::string format_time(preempt::timestamp t) {
+  // Times beyond nanoseconds' range are held at its ends (decode::context::read_time).
+  if (t == std::numeric_limits<preempt::timestamp>::min()) return "before 1677-09-21T00:12:44Z";
+  if (t == std::numeric_limits<preempt::timestamp>::max()) return "after 2262-04-11T23:47:16Z";
   // civil_from_days (Howard Hinnant).
   std::int64_t secs = t / 1'000'000'000;
   std::int64_t nanos = t % 1'000'000'000;
@@ -213,14 +217,20 @@ std::string to_text(const report& r, std::string_view origin) {
       o += ".\n";
     }
     o += "\nVictims, most important first:\n";
-    std::size_t w = 4;
-    for (const victim_info& v : r.victims) w = std::max(w, v.name.size());
-    o += "  " + pad("POD", w + 2) + pad("PRIORITY", 12) + pad("STARTED", 24) + "BUDGETS\n";
+    std::size_t w = 4, started_width = 22;
+    const auto started = [](const victim_info& v) {
+      return v.start_time ? format_time(*v.start_time) : std::string("-");
+    };
+    for (const victim_info& v : r.victims) {
+      w = std::max(w, v.name.size());
+      started_width = std::max(started_width, started(v).size());
+    }
+    o += "  " + pad("POD", w + 2) + pad("PRIORITY", 12) + pad("STARTED", started_width + 2) + "BUDGETS\n";
     for (const victim_info& v : r.victims) {
       std::string budgets;
       for (const std::string& b : v.budgets) budgets += (budgets.empty() ? "" : ", ") + b;
       o += "  " + pad(v.name, w + 2) + pad(std::to_string(v.priority), 12) +
-           pad(v.start_time ? format_time(*v.start_time) : std::string("-"), 24) +
+           pad(started(v), started_width + 2) +
            (budgets.empty() ? std::string("-") : budgets) + "\n";
     }
   } else if (r.result == "not-eligible") {
@@ -309,6 +319,71 @@ std::string to_text(const report& r, std::string_view origin) {
     start = end + 1;
   }
   return trimmed;
+}
+
+std::string to_json(const std::vector<report>& reports) {
+  std::string o = "[";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    std::string one = to_json(reports[i]);
+    one.pop_back();  // its newline
+    o += i ? ",\n" : "\n";
+    o += one;
+  }
+  o += reports.empty() ? "]\n" : "\n]\n";
+  return o;
+}
+
+namespace {
+
+// One row of the --all-pending table: the decision in a few words.
+std::vector<std::string> table_row(const report& r) {
+  std::string victims = "-", detail;
+  if (r.result == "nominated") {
+    victims = std::to_string(r.victims.size());
+    for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
+      victims += (v ? ", " : ": ") + r.victims[v].name;
+    if (r.victims.size() > 2) victims += ", ...";
+    if (r.pdb_violations > 0) detail = plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations");
+  } else if (r.result == "fits") {
+    detail = "fits on " + plural(r.nodes.size(), "node", "nodes") + " as they are";
+  } else {
+    detail = r.message;
+  }
+  return {r.preemptor, std::to_string(r.priority), r.result, r.nominated_node.empty() ? "-" : r.nominated_node,
+          victims, detail};
+}
+
+}  // namespace
+
+std::string to_text_table(const std::vector<report>& reports, std::string_view origin) {
+  std::string o = "Pending pods";
+  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (reports.empty()) return o + ": none.\n";
+  o += ", in the scheduler's queue order (priority, then creation time), each decided on its own "
+       "against the same cluster:\n\n";
+  std::vector<std::vector<std::string>> rows = {{"POD", "PRIORITY", "DECISION", "NODE", "VICTIMS", "DETAIL"}};
+  for (const report& r : reports) rows.push_back(table_row(r));
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (std::size_t c = 0; c < row.size(); ++c) line += " " + (c + 1 < row.size() ? pad(row[c], width[c] + 1) : row[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    o += line + "\n";
+  }
+  std::vector<std::string> warnings(reports.front().warnings.begin(),
+                                    reports.front().warnings.begin() +
+                                        static_cast<std::ptrdiff_t>(reports.front().dump_warnings));
+  for (const report& r : reports)
+    for (std::size_t w = r.dump_warnings; w < r.warnings.size(); ++w)
+      warnings.push_back(r.preemptor + ": " + r.warnings[w]);
+  if (!warnings.empty()) {
+    o += "\nWarnings:\n";
+    for (const std::string& w : warnings) o += "  " + w + "\n";
+  }
+  o += "\n(--pod-name NAMESPACE/NAME explains one decision in full)\n";
+  return o;
 }
 
 }  // namespace whatif

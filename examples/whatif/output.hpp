@@ -6,6 +6,8 @@
 //    "clearedNominations": ["ns/name", ...], "message": "...",
 //    "nodes": [{"name", "status", "reason", "victims", "pdbViolations", "evaluated"}, ...],
 //    "warnings": ["...", ...]}
+// With --all-pending: a JSON array of such objects, one per pending pod in the scheduler's queue
+// order, or a table.
 // Text: the decision first, then the victims, the evaluated nodes and the nodes preemption cannot
 // help, for people.
 //
@@ -15,6 +17,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "whatif.hpp"
 
@@ -24,6 +27,11 @@ std::string to_json(const report& r);
 
 // `origin` says where the input came from (shown in the header line).
 std::string to_text(const report& r, std::string_view origin);
+
+// --all-pending: a JSON array of the decisions (each as to_json writes it), and a table for
+// people (one row per pod, the dump's warnings once, each pod's own warnings named).
+std::string to_json(const std::vector<report>& reports);
+std::string to_text_table(const std::vector<report>& reports, std::string_view origin);
 
 // "2024-05-01T10:00:05Z" (fractions of a second when present).
 std::string format_time(preempt::timestamp t);

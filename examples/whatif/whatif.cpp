@@ -8,6 +8,7 @@
 #include <ctime>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,7 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "one_line.hpp"
 #include "output.hpp"
+#include "stopwatch.hpp"
 #include "preempt/preempt.hpp"
 
 namespace whatif {
@@ -103,80 +106,110 @@ void explain_tie_break(const Decision& d, preempt::timestamp now,
     if (&c != &best && tied_before_k(c)) out.emplace_back(std::string(c.node_name), value(c));
 }
 
+constexpr std::size_t not_bound = static_cast<std::size_t>(-1);
+
+using evaluator_type =
+    preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, victim_recorder>;
+
+// kube-scheduler's filters for the preemptor on every node: the verdicts, the statuses for the
+// evaluator, and the feasible nodes.
+struct filter_pass {
+  preempt::filter_statuses statuses;
+  std::vector<node_report> verdicts;
+  std::vector<std::size_t> feasible;
+};
+
+
 }  // namespace
 
-std::optional<load_error> find_pending_pod(const cluster_dump& dump, const std::string& key,
-                                           pod_object& out) {
-  for (const pod_object& p : dump.pods) {
-    if (p.key() != key) continue;
-    if (!p.node_name.empty())
-      return load_error{"--pod-name " + key + ": the pod is not pending: it is bound to node " +
-                        p.node_name};
-    if (k8s::is_terminal_phase(p.phase))
-      return load_error{"--pod-name " + key + ": the pod is not pending: its phase is " + p.phase};
-    out = p;
-    return std::nullopt;
-  }
-  return load_error{"--pod-name " + key + ": no such pod in the cluster dump"};
-}
-
-std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor_object,
-                                  const options& opts, report& out) {
-  out = report{};
-  const auto seconds_since = [](std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  const auto cpu_since = [](std::clock_t c0) {
-    return static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  };
-  const auto t_build = std::chrono::steady_clock::now();
-  const std::clock_t c_build = std::clock();
-  out.preemptor = preemptor_object.key();
-  out.total_nodes = dump.nodes.size();
-
-  // --- Nodes ---------------------------------------------------------------------------------
-  preempt::model::resource_names names;
-  preempt::model::resource_cluster cluster(&names);
-  cluster.reserve_nodes(dump.nodes.size());
+// Everything built once per dump. The uid of a dump pod is its index + 1.
+struct analysis::model {
+  const cluster_dump* dump = nullptr;
+  // Mutable: a decision registers the resources its preemptor requests that no node has (they
+  // change no other decision).
+  mutable preempt::model::resource_names names;
+  preempt::model::resource_cluster cluster{&names};
   std::unordered_map<std::string_view, std::size_t> node_index;
-  node_index.reserve(dump.nodes.size());
-  for (const node_object& n : dump.nodes) {
-    const auto [it, fresh] = node_index.emplace(n.name, node_index.size());
-    if (!fresh)
-      return load_error{object_where(dump, n.file, "Node", n.name) +
+  std::unordered_map<std::string, std::size_t> pod_by_key;
+  std::unordered_map<std::string, std::uint32_t> namespaces;
+  std::vector<std::size_t> bound_node;  // per dump pod: its node, or not_bound
+  std::size_t pending_count = 0;
+  // The pending pods (never moved once nominated: the ledger points into it).
+  std::vector<pod> pending;
+  preempt::nomination_ledger<pod, preempt::null_mutex> ledger{0};
+  // Per node, the requests of its pods and of the pods nominated to it.
+  std::vector<preempt::model::resource_vector> totals;
+  preempt::model::budget_table budgets;
+  std::vector<std::pair<pod_id, std::uint32_t>> members;  // (uid, budget), sorted
+  std::vector<std::string> budget_labels;                 // "namespace/name (N allowed)"
+  std::vector<std::string> warnings;
+  double build_seconds = 0, build_cpu_seconds = 0;
+
+  std::uint32_t namespace_id(const std::string& ns) {
+    return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
+  }
+  std::optional<std::uint32_t> find_namespace(const std::string& ns) const {
+    const auto it = namespaces.find(ns);
+    if (it == namespaces.end()) return std::nullopt;
+    return it->second;
+  }
+  std::string pod_name(const pod* p) const { return dump->pods[p->uid() - 1].key(); }
+
+  std::optional<load_error> add_nodes();
+  std::optional<load_error> check_priority_classes() const;
+  std::optional<load_error> index_pods();
+  std::optional<load_error> count_on_node(std::size_t node, const preempt::model::resource_vector& req);
+  std::optional<load_error> add_pods();
+  struct budget_index;
+  budget_index index_for_budgets();
+  void add_budgets();
+  void warn_ignored_kinds();
+
+  void preempt(const pod_object& preemptor_object, const pod& preemptor, const options& opts,
+               filter_pass& filters, report& out) const;
+  void explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
+                          const options& opts, report& out) const;
+};
+
+std::optional<load_error> analysis::model::add_nodes() {
+  cluster.reserve_nodes(dump->nodes.size());
+  node_index.reserve(dump->nodes.size());
+  for (const node_object& n : dump->nodes) {
+    if (!node_index.emplace(n.name, node_index.size()).second)
+      return load_error{object_where(*dump, n.file, "Node", n.name) +
                         ": metadata.name: duplicate node name"};
     cluster.add_node(n.name, k8s::to_resource_vector(n.allocatable, names));
   }
+  totals.resize(dump->nodes.size());
+  return std::nullopt;
+}
 
-  // --- Priority classes ------------------------------------------------------------------------
-  for (std::size_t i = 0; i < dump.classes.size(); ++i)
+std::optional<load_error> analysis::model::check_priority_classes() const {
+  const auto& classes = dump->classes;
+  for (std::size_t i = 0; i < classes.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (dump.classes[i].name == dump.classes[j].name)
-        return load_error{object_where(dump, dump.class_files[i], "PriorityClass",
-                                       dump.classes[i].name) +
+      if (classes[i].name == classes[j].name)
+        return load_error{object_where(*dump, dump->class_files[i], "PriorityClass",
+                                       classes[i].name) +
                           ": metadata.name: duplicate PriorityClass"};
+  return std::nullopt;
+}
 
-  // --- Pods ----------------------------------------------------------------------------------
-  std::unordered_map<std::string, std::uint32_t> namespaces;
-  const auto namespace_id = [&](const std::string& ns) {
-    return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
-  };
-  std::unordered_map<std::string, std::size_t> pod_by_key;
-  pod_by_key.reserve(dump.pods.size());
-  std::vector<std::size_t> per_node(dump.nodes.size(), 0);
-  std::vector<std::size_t> bound_node(dump.pods.size(), static_cast<std::size_t>(-1));
-  std::size_t pending_count = 0, orphans = 0;
-  const std::string preemptor_key = preemptor_object.key();
-  std::optional<std::size_t> preemptor_in_dump;
-  for (std::size_t i = 0; i < dump.pods.size(); ++i) {
-    const pod_object& p = dump.pods[i];
+// Finds each pod's node and counts the pods per node and the pending pods.
+std::optional<load_error> analysis::model::index_pods() {
+  const auto& pods = dump->pods;
+  pod_by_key.reserve(pods.size());
+  bound_node.assign(pods.size(), not_bound);
+  std::vector<std::size_t> per_node(dump->nodes.size(), 0);
+  std::size_t orphans = 0;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const pod_object& p = pods[i];
     std::string key = p.key();
     if (!pod_by_key.emplace(key, i).second)
-      return load_error{object_where(dump, p.file, "Pod", key) + ": metadata.name: duplicate pod"};
+      return load_error{object_where(*dump, p.file, "Pod", key) + ": metadata.name: duplicate pod"};
     if (k8s::is_terminal_phase(p.phase)) continue;
     if (p.node_name.empty()) {
       ++pending_count;
-      if (key == preemptor_key) preemptor_in_dump = i;
       continue;
     }
     const auto it = node_index.find(p.node_name);
@@ -189,234 +222,341 @@ std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& pr
   }
   for (std::size_t n = 0; n < per_node.size(); ++n) cluster.reserve_pods(n, per_node[n]);
   if (orphans > 0)
-    out.warnings.push_back(std::to_string(orphans) +
-                           " pod(s) are bound to nodes that are not in the dump; they were ignored");
+    warnings.push_back(std::to_string(orphans) +
+                       " pod(s) are bound to nodes that are not in the dump; they were ignored");
+  return std::nullopt;
+}
 
-  // The uid of a dump pod is its index + 1; the preemptor keeps the uid of its pending copy in
-  // the dump, if any, so that it never counts as nominated against itself.
-  const pod_id preemptor_uid = preemptor_in_dump ? *preemptor_in_dump + 1 : dump.pods.size() + 1;
-  // Per node, the requests of its pods and of the pods nominated to it must add up to at most
-  // 2^62 in every dimension, so that no sum the algorithms form can overflow.
-  std::vector<preempt::model::resource_vector> totals(dump.nodes.size());
-  const auto count_on_node = [&](std::size_t node,
-                                 const preempt::model::resource_vector& req) -> std::optional<load_error> {
-    constexpr std::int64_t limit = std::int64_t{1} << 62;
-    preempt::model::resource_vector& t = totals[node];
-    if (t.size() < req.size()) t.resize(req.size());
-    for (std::size_t d = 0; d < req.size(); ++d) {
-      std::int64_t sum = 0;
-      if (__builtin_add_overflow(t[d], req[d], &sum) || sum > limit)
-        return load_error{object_where(dump, dump.nodes[node].file, "Node", dump.nodes[node].name) +
-                          ": the requests of the pods on the node add up to more than 2^62 " +
-                          std::string(names.name(d))};
-      t.set(d, sum);
-    }
-    return std::nullopt;
-  };
-  std::vector<resolved_pod> resolved(dump.pods.size());
-  std::vector<pod> pending;
+// Per node, the requests of its pods and of the pods nominated to it must add up to at most
+// 2^62 in every dimension, so that no sum the algorithms form can overflow.
+std::optional<load_error> analysis::model::count_on_node(std::size_t node,
+                                                        const preempt::model::resource_vector& req) {
+  constexpr std::int64_t limit = std::int64_t{1} << 62;
+  preempt::model::resource_vector& t = totals[node];
+  if (t.size() < req.size()) t.resize(req.size());
+  for (std::size_t d = 0; d < req.size(); ++d) {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(t[d], req[d], &sum) || sum > limit)
+      return load_error{object_where(*dump, dump->nodes[node].file, "Node", dump->nodes[node].name) +
+                        ": the requests of the pods on the node add up to more than 2^62 " +
+                        std::string(names.name(d))};
+    t.set(d, sum);
+  }
+  return std::nullopt;
+}
+
+// The bound pods onto their nodes, the pending ones into `pending` and, when nominated to a node
+// of the dump, into the ledger.
+std::optional<load_error> analysis::model::add_pods() {
+  const auto& pods = dump->pods;
   pending.reserve(pending_count);
-  preempt::nomination_ledger<pod, preempt::null_mutex> ledger(dump.nodes.size());
+  ledger = preempt::nomination_ledger<pod, preempt::null_mutex>(dump->nodes.size());
   std::size_t stale_nominations = 0;
-  for (std::size_t i = 0; i < dump.pods.size(); ++i) {
-    const pod_object& p = dump.pods[i];
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const pod_object& p = pods[i];
     if (k8s::is_terminal_phase(p.phase)) continue;
-    const bool bound = bound_node[i] != static_cast<std::size_t>(-1);
+    const bool bound = bound_node[i] != not_bound;
     if (!bound && !p.node_name.empty()) continue;  // on an unknown node
-    if (auto e = resolve(dump, p, object_where(dump, p.file, "Pod", p.key()), resolved[i])) return e;
-    preempt::model::pod_spec spec{
-        .uid = i + 1,
-        .priority = resolved[i].priority,
-        .requests = k8s::to_resource_vector(p.requests, names),
-        .start_time = p.start_time,
-        .namespace_id = namespace_id(p.ns),
-        .terminating = p.deleting,
-        .terminating_by_preemption = p.terminating_by_preemption,
-        .preemption_policy = resolved[i].policy};
+    resolved_pod r;
+    if (auto e = resolve(*dump, p, object_where(*dump, p.file, "Pod", p.key()), r)) return e;
+    preempt::model::pod_spec spec{.uid = i + 1,
+                                  .priority = r.priority,
+                                  .requests = k8s::to_resource_vector(p.requests, names),
+                                  .start_time = p.start_time,
+                                  .namespace_id = namespace_id(p.ns),
+                                  .terminating = p.deleting,
+                                  .terminating_by_preemption = p.terminating_by_preemption,
+                                  .preemption_policy = r.policy};
     if (bound) {
       if (auto e = count_on_node(bound_node[i], spec.requests)) return e;
       cluster.add_pod(bound_node[i], pod(std::move(spec)));
-    } else if (preemptor_in_dump != i) {
-      pending.emplace_back(std::move(spec));
-      if (!p.nominated_node_name.empty()) {
-        const auto it = node_index.find(p.nominated_node_name);
-        if (it != node_index.end()) {
-          if (auto e = count_on_node(it->second, pending.back().requests())) return e;
-          ledger.nominate(pending.back(), it->second);
-        } else {
-          ++stale_nominations;
-        }
-      }
+      continue;
     }
+    pending.emplace_back(std::move(spec));
+    if (p.nominated_node_name.empty()) continue;
+    const auto it = node_index.find(p.nominated_node_name);
+    if (it == node_index.end()) {
+      ++stale_nominations;
+      continue;
+    }
+    if (auto e = count_on_node(it->second, pending.back().requests())) return e;
+    ledger.nominate(pending.back(), it->second);
   }
   if (stale_nominations > 0)
-    out.warnings.push_back(std::to_string(stale_nominations) +
-                           " pending pod(s) are nominated to nodes that are not in the dump; their "
-                           "nominations were ignored");
+    warnings.push_back(std::to_string(stale_nominations) +
+                       " pending pod(s) are nominated to nodes that are not in the dump; their "
+                       "nominations were ignored");
+  return std::nullopt;
+}
 
-  // --- Disruption budgets ----------------------------------------------------------------------
-  preempt::model::budget_table budgets;
-  std::vector<std::pair<pod_id, std::uint32_t>> members, disrupted;
-  std::vector<std::string> budget_labels;
-  {
-    std::unordered_map<std::uint32_t, std::vector<std::size_t>> pods_by_ns;
-    for (std::size_t i = 0; i < dump.pods.size(); ++i)
-      if (bound_node[i] != static_cast<std::size_t>(-1) && !dump.pods[i].labels.empty())
-        pods_by_ns[namespace_id(dump.pods[i].ns)].push_back(i);
-    // Index the pods by the first matchLabels pair of the budgets, to avoid scanning a whole
-    // namespace for every budget.
-    std::vector<std::string> index_keys;
-    for (const pdb_object& b : dump.pdbs)
-      if (b.selector && !b.selector->match_labels.empty())
-        index_keys.push_back(b.selector->match_labels.front().first);
-    std::sort(index_keys.begin(), index_keys.end());
-    index_keys.erase(std::unique(index_keys.begin(), index_keys.end()), index_keys.end());
-    const auto index_key = [](std::uint32_t ns, std::string_view k, std::string_view v) {
-      std::string s = std::to_string(ns);
-      s += '\x1f';
-      s += k;
-      s += '\x1f';
-      s += v;
-      return s;
-    };
-    std::unordered_map<std::string, std::vector<std::size_t>> by_label;
-    for (const auto& [ns, list] : pods_by_ns)
-      for (std::size_t i : list)
-        for (const std::string& k : index_keys)
-          if (const std::string* v = dump.pods[i].labels.find(k))
-            by_label[index_key(ns, k, *v)].push_back(i);
+namespace {
 
-    for (const pdb_object& b : dump.pdbs) {
-      const std::string id = b.ns + "/" + b.name;
-      if (b.selector && !b.selector->empty()) {
-        if (auto valid = k8s::validate(*b.selector); !valid) {
-          out.warnings.push_back("PodDisruptionBudget " + id + ": invalid selector (" +
-                                 valid.message() + "); it matches no pod, as in Kubernetes");
-          continue;
-        }
-      } else {
-        continue;  // no or empty selector: matches nothing
-      }
-      const std::uint32_t ns = namespace_id(b.ns);
-      const auto budget = static_cast<std::uint32_t>(budgets.add_budget(ns, b.disruptions_allowed));
-      budget_labels.push_back(id + " (" + std::to_string(b.disruptions_allowed) + " allowed)");
-      const std::vector<std::size_t>* candidates = nullptr;
-      if (!b.selector->match_labels.empty()) {
-        const auto& [k, v] = b.selector->match_labels.front();
-        const auto it = by_label.find(index_key(ns, k, v));
-        candidates = it != by_label.end() ? &it->second : nullptr;
-      } else {
-        const auto it = pods_by_ns.find(ns);
-        candidates = it != pods_by_ns.end() ? &it->second : nullptr;
-      }
-      if (candidates != nullptr)
-        for (std::size_t i : *candidates)
-          if (k8s::matches(*b.selector, dump.pods[i].labels)) members.emplace_back(i + 1, budget);
-      for (const std::string& name : b.disrupted_pods) {
-        const auto it = pod_by_key.find(b.ns + "/" + name);
-        if (it != pod_by_key.end()) disrupted.emplace_back(it->second + 1, budget);
-      }
+// Index keys of pods by namespace and label, for budget selectors.
+std::string label_key(std::uint32_t ns, std::string_view k, std::string_view v) {
+  std::string s = std::to_string(ns);
+  s += '\x1f';
+  s += k;
+  s += '\x1f';
+  s += v;
+  return s;
+}
+
+}  // namespace
+
+// The bound pods with labels, by namespace and by (namespace, label) for the first matchLabels
+// pair of each budget, to avoid scanning a whole namespace for every budget.
+struct analysis::model::budget_index {
+  std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_ns;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_label;
+
+  // The pods a budget's selector may match.
+  const std::vector<std::size_t>* candidates(std::uint32_t ns, const k8s::label_selector& sel) const {
+    if (!sel.match_labels.empty()) {
+      const auto& [k, v] = sel.match_labels.front();
+      const auto it = by_label.find(label_key(ns, k, v));
+      return it != by_label.end() ? &it->second : nullptr;
     }
-    std::sort(members.begin(), members.end());
-    std::sort(disrupted.begin(), disrupted.end());
-    for (const auto& [uid, b] : members) budgets.add_member(b, uid);
-    for (const auto& [uid, b] : disrupted) budgets.add_disrupted(b, uid);
+    const auto it = by_ns.find(ns);
+    return it != by_ns.end() ? &it->second : nullptr;
   }
+};
 
-  // --- The preemptor ---------------------------------------------------------------------------
-  resolved_pod me;
-  const std::string preemptor_where =
-      preemptor_object.source.empty()
-          ? object_where(dump, preemptor_object.file, "Pod", preemptor_key)
-          : preemptor_object.source + ": Pod " + preemptor_key;
-  if (auto e = resolve(dump, preemptor_object, preemptor_where, me)) return e;
-  out.priority = me.priority;
-  out.priority_class = me.class_name;
-  out.may_preempt = me.policy != preempt::preemption_policy::never;
-  out.requests = preemptor_object.requests;
-  const pod preemptor({.uid = preemptor_uid,
-                       .priority = me.priority,
-                       .requests = k8s::to_resource_vector(preemptor_object.requests, names),
-                       .start_time = preemptor_object.start_time,
-                       .namespace_id = namespace_id(preemptor_object.ns),
-                       .preemption_policy = me.policy});
-  if (preemptor_object.pod_affinity)
-    out.warnings.push_back("the pod's podAffinity was ignored (pod affinity is not modelled)");
-  if (preemptor_object.pod_anti_affinity)
-    out.warnings.push_back("the pod's podAntiAffinity was ignored (pod anti-affinity is not modelled)");
-  if (preemptor_object.topology_spread)
-    out.warnings.push_back(
-        "the pod's topologySpreadConstraints were ignored (topology spread is not modelled)");
+analysis::model::budget_index analysis::model::index_for_budgets() {
+  const auto& pods = dump->pods;
+  budget_index index;
+  for (std::size_t i = 0; i < pods.size(); ++i)
+    if (bound_node[i] != not_bound && !pods[i].labels.empty())
+      index.by_ns[namespace_id(pods[i].ns)].push_back(i);
+  std::vector<std::string> keys;
+  for (const pdb_object& b : dump->pdbs)
+    if (b.selector && !b.selector->match_labels.empty()) keys.push_back(b.selector->match_labels.front().first);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  for (const auto& [ns, list] : index.by_ns)
+    for (std::size_t i : list)
+      for (const std::string& k : keys)
+        if (const std::string* v = pods[i].labels.find(k)) index.by_label[label_key(ns, k, *v)].push_back(i);
+  return index;
+}
 
-  out.build_seconds = seconds_since(t_build);
-  out.build_cpu_seconds = cpu_since(c_build);
-  const auto t_decide = std::chrono::steady_clock::now();
-  const std::clock_t c_decide = std::clock();
+// Budgets with their members (the bound pods their selector matches) and disrupted pods.
+void analysis::model::add_budgets() {
+  const budget_index index = index_for_budgets();
+  std::vector<std::pair<pod_id, std::uint32_t>> disrupted;
+  for (const pdb_object& b : dump->pdbs) {
+    const std::string id = b.ns + "/" + b.name;
+    if (!b.selector || b.selector->empty()) continue;  // no or empty selector: matches nothing
+    if (auto valid = k8s::validate(*b.selector); !valid) {
+      warnings.push_back("PodDisruptionBudget " + id + ": invalid selector (" + valid.message() +
+                         "); it matches no pod, as in Kubernetes");
+      continue;
+    }
+    const std::uint32_t ns = namespace_id(b.ns);
+    const auto budget = static_cast<std::uint32_t>(budgets.add_budget(ns, b.disruptions_allowed));
+    budget_labels.push_back(id + " (" + std::to_string(b.disruptions_allowed) + " allowed)");
+    if (const auto* candidates = index.candidates(ns, *b.selector))
+      for (std::size_t i : *candidates)
+        if (k8s::matches(*b.selector, dump->pods[i].labels)) members.emplace_back(i + 1, budget);
+    for (const std::string& name : b.disrupted_pods) {
+      const auto it = pod_by_key.find(b.ns + "/" + name);
+      if (it != pod_by_key.end()) disrupted.emplace_back(it->second + 1, budget);
+    }
+  }
+  std::sort(members.begin(), members.end());
+  std::sort(disrupted.begin(), disrupted.end());
+  for (const auto& [uid, b] : members) budgets.add_member(b, uid);
+  for (const auto& [uid, b] : disrupted) budgets.add_disrupted(b, uid);
+}
 
-  // --- Filters -------------------------------------------------------------------------------
+// "ignored 3 Service, 1 ConfigMap (...)": most frequent first.
+void analysis::model::warn_ignored_kinds() {
+  if (dump->ignored.empty()) return;
+  std::vector<std::pair<std::size_t, std::string_view>> kinds;
+  for (const auto& [kind, count] : dump->ignored) kinds.emplace_back(count, kind);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string w = "ignored ";
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (i > 0) w += ", ";
+    w += std::to_string(kinds[i].first) + " " + clip(kinds[i].second);
+  }
+  w += " (kinds preempt-whatif does not read)";
+  warnings.push_back(std::move(w));
+}
+
+analysis::analysis() = default;
+analysis::~analysis() = default;
+analysis::analysis(analysis&&) noexcept = default;
+analysis& analysis::operator=(analysis&&) noexcept = default;
+
+std::optional<load_error> analysis::build(const cluster_dump& dump) {
+  const stopwatch clock;
+  model_ = std::make_unique<model>();
+  model& m = *model_;
+  m.dump = &dump;
+  if (auto e = m.add_nodes()) return e;
+  if (auto e = m.check_priority_classes()) return e;
+  if (auto e = m.index_pods()) return e;
+  if (auto e = m.add_pods()) return e;
+  m.add_budgets();
+  m.warn_ignored_kinds();
+  m.build_seconds = clock.wall_seconds();
+  m.build_cpu_seconds = clock.cpu_seconds();
+  return std::nullopt;
+}
+
+std::vector<std::size_t> analysis::pending_in_queue_order() const {
+  const model& m = *model_;
+  std::vector<std::size_t> order;
+  order.reserve(m.pending.size());
+  for (const pod& p : m.pending) order.push_back(static_cast<std::size_t>(p.uid() - 1));
+  std::vector<std::int32_t> priority(m.dump->pods.size(), 0);
+  for (const pod& p : m.pending) priority[p.uid() - 1] = p.priority();
+  const auto& pods = m.dump->pods;
+  constexpr preempt::timestamp never = std::numeric_limits<preempt::timestamp>::max();
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (priority[a] != priority[b]) return priority[a] > priority[b];
+    const preempt::timestamp ta = pods[a].created.value_or(never), tb = pods[b].created.value_or(never);
+    if (ta != tb) return ta < tb;
+    return std::pair(std::string_view(pods[a].ns), std::string_view(pods[a].name)) <
+           std::pair(std::string_view(pods[b].ns), std::string_view(pods[b].name));
+  });
+  return order;
+}
+
+const std::vector<std::string>& analysis::warnings() const noexcept { return model_->warnings; }
+double analysis::build_seconds() const noexcept { return model_->build_seconds; }
+double analysis::build_cpu_seconds() const noexcept { return model_->build_cpu_seconds; }
+
+namespace {
+
+// The preemptor as the model sees it. It keeps the uid of its pending copy in the dump, if any,
+// so that it never counts as nominated against itself.
+struct preemptor_pod {
+  resolved_pod resolved;
+  pod model_pod;
+};
+
+
+void run_filters(const cluster_dump& dump, const preempt::model::resource_cluster& cluster,
+                 const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
+                 const pod_object& preemptor_object, const pod& preemptor, filter_pass& out) {
   const std::size_t n_nodes = dump.nodes.size();
-  preempt::filter_statuses statuses(n_nodes);
-  std::vector<node_report> verdicts(n_nodes);
-  std::vector<std::size_t> feasible;
+  out.statuses = preempt::filter_statuses(n_nodes);
+  out.verdicts.assign(n_nodes, node_report{});
   preempt::model::resource_fit_state state = cluster.make_state();
   for (std::size_t i = 0; i < n_nodes; ++i) {
     const node_object& n = dump.nodes[i];
-    node_report& v = verdicts[i];
+    node_report& v = out.verdicts[i];
     v.name = n.name;
     const k8s::filter_verdict f = k8s::filter_node(
-        preemptor_object.placement,
-        k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
+        preemptor_object.placement, k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
     if (!f.passed()) {
-      statuses.set(i, f.code);
+      out.statuses.set(i, f.code);
       v.status = preempt::to_string(f.code);
       v.reason = f.reason;
       continue;
     }
     cluster.prepare_state(i, state);
-    const preempt::status fit =
-        preempt::fits_with_nominated(state, preemptor, ledger.nominated_to(i));
+    const preempt::status fit = preempt::fits_with_nominated(state, preemptor, ledger.nominated_to(i));
     if (fit.is_success()) {
-      statuses.set(i, preempt::status_code::success);
+      out.statuses.set(i, preempt::status_code::success);
       v.status = "Success";
-      feasible.push_back(i);
+      out.feasible.push_back(i);
       continue;
     }
-    // A resource shortage is Unschedulable, as the behavioural spec has it (section 2.3). Recent
+    // A resource shortage is Unschedulable, as in upstream's NodeResourcesFit. Recent
     // kube-scheduler versions escalate a request larger than the node's whole allocatable amount
-    // to UnschedulableAndUnresolvable (k8s::exceeds_allocatable); the tool keeps the spec's rule,
+    // to UnschedulableAndUnresolvable (k8s::exceeds_allocatable); the tool keeps the plain rule,
     // so that such nodes show up in the dry run with "Insufficient <resource>".
     const auto code = fit.code();
-    statuses.set(i, code);
+    out.statuses.set(i, code);
     v.status = preempt::to_string(code);
     v.reason = join_reasons(fit.reasons());
   }
+}
 
-  if (!feasible.empty()) {
+void add_preemptor_warnings(const pod_object& p, report& out) {
+  if (p.pod_affinity)
+    out.warnings.push_back("the pod's podAffinity was ignored (pod affinity is not modelled)");
+  if (p.pod_anti_affinity)
+    out.warnings.push_back("the pod's podAntiAffinity was ignored (pod anti-affinity is not modelled)");
+  if (p.topology_spread)
+    out.warnings.push_back(
+        "the pod's topologySpreadConstraints were ignored (topology spread is not modelled)");
+}
+
+}  // namespace
+
+std::optional<load_error> analysis::decide(const pod_object& preemptor_object, const options& opts,
+                                           report& out) const {
+  const model& m = *model_;
+  const cluster_dump& dump = *m.dump;
+  out = report{};
+  out.preemptor = preemptor_object.key();
+  out.total_nodes = dump.nodes.size();
+  out.build_seconds = m.build_seconds;
+  out.build_cpu_seconds = m.build_cpu_seconds;
+  out.warnings = m.warnings;
+  out.dump_warnings = m.warnings.size();
+  const stopwatch clock;
+
+  resolved_pod me;
+  const std::string where =
+      preemptor_object.source.empty()
+          ? object_where(dump, preemptor_object.file, "Pod", out.preemptor)
+          : preemptor_object.source + ": Pod " + out.preemptor;
+  if (auto e = resolve(dump, preemptor_object, where, me)) return e;
+  out.priority = me.priority;
+  out.priority_class = me.class_name;
+  out.may_preempt = me.policy != preempt::preemption_policy::never;
+  out.requests = preemptor_object.requests;
+  const auto in_dump = m.pod_by_key.find(out.preemptor);
+  const bool pending_in_dump = in_dump != m.pod_by_key.end() &&
+                               m.bound_node[in_dump->second] == not_bound &&
+                               dump.pods[in_dump->second].node_name.empty() &&
+                               !k8s::is_terminal_phase(dump.pods[in_dump->second].phase);
+  const auto ns = m.find_namespace(preemptor_object.ns);
+  const pod preemptor({.uid = pending_in_dump ? in_dump->second + 1 : dump.pods.size() + 1,
+                       .priority = me.priority,
+                       .requests = k8s::to_resource_vector(preemptor_object.requests, m.names),
+                       .start_time = preemptor_object.start_time,
+                       .namespace_id = ns ? *ns : static_cast<std::uint32_t>(m.namespaces.size()),
+                       .preemption_policy = me.policy});
+  add_preemptor_warnings(preemptor_object, out);
+
+  filter_pass filters;
+  run_filters(dump, m.cluster, m.ledger, preemptor_object, preemptor, filters);
+  if (!filters.feasible.empty()) {
     out.result = "fits";
-    for (std::size_t i : feasible) out.nodes.push_back(std::move(verdicts[i]));
-    out.decide_seconds = seconds_since(t_decide);
-    out.decide_cpu_seconds = cpu_since(c_decide);
-    return std::nullopt;
+    for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
+  } else {
+    m.preempt(preemptor_object, preemptor, opts, filters, out);
   }
+  out.decide_seconds = clock.wall_seconds();
+  out.decide_cpu_seconds = clock.cpu_seconds();
+  return std::nullopt;
+}
 
-  // --- Preemption ----------------------------------------------------------------------------
+// Runs the preemption evaluation and explains it: every evaluated node with its outcome and
+// victims, then the decision (victims with their budgets, cleared nominations, the tie-break).
+void analysis::model::preempt(const pod_object& preemptor_object, const pod& preemptor,
+                              const options& opts, filter_pass& filters, report& out) const {
+  const std::size_t n_nodes = dump->nodes.size();
   std::vector<std::vector<const pod*>> recorded(n_nodes);
   std::vector<std::int64_t> recorded_violations(n_nodes, 0);
   preempt::evaluator_config config;
   config.sampling = opts.sampling;
-  preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, victim_recorder> ev(
-      config, preempt::default_policy{opts.now}, victim_recorder{&recorded, &recorded_violations});
+  evaluator_type ev(config, preempt::default_policy{opts.now},
+                    victim_recorder{&recorded, &recorded_violations});
   std::optional<std::size_t> nominated_node;
   if (!preemptor_object.nominated_node_name.empty()) {
     const auto it = node_index.find(preemptor_object.nominated_node_name);
     if (it != node_index.end()) nominated_node = it->second;
   }
   const auto reader = ledger.reader();
-  const auto& d = ev.evaluate(preemptor, cluster, statuses, budgets, reader,
+  const auto& d = ev.evaluate(preemptor, cluster, filters.statuses, budgets, reader,
                               preempt::inline_executor{},
                               preempt::attempt{.offset = opts.offset, .nominated_node = nominated_node});
-
-  const auto pod_name = [&](const pod* p) { return dump.pods[p->uid() - 1].key(); };
   out.message = std::string(d.message);
   out.potential_nodes = d.potential_nodes;
   out.candidates_wanted = d.candidates_wanted;
@@ -431,7 +571,7 @@ std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& pr
   std::vector<bool> kept(n_nodes, false);
   for (const auto& c : d.candidates) kept[c.node_index] = true;
   for (const preempt::node_diagnosis& diag : d.diagnosis) {
-    node_report& v = verdicts[diag.node_index];
+    node_report& v = filters.verdicts[diag.node_index];
     v.evaluated = true;
     v.status = preempt::to_string(diag.outcome.code());
     v.reason = join_reasons(diag.outcome.reasons());
@@ -443,36 +583,62 @@ std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& pr
     }
     out.evaluation_order.push_back(diag.node_index);
   }
+  if (d.kind == preempt::decision_kind::nominated) explain_nomination(d, preemptor, opts, out);
+  out.nodes = std::move(filters.verdicts);
+}
 
-  if (d.kind == preempt::decision_kind::nominated) {
-    out.nominated_node = std::string(d.node_name);
-    out.pdb_violations = d.pdb_violations;
-    for (const pod* p : d.victims) {
-      victim_info vi;
-      vi.name = pod_name(p);
-      vi.priority = p->priority();
-      vi.start_time = p->start_time();
-      const auto range = std::equal_range(
-          members.begin(), members.end(), std::pair<pod_id, std::uint32_t>{p->uid(), 0},
-          [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
-      out.victims.push_back(std::move(vi));
-    }
-    std::vector<const pod*> cleared;
-    ledger.clear_lower_priority(d.node_index, me.priority, cleared);
-    for (const pod* p : cleared) out.cleared_nominations.push_back(pod_name(p));
-    const std::size_t k = d.choice.deciding_score;
-    if (k == preempt::best_candidate::none) {
-      out.decided_by = "the only candidate";
-    } else {
-      out.decided_by = std::string(preempt::default_scores::name(k));
-      explain_tie_break(d, opts.now, out.tie_break);
-    }
+// The chosen node: its victims with the budgets they count in, the lower-priority nominations
+// it clears (reported, not applied: every decision sees the same cluster), and the tie-break.
+void analysis::model::explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
+                                         const options& opts, report& out) const {
+  out.nominated_node = std::string(d.node_name);
+  out.pdb_violations = d.pdb_violations;
+  for (const pod* p : d.victims) {
+    victim_info vi;
+    vi.name = pod_name(p);
+    vi.priority = p->priority();
+    vi.start_time = p->start_time();
+    const auto range = std::equal_range(
+        members.begin(), members.end(), std::pair<pod_id, std::uint32_t>{p->uid(), 0},
+        [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
+    out.victims.push_back(std::move(vi));
   }
-  out.nodes = std::move(verdicts);
-  out.decide_seconds = seconds_since(t_decide);
-  out.decide_cpu_seconds = cpu_since(c_decide);
-  return std::nullopt;
+  // Upstream clears the nominations of strictly lower-priority pods on the chosen node.
+  for (const pod* p : ledger.nominated_to(d.node_index))
+    if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
+  const std::size_t k = d.choice.deciding_score;
+  if (k == preempt::best_candidate::none) {
+    out.decided_by = "the only candidate";
+  } else {
+    out.decided_by = std::string(preempt::default_scores::name(k));
+    explain_tie_break(d, opts.now, out.tie_break);
+  }
+}
+
+std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor,
+                                  const options& opts, report& out) {
+  analysis a;
+  if (auto e = a.build(dump)) {
+    out = report{};
+    return e;
+  }
+  return a.decide(preemptor, opts, out);
+}
+
+std::optional<load_error> find_pending_pod(const cluster_dump& dump, const std::string& key,
+                                           pod_object& out) {
+  for (const pod_object& p : dump.pods) {
+    if (p.key() != key) continue;
+    if (!p.node_name.empty())
+      return load_error{"--pod-name " + key + ": the pod is not pending: it is bound to node " +
+                        p.node_name};
+    if (k8s::is_terminal_phase(p.phase))
+      return load_error{"--pod-name " + key + ": the pod is not pending: its phase is " + p.phase};
+    out = p;
+    return std::nullopt;
+  }
+  return load_error{"--pod-name " + key + ": no such pod in the cluster dump"};
 }
 
 }  // namespace whatif

@@ -1,11 +1,11 @@
 // examples/whatif/whatif.hpp - the what-if analysis: a cluster dump and a pending pod in, the
 // scheduler's preemption decision out, with everything needed to explain it.
 //
-// analyze() builds the library's ready model from the dump (model::resource_cluster with a
+// analysis::build() makes the library's ready model of the dump (model::resource_cluster with a
 // resource_fit_state per node, model::budget_table, a nomination_ledger of the pending pods that
-// carry status.nominatedNodeName), runs kube-scheduler's filters for the pod on every node
-// (kubernetes/filters.hpp, then resources with the nominated pods, two passes), and, when no node
-// fits, runs preempt::evaluator with upstream's defaults on an inline executor.
+// carry status.nominatedNodeName); analysis::decide() runs kube-scheduler's filters for a pod on
+// every node (kubernetes/filters.hpp, then resources with the nominated pods, two passes), and,
+// when no node fits, runs preempt::evaluator with upstream's defaults on an inline executor.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_WHATIF_HPP
@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -75,6 +76,9 @@ struct report {
   std::size_t offset = 0;
   std::size_t total_nodes = 0;
   std::vector<std::string> warnings;
+  // How many of `warnings` come first from the dump itself (the same for every pod); the rest
+  // are about this pod. Not part of any output contract.
+  std::size_t dump_warnings = 0;
 
   // Wall-clock seconds: building the model (nodes, pods, budgets, nominations), then deciding
   // (filters on every node and the preemption evaluation). Not part of any output contract.
@@ -85,8 +89,40 @@ struct report {
   double decide_cpu_seconds = 0;
 };
 
-// Runs the analysis. Errors are bad input the loader could not see alone (duplicate objects, an
-// unknown PriorityClass, a --pod-name that is not a pending pod).
+// The model of one dump, built once and asked for as many decisions as wanted: each decision is
+// taken on its own against the same cluster (a decision changes nothing in the model).
+class analysis {
+ public:
+  analysis();
+  ~analysis();
+  analysis(analysis&&) noexcept;
+  analysis& operator=(analysis&&) noexcept;
+
+  // Builds the model of `dump`, which must outlive the analysis. Errors are bad input the loader
+  // could not see alone (duplicate objects, an unknown PriorityClass).
+  std::optional<load_error> build(const cluster_dump& dump);
+
+  // The decision for `preemptor` (a pending pod of the dump or one read from its own file).
+  // Errors: its PriorityClass does not exist.
+  std::optional<load_error> decide(const pod_object& preemptor, const options& opts,
+                                   report& out) const;
+
+  // The pending pods of the dump (indices into cluster_dump::pods) in the scheduler's queue
+  // order: priority descending, then creation time (pods without one last), then namespace/name.
+  std::vector<std::size_t> pending_in_queue_order() const;
+
+  // What the model ignored (pods on unknown nodes, invalid budget selectors, ...).
+  const std::vector<std::string>& warnings() const noexcept;
+  // Seconds building the model (wall clock and processor time).
+  double build_seconds() const noexcept;
+  double build_cpu_seconds() const noexcept;
+
+ private:
+  struct model;
+  std::unique_ptr<model> model_;
+};
+
+// Builds the model and decides for one pod (analysis::build, then decide).
 std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor,
                                   const options& opts, report& out);
 

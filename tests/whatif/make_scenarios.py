@@ -10,7 +10,8 @@ set of each dry run), and only then records the tool's output as expected.json (
 expected-stderr + expected-exit). Any failed expectation is reported and the script exits 1.
 It deletes and rewrites the whole scenarios/ folder.
 """
-import json, os, subprocess, sys, shutil
+import json, os, shlex, subprocess, sys, shutil
+import yaml  # python3-yaml: the YAML scenarios' inputs
 
 ROOT = sys.argv[1]          # repo root
 TOOL = sys.argv[2]          # built preempt-whatif
@@ -58,6 +59,11 @@ def pdb(name, match, allowed, disrupted=None, ns="default"):
 
 def lst(items):
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+def to_yaml(obj):
+    """kubectl's -o yaml layout: block style, keys sorted, sequences not indented."""
+    if isinstance(obj, list): return '---\n'.join(yaml.safe_dump(o, sort_keys=True) for o in obj)
+    return yaml.safe_dump(obj, sort_keys=True)
 
 def preemptor(prio=high, req=large, name="p", extra_spec=None, status=None, meta=None):
     p = pod(name, None, prio, req, extra_spec=extra_spec, status=status, meta=meta)
@@ -310,9 +316,190 @@ bad("bad-missing-pod", "--cluster without --pod or --pod-name", None, pod_obj=Fa
 bad("bad-two-stdin", "standard input used twice", None, cluster=None, pod_obj=False, args="--cluster - --pod -")
 bad("bad-unknown-option", "an unknown option", None, args="--frobnicate")
 
+# ---- Input shapes real tools write ----
+def bare(obj):
+    """The object without its kind, as items of a <Kind>List come from client-go."""
+    o = dict(obj); del o["kind"]; return o
+def typed_list(kind, items):
+    return {"apiVersion": "v1", "kind": kind + "List", "metadata": {"resourceVersion": "1"}, "items": items}
+shape_nodes = [node("node1"), node("node2")]
+shape_pods = [pod("a", "node1", low, large, labels={"app": "a"}), pod("b", "node2", low, large, labels={"app": "b"})]
+shape_pdb = pdb("protect-a", {"app": "a"}, 0)
+shape_class = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "urgent"}, "value": 1000}
+shape_pod = classed("p", None, "urgent", large)
+scenario("shape-typed-lists", "NodeList, PodList, PodDisruptionBudgetList and PriorityClassList items without kind take it from their list",
+         None, shape_pod, files={"cluster-1-nodes.json": typed_list("Node", [bare(n) for n in shape_nodes]),
+                                 "cluster-2-pods.json": typed_list("Pod", [bare(p) for p in shape_pods]),
+                                 "cluster-3-pdbs.json": typed_list("PodDisruptionBudget", [bare(shape_pdb)]),
+                                 "cluster-4-classes.json": typed_list("PriorityClass", [bare(shape_class)])},
+         expect=dict(result="nominated", node="node2", victims=["default/b"], violations=0))
+scenario("shape-items-null", "\"items\": null is an empty list",
+         lst([typed_list("Node", [bare(n) for n in shape_nodes]), {"apiVersion": "v1", "kind": "PodList", "items": None},
+              typed_list("PodDisruptionBudget", None)]), preemptor(high, large),
+         expect=dict(result="fits", warnings=[]))
+scenario("shape-nested-lists", "a List of lists (and of kinds the tool does not read, named in warnings)",
+         lst([typed_list("Node", [bare(n) for n in shape_nodes]), typed_list("Pod", [bare(p) for p in shape_pods]),
+              typed_list("Service", [{"metadata": {"name": "s1"}}, {"metadata": {"name": "s2"}}]),
+              {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}},
+              typed_list("Event", [{"metadata": {"name": "e1"}}, {"metadata": {"name": "e2"}}, {"metadata": {"name": "e3"}}]),
+              lst([shape_pdb])]),
+         preemptor(high, large),
+         expect=dict(result="nominated", node="node2", victims=["default/b"],
+                     warnings=["ignored 3 Event, 2 Service, 1 ConfigMap (kinds preempt-whatif does not read)"]))
+def dump_doc(obj): return json.dumps(obj, indent=4) + "\n"
+cluster_info_dump = (dump_doc(typed_list("Node", [bare(n) for n in shape_nodes])) +
+                     dump_doc(typed_list("Event", [])) +
+                     dump_doc(typed_list("Pod", [bare(p) for p in shape_pods])) +
+                     "==== START logs for container c of pod default/a ====\n{ \"not\": json at all\n[INFO] started\n"
+                     "==== END logs for container c of pod default/a ====\n"
+                     "==== START logs for container c of pod default/b ====\n"
+                     "==== END logs for container c of pod default/b ====\n" +
+                     dump_doc(typed_list("Service", [{"metadata": {"name": "kubernetes"}}])))
+scenario("shape-concatenated", "kubectl cluster-info dump: concatenated documents with container logs between them",
+         None, preemptor(high, large), raw={"cluster.json": cluster_info_dump},
+         expect=dict(result="nominated", node="node1", warnings=["ignored 1 Service (kinds preempt-whatif does not read)"]))
+scenario("shape-json-array", "a JSON array of objects", shape_nodes + shape_pods, preemptor(high, large),
+         expect=dict(result="nominated", node="node1"))
+scenario("yaml-list", "kubectl get -o yaml: a List in YAML, and the pod in YAML",
+         None, None, files={"cluster.yaml": lst(shape_nodes + shape_pods + [shape_pdb, shape_class]), "pod.yaml": shape_pod},
+         expect=dict(result="nominated", node="node2", victims=["default/b"]))
+scenario("yaml-multi-document", "several YAML documents (---), an empty one, comments, anchors and merge keys",
+         None, None, raw={"cluster.yaml": """# written by hand
+apiVersion: v1
+kind: Node
+metadata: {name: node1, labels: {zone: a}}
+status:
+  allocatable: {cpu: 500m, memory: "500", pods: "32"}
+---
+apiVersion: v1
+kind: NodeList
+items:
+- metadata:
+    name: node2
+    labels: &zone {zone: a}
+  status: {allocatable: &small {cpu: 500m, memory: "500", pods: "32"}}
+- metadata:
+    name: node3
+    labels:
+      <<: *zone
+      disk: ssd
+  status: {allocatable: *small}
+---
+---
+kind: PodList
+items:
+- metadata: {name: a, namespace: default}
+  spec: &spec
+    nodeName: node1
+    priority: 0
+    containers:
+    - name: c
+      resources: {requests: {cpu: 300m, memory: 300}}
+- metadata: {name: b, namespace: default}
+  spec:
+    <<: *spec
+    nodeName: node3
+    priority: 5
+...
+""", "pod.yaml": to_yaml(preemptor(high, large, extra_spec={"nodeSelector": {"disk": "ssd", "zone": "a"}}))},
+         expect=dict(result="nominated", node="node3", victims=["default/b"]))
+scenario("yaml-stdin", "a YAML dump on standard input",
+         None, preemptor(high, large), args="--cluster -", stdin=("stdin.yaml", to_yaml(lst(shape_nodes + shape_pods))),
+         expect=dict(result="nominated", node="node1"))
+good_text = json.dumps(lst(shape_nodes + shape_pods), indent=2) + "\n"
+scenario("encoding-utf8-bom", "a UTF-8 byte-order mark is skipped", None, preemptor(high, large),
+         raw={"cluster.json": b"\xef\xbb\xbf" + good_text.encode()}, expect=dict(result="nominated", node="node1"))
+scenario("encoding-utf16-le", "UTF-16 LE with a byte-order mark (Windows PowerShell's >) is converted",
+         None, preemptor(high, large), raw={"cluster.json": b"\xff\xfe" + good_text.encode("utf-16-le")},
+         expect=dict(result="nominated", node="node1"))
+scenario("encoding-utf16-be-yaml", "UTF-16 BE without a byte-order mark, in YAML, is converted",
+         None, preemptor(high, large), raw={"cluster.yaml": to_yaml(lst(shape_nodes + shape_pods)).encode("utf-16-be")},
+         expect=dict(result="nominated", node="node1"))
+dup_cluster = ('{"kind": "List", "items": [\n'
+               ' {"kind": "Node", "metadata": {"name": "node1"}, "metadata": {"labels": {"zone": "a"}},\n'
+               '  "status": {"allocatable": {"cpu": "100m", "cpu": "500m", "memory": "500", "pods": "32"}}},\n'
+               ' {"kind": "Node", "metadata": {"name": "node2"}, "status": {"allocatable": {"cpu": "500m", "memory": "500", "pods": "32"}}},\n'
+               ' {"kind": "Pod", "metadata": {"name": "a", "namespace": "default"}, "spec": {"nodeName": "node1", "priority": 900, "priority": 0,\n'
+               '  "containers": [{"name": "x", "resources": {"requests": {"cpu": "50m"}}}], "containers": [{"name": "c", "resources": {"requests": {"cpu": "300m"}}}]}},\n'
+               ' {"kind": "Pod", "metadata": {"name": "b", "namespace": "default"}, "spec": {"nodeName": "node2", "priority": 0, "priority": 900,\n'
+               '  "containers": [{"name": "c", "resources": {"requests": {"cpu": "300m"}}}]}}]}\n')
+scenario("duplicate-keys", "a key given twice: the last wins (scalars and lists replace, objects merge), as in Go",
+         None, preemptor(high, large, extra_spec={"nodeSelector": {"zone": "b"}, "nodeSelector": {"zone": "a"}}),
+         raw={"cluster.json": dup_cluster}, expect=dict(result="nominated", node="node1", victims=["default/a"]))
+scenario("duplicate-keys-yaml", "a YAML key given twice: the last value wins whole (nothing merges), as sigs.k8s.io/yaml does",
+         None, None, raw={"cluster.yaml": """kind: List
+items:
+- kind: Node
+  metadata: {name: node1, labels: {zone: a, disk: ssd}}
+  metadata: {name: node1, labels: {zone: a}}
+  status: {allocatable: {cpu: 500m, memory: "500", pods: "32"}}
+- kind: Node
+  metadata: {name: node2, labels: {zone: a, disk: ssd}}
+  status: {allocatable: {cpu: 500m, memory: "500", pods: "32"}}
+- kind: Pod
+  metadata: {name: b, namespace: default}
+  spec: {nodeName: node2, priority: 0, containers: [{name: c, resources: {requests: {cpu: 300m}}}]}
+""", "pod.yaml": to_yaml(preemptor(high, large, extra_spec={"nodeSelector": {"disk": "ssd"}}))},
+         expect=dict(result="nominated", node="node2", victims=["default/b"]))
+ancient = [node("node1", **one_pod), node("node2", **one_pod), node("node3", **one_pod),
+           pod("ancient", "node1", low, small, status={"startTime": "1600-01-01T00:00:00Z"}),
+           pod("recent", "node2", low, small, status={"startTime": "2024-05-01T10:00:00Z"}),
+           pod("future", "node3", low, small, status={"startTime": "2300-01-01T00:00:00Z"})]
+scenario("start-before-1677", "start times before 1677 and after 2262 are valid (held at the ends of the nanosecond range)",
+         lst(ancient), preemptor(high, small), expect=dict(result="nominated", node="node3", victims=["default/future"]))
+scenario("start-before-1677-text", "the same, explained: the victims' start times beyond the range are shown as such",
+         lst(ancient), preemptor(high, small), expect=dict(text=True))
+queue = [node("node1", **one_pod), node("node2", **one_pod), pod("v1", "node1", low, small), pod("v2", "node2", mid, small),
+         pod("late", None, high, small, meta={"creationTimestamp": "2024-05-01T10:00:02Z"}),
+         pod("early", None, high, small, meta={"creationTimestamp": "2024-05-01T10:00:01Z"}),
+         pod("small-fry", None, neg, small, meta={"creationTimestamp": "2024-05-01T09:00:00Z"}),
+         pod("done", None, very_high, small, status={"phase": "Succeeded"})]
+scenario("all-pending", "--all-pending: every pending pod in queue order (priority, then creation time), each on its own",
+         lst(queue), None, args="--all-pending",
+         expect=dict(array=[("default/early", "nominated", "node1"), ("default/late", "nominated", "node1"),
+                            ("default/small-fry", "unschedulable", "")]))
+scenario("all-pending-text", "--all-pending as a table", lst(queue), None, args="--all-pending", expect=dict(text=True))
+
+# ---- Bad input shapes ----
+bad("bad-directory", "a directory given as the cluster", None, cluster=None, args="--cluster .")
+bad("bad-character-device", "a character device that is not a stream", None, cluster=None, args="--cluster /dev/null")
+bad("bad-over-size", "an input over --max-input-size", None, args="--max-input-size 100")
+bad("bad-max-input-size", "an invalid --max-input-size", None, args="--max-input-size 12x")
+bad("bad-utf32", "UTF-32 text is named", None, cluster=None, raw={"cluster.json": good_text.encode("utf-32")})
+bad("bad-utf16-surrogate", "UTF-16 with an unpaired surrogate", None, cluster=None,
+    raw={"cluster.json": b"\xff\xfe" + '{"kind": "List", "items": []}'.encode("utf-16-le") + b"\x00\xd8"})
+bad("bad-utf16-odd", "UTF-16 with an odd number of bytes", None, cluster=None,
+    raw={"cluster.json": b"\xff\xfe" + '{"kind": "List", "items": []}'.encode("utf-16-le") + b"\x0a"})
+bad("bad-yaml-syntax", "malformed YAML names line and column", None, cluster=None,
+    raw={"cluster.yaml": "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1\n  status: x\n"})
+bad("bad-yaml-nan", "a YAML .nan where a number belongs", None, cluster=None,
+    raw={"cluster.yaml": "kind: Pod\nmetadata: {name: p1}\nspec: {nodeName: n1, priority: .nan}\n"})
+bad("bad-yaml-merge", "a merge key with a scalar", None, cluster=None, raw={"cluster.yaml": "kind: Node\nmetadata:\n  <<: 5\n"})
+bad("bad-yaml-alias", "an alias of an unknown anchor", None, cluster=None, raw={"cluster.yaml": "kind: Node\nmetadata: *nowhere\n"})
+bad("bad-yaml-empty", "a YAML input with no document", None, cluster=None, raw={"cluster.yaml": "# nothing here\n"})
+bad("bad-yaml-pod-two-documents", "a YAML pod file with two documents", None,
+    pod_obj=False, raw={"pod.yaml": to_yaml([preemptor(high, small), preemptor(high, small, name="q")])})
+bad("bad-concatenated-second", "the second of concatenated documents is malformed: its line and column in the file", None,
+    cluster=None, raw={"cluster.json": dump_doc(typed_list("Node", [bare(n) for n in shape_nodes])) + '{"kind": "PodList", "items": [}\n'})
+bad("bad-kind-type", "a kind that is not a string", None, cluster=lst([{"kind": 5, "metadata": {"name": "x"}}]))
+bad("bad-list-item-kind", "a plain List's items must carry their kind", None,
+    cluster=lst([typed_list("Node", [bare(shape_nodes[0])]), bare(shape_nodes[1])]))
+bad("bad-long-value", "a long value is cut in the message", None,
+    cluster=lst([node("node1"), pod("p1", "node1", low, small, extra_spec={"containers": [{"name": "c", "resources": {"requests": {"cpu": "1" * 5000 + "x"}}}]})]))
+bad("bad-control-characters", "control characters in names and values are escaped: the message stays one line", None,
+    cluster=lst([node("node\n1", labels={"zone\u0007": 7})]))
+bad("bad-offset-range", "--offset beyond the nodes", None, args="--offset 1")
+bad("bad-offset-huge", "--offset beyond 64 bits", None, args="--offset 99999999999999999999")
+bad("bad-offset-text", "--offset that is not a number", None, args="--offset two")
+bad("bad-all-pending-with-pod", "--all-pending and --pod together", None, args="--all-pending")
+
 def write(path, obj):
+    if isinstance(obj, bytes):
+        with open(path, 'wb') as f: f.write(obj)
+        return
     with open(path, 'w', encoding='utf-8', errors='surrogateescape') as f:
         if isinstance(obj, str): f.write(obj)
+        elif path.endswith('.yaml'): f.write(to_yaml(obj))
         else: f.write(json.dumps(obj, indent=2) + "\n")
 
 if os.path.isdir(OUT): shutil.rmtree(OUT)
@@ -325,16 +512,22 @@ for name, s in scenarios.items():
     if s['pod'] not in (None, False): write(os.path.join(d, 'pod.json'), s['pod'])
     for fn, obj in s['files'].items(): write(os.path.join(d, fn), obj)
     for fn, txt in s['raw'].items(): write(os.path.join(d, fn), txt)
-    if s['stdin'] is not None: write(os.path.join(d, 'stdin.json'), s['stdin'])
+    stdin_name = None
+    if s['stdin'] is not None:
+        stdin_name = s['stdin'][0] if isinstance(s['stdin'], tuple) else 'stdin.json'
+        write(os.path.join(d, stdin_name), s['stdin'][1] if isinstance(s['stdin'], tuple) else s['stdin'])
     if s['args']: write(os.path.join(d, 'args'), s['args'] + "\n")
     cmd = [TOOL]
-    clusters = sorted(f for f in os.listdir(d) if f == 'cluster.json' or (f.startswith('cluster-') and f.endswith('.json')))
+    clusters = sorted(f for f in os.listdir(d) if f in ('cluster.json', 'cluster.yaml') or f.startswith('cluster-'))
     if clusters: cmd += ['--cluster'] + clusters
-    if os.path.exists(os.path.join(d, 'pod.json')): cmd += ['--pod', 'pod.json']
-    cmd += s['args'].split()
+    for pod_file in ('pod.json', 'pod.yaml'):
+        if os.path.exists(os.path.join(d, pod_file)): cmd += ['--pod', pod_file]
+    cmd += shlex.split(s['args'])
     if s['exit'] == 0 and not (s['expect'] or {}).get('text') and '--output' not in s['args']: cmd += ['--output', 'json']
-    stdin = open(os.path.join(d, 'stdin.json')) if s['stdin'] is not None else subprocess.DEVNULL
-    r = subprocess.run(cmd, cwd=d, stdin=stdin, capture_output=True, text=True)
+    stdin = open(os.path.join(d, stdin_name), 'rb') if stdin_name else subprocess.DEVNULL
+    r = subprocess.run(cmd, cwd=d, stdin=stdin, capture_output=True)
+    r.stdout = r.stdout.decode('utf-8', 'surrogateescape')
+    r.stderr = r.stderr.decode('utf-8', 'surrogateescape')
     if r.returncode != s['exit']:
         failures.append(f"{name}: exit {r.returncode} (want {s['exit']}): {r.stderr}{r.stdout[:300]}")
         continue
@@ -351,6 +544,12 @@ for name, s in scenarios.items():
     out = json.loads(r.stdout)
     def check(cond, what):
         if not cond: failures.append(f"{name}: {what}: got {json.dumps(out)[:600]}")
+    if 'array' in e:
+        check([(o['preemptor'], o['result'], o['nominatedNodeName']) for o in out] == e['array'], "decisions in queue order")
+        write(os.path.join(d, 'expected.json'), json.dumps(out, indent=2) + "\n")
+        print(f"{name}: {[(o['preemptor'], o['result']) for o in out]}")
+        continue
+    if 'warnings' in e: check(out['warnings'] == e['warnings'], "warnings")
     check(out['result'] == e['result'], "result")
     if 'node' in e: check(out['nominatedNodeName'] == e['node'], "nominatedNodeName")
     if 'victims' in e: check(sorted(out['victims']) == sorted(e['victims']), "victims")

@@ -3,10 +3,10 @@
 #   cmake -DTOOL=<preempt-whatif> -DDIR=<scenario folder> -DWORK=<scratch folder> -P run_scenario.cmake
 #
 # A scenario folder holds (all optional):
-#   cluster.json, cluster-*.json   passed as --cluster (in name order); none = no --cluster
-#   pod.json                       passed as --pod
+#   cluster.json, cluster.yaml, cluster-*   passed as --cluster (in name order); none = no --cluster
+#   pod.json or pod.yaml           passed as --pod
 #   args                           more arguments, one line, shell syntax (e.g. --offset 4)
-#   stdin.json                     fed to standard input (use '-' in args)
+#   stdin.json or stdin.yaml       fed to standard input (use '-' in args)
 #   expected.json                  the JSON output, compared as JSON (key order and spacing do not
 #                                  matter); `--output json` is added unless args choose an output
 #   expected.txt                   the exact standard output
@@ -27,14 +27,16 @@ if(NOT EXISTS "${TOOL}")
 endif()
 
 set(cmd "${TOOL}")
-file(GLOB clusters RELATIVE "${DIR}" "${DIR}/cluster.json" "${DIR}/cluster-*.json")
+file(GLOB clusters RELATIVE "${DIR}" "${DIR}/cluster.json" "${DIR}/cluster.yaml" "${DIR}/cluster-*")
 list(SORT clusters)
 if(clusters)
   list(APPEND cmd --cluster ${clusters})
 endif()
-if(EXISTS "${DIR}/pod.json")
-  list(APPEND cmd --pod pod.json)
-endif()
+foreach(pod pod.json pod.yaml)
+  if(EXISTS "${DIR}/${pod}")
+    list(APPEND cmd --pod ${pod})
+  endif()
+endforeach()
 set(extra "")
 if(EXISTS "${DIR}/args")
   file(READ "${DIR}/args" extra_text)
@@ -46,9 +48,11 @@ if(EXISTS "${DIR}/expected.json" AND NOT extra MATCHES "(^|;)(--output|-o)(;|$)"
   list(APPEND cmd --output json)
 endif()
 set(input_args "")
-if(EXISTS "${DIR}/stdin.json")
-  set(input_args INPUT_FILE "${DIR}/stdin.json")
-endif()
+foreach(stdin stdin.json stdin.yaml)
+  if(EXISTS "${DIR}/${stdin}")
+    set(input_args INPUT_FILE "${DIR}/${stdin}")
+  endif()
+endforeach()
 
 execute_process(COMMAND ${cmd} WORKING_DIRECTORY "${DIR}" ${input_args}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

@@ -24,25 +24,14 @@
 #include <rapidjson/error/en.h>
 #include <simdjson.h>
 
+#include "stopwatch.hpp"
+
 namespace {
 
-struct timing {
-  double cpu = 1e100;
-  double wall = 1e100;
-};
+using timing = whatif::best_time;
 
 timing best_of(int repeat, const std::function<std::size_t()>& run, std::size_t& check) {
-  timing best;
-  for (int i = 0; i < repeat; ++i) {
-    const std::clock_t c0 = std::clock();
-    const auto t0 = std::chrono::steady_clock::now();
-    check = run();
-    const auto t1 = std::chrono::steady_clock::now();
-    const std::clock_t c1 = std::clock();
-    best.cpu = std::min(best.cpu, static_cast<double>(c1 - c0) / CLOCKS_PER_SEC);
-    best.wall = std::min(best.wall, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
+  return whatif::best_time::of(repeat, run, check);
 }
 
 // Counts every value of a simdjson on-demand document, which makes it parse everything.

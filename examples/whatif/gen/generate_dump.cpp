@@ -112,9 +112,15 @@ void write_node(writer& w, rng& r, std::uint64_t i) {
     << std::string_view(zone == 0 ? "a" : zone == 1 ? "b" : "c") << R"("},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},"spec":{"podCIDR":"10.)"
     << (i / 256 % 256) << "." << (i % 256) << R"(.0/24","providerID":"aws:///eu-west-1a/i-)"
     << std::string_view(hex(r, 17)) << '"';
-  if (i % 97 == 5) w << R"(,"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])";
-  if (i % 211 == 7)
-    w << R"(,"unschedulable":true,"taints":[{"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule","timeAdded":"2024-05-02T00:00:00Z"}])";
+  // A dedicated node and a cordoned one carry a taint each; a node both has one list of two.
+  const bool dedicated = i % 97 == 5, cordoned = i % 211 == 7;
+  if (cordoned) w << R"(,"unschedulable":true)";
+  if (dedicated || cordoned) w << R"(,"taints":[)";
+  if (dedicated) w << R"({"key":"dedicated","value":"gpu","effect":"NoSchedule"})";
+  if (dedicated && cordoned) w << ",";
+  if (cordoned)
+    w << R"({"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule","timeAdded":"2024-05-02T00:00:00Z"})";
+  if (dedicated || cordoned) w << "]";
   w << R"(},"status":{"capacity":{"cpu":"16","ephemeral-storage":"104845292Ki","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"65023132Ki","pods":"110"},"allocatable":{"cpu":"15890m","ephemeral-storage":"96625420948","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"63872156Ki","pods":"110"},"conditions":[)";
   const char* conds[][4] = {
       {"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},

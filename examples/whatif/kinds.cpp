@@ -1,0 +1,414 @@
+// examples/whatif/kinds.cpp - see kinds.hpp. One field table per JSON object of each kind, from
+// the innermost up.
+//
+// SPDX-License-Identifier: Apache-2.0
+#include "kinds.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "decoder.hpp"
+#include "one_line.hpp"
+
+namespace whatif::kinds {
+
+namespace {
+
+namespace dom = simdjson::dom;
+using decode::context;
+using decode::field;
+using decode::required;
+
+// ---- Readers particular to Kubernetes values --------------------------------------------------
+
+// A preemptionPolicy (std::optional<preempt::preemption_policy>).
+template <auto... Path>
+struct policy : decode::detail::member_reader<Path...> {
+  static bool read(context& x, dom::element e, decode::detail::owner_of<Path...>& t) {
+    std::string_view s;
+    if (!x.read_string(e, s)) return false;
+    auto p = k8s::parse_preemption_policy(s);
+    if (!p) return x.fail(replace_value(p.message(), s));
+    decode::detail::at<Path...>(t) = *p;
+    return true;
+  }
+};
+
+bool read_selector_operator(context& x, dom::element e, k8s::label_requirement& r) {
+  std::string_view op;
+  if (!x.read_string(e, op)) return false;
+  r.op = k8s::parse_selector_operator(op);
+  return true;
+}
+
+// ---- Shared pieces ---------------------------------------------------------------------------
+
+constexpr field<k8s::label_requirement> label_requirement_fields[] = {
+    {"key", decode::text<&k8s::label_requirement::key>{}},
+    {"operator", read_selector_operator},
+    {"values", decode::strings<&k8s::label_requirement::values>{}},
+};
+constexpr field<k8s::label_selector> label_selector_fields[] = {
+    {"matchLabels", decode::string_map<&k8s::label_selector::match_labels>{}},
+    {"matchExpressions",
+     decode::list<label_requirement_fields, &k8s::label_selector::match_expressions>{}},
+};
+
+// metadata.name and metadata.namespace. Namespaced kinds default to "default".
+// Not `required`: a repeated metadata merges, so a later one may leave the name out; the name is
+// checked once every member is read (read_named).
+template <class T>
+constexpr field<T> name_field = {"name", decode::text<&T::name>{}};
+template <class T>
+constexpr field<T> namespace_field = {"namespace", decode::text<&T::ns>{}};
+
+// Reads a named object with `table`: metadata.name must be there and not empty, metadata.namespace
+// defaults to "default" for namespaced kinds. Later messages name the object.
+template <class T, std::size_t N, class U>
+bool read_named(context& x, dom::element obj, const field<T> (&table)[N], U& t) {
+  if (!decode::read_fields(x, obj, table, t)) return false;
+  if (t.name.empty()) {
+    auto f = x.field("metadata");
+    auto g = x.field("name");
+    return x.fail("missing");
+  }
+  if constexpr (requires { t.ns; }) {
+    if (t.ns.empty()) t.ns = "default";
+    x.identify(t.ns, t.name);
+  } else {
+    x.identify("", t.name);
+  }
+  return true;
+}
+
+// Names the object in messages before its members are read (so that an error in a member
+// listed before metadata.name still names the object): the last string metadata.name and
+// metadata.namespace, if any.
+void identify_early(context& x, dom::object obj, bool namespaced) {
+  std::string_view ns = namespaced ? "default" : "", name;
+  for (dom::key_value_pair kv : obj) {
+    if (kv.key != "metadata") continue;
+    dom::object meta;
+    if (kv.value.get_object().get(meta) != simdjson::SUCCESS) continue;
+    for (dom::key_value_pair m : meta) {
+      std::string_view v;
+      if (m.value.get_string().get(v) != simdjson::SUCCESS) continue;
+      if (m.key == "name") name = v;
+      if (m.key == "namespace" && namespaced && !v.empty()) ns = v;
+    }
+  }
+  x.identify(ns, name);
+}
+
+// ---- Node --------------------------------------------------------------------------------------
+
+struct node_decoding : node_object {
+  // Kubernetes schedules against status.allocatable; a hand-written node may give capacity only.
+  std::optional<k8s::resource_list> allocatable_given, capacity_given;
+};
+
+constexpr field<k8s::taint> taint_fields[] = {
+    {"key", decode::text<&k8s::taint::key>{}},
+    {"value", decode::text<&k8s::taint::value>{}},
+    {"effect", decode::text<&k8s::taint::effect>{}},
+};
+constexpr field<node_object> node_metadata_fields[] = {
+    name_field<node_object>,
+    {"labels", decode::string_map<&node_object::labels>{}},
+};
+constexpr field<node_object> node_spec_fields[] = {
+    {"unschedulable", decode::boolean<&node_object::unschedulable>{}},
+    {"taints", decode::list<taint_fields, &node_object::taints>{}},
+};
+constexpr field<node_decoding> node_status_fields[] = {
+    {"allocatable", decode::resource_map<&node_decoding::allocatable_given>{}},
+    {"capacity", decode::resource_map<&node_decoding::capacity_given>{}},
+};
+constexpr field<node_decoding> node_fields[] = {
+    {"metadata", decode::flatten<node_metadata_fields>{}, required},
+    {"spec", decode::flatten<node_spec_fields>{}},
+    {"status", decode::flatten<node_status_fields>{}},
+};
+
+bool read_node(context& x, dom::element obj, node_decoding& n) {
+  if (!read_named(x, obj, node_fields, n)) return false;
+  if (n.allocatable_given)
+    n.allocatable = std::move(*n.allocatable_given);
+  else if (n.capacity_given)
+    n.allocatable = std::move(*n.capacity_given);
+  return true;
+}
+
+// ---- Pod ---------------------------------------------------------------------------------------
+
+struct pod_decoding : pod_object {
+  k8s::pod_resources resources;
+  std::vector<dom::element> specs;         // every spec object, for the placement pass
+  std::optional<dom::element> conditions;  // the last status.conditions
+};
+
+constexpr field<k8s::container_resources> resources_fields[] = {
+    {"requests", decode::resource_map<&k8s::container_resources::requests>{}},
+    {"limits", decode::resource_map<&k8s::container_resources::limits>{}},
+};
+constexpr field<k8s::container_resources> container_fields[] = {
+    {"resources", decode::flatten<resources_fields>{}},
+    {"restartPolicy",
+     [](context& x, dom::element e, k8s::container_resources& c) {
+       std::string_view policy;
+       if (!x.read_string(e, policy)) return false;
+       c.restart_always = policy == "Always";
+       return true;
+     },
+     [](k8s::container_resources& c) { c.restart_always = false; }},
+};
+
+constexpr field<k8s::node_selector_requirement> node_requirement_fields[] = {
+    {"key", decode::text<&k8s::node_selector_requirement::key>{}},
+    {"operator", decode::text<&k8s::node_selector_requirement::op>{}},
+    {"values", decode::strings<&k8s::node_selector_requirement::values>{}},
+};
+constexpr field<k8s::node_selector_term> node_term_fields[] = {
+    {"matchExpressions",
+     decode::list<node_requirement_fields, &k8s::node_selector_term::match_expressions>{}},
+    {"matchFields", decode::list<node_requirement_fields, &k8s::node_selector_term::match_fields>{}},
+};
+k8s::result<void> valid_term(const k8s::node_selector_term& t) { return k8s::validate(t); }
+constexpr field<k8s::node_selector> node_selector_fields[] = {
+    {"nodeSelectorTerms",
+     decode::checked_list<node_term_fields, valid_term, &k8s::node_selector::terms>{}},
+};
+constexpr field<k8s::pod_placement> node_affinity_fields[] = {
+    {"requiredDuringSchedulingIgnoredDuringExecution",
+     decode::object<node_selector_fields, &k8s::pod_placement::required_node_affinity>{}},
+};
+constexpr field<pod_object> affinity_fields[] = {
+    {"nodeAffinity", decode::object<node_affinity_fields, &pod_object::placement>{},
+     [](pod_object& p) { p.placement.required_node_affinity.reset(); }},
+    {"podAffinity", decode::presence<&pod_object::pod_affinity>{}},
+    {"podAntiAffinity", decode::presence<&pod_object::pod_anti_affinity>{}},
+};
+constexpr field<k8s::toleration> toleration_fields[] = {
+    {"key", decode::text<&k8s::toleration::key>{}},
+    {"operator", decode::text<&k8s::toleration::op>{}},
+    {"value", decode::text<&k8s::toleration::value>{}},
+    {"effect", decode::text<&k8s::toleration::effect>{}},
+};
+// Read in a second pass over spec, for pending pods and the preemptor only.
+constexpr field<pod_object> pod_placement_fields[] = {
+    {"nodeSelector",
+     decode::string_map<&pod_object::placement, &k8s::pod_placement::node_selector_map>{}},
+    {"affinity", decode::flatten<affinity_fields>{},
+     [](pod_object& p) {
+       p.placement.required_node_affinity.reset();
+       p.pod_affinity = p.pod_anti_affinity = false;
+     }},
+    {"tolerations",
+     decode::list<toleration_fields, &pod_object::placement, &k8s::pod_placement::tolerations>{}},
+};
+
+constexpr field<pod_object> pod_metadata_fields[] = {
+    name_field<pod_object>,
+    namespace_field<pod_object>,
+    {"labels", decode::string_map<&pod_object::labels>{}},
+    {"creationTimestamp", decode::instant<&pod_object::created>{}},
+    {"deletionTimestamp",
+     [](context& x, dom::element e, pod_object& p) {
+       preempt::timestamp unused = 0;
+       p.deleting = true;
+       return x.read_time(e, unused);
+     },
+     [](pod_object& p) { p.deleting = false; }},
+};
+constexpr field<pod_decoding> pod_spec_fields[] = {
+    {"containers",
+     decode::list<container_fields, &pod_decoding::resources, &k8s::pod_resources::containers>{}},
+    {"initContainers",
+     decode::list<container_fields, &pod_decoding::resources, &k8s::pod_resources::init_containers>{}},
+    {"overhead", decode::resource_map<&pod_decoding::resources, &k8s::pod_resources::overhead>{}},
+    // Pod-level resources (Kubernetes 1.34+), see kubernetes/requests.hpp.
+    {"resources",
+     decode::object<resources_fields, &pod_decoding::resources, &k8s::pod_resources::pod_level>{}},
+    {"nodeName", decode::text<&pod_object::node_name>{}},
+    {"priority", decode::int32<&pod_object::priority, &k8s::pod_priority_spec::priority>{}},
+    {"priorityClassName",
+     decode::text<&pod_object::priority, &k8s::pod_priority_spec::priority_class_name>{}},
+    {"preemptionPolicy", policy<&pod_object::priority, &k8s::pod_priority_spec::policy>{}},
+    {"topologySpreadConstraints",
+     [](context&, dom::element e, pod_decoding& p) {
+       dom::array a;
+       p.topology_spread = e.get_array().get(a) == simdjson::SUCCESS && a.size() > 0;
+       return true;
+     },
+     [](pod_decoding& p) { p.topology_spread = false; }},
+};
+constexpr field<pod_decoding> pod_status_fields[] = {
+    {"phase", decode::text<&pod_object::phase>{}},
+    {"nominatedNodeName", decode::text<&pod_object::nominated_node_name>{}},
+    {"startTime", decode::instant<&pod_object::start_time>{}},
+    {"conditions",
+     [](context&, dom::element e, pod_decoding& p) {
+       p.conditions = e;
+       return true;
+     },
+     [](pod_decoding& p) { p.conditions.reset(); }},
+};
+constexpr field<pod_decoding> pod_fields[] = {
+    {"metadata", decode::flatten<pod_metadata_fields>{}, required},
+    {"spec",
+     [](context& x, dom::element e, pod_decoding& p) {
+       p.specs.push_back(e);
+       return decode::read_fields(x, e, pod_spec_fields, p);
+     },
+     required},
+    {"status", decode::flatten<pod_status_fields>{}},
+};
+
+constexpr field<k8s::pod_condition> condition_fields[] = {
+    {"type", decode::text<&k8s::pod_condition::type>{}},
+    {"status", decode::text<&k8s::pod_condition::status>{}},
+    {"reason", decode::text<&k8s::pod_condition::reason>{}},
+};
+struct condition_list {
+  std::vector<k8s::pod_condition> conditions;
+};
+
+bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement) {
+  if (!read_named(x, obj, pod_fields, p)) return false;
+  if (full_placement || p.node_name.empty()) {
+    auto s = x.field("spec");
+    for (dom::element spec : p.specs)
+      if (!decode::read_fields(x, spec, pod_placement_fields, p)) return false;
+  }
+  p.placement.node_name = p.node_name;
+  p.requests = k8s::effective_requests(p.resources);
+  // Conditions matter only for pods being deleted: they tell whether it is a preemption.
+  if (p.deleting && p.conditions) {
+    auto s = x.field("status");
+    auto c = x.field("conditions");
+    condition_list list;
+    if (!decode::list<condition_fields, &condition_list::conditions>::read(x, *p.conditions, list))
+      return false;
+    p.terminating_by_preemption = k8s::terminating_by_preemption(true, list.conditions);
+  }
+  return true;
+}
+
+// ---- PodDisruptionBudget -----------------------------------------------------------------------
+
+constexpr field<pdb_object> pdb_metadata_fields[] = {name_field<pdb_object>,
+                                                     namespace_field<pdb_object>};
+constexpr field<pdb_object> pdb_spec_fields[] = {
+    {"selector", decode::object<label_selector_fields, &pdb_object::selector>{}},
+};
+constexpr field<pdb_object> pdb_status_fields[] = {
+    {"disruptionsAllowed", decode::int32<&pdb_object::disruptions_allowed>{}},
+    // A map of pod name to the time of the eviction request: the names are what counts.
+    {"disruptedPods",
+     [](context& x, dom::element e, pdb_object& b) {
+       dom::object o;
+       if (!x.read_object(e, o)) return false;
+       for (dom::key_value_pair kv : o)
+         if (std::find(b.disrupted_pods.begin(), b.disrupted_pods.end(), kv.key) ==
+             b.disrupted_pods.end())
+           b.disrupted_pods.emplace_back(kv.key);
+       return true;
+     },
+     [](pdb_object& b) { b.disrupted_pods.clear(); }},
+};
+constexpr field<pdb_object> pdb_fields[] = {
+    {"metadata", decode::flatten<pdb_metadata_fields>{}, required},
+    {"spec", decode::flatten<pdb_spec_fields>{}},
+    {"status", decode::flatten<pdb_status_fields>{}},
+};
+
+// ---- PriorityClass -----------------------------------------------------------------------------
+
+constexpr field<k8s::priority_class> class_metadata_fields[] = {name_field<k8s::priority_class>};
+constexpr field<k8s::priority_class> class_fields[] = {
+    {"metadata", decode::flatten<class_metadata_fields>{}, required},
+    {"value", decode::int32<&k8s::priority_class::value>{}, required},
+    {"globalDefault", decode::boolean<&k8s::priority_class::global_default>{}},
+    {"preemptionPolicy", policy<&k8s::priority_class::policy>{}},
+};
+
+// ---- Dispatch ----------------------------------------------------------------------------------
+
+using adder = bool (*)(context&, dom::element, const origin&, cluster_dump&);
+
+struct kind_entry {
+  std::string_view kind;
+  bool namespaced;
+  adder add;
+};
+
+constexpr kind_entry kind_table[] = {
+    {"Pod", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       pod_decoding p;
+       p.file = where.file;
+       p.item = where.item;
+       if (!read_pod(x, obj, p, false)) return false;
+       dump.pods.push_back(std::move(static_cast<pod_object&>(p)));
+       return true;
+     }},
+    {"Node", false,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       node_decoding n;
+       n.file = where.file;
+       if (!read_node(x, obj, n)) return false;
+       dump.nodes.push_back(std::move(static_cast<node_object&>(n)));
+       return true;
+     }},
+    {"PodDisruptionBudget", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       pdb_object b;
+       b.file = where.file;
+       if (!read_named(x, obj, pdb_fields, b)) return false;
+       dump.pdbs.push_back(std::move(b));
+       return true;
+     }},
+    {"PriorityClass", false,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       k8s::priority_class c;
+       if (!read_named(x, obj, class_fields, c)) return false;
+       dump.classes.push_back(std::move(c));
+       dump.class_files.push_back(where.file);
+       return true;
+     }},
+};
+
+const kind_entry* find_kind(std::string_view kind) noexcept {
+  for (const kind_entry& k : kind_table)
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_read(std::string_view kind) noexcept { return find_kind(kind) != nullptr; }
+
+std::optional<load_error> add_object(std::string_view kind, dom::element obj, const origin& where,
+                                     cluster_dump& dump) {
+  const kind_entry* k = find_kind(kind);
+  if (k == nullptr) return load_error{std::string(where.file_name) + ": unknown kind"};
+  context x(where.file_name, kind, where.position);
+  dom::object o;
+  if (obj.get_object().get(o) == simdjson::SUCCESS) identify_early(x, o, k->namespaced);
+  if (!k->add(x, obj, where, dump)) return x.take_error();
+  return std::nullopt;
+}
+
+std::optional<load_error> read_preemptor(dom::element obj, const origin& where, pod_object& out) {
+  context x(where.file_name, "Pod", where.position);
+  dom::object o;
+  if (obj.get_object().get(o) == simdjson::SUCCESS) identify_early(x, o, true);
+  pod_decoding p;
+  if (!read_pod(x, obj, p, true)) return x.take_error();
+  out = std::move(static_cast<pod_object&>(p));
+  out.source = std::string(where.file_name);
+  return std::nullopt;
+}
+
+}  // namespace whatif::kinds

@@ -1,0 +1,188 @@
+// Unit tests of preempt-whatif's input pieces that scenario folders cannot pin one by one: YAML
+// scalars and keys as Kubernetes reads them (the expected JSON was checked against
+// sigs.k8s.io/yaml v1.6.0's YAMLToJSON), merge keys, anchors and repeated keys, the YAML errors,
+// message clipping, sizes, and the JSON value scanner.
+//
+// SPDX-License-Identifier: Apache-2.0
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "input.hpp"
+#include "json_error.hpp"
+#include "one_line.hpp"
+#include "yaml_json.hpp"
+
+namespace {
+
+// The documents yaml_to_json writes, each minified by simdjson (which must accept them).
+std::vector<std::string> convert(std::string_view yaml) {
+  whatif::text_buffer json;
+  std::vector<whatif::json_document> docs;
+  const auto error = whatif::yaml_to_json("t.yaml", yaml, json, docs);
+  REQUIRE_MESSAGE(!error, (error ? error->message : ""));
+  std::vector<std::string> out;
+  simdjson::dom::parser parser;
+  for (const auto& d : docs) {
+    simdjson::dom::element root;
+    REQUIRE(parser.parse(json.data() + d.begin, d.end - d.begin, false).get(root) == simdjson::SUCCESS);
+    out.push_back(simdjson::minify(root));
+  }
+  return out;
+}
+
+std::string one(std::string_view yaml) {
+  const auto docs = convert(yaml);
+  REQUIRE(docs.size() == 1);
+  return docs.front();
+}
+
+std::string error_of(std::string_view yaml) {
+  whatif::text_buffer json;
+  std::vector<whatif::json_document> docs;
+  const auto error = whatif::yaml_to_json("t.yaml", yaml, json, docs);
+  REQUIRE(error);
+  return error->message;
+}
+
+}  // namespace
+
+TEST_CASE("YAML scalars resolve as go-yaml v2 resolves them") {
+  CHECK(one("a: yes\nb: No\nc: on\nd: OFF\ne: y\nf: n\ng: True\n") ==
+        R"({"a":true,"b":false,"c":true,"d":false,"e":true,"f":false,"g":true})");
+  CHECK(one("a: ~\nb: null\nc:\nd: NULL\n") == R"({"a":null,"b":null,"c":null,"d":null})");
+  CHECK(one("a: 0x1F\nb: 0o17\nc: 017\nd: 0b101\ne: -0b11\nf: 1_000\ng: +12\nh: -0\n") ==
+        R"({"a":31,"b":15,"c":15,"d":5,"e":-3,"f":1000,"g":12,"h":0})");
+  // Integral floats are written as Go writes them: 1000, not 1e3 (so they read as integers).
+  CHECK(one("a: 1.5\nb: .5\nc: 1e3\nd: 08\ne: 0.0000001\nf: 1e21\n") ==
+        R"({"a":1.5,"b":0.5,"c":1000,"d":8,"e":1e-07,"f":1e+21})");
+  CHECK(one("a: 18446744073709551615\nb: -9223372036854775808\n") ==
+        R"({"a":18446744073709551615,"b":-9223372036854775808})");
+  // Quoted scalars, timestamps and anything else are strings.
+  CHECK(one("a: \"yes\"\nb: '12'\nc: 2024-05-01T10:00:00Z\nd: 2024-05-01\ne: 1e400\nf: 0x\ng: 500m\n") ==
+        R"({"a":"yes","b":"12","c":"2024-05-01T10:00:00Z","d":"2024-05-01","e":"1e400","f":"0x","g":"500m"})");
+  CHECK(one("a: !!str 123\nb: !!float 3\nc: !!binary aGVsbG8=\nd: !custom x\n") ==
+        R"({"a":"123","b":3,"c":"hello","d":"x"})");
+  CHECK(one("a: \"caf\\u00e9\\ttab\"\nb: |\n  two\n  lines\n") == R"({"a":"café\ttab","b":"two\nlines\n"})");
+}
+
+TEST_CASE("YAML mapping keys become strings as sigs.k8s.io/yaml makes them") {
+  CHECK(one("true: a\n1: b\n1.5: c\n0x10: d\non: e\ny: f\n1e6: g\n1234567: h\n") ==
+        R"({"1":"b","1.5":"c","16":"d","true":"f","1e+06":"g","1234567":"h"})");
+  CHECK(one("2024-01-01: x\n") == R"({"2024-01-01":"x"})");
+  CHECK_MESSAGE(error_of("~: x\n").find("a null mapping key") != std::string::npos, error_of("~: x\n"));
+  CHECK(error_of("? [a, b]\n: c\n").find("line 1, column 3: a mapping or sequence as a mapping key") !=
+        std::string::npos);
+}
+
+TEST_CASE("YAML repeated keys: the last value wins whole") {
+  CHECK(one("a: 1\nb: 2\na: 3\n") == R"({"b":2,"a":3})");
+  CHECK(one("m: {p: 1}\nm: {q: 2}\n") == R"({"m":{"q":2}})");
+  // Past the size from which a mapping keeps key hashes, too.
+  std::string many;
+  for (int i = 0; i < 40; ++i) many += "k" + std::to_string(i) + ": " + std::to_string(i) + "\n";
+  many += "k7: last\n";
+  const std::string json = one(many);
+  CHECK(json.find(R"("k7":7)") == std::string::npos);
+  CHECK(json.find(R"("k7":"last")") != std::string::npos);
+}
+
+TEST_CASE("YAML anchors, aliases and merge keys (explicit keys win, then earlier sources)") {
+  CHECK(one("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  y: 3\n") ==
+        R"({"base":{"x":1,"true":2},"other":{"x":1,"true":3}})");
+  CHECK(one("b: &b {x: 1, z: 9}\nm:\n  z: 0\n  <<: [*b, {w: 4, x: 5}]\n") ==
+        R"({"b":{"x":1,"z":9},"m":{"z":0,"x":1,"w":4}})");
+  CHECK(one("l: &l [1, 2]\nagain: *l\nk: &k key\n*k : v\n") == R"({"l":[1,2],"again":[1,2],"k":"key","key":"v"})");
+  CHECK(error_of("a: *nowhere\n").find("alias *nowhere names no complete anchor") != std::string::npos);
+  CHECK(error_of("m:\n  <<: 5\n").find("a merge key (<<) takes a mapping") != std::string::npos);
+  // Anchors belong to their document.
+  CHECK(error_of("a: &x 1\n---\nb: *x\n").find("line 3, column 4") != std::string::npos);
+  // An alias bomb is stopped.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'k'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  }
+  CHECK(error_of(bomb).find("an alias bomb?") != std::string::npos);
+}
+
+TEST_CASE("YAML documents: several, empty ones left out, errors with line and column") {
+  CHECK(convert("a: 1\n---\n---\n# only a comment\n---\nb: 2\n...\n") ==
+        std::vector<std::string>{R"({"a":1})", R"({"b":2})"});
+  CHECK(convert("# nothing\n").empty());
+  CHECK(error_of("a: .nan\n").find("line 1, column 4: \".nan\" is not a number JSON can hold") !=
+        std::string::npos);
+  CHECK(error_of("a: !!int abc\n").find("cannot read \"abc\" as !!int") != std::string::npos);
+  CHECK(error_of("a: !!binary not*base64\n").find("!!binary value is not base64") != std::string::npos);
+  CHECK(error_of("18446744073709551615: x\n").find("beyond 64-bit integers") != std::string::npos);
+  CHECK(error_of("a: &n .inf\n").find("is not a number JSON can hold") != std::string::npos);
+  CHECK(error_of("k: &k [1]\n*k : v\n").find("alias *k is not a scalar and cannot be a mapping key") !=
+        std::string::npos);
+  CHECK(error_of("a: {b: 1\nc: 2\n").find("t.yaml: malformed YAML at line 2, column") == 0);
+  std::string deep;
+  for (int i = 0; i < 1100; ++i) deep += "[";
+  CHECK(error_of(deep).find("nesting deeper than 1024 levels") != std::string::npos);
+}
+
+TEST_CASE("messages: values are cut and escaped so they stay on one line") {
+  CHECK(whatif::clip("short") == "short");
+  CHECK(whatif::clip("a\nb\tc\x07") == "a\\nb\\tc\\u0007");
+  CHECK(whatif::clip("\xff ok") == "\\xff ok");
+  const std::string longer(100, 'x');
+  CHECK(whatif::clip(longer) == std::string(60, 'x') + "...(100 bytes)");
+  // A cut never splits a UTF-8 character.
+  std::string accents;
+  for (int i = 0; i < 50; ++i) accents += "\xc3\xa9";
+  CHECK(whatif::clip(accents) == accents.substr(0, 60) + "...(100 bytes)");
+  CHECK(whatif::one_line("file\nname: bad") == "file\\nname: bad");
+  CHECK(whatif::replace_value("invalid quantity \"" + longer + "\": x", longer) ==
+        "invalid quantity \"" + std::string(60, 'x') + "...(100 bytes)\": x");
+}
+
+TEST_CASE("sizes for --max-input-size") {
+  CHECK(whatif::parse_size("100") == 100u);
+  CHECK(whatif::parse_size("8G") == (std::uint64_t{8} << 30));
+  CHECK(whatif::parse_size("512mib") == (std::uint64_t{512} << 20));
+  CHECK(whatif::parse_size("1Ki") == 1024u);
+  CHECK_FALSE(whatif::parse_size("0"));
+  CHECK_FALSE(whatif::parse_size("12x"));
+  CHECK_FALSE(whatif::parse_size(""));
+  CHECK_FALSE(whatif::parse_size("9999999T"));
+  CHECK(whatif::format_size(std::uint64_t{4} << 30) == "4 GiB");
+  CHECK(whatif::format_size(1000) == "1000 bytes");
+}
+
+TEST_CASE("the JSON value scanner finds where concatenated documents end") {
+  const std::string_view two = "{\"a\": [1, 2]}\n  {\"b\": 1}";
+  const auto first = whatif::scan_json_value(two);
+  CHECK_FALSE(first.error);
+  CHECK(first.end == 16);
+  const auto second = whatif::scan_json_value(two.substr(first.end));
+  CHECK_FALSE(second.error);
+  CHECK(second.end == two.size() - first.end);
+  const auto bad = whatif::scan_json_value("{\"a\": }");
+  REQUIRE(bad.error);
+  CHECK(bad.error->offset == 6);
+}
+
+TEST_CASE("text_buffer keeps simdjson's padding readable after its content") {
+  whatif::text_buffer b;
+  CHECK(b.size() == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  CHECK(parser.parse(b.data(), b.size(), false).get(root) != simdjson::SUCCESS);  // empty, no crash
+  b.append("{\"k\": ");
+  b.append("[1, 2, 3]}");
+  b.resize(b.size());
+  REQUIRE(parser.parse(b.data(), b.size(), false).get(root) == simdjson::SUCCESS);
+  CHECK(simdjson::minify(root) == R"({"k":[1,2,3]})");
+  whatif::text_buffer moved = std::move(b);
+  CHECK(moved.view() == "{\"k\": [1, 2, 3]}");
+  CHECK(b.size() == 0);  // NOLINT(bugprone-use-after-move): moved-from is empty
+}
