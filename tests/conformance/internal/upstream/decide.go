@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	k8stesting "k8s.io/client-go/testing"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
@@ -46,6 +47,9 @@ type Report struct {
 	// first of the candidates still tied after its last criterion, in Go map order, which is
 	// random. The nominated node is one of them.
 	MayNominate []string `json:"mayNominate"`
+	// For each node of MayNominate: the nominations its choice clears (the pods nominated to it
+	// with a priority below the preemptor's, in the nominator's order).
+	Clears map[string][]string `json:"clears"`
 	// The API calls of the actuation, in order: "delete ns/name", "patch ns/name DisruptionTarget",
 	// "patch ns/name nominatedNodeName=".
 	Calls []string `json:"calls"`
@@ -202,6 +206,15 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 			return nil, err
 		}
 		r.MayNominate = s.mayNominate(ctx, r.NominatedNodeName)
+		r.Clears = map[string][]string{}
+		for _, node := range r.MayNominate {
+			r.Clears[node] = []string{}
+			for _, pi := range s.Queue.NominatedPodsForNode(node) {
+				if corev1helpers.PodPriority(pi.GetPod()) < corev1helpers.PodPriority(pod) {
+					r.Clears[node] = append(r.Clears[node], dump.Key(pi.GetPod()))
+				}
+			}
+		}
 	}
 	s.recordCalls(r)
 	return r, nil

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -32,6 +35,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -49,6 +53,32 @@ import (
 type PreemptionArgs struct {
 	MinCandidateNodesPercentage *int32
 	MinCandidateNodesAbsolute   *int32
+}
+
+// Options configure the scheduler built over a dump.
+type Options struct {
+	Args PreemptionArgs
+	// Offset replaces DryRunPreemption's random offset (taken modulo the potential nodes).
+	Offset int64
+	// ShortageResolvable makes NodeResourcesFit report every shortage as Unschedulable, even a
+	// request larger than the node's allocatable (v1.37 says UnschedulableAndUnresolvable then):
+	// the behavioural spec's rule, for exploring the other disagreements.
+	ShortageResolvable bool
+	// AllSchedulersNominations puts the nominations of pending pods of every scheduler in the
+	// nominator (kube-scheduler's queue holds only its own profiles' pods): preempt-whatif's
+	// reading, for exploring the other disagreements.
+	AllSchedulersNominations bool
+}
+
+// resolvableFit is NodeResourcesFit with ShortageResolvable.
+type resolvableFit struct{ *noderesources.Fit }
+
+func (f resolvableFit) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, node fwk.NodeInfo) *fwk.Status {
+	st := f.Fit.Filter(ctx, state, pod, node)
+	if st.Code() == fwk.UnschedulableAndUnresolvable {
+		return fwk.NewStatus(fwk.Unschedulable, st.Reasons()...)
+	}
+	return st
 }
 
 // Scheduler is one profile of kube-scheduler over a dump: the framework, its DefaultPreemption
@@ -89,7 +119,7 @@ func defaultProfile(args PreemptionArgs) (schedulerapi.KubeSchedulerProfile, err
 
 // New builds the scheduler over the dump. pods are the dump's pods, admitted (priorities
 // resolved), terminal ones removed, plus the preemptor when it is not one of them.
-func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, args PreemptionArgs, offset int64) (*Scheduler, error) {
+func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Scheduler, error) {
 	logger := klog.FromContext(ctx)
 	metrics.Register()
 
@@ -138,11 +168,11 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, args PreemptionArgs,
 	cache := internalcache.New(ctx, nil, genericWorkload, compositePodGroup)
 	snapshot := internalcache.NewEmptySnapshot()
 
-	prof, err := defaultProfile(args)
+	prof, err := defaultProfile(opts.Args)
 	if err != nil {
 		return nil, err
 	}
-	recorder := &Recorder{offset: offset}
+	recorder := &Recorder{offset: opts.Offset}
 	var plugin *defaultpreemption.DefaultPreemption
 	registry := frameworkplugins.NewInTreeRegistry()
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
@@ -155,6 +185,15 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, args PreemptionArgs,
 		pl.Evaluator = preemption.NewEvaluator(defaultpreemption.Name, fh, recorder, pl.Executor)
 		plugin = pl
 		return pl, nil
+	}
+	if opts.ShortageResolvable {
+		registry[noderesources.Name] = func(ctx context.Context, obj runtime.Object, fh fwk.Handle) (fwk.Plugin, error) {
+			pl, err := noderesources.NewFit(ctx, obj, fh, fts)
+			if err != nil {
+				return nil, err
+			}
+			return resolvableFit{pl.(*noderesources.Fit)}, nil
+		}
 	}
 	recorderFactory := func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
 	profiles, err := profile.NewMap(ctx, []schedulerapi.KubeSchedulerProfile{prof}, registry, recorderFactory,
@@ -176,6 +215,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, args PreemptionArgs,
 	if plugin == nil {
 		return nil, fmt.Errorf("the default profile has no %s plugin", defaultpreemption.Name)
 	}
+	plugin.Evaluator.PdbLister = orderedPDBs{plugin.Evaluator.PdbLister, d.PDBs}
 	queue := internalqueue.NewSchedulingQueue(fw.QueueSortFunc(), informerFactory,
 		internalqueue.WithPodLister(informerFactory.Core().V1().Pods().Lister()))
 	fw.SetPodNominator(queue)
@@ -197,7 +237,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, args PreemptionArgs,
 			if err := cache.AddPod(logger, p); err != nil {
 				return nil, fmt.Errorf("pod %s: %w", dump.Key(p), err)
 			}
-		} else if profiles.HandlesSchedulerName(p.Spec.SchedulerName) {
+		} else if profiles.HandlesSchedulerName(p.Spec.SchedulerName) || opts.AllSchedulersNominations {
 			// As the scheduler's event handler does for a pending pod it is responsible for; the
 			// queue records the pod's status.nominatedNodeName in its nominator.
 			queue.Add(ctx, p)
@@ -207,6 +247,24 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, args PreemptionArgs,
 		return nil, err
 	}
 	return s, nil
+}
+
+// orderedPDBs lists the budgets in the dump's order. The informer's lister lists them in Go map
+// order, which decides, for a pod matching several budgets, which budgets its eviction counts
+// against (FilterVictimsWithPDBViolation stops at the first budget it exhausts).
+type orderedPDBs struct {
+	policylisters.PodDisruptionBudgetLister
+	pdbs []*policyv1.PodDisruptionBudget
+}
+
+func (o orderedPDBs) List(selector labels.Selector) ([]*policyv1.PodDisruptionBudget, error) {
+	var out []*policyv1.PodDisruptionBudget
+	for _, b := range o.pdbs {
+		if selector.Matches(labels.Set(b.Labels)) {
+			out = append(out, b)
+		}
+	}
+	return out, nil
 }
 
 // waitForSync waits for every started informer's initial list, polling every millisecond (the
