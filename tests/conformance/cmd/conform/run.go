@@ -116,6 +116,7 @@ func runCmd(args []string) error {
 	wg.Wait()
 
 	perFamily := map[string]*tally{}
+	outcomes := map[string]int{}
 	signatures := map[string][]int64{}
 	passed, failed, unsupportedAgree, unsupportedDisagree, modelRuns, modelAgree := 0, 0, 0, 0, 0, 0
 	for _, r := range results {
@@ -124,6 +125,7 @@ func runCmd(args []string) error {
 			failed++
 			continue
 		}
+		outcomes[r.out.up.Result]++
 		agree := r.out.agree()
 		unsupported := false
 		for _, f := range r.families {
@@ -189,6 +191,8 @@ func runCmd(args []string) error {
 			fmt.Printf("  %-14s %5d clusters, %5d agree, %5d disagree%s\n", f, t.clusters, t.agree, t.clusters-t.agree, note)
 		}
 	}
+	fmt.Printf("  upstream's results: %d nominated, %d unschedulable, %d not-eligible, %d fits\n",
+		outcomes["nominated"], outcomes["unschedulable"], outcomes["not-eligible"], outcomes["fits"])
 	if d.model != "" {
 		fmt.Printf("  model driver   %5d resource-only clusters, %5d agree, %5d disagree\n", modelRuns, modelAgree, modelRuns-modelAgree)
 	}

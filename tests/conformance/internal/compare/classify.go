@@ -48,6 +48,28 @@ func init() {
 		}
 		return false
 	}
+	classifiers["reason-cap"] = func(d Diff, up, pr *upstream.Report) bool {
+		// preempt::status keeps at most four reasons; NodeResourcesFit lists every shortage.
+		if d.Field != "node.reason" {
+			return false
+		}
+		u, p := strings.Split(unquote(d.Upstream), ", "), strings.Split(unquote(d.Preempt), ", ")
+		return len(p) == 4 && len(u) > 4 && strings.Join(u[:4], ", ") == unquote(d.Preempt)
+	}
+	classifiers["victim-order"] = func(d Diff, up, pr *upstream.Report) bool {
+		// The same victims in another order.
+		if d.Field != "victims" && d.Field != "node.victims" {
+			return false
+		}
+		u, p := parseList(d.Upstream), parseList(d.Preempt)
+		if len(u) != len(p) {
+			return false
+		}
+		su, sp := append([]string(nil), u...), append([]string(nil), p...)
+		sort.Strings(su)
+		sort.Strings(sp)
+		return strings.Join(su, ",") == strings.Join(sp, ",")
+	}
 	classifiers["prefilter-reason"] = func(d Diff, up, pr *upstream.Report) bool {
 		switch d.Field {
 		case "node.reason":
@@ -58,6 +80,14 @@ func init() {
 		}
 		return false
 	}
+}
+
+func parseList(s string) []string {
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ", ")
 }
 
 // onlyShortages tells a reason list of NodeResourcesFit's alone.
