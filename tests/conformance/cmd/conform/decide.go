@@ -117,6 +117,13 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 	}
 	if model && d.model != "" {
 		o.modelRun = true
+		if len(d.refereeArgs) > 0 {
+			// The exploration modes emulate preempt-whatif's readings; the model driver reads
+			// what kube-scheduler sees and feeds the evaluator as upstream does.
+			if up, err = upstreamDecide(args); err != nil {
+				return o, fmt.Errorf("%s: upstream: %v", dir, err)
+			}
+		}
 		if m, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt")}); err != nil {
 			o.modelDiffs = failure(err)
 		} else {
