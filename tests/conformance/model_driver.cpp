@@ -10,6 +10,8 @@
 // status 0 for a decision, 2 for an unreadable file.
 //
 // SPDX-License-Identifier: Apache-2.0
+#include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +48,14 @@ struct line {
   std::vector<std::pair<std::string, std::int64_t>> amounts;
 };
 
+// A whole decimal integer, or nullopt.
+std::optional<std::int64_t> integer(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
 std::optional<line> parse(const std::string& text) {
   std::istringstream in(text);
   line l;
@@ -59,10 +69,13 @@ std::optional<line> parse(const std::string& text) {
     }
     const auto eq = tok.find('=');
     if (eq == std::string::npos) return std::nullopt;
-    if (amounts)
-      l.amounts.emplace_back(tok.substr(0, eq), std::stoll(tok.substr(eq + 1)));
-    else
+    if (amounts) {
+      const auto v = integer(std::string_view(tok).substr(eq + 1));
+      if (!v) return std::nullopt;
+      l.amounts.emplace_back(tok.substr(0, eq), *v);
+    } else {
       l.fields[tok.substr(0, eq)] = tok.substr(eq + 1);
+    }
   }
   return l;
 }
@@ -141,6 +154,19 @@ int main(int argc, char** argv) {
   const preempt::timestamp now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
+  std::string bad;  // the first unknown node or pod, or malformed field
+  const auto find = [&](const std::map<std::string, std::size_t>& m, const std::string& k) -> std::size_t {
+    const auto it = m.find(k);
+    if (it != m.end()) return it->second;
+    if (bad.empty()) bad = k;
+    return 0;
+  };
+  const auto number = [&](const std::string& field, const line& l) -> std::int64_t {
+    const auto it = l.fields.find(field);
+    const auto v = it == l.fields.end() ? std::nullopt : integer(it->second);
+    if (!v && bad.empty()) bad = l.kind + " " + l.key + ": " + field;
+    return v.value_or(0);
+  };
   const auto vector_of = [&](const line& l) {
     model::resource_vector v;
     for (const auto& [name, amount] : l.amounts) v.set(names.dimension(name), amount);
@@ -153,9 +179,9 @@ int main(int argc, char** argv) {
     const std::string& start = l.fields["start"];
     return model::pod_spec{
         .uid = uid,
-        .priority = static_cast<std::int32_t>(std::stol(l.fields["prio"])),
+        .priority = static_cast<std::int32_t>(number("prio", l)),
         .requests = vector_of(l),
-        .start_time = start == "-" ? std::nullopt : std::optional<preempt::timestamp>(std::stoll(start)),
+        .start_time = start == "-" ? std::nullopt : std::optional<preempt::timestamp>(number("start", l)),
         .namespace_id = namespace_id(l.fields["ns"]),
         .terminating = l.fields["deleting"] == "1",
         .terminating_by_preemption = l.fields["preempting"] == "1",
@@ -173,26 +199,30 @@ int main(int argc, char** argv) {
       pod_keys.push_back(l.key);
       uid_of[l.key] = uid;
       if (l.fields["node"] != "-") {
-        cluster.add_pod(node_index.at(l.fields["node"]), pod(spec_of(l, uid)));
+        cluster.add_pod(find(node_index, l.fields["node"]), pod(spec_of(l, uid)));
       } else {
         pending.emplace_back(spec_of(l, uid));
-        ledger.nominate(pending.back(), node_index.at(l.fields["nominated"]));
+        ledger.nominate(pending.back(), find(node_index, l.fields["nominated"]));
       }
     } else if (l.kind == "pdb") {
       const std::size_t b = budgets.add_budget(namespace_id(l.fields["ns"]),
-                                               static_cast<std::int32_t>(std::stol(l.fields["allowed"])));
-      for (const std::string& k : split(l.fields["members"])) budgets.add_member(b, uid_of.at(k));
+                                               static_cast<std::int32_t>(number("allowed", l)));
+      for (const std::string& k : split(l.fields["members"])) budgets.add_member(b, find(uid_of, k));
       for (const std::string& k : split(l.fields["disrupted"]))
         if (uid_of.count(k)) budgets.add_disrupted(b, uid_of.at(k));
     } else if (l.kind == "preemptor") {
       pod_keys.push_back(l.key);
       preemptor.emplace(spec_of(l, pod_keys.size() - 1));
-      if (l.fields["nominated"] != "-") preemptor_nominated = node_index.at(l.fields["nominated"]);
+      if (l.fields["nominated"] != "-") preemptor_nominated = find(node_index, l.fields["nominated"]);
     } else if (l.kind == "args") {
-      sampling.min_candidate_nodes_percentage = static_cast<std::int32_t>(std::stol(l.fields["percentage"]));
-      sampling.min_candidate_nodes_absolute = static_cast<std::int32_t>(std::stol(l.fields["absolute"]));
-      offset = static_cast<std::size_t>(std::stoull(l.fields["offset"]));
+      sampling.min_candidate_nodes_percentage = static_cast<std::int32_t>(number("percentage", l));
+      sampling.min_candidate_nodes_absolute = static_cast<std::int32_t>(number("absolute", l));
+      offset = static_cast<std::size_t>(number("offset", l));
     }
+  }
+  if (!bad.empty()) {
+    std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": unknown or malformed " << bad << "\n";
+    return 2;
   }
   if (!preemptor) {
     std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": no preemptor line\n";

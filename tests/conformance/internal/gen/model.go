@@ -91,7 +91,7 @@ func (c *Case) ModelText() (string, error) {
 			fmt.Fprintf(&b, " nominated=%s deleting=%d preempting=%d", nominated, deleting, preempting)
 		} else {
 			nominated := "-"
-			if q.Status.NominatedNodeName != "" {
+			if nodes[q.Status.NominatedNodeName] {
 				nominated = q.Status.NominatedNodeName
 			}
 			fmt.Fprintf(&b, " nominated=%s", nominated)
