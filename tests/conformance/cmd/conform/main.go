@@ -7,6 +7,7 @@
 //	            [--jobs J] [--failures DIR] [--known FILE] [--strict]
 //	conform cases --preempt-whatif BIN [--model-driver BIN] [--known FILE] DIR...
 //	conform minimize --preempt-whatif BIN [--model-driver BIN] --out DIR CASE_DIR
+//	conform async --dispatch-driver BIN [--known FILE]
 //
 // Cluster i of a run has seed S+i: `--seed S+i --count 1` decides it alone. A cluster that uses
 // a family preempt does not model yet (gen.Unsupported) is reported apart and counts in neither
@@ -31,7 +32,7 @@ func main() {
 	klog.SetOutput(io.Discard)
 
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: conform run|cases|minimize ... (see cmd/conform/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: conform run|cases|minimize|async ... (see cmd/conform/main.go)")
 		os.Exit(2)
 	}
 	var err error
@@ -42,6 +43,8 @@ func main() {
 		err = casesCmd(os.Args[2:])
 	case "minimize":
 		err = minimizeCmd(os.Args[2:])
+	case "async":
+		err = asyncCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -11,10 +11,12 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -68,6 +70,8 @@ type Options struct {
 	// nominator (kube-scheduler's queue holds only its own profiles' pods): preempt-whatif's
 	// reading, for exploring the other disagreements.
 	AllSchedulersNominations bool
+	// Parallelism of the framework (1 when 0: deterministic dry runs; upstream's default is 16).
+	Parallelism int
 }
 
 // resolvableFit is NodeResourcesFit with ShortageResolvable.
@@ -94,6 +98,34 @@ type Scheduler struct {
 	Cache     internalcache.Cache
 	// The dump's nodes, in input order.
 	NodeOrder []string
+
+	mu sync.Mutex
+	// Evictions are the executor's PreemptPod calls, in the order they returned.
+	Evictions []Eviction
+	// Activations are the pods the framework asked the queue to activate, in order.
+	Activations []string
+}
+
+// Eviction is one PreemptPod call of the executor: "evicted" (the API accepted the deletion),
+// "not_found" (the victim was already gone), or "failed".
+type Eviction struct {
+	Victim  string
+	Outcome string
+}
+
+// recordingActivator forwards activations to the queue and records them.
+type recordingActivator struct {
+	s     *Scheduler
+	queue fwk.PodActivator
+}
+
+func (a recordingActivator) Activate(logger klog.Logger, pods map[string]*v1.Pod) {
+	a.s.mu.Lock()
+	for _, p := range pods {
+		a.s.Activations = append(a.s.Activations, dump.Key(p))
+	}
+	a.s.mu.Unlock()
+	a.queue.Activate(logger, pods)
 }
 
 func defaultProfile(args PreemptionArgs) (schedulerapi.KubeSchedulerProfile, error) {
@@ -203,7 +235,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
 		frameworkruntime.WithMutableSnapshotLister(snapshot),
-		frameworkruntime.WithParallelism(1),
+		frameworkruntime.WithParallelism(max(1, opts.Parallelism)),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodGroupManager(cache),
@@ -219,7 +251,6 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	queue := internalqueue.NewSchedulingQueue(fw.QueueSortFunc(), informerFactory,
 		internalqueue.WithPodLister(informerFactory.Core().V1().Pods().Lister()))
 	fw.SetPodNominator(queue)
-	fw.SetPodActivator(queue)
 
 	informerFactory.Start(ctx.Done())
 	if err := waitForSync(ctx, informerFactory); err != nil {
@@ -228,6 +259,24 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
 		Snapshot: snapshot, Cache: cache}
+	fw.SetPodActivator(recordingActivator{s, queue})
+	preemptPod := plugin.Executor.PreemptPod
+	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
+		victim *v1.Pod, pluginName string) (bool, error) {
+		_, getErr := client.CoreV1().Pods(victim.Namespace).Get(ctx, victim.Name, metav1.GetOptions{})
+		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
+		outcome := "evicted"
+		switch {
+		case err != nil:
+			outcome = "failed"
+		case getErr != nil:
+			outcome = "not_found"
+		}
+		s.mu.Lock()
+		s.Evictions = append(s.Evictions, Eviction{Victim: dump.Key(victim), Outcome: outcome})
+		s.mu.Unlock()
+		return inMemory, err
+	}
 	for _, n := range d.Nodes {
 		cache.AddNode(logger, n)
 		s.NodeOrder = append(s.NodeOrder, n.Name)
