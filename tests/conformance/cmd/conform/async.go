@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
@@ -103,14 +104,28 @@ func (sc asyncScenario) cluster() (*dump.Dump, []*v1.Pod, *v1.Pod) {
 	return d, pods, preemptor
 }
 
-// upstreamAsync runs the scenario through kube-scheduler's code and returns the normalized
-// events (see normalize).
-func (sc asyncScenario) upstreamAsync(ctx context.Context) ([]string, []string, error) {
+// upstreamAsync runs the scenario through kube-scheduler's code (asynchronous preemption, or the
+// synchronous prepareCandidate when sync) and returns its events and the decision's victims.
+func (sc asyncScenario) upstreamAsync(ctx context.Context, sync bool) ([]string, []string, error) {
+	gate := "SchedulerAsyncPreemption=true"
+	if sync {
+		gate = "SchedulerAsyncPreemption=false"
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.Set(gate); err != nil {
+		return nil, nil, err
+	}
 	d, pods, preemptor := sc.cluster()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())
-	s, err := upstream.New(ctx, d, pods, upstream.Options{Parallelism: 16})
+	// Asynchronous preemption at upstream's default parallelism (16: all victims but the last
+	// are evicted at once); the synchronous path at 1, where its cancellation on the first
+	// failure is deterministic (it stops the victims after it, as preempt's inline dispatch).
+	parallelism := 16
+	if sync {
+		parallelism = 1
+	}
+	s, err := upstream.New(ctx, d, pods, upstream.Options{Parallelism: parallelism})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,6 +140,9 @@ func (sc asyncScenario) upstreamAsync(ctx context.Context) ([]string, []string, 
 		if sc.failDelete[i] {
 			s.Client.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				if a.(k8stesting.DeleteAction).GetName() == name {
+					// Late, so that the other evictions of the parallel phase have all started:
+					// upstream cancels the ones not started yet, preempt runs them all.
+					time.Sleep(50 * time.Millisecond)
 					return true, nil, apierrors.NewInternalError(fmt.Errorf("delete pod failed"))
 				}
 				return false, nil, nil
@@ -141,13 +159,16 @@ func (sc asyncScenario) upstreamAsync(ctx context.Context) ([]string, []string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Result != "nominated" {
+	nominated := r.Result == "nominated"
+	if !nominated && !(sync && r.Result == "error") {
 		return nil, nil, fmt.Errorf("upstream did not nominate: %s %s", r.Result, r.Message)
 	}
-	started := false
+	started := !sync
+	anyLeft := false
 	for i := 0; i < sc.victims; i++ {
-		started = started || !sc.terminating[i]
+		anyLeft = anyLeft || !sc.terminating[i]
 	}
+	started = started && anyLeft
 	// The goroutine counts itself after its last API call and its activation.
 	for deadline := time.Now().Add(30 * time.Second); started && finished() == before; {
 		if time.Now().After(deadline) {
@@ -155,25 +176,25 @@ func (sc asyncScenario) upstreamAsync(ctx context.Context) ([]string, []string, 
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
-	var raw []string
-	for _, a := range s.Client.Actions() {
-		if p, ok := a.(k8stesting.PatchAction); ok && p.GetResource().Resource == "pods" &&
-			strings.Contains(string(p.GetPatch()), "nominatedNodeName") {
-			raw = append(raw, "clear "+p.GetNamespace()+"/"+p.GetName())
+	raw := append([]string(nil), s.Events...)
+	if nominated {
+		raw = append(raw, "nominated 1")
+	} else {
+		raw = append(raw, "nominated 0")
+	}
+	victims := r.Victims
+	if !nominated { // the dry run's victims on the node (sync failure: no nomination)
+		for _, n := range r.Nodes {
+			if n.Name == "node-0" {
+				victims = n.Victims
+			}
 		}
 	}
-	for _, e := range s.Evictions {
-		raw = append(raw, "evict "+e.Victim+" "+e.Outcome)
-	}
-	for _, a := range s.Activations {
-		raw = append(raw, "activate "+a)
-	}
-	raw = append(raw, "nominated 1")
-	return raw, r.Victims, nil
+	return raw, victims, nil
 }
 
 // preemptAsync runs the same decision through preempt's dispatcher.
-func (sc asyncScenario) preemptAsync(driver, dir string, victims []string) ([]string, error) {
+func (sc asyncScenario) preemptAsync(driver, dir string, victims []string, sync bool) ([]string, error) {
 	uid := map[string]int{}
 	key := map[int]string{}
 	id := func(k string) int {
@@ -185,7 +206,11 @@ func (sc asyncScenario) preemptAsync(driver, dir string, victims []string) ([]st
 		return uid[k]
 	}
 	var b strings.Builder
-	b.WriteString("mode async\n")
+	if sync {
+		b.WriteString("mode inline\n")
+	} else {
+		b.WriteString("mode async\n")
+	}
 	fmt.Fprintf(&b, "preemptor %d prio=1000\n", id(asyncNamespace+"/preemptor"))
 	for i := 0; i < sc.lowerNominated; i++ {
 		fmt.Fprintf(&b, "nominated %d prio=10\n", id(fmt.Sprintf("%s/nominated-%d", asyncNamespace, i)))
@@ -206,7 +231,7 @@ func (sc asyncScenario) preemptAsync(driver, dir string, victims []string) ([]st
 		}
 		fmt.Fprintf(&b, "victim %d terminating=%d outcome=%s\n", id(v), t, outcome)
 	}
-	file := filepath.Join(dir, sc.name+".txt")
+	file := filepath.Join(dir, fmt.Sprintf("%s-%v.txt", sc.name, sync))
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
@@ -227,12 +252,21 @@ func (sc asyncScenario) preemptAsync(driver, dir string, victims []string) ([]st
 	return events, nil
 }
 
-// normalize checks the phases of an event sequence — the cleared nominations, then the evictions
-// of all victims but the last (in parallel: any order), then the last victim, then the activation
-// — and returns it with the parallel phase sorted. last is the last victim not already
-// terminating.
-func normalize(events []string, last string) ([]string, error) {
+// normalize checks the phases of an event sequence and returns it with its parallel phase
+// sorted. Asynchronous: the cleared nominations, then the evictions of all victims but the last
+// (in parallel: any order), then the last victim, then the activation; last is the last victim not
+// already terminating. Synchronous: the evictions (in parallel), then the cleared nominations.
+func normalize(events []string, last string, sync bool) ([]string, error) {
 	rank := func(e string) int {
+		if sync {
+			switch {
+			case strings.HasPrefix(e, "evict "):
+				return 1
+			case strings.HasPrefix(e, "clear "):
+				return 2
+			}
+			return 4
+		}
 		switch {
 		case strings.HasPrefix(e, "clear "):
 			return 0
@@ -267,7 +301,7 @@ var asyncKnown = map[string]struct {
 	scenarios map[string]bool
 	event     string
 }{
-	"wake-up-rule": {scenarios: map[string]bool{"not-found-last": true}, event: "activate " + asyncNamespace + "/preemptor"},
+	"wake-up-rule": {scenarios: map[string]bool{"async not-found-last": true}, event: "activate " + asyncNamespace + "/preemptor"},
 }
 
 func asyncCmd(args []string) error {
@@ -291,14 +325,31 @@ func asyncCmd(args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 	passed, failed := 0, 0
-	for _, sc := range asyncScenarios {
-		up, victims, err := sc.upstreamAsync(context.Background())
-		if err != nil {
-			return fmt.Errorf("scenario %s: upstream: %v", sc.name, err)
+	var runs []struct {
+		sc   asyncScenario
+		sync bool
+	}
+	for _, sync := range []bool{false, true} {
+		for _, sc := range asyncScenarios {
+			runs = append(runs, struct {
+				sc   asyncScenario
+				sync bool
+			}{sc, sync})
 		}
-		pr, err := sc.preemptAsync(*driver, tmp, victims)
+	}
+	for _, run := range runs {
+		sc, sync := run.sc, run.sync
+		name := "async " + sc.name
+		if sync {
+			name = "sync " + sc.name
+		}
+		up, victims, err := sc.upstreamAsync(context.Background(), sync)
 		if err != nil {
-			return fmt.Errorf("scenario %s: %v", sc.name, err)
+			return fmt.Errorf("%s: upstream: %v", name, err)
+		}
+		pr, err := sc.preemptAsync(*driver, tmp, victims, sync)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
 		}
 		last := ""
 		for i := len(victims) - 1; i >= 0; i-- {
@@ -309,8 +360,8 @@ func asyncCmd(args []string) error {
 				break
 			}
 		}
-		nu, errU := normalize(up, last)
-		np, errP := normalize(pr, last)
+		nu, errU := normalize(up, last, sync)
+		np, errP := normalize(pr, last, sync)
 		verdict := "ok"
 		switch {
 		case errU != nil:
@@ -320,12 +371,12 @@ func asyncCmd(args []string) error {
 		case strings.Join(nu, "; ") != strings.Join(np, "; "):
 			verdict = "FAILED: upstream [" + strings.Join(nu, "; ") + "], preempt [" + strings.Join(np, "; ") + "]"
 			for id, kd := range asyncKnown {
-				if k.Has(id) && kd.scenarios[sc.name] && sameBut(nu, np, kd.event) {
+				if k.Has(id) && kd.scenarios[name] && sameBut(nu, np, kd.event) {
 					verdict = "ok (accepted: " + id + ")"
 				}
 			}
 		}
-		fmt.Printf("async %s: %s\n", sc.name, verdict)
+		fmt.Printf("%s: %s\n", name, verdict)
 		if *verbose {
 			fmt.Printf("  upstream: %s\n  preempt:  %s\n", strings.Join(up, "; "), strings.Join(pr, "; "))
 		}

@@ -11,6 +11,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -104,6 +106,16 @@ type Scheduler struct {
 	Evictions []Eviction
 	// Activations are the pods the framework asked the queue to activate, in order.
 	Activations []string
+	// Events are the actuation's steps in the order they happened: "clear NS/NAME" (a patch
+	// clearing a nomination, when sent), "evict NS/NAME OUTCOME" (a PreemptPod call, when it
+	// returned), "activate NS/NAME".
+	Events []string
+}
+
+func (s *Scheduler) event(e string) {
+	s.mu.Lock()
+	s.Events = append(s.Events, e)
+	s.mu.Unlock()
 }
 
 // Eviction is one PreemptPod call of the executor: "evicted" (the API accepted the deletion),
@@ -123,6 +135,7 @@ func (a recordingActivator) Activate(logger klog.Logger, pods map[string]*v1.Pod
 	a.s.mu.Lock()
 	for _, p := range pods {
 		a.s.Activations = append(a.s.Activations, dump.Key(p))
+		a.s.Events = append(a.s.Events, "activate "+dump.Key(p))
 	}
 	a.s.mu.Unlock()
 	a.queue.Activate(logger, pods)
@@ -274,9 +287,16 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		}
 		s.mu.Lock()
 		s.Evictions = append(s.Evictions, Eviction{Victim: dump.Key(victim), Outcome: outcome})
+		s.Events = append(s.Events, "evict "+dump.Key(victim)+" "+outcome)
 		s.mu.Unlock()
 		return inMemory, err
 	}
+	client.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if p, ok := a.(k8stesting.PatchAction); ok && strings.Contains(string(p.GetPatch()), `"nominatedNodeName"`) {
+			s.event("clear " + p.GetNamespace() + "/" + p.GetName())
+		}
+		return false, nil, nil
+	})
 	for _, n := range d.Nodes {
 		cache.AddNode(logger, n)
 		s.NodeOrder = append(s.NodeOrder, n.Name)
