@@ -125,7 +125,7 @@ func (sc asyncScenario) upstreamAsync(ctx context.Context, sync bool) ([]string,
 	if sync {
 		parallelism = 1
 	}
-	s, err := upstream.New(ctx, d, pods, upstream.Options{Parallelism: parallelism})
+	s, err := upstream.New(ctx, d, pods, upstream.Options{Parallelism: parallelism, Preemptor: dump.Key(preemptor)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -74,6 +74,10 @@ type Options struct {
 	AllSchedulersNominations bool
 	// Parallelism of the framework (1 when 0: deterministic dry runs; upstream's default is 16).
 	Parallelism int
+	// Preemptor (namespace/name) is the pod to place: it never counts on a node, even with
+	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
+	// reads it), and enters the queue as the other pending pods.
+	Preemptor string
 }
 
 // resolvableFit is NodeResourcesFit with ShortageResolvable.
@@ -302,7 +306,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		s.NodeOrder = append(s.NodeOrder, n.Name)
 	}
 	for _, p := range pods {
-		if p.Spec.NodeName != "" {
+		if p.Spec.NodeName != "" && dump.Key(p) != opts.Preemptor {
 			if err := cache.AddPod(logger, p); err != nil {
 				return nil, fmt.Errorf("pod %s: %w", dump.Key(p), err)
 			}

@@ -248,7 +248,8 @@ func Decide(o Options) (*upstream.Report, error) {
 	ctx = klog.NewContext(ctx, klog.Background())
 	s, err := upstream.New(ctx, d, pods, upstream.Options{
 		Args:   upstream.PreemptionArgs{MinCandidateNodesPercentage: o.Percentage, MinCandidateNodesAbsolute: o.Absolute},
-		Offset: o.Offset, ShortageResolvable: o.ShortageResolvable, AllSchedulersNominations: o.AllSchedulersNominations})
+		Offset: o.Offset, ShortageResolvable: o.ShortageResolvable, AllSchedulersNominations: o.AllSchedulersNominations,
+		Preemptor: dump.Key(preemptor)})
 	if err != nil {
 		if strings.Contains(err.Error(), "minCandidateNodes") {
 			return nil, BadInput{Err: err}
