@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/preempt/preempt/tests/conformance/internal/upstream"
+)
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// keepFailure stores a disagreeing cluster with both answers and the disagreements.
+func keepFailure(dir string, r result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(r.dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			return err
+		}
+	}
+	if r.out.up != nil {
+		if err := writeJSON(filepath.Join(dir, "upstream.json"), r.out.up); err != nil {
+			return err
+		}
+	}
+	if r.out.pr != nil {
+		if err := writeJSON(filepath.Join(dir, "preempt.json"), r.out.pr); err != nil {
+			return err
+		}
+	}
+	var lines []string
+	for _, d := range r.out.diffs {
+		lines = append(lines, d.String())
+	}
+	for _, d := range r.out.modelDiffs {
+		lines = append(lines, "model: "+d.String())
+	}
+	return os.WriteFile(filepath.Join(dir, "diffs.txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// The fields of upstream's answer a kept case pins (calls and the tie analysis included).
+func sameAnswer(a, b *upstream.Report) bool {
+	x, y := *a, *b
+	return reflect.DeepEqual(x, y)
+}
+
+// casesCmd checks the kept scenarios: each DIR/<case>/ holds cluster.json, pod.json, args and
+// expected.json, upstream's answer. Upstream must still give it (the referee did not move), and
+// preempt's deciders are compared with it.
+func casesCmd(args []string) error {
+	fs := flag.NewFlagSet("cases", flag.ContinueOnError)
+	var c commonFlags
+	c.register(fs)
+	verbose := fs.Bool("v", false, "print every disagreement")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d, err := c.deciders()
+	if err != nil {
+		return err
+	}
+	var dirs []string
+	for _, root := range fs.Args() {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(root, e.Name()))
+			}
+		}
+	}
+	sort.Strings(dirs)
+	passed, failed := 0, 0
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		args, err := caseArgs(dir)
+		if err != nil {
+			return err
+		}
+		var expected upstream.Report
+		data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &expected); err != nil {
+			return fmt.Errorf("%s/expected.json: %v", dir, err)
+		}
+		up, err := upstreamDecide(args)
+		if err != nil {
+			return fmt.Errorf("%s: upstream: %v", dir, err)
+		}
+		if !sameAnswer(up, &expected) {
+			fmt.Printf("case %s: FAILED: upstream no longer answers expected.json\n", name)
+			failed++
+			continue
+		}
+		_, statErr := os.Stat(filepath.Join(dir, "model.txt"))
+		out, err := d.decide(dir, args, up, statErr == nil)
+		if err != nil {
+			return err
+		}
+		if out.agree() {
+			fmt.Printf("case %s: ok\n", name)
+			passed++
+			continue
+		}
+		fmt.Printf("case %s: FAILED (%s)\n", name, out.signature())
+		if *verbose {
+			for _, df := range out.diffs {
+				fmt.Printf("  %s\n", df)
+			}
+			for _, df := range out.modelDiffs {
+				fmt.Printf("  model: %s\n", df)
+			}
+		}
+		failed++
+	}
+	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	return nil
+}

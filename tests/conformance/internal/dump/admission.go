@@ -1,0 +1,105 @@
+package dump
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/apis/scheduling"
+)
+
+// SystemClasses adds the two PriorityClasses every API server creates at start-up
+// (system-cluster-critical, system-node-critical) when the dump does not hold them.
+func (d *Dump) SystemClasses() {
+	for _, name := range []string{scheduling.SystemClusterCritical, scheduling.SystemNodeCritical} {
+		found := false
+		for _, c := range d.Classes {
+			found = found || c.Name == name
+		}
+		if found {
+			continue
+		}
+		value := int32(scheduling.SystemCriticalPriority)
+		if name == scheduling.SystemNodeCritical {
+			value += 1000
+		}
+		policy := v1.PreemptLowerPriority
+		d.Classes = append(d.Classes, &schedulingv1.PriorityClass{
+			ObjectMeta:       metav1.ObjectMeta{Name: name},
+			Value:            value,
+			PreemptionPolicy: &policy,
+		})
+	}
+}
+
+// Admit resolves a pod's priority and preemption policy as the Priority admission plugin does
+// at creation, for a pod that does not carry them yet: spec.priority from the PriorityClass
+// named, else from the global default class (the lowest of several), else 0; the preemption
+// policy from the class used when the pod sets none, else PreemptLowerPriority. A pod that
+// carries spec.priority was admitted already and keeps it. where names the pod in errors.
+func (d *Dump) Admit(p *v1.Pod, where string) error {
+	var class *schedulingv1.PriorityClass
+	if name := p.Spec.PriorityClassName; name != "" {
+		for _, c := range d.Classes {
+			if c.Name == name {
+				class = c
+			}
+		}
+		if class == nil && p.Spec.Priority == nil {
+			return fmt.Errorf("%s: spec.priorityClassName: no PriorityClass with name %q was found", where, name)
+		}
+	} else {
+		for _, c := range d.Classes {
+			if c.GlobalDefault && (class == nil || c.Value < class.Value) {
+				class = c
+			}
+		}
+	}
+	if p.Spec.Priority == nil {
+		var value int32
+		if class != nil {
+			value = class.Value
+			p.Spec.PriorityClassName = class.Name
+		}
+		p.Spec.Priority = &value
+	}
+	if p.Spec.PreemptionPolicy == nil {
+		policy := v1.PreemptLowerPriority
+		if class != nil && class.PreemptionPolicy != nil {
+			policy = *class.PreemptionPolicy
+		}
+		p.Spec.PreemptionPolicy = &policy
+	}
+	if p.UID == "" {
+		p.UID = types.UID("uid-" + p.Namespace + "/" + p.Name)
+	}
+	return nil
+}
+
+// Validate rejects what the API server never stores: duplicate names.
+func (d *Dump) Validate() error {
+	nodes := map[string]bool{}
+	for _, n := range d.Nodes {
+		if nodes[n.Name] {
+			return fmt.Errorf("Node %s: metadata.name: duplicate node name", n.Name)
+		}
+		nodes[n.Name] = true
+	}
+	pods := map[string]bool{}
+	for _, p := range d.Pods {
+		if pods[Key(p)] {
+			return fmt.Errorf("Pod %s: metadata.name: duplicate pod", Key(p))
+		}
+		pods[Key(p)] = true
+	}
+	classes := map[string]bool{}
+	for _, c := range d.Classes {
+		if classes[c.Name] {
+			return fmt.Errorf("PriorityClass %s: metadata.name: duplicate PriorityClass", c.Name)
+		}
+		classes[c.Name] = true
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+// Package dump reads a cluster dump (`kubectl get nodes,pods,pdb,priorityclasses -A -o json`,
+// or single objects, or JSON arrays of objects) with upstream's API scheme, and prepares its
+// objects as the API server would have stored them: API defaults applied, and pods' priorities
+// and preemption policies resolved from their PriorityClass as the Priority admission plugin does.
+//
+// The same inputs preempt-whatif reads; objects of other kinds are counted and otherwise ignored
+// (Namespaces are kept: inter-pod affinity's namespaceSelector reads their labels).
+package dump
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	// The v1 defaulting functions of the kinds a dump holds, registered into legacyscheme.
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+)
+
+// Dump is the content of one or more dump files, objects in input order.
+type Dump struct {
+	Files      []string
+	Nodes      []*v1.Node
+	Pods       []*v1.Pod
+	PDBs       []*policyv1.PodDisruptionBudget
+	Classes    []*schedulingv1.PriorityClass
+	Namespaces []*v1.Namespace
+	// Objects of other kinds (Services, Deployments, ...), ignored.
+	Others int
+}
+
+var decoder = serializer.NewCodecFactory(legacyscheme.Scheme).UniversalDeserializer()
+
+// The API version of each kind a dump holds, for hand-written objects that omit it.
+var defaultAPIVersion = map[string]string{
+	"Pod":                 "v1",
+	"Node":                "v1",
+	"Namespace":           "v1",
+	"PodDisruptionBudget": "policy/v1",
+	"PriorityClass":       "scheduling.k8s.io/v1",
+}
+
+// ReadFile reads a named file, or standard input for "-".
+func ReadFile(name string) (string, []byte, error) {
+	if name == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return "<stdin>", nil, fmt.Errorf("<stdin>: cannot read: %v", err)
+		}
+		return "<stdin>", data, nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return name, nil, fmt.Errorf("%s: cannot read: %v", name, err)
+	}
+	return name, data, nil
+}
+
+// items splits a document into its objects: a List (any kind ending in "List"), a JSON array or
+// a single object. inList tells whether positions are list positions.
+func items(name string, data []byte) (raws []json.RawMessage, inList bool, err error) {
+	trimmed := strings.TrimSpace(string(data))
+	if trimmed == "" {
+		return nil, false, fmt.Errorf("%s: empty document", name)
+	}
+	if strings.HasPrefix(trimmed, "[") {
+		if err := json.Unmarshal(data, &raws); err != nil {
+			return nil, false, fmt.Errorf("%s: malformed JSON: %v", name, err)
+		}
+		return raws, true, nil
+	}
+	var head struct {
+		Kind  string            `json:"kind"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, false, fmt.Errorf("%s: malformed JSON: %v", name, err)
+	}
+	if strings.HasSuffix(head.Kind, "List") {
+		return head.Items, true, nil
+	}
+	return []json.RawMessage{json.RawMessage(data)}, false, nil
+}
+
+func where(name string, i int, inList bool) string {
+	if inList {
+		return fmt.Sprintf("%s: items[%d]", name, i)
+	}
+	return name
+}
+
+// decodeObject decodes one object with upstream's scheme and applies the API defaults.
+func decodeObject(raw json.RawMessage, defaultKind string) (runtime.Object, string, error) {
+	var meta map[string]any
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, "", fmt.Errorf("malformed JSON: %v", err)
+	}
+	kind, _ := meta["kind"].(string)
+	if kind == "" {
+		if defaultKind == "" {
+			return nil, "", errors.New("kind: missing")
+		}
+		kind = defaultKind
+		meta["kind"] = kind
+	}
+	if _, ok := meta["apiVersion"].(string); !ok {
+		version, known := defaultAPIVersion[kind]
+		if !known {
+			return nil, kind, nil // an object of another kind: ignored
+		}
+		meta["apiVersion"] = version
+	}
+	if _, known := defaultAPIVersion[kind]; !known {
+		return nil, kind, nil
+	}
+	fixed, err := json.Marshal(meta)
+	if err != nil {
+		return nil, kind, err
+	}
+	obj, _, err := decoder.Decode(fixed, nil, nil)
+	if err != nil {
+		return nil, kind, err
+	}
+	legacyscheme.Scheme.Default(obj)
+	return obj, kind, nil
+}
+
+// AddFile adds the objects of one dump file.
+func (d *Dump) AddFile(name string, data []byte) error {
+	raws, inList, err := items(name, data)
+	if err != nil {
+		return err
+	}
+	d.Files = append(d.Files, name)
+	for i, raw := range raws {
+		obj, kind, err := decodeObject(raw, "")
+		if err != nil {
+			if kind != "" {
+				return fmt.Errorf("%s: %s: %v", where(name, i, inList), kind, err)
+			}
+			return fmt.Errorf("%s: %v", where(name, i, inList), err)
+		}
+		switch o := obj.(type) {
+		case *v1.Pod:
+			d.Pods = append(d.Pods, o)
+		case *v1.Node:
+			d.Nodes = append(d.Nodes, o)
+		case *policyv1.PodDisruptionBudget:
+			d.PDBs = append(d.PDBs, o)
+		case *schedulingv1.PriorityClass:
+			d.Classes = append(d.Classes, o)
+		case *v1.Namespace:
+			d.Namespaces = append(d.Namespaces, o)
+		default:
+			d.Others++
+		}
+	}
+	return nil
+}
+
+// ReadPod reads the pod to place from a file holding one Pod (kind may be omitted).
+func ReadPod(name string, data []byte) (*v1.Pod, error) {
+	raws, inList, err := items(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(raws) != 1 {
+		return nil, fmt.Errorf("%s: expected one Pod, found %d objects", name, len(raws))
+	}
+	obj, kind, err := decodeObject(raws[0], "Pod")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where(name, 0, inList), err)
+	}
+	pod, ok := obj.(*v1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("%s: expected a Pod, found kind %s", name, kind)
+	}
+	return pod, nil
+}
+
+// Key is namespace/name.
+func Key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// IsTerminal tells a pod whose phase is Succeeded or Failed: kube-scheduler's informer does not
+// list them (NewInformerFactory's field selector), so they hold no resources anywhere.
+func IsTerminal(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+// FindPending returns the pending pod namespace/name of the dump.
+func (d *Dump) FindPending(key string) (*v1.Pod, error) {
+	for _, p := range d.Pods {
+		if Key(p) != key {
+			continue
+		}
+		if p.Spec.NodeName != "" {
+			return nil, fmt.Errorf("--pod-name %s: the pod is not pending: it is bound to node %s", key, p.Spec.NodeName)
+		}
+		if IsTerminal(p) {
+			return nil, fmt.Errorf("--pod-name %s: the pod is not pending: its phase is %s", key, p.Status.Phase)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("--pod-name %s: no such pod in the cluster dump", key)
+}

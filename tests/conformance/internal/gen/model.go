@@ -1,0 +1,194 @@
+package gen
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/preempt/preempt/tests/conformance/internal/dump"
+)
+
+// ModelText is the text form of a resource-only case, what kube-scheduler sees of it, for the
+// model driver (tests/conformance/model_driver.cpp), one object per line, fields key=value:
+//
+//	node NAME cpu=MILLI memory=B pods=N ephemeral-storage=B [EXTENDED=N ...]
+//	pod KEY ns=NS prio=P policy=lower|never start=UNIX_NS|- node=NAME|- nominated=NAME|-
+//	    deleting=0|1 preempting=0|1 req CPU_AND_OTHER_REQUESTS...
+//	pdb KEY ns=NS allowed=N members=KEY,... disrupted=KEY,...
+//	preemptor KEY ns=NS prio=P policy=lower|never start=UNIX_NS|- nominated=NAME|- req ...
+//	args percentage=P absolute=A offset=O
+//
+// Pods are the ones the scheduler sees: terminal pods are left out, pending pods only with a
+// nomination of this scheduler (kube-scheduler's queue holds no other); priorities are resolved
+// as admission does; requests are effective (init containers, sidecars, overhead, pod-level
+// resources); a budget's members are the bound pods its selector matches in its namespace.
+// Keys (namespace/name) are unique; "," never occurs in one.
+func (c *Case) ModelText() (string, error) {
+	d := &dump.Dump{Classes: append([]*schedulingv1.PriorityClass(nil), c.Classes...)}
+	d.SystemClasses()
+	var b strings.Builder
+	b.WriteString("# preempt conformance model cluster, seed " + fmt.Sprint(c.Seed) + "\n")
+	nodes := map[string]bool{}
+	for _, n := range c.Nodes {
+		nodes[n.Name] = true
+		fmt.Fprintf(&b, "node %s %s\n", n.Name, amounts(n.Status.Allocatable))
+	}
+	resolved := func(p *v1.Pod) (*v1.Pod, error) {
+		q := p.DeepCopy()
+		q.Spec.Priority, q.Spec.PreemptionPolicy = nil, nil
+		if p.Spec.Priority != nil {
+			v := *p.Spec.Priority
+			q.Spec.Priority = &v
+		}
+		if p.Spec.PreemptionPolicy != nil {
+			v := *p.Spec.PreemptionPolicy
+			q.Spec.PreemptionPolicy = &v
+		}
+		return q, d.Admit(q, "Pod "+dump.Key(p))
+	}
+	line := func(kind string, p *v1.Pod, bound bool) error {
+		q, err := resolved(p)
+		if err != nil {
+			return err
+		}
+		policy := "lower"
+		if *q.Spec.PreemptionPolicy == v1.PreemptNever {
+			policy = "never"
+		}
+		start := "-"
+		if q.Status.StartTime != nil {
+			start = fmt.Sprint(q.Status.StartTime.UnixNano())
+		}
+		fmt.Fprintf(&b, "%s %s ns=%s prio=%d policy=%s start=%s", kind, dump.Key(q), q.Namespace, *q.Spec.Priority, policy, start)
+		if kind == "pod" {
+			node := "-"
+			if bound {
+				node = q.Spec.NodeName
+			}
+			deleting, preempting := 0, 0
+			if q.DeletionTimestamp != nil {
+				deleting = 1
+				for _, cond := range q.Status.Conditions {
+					if cond.Type == v1.DisruptionTarget {
+						if cond.Status == v1.ConditionTrue && cond.Reason == v1.PodReasonPreemptionByScheduler {
+							preempting = 1
+						}
+						break
+					}
+				}
+			}
+			fmt.Fprintf(&b, " node=%s", node)
+			nominated := "-"
+			if !bound {
+				nominated = q.Status.NominatedNodeName
+			}
+			fmt.Fprintf(&b, " nominated=%s deleting=%d preempting=%d", nominated, deleting, preempting)
+		} else {
+			nominated := "-"
+			if nodes[q.Status.NominatedNodeName] {
+				nominated = q.Status.NominatedNodeName
+			}
+			fmt.Fprintf(&b, " nominated=%s", nominated)
+		}
+		fmt.Fprintf(&b, " req %s\n", amounts(effective(q)))
+		return nil
+	}
+	preemptorKey := dump.Key(c.Preemptor)
+	var bound []*v1.Pod
+	for _, p := range c.Pods {
+		if dump.IsTerminal(p) || dump.Key(p) == preemptorKey {
+			continue
+		}
+		switch {
+		case p.Spec.NodeName != "":
+			if !nodes[p.Spec.NodeName] {
+				continue
+			}
+			bound = append(bound, p)
+			if err := line("pod", p, true); err != nil {
+				return "", err
+			}
+		case p.Status.NominatedNodeName != "" && nodes[p.Status.NominatedNodeName] &&
+			(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == v1.DefaultSchedulerName):
+			if err := line("pod", p, false); err != nil {
+				return "", err
+			}
+		}
+	}
+	for _, pdb := range c.PDBs {
+		var members []string
+		for _, p := range bound {
+			if p.Namespace == pdb.Namespace && len(p.Labels) > 0 && matches(pdb.Spec.Selector, p.Labels) {
+				members = append(members, dump.Key(p))
+			}
+		}
+		var disrupted []string
+		for name := range pdb.Status.DisruptedPods {
+			disrupted = append(disrupted, pdb.Namespace+"/"+name)
+		}
+		sort.Strings(disrupted)
+		fmt.Fprintf(&b, "pdb %s/%s ns=%s allowed=%d members=%s disrupted=%s\n", pdb.Namespace, pdb.Name, pdb.Namespace,
+			pdb.Status.DisruptionsAllowed, strings.Join(members, ","), strings.Join(disrupted, ","))
+	}
+	if err := line("preemptor", c.Preemptor, false); err != nil {
+		return "", err
+	}
+	pct, abs := int32(10), int32(100)
+	if c.Percentage != nil {
+		pct = *c.Percentage
+	}
+	if c.Absolute != nil {
+		abs = *c.Absolute
+	}
+	fmt.Fprintf(&b, "args percentage=%d absolute=%d offset=%d\n", pct, abs, c.Offset)
+	return b.String(), nil
+}
+
+// amounts prints a resource list: cpu in millicores, the rest in units, sorted by name after
+// cpu, memory, pods and ephemeral-storage.
+func amounts(l v1.ResourceList) string {
+	order := map[v1.ResourceName]int{v1.ResourceCPU: 0, v1.ResourceMemory: 1, v1.ResourcePods: 2, v1.ResourceEphemeralStorage: 3}
+	var names []v1.ResourceName
+	for n := range l {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		oi, iok := order[names[i]]
+		oj, jok := order[names[j]]
+		switch {
+		case iok && jok:
+			return oi < oj
+		case iok != jok:
+			return iok
+		}
+		return names[i] < names[j]
+	})
+	var parts []string
+	for _, n := range names {
+		q := l[n]
+		parts = append(parts, fmt.Sprintf("%s=%d", n, amount(n, q)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func amount(n v1.ResourceName, q resource.Quantity) int64 {
+	if n == v1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// WriteModel stores the text form in dir/model.txt.
+func (c *Case) WriteModel(dir string) error {
+	text, err := c.ModelText()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "model.txt"), []byte(text), 0o644)
+}

@@ -1,0 +1,83 @@
+package gen
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+type list struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Items      []any  `json:"items"`
+}
+
+// ClusterJSON is the dump as `kubectl get ... -o json` prints it: a List.
+func (c *Case) ClusterJSON() ([]byte, error) {
+	l := list{APIVersion: "v1", Kind: "List"}
+	for _, x := range c.Classes {
+		l.Items = append(l.Items, x)
+	}
+	for _, x := range c.Namespaces {
+		l.Items = append(l.Items, x)
+	}
+	for _, x := range c.Nodes {
+		l.Items = append(l.Items, x)
+	}
+	for _, x := range c.Pods {
+		l.Items = append(l.Items, x)
+	}
+	for _, x := range c.PDBs {
+		l.Items = append(l.Items, x)
+	}
+	return json.MarshalIndent(l, "", " ")
+}
+
+// PodJSON is the preemptor as a Pod object.
+func (c *Case) PodJSON() ([]byte, error) { return json.MarshalIndent(c.Preemptor, "", " ") }
+
+// DeciderArgs are the arguments of a decider run in dir (cluster.json, pod.json there).
+func (c *Case) DeciderArgs(dir string) []string {
+	a := []string{"--cluster", filepath.Join(dir, "cluster.json")}
+	if c.PodName {
+		a = append(a, "--pod-name", c.Preemptor.Namespace+"/"+c.Preemptor.Name)
+	} else {
+		a = append(a, "--pod", filepath.Join(dir, "pod.json"))
+	}
+	return append(a, c.Args()...)
+}
+
+// Write stores the case in dir: cluster.json, pod.json, and args (the flags beyond --cluster,
+// one line) and families (one line).
+func (c *Case) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cluster, err := c.ClusterJSON()
+	if err != nil {
+		return err
+	}
+	pod, err := c.PodJSON()
+	if err != nil {
+		return err
+	}
+	args := c.Args()
+	if c.PodName {
+		args = append([]string{"--pod-name", c.Preemptor.Namespace + "/" + c.Preemptor.Name}, args...)
+	} else {
+		args = append([]string{"--pod", "pod.json"}, args...)
+	}
+	files := map[string][]byte{
+		"cluster.json": append(cluster, '\n'),
+		"pod.json":     append(pod, '\n'),
+		"args":         []byte(strings.Join(args, " ") + "\n"),
+		"families":     []byte(strings.Join(c.Families, ",") + "\n"),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+// Package whatif is kube-whatif's command: its options, and the decision from a dump and a pod.
+package whatif
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+
+	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/upstream"
+)
+
+// BadInput wraps an error in the input (exit status 2).
+type BadInput struct{ Err error }
+
+func (b BadInput) Error() string { return b.Err.Error() }
+func (b BadInput) Unwrap() error { return b.Err }
+
+// Options are the command line of kube-whatif (and preempt-whatif).
+type Options struct {
+	Clusters     []string
+	PodFile      string
+	PodName      string
+	Output       string
+	Offset       int64
+	Percentage   *int32
+	Absolute     *int32
+	FeatureGates string
+	// ShortageResolvable: upstream.Options.ShortageResolvable (--shortage-resolvable).
+	ShortageResolvable bool
+	// AllSchedulersNominations: upstream.Options.AllSchedulersNominations (--all-schedulers-nominations).
+	AllSchedulersNominations bool
+}
+
+// ParseArgs reads the command line.
+func ParseArgs(args []string) (Options, error) {
+	o := Options{Output: "text"}
+	value := func(i *int, name string) (string, error) {
+		if *i+1 >= len(args) {
+			return "", fmt.Errorf("%s: missing value", name)
+		}
+		*i++
+		return args[*i], nil
+	}
+	int32Flag := func(s, name string) (*int32, error) {
+		v, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%s: invalid integer %q", name, s)
+		}
+		x := int32(v)
+		return &x, nil
+	}
+	for i := 0; i < len(args); i++ {
+		name, inline, hasInline := strings.Cut(args[i], "=")
+		get := func() (string, error) {
+			if hasInline {
+				return inline, nil
+			}
+			return value(&i, name)
+		}
+		var err error
+		var s string
+		switch name {
+		case "--cluster":
+			if hasInline {
+				o.Clusters = append(o.Clusters, inline)
+				continue
+			}
+			n := 0
+			for i+1 < len(args) && (args[i+1] == "-" || !strings.HasPrefix(args[i+1], "-")) {
+				i++
+				n++
+				o.Clusters = append(o.Clusters, args[i])
+			}
+			if n == 0 {
+				return o, errors.New("--cluster: missing value")
+			}
+		case "--pod":
+			o.PodFile, err = get()
+		case "--pod-name":
+			o.PodName, err = get()
+		case "--output", "-o":
+			if s, err = get(); err == nil {
+				if s != "text" && s != "json" {
+					err = fmt.Errorf("--output: %s not in {text,json}", s)
+				}
+				o.Output = s
+			}
+		case "--offset":
+			if s, err = get(); err == nil {
+				o.Offset, err = strconv.ParseInt(s, 10, 64)
+				if err != nil || o.Offset < 0 {
+					err = fmt.Errorf("--offset: must be a non-negative integer, got %q", s)
+				}
+			}
+		case "--min-candidate-nodes-percentage":
+			if s, err = get(); err == nil {
+				o.Percentage, err = int32Flag(s, name)
+			}
+		case "--min-candidate-nodes-absolute":
+			if s, err = get(); err == nil {
+				o.Absolute, err = int32Flag(s, name)
+			}
+		case "--feature-gates":
+			o.FeatureGates, err = get()
+		case "--shortage-resolvable":
+			o.ShortageResolvable = true
+		case "--all-schedulers-nominations":
+			o.AllSchedulersNominations = true
+		case "--timings":
+		default:
+			err = fmt.Errorf("unknown option %s", args[i])
+		}
+		if err != nil {
+			return o, err
+		}
+	}
+	if o.PodFile != "" && o.PodName != "" {
+		return o, errors.New("--pod excludes --pod-name")
+	}
+	return o, nil
+}
+
+// bundledData finds examples/data from the working directory upwards.
+func bundledData() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		candidate := filepath.Join(dir, "examples", "data")
+		if _, err := os.Stat(filepath.Join(candidate, "cluster.json")); err == nil {
+			return candidate, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("the bundled example (examples/data) was not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Decide loads the dump and the pod and decides with upstream's code.
+func Decide(o Options) (*upstream.Report, error) {
+	var err error
+	if o.FeatureGates != "" {
+		if err := utilfeature.DefaultMutableFeatureGate.Set(o.FeatureGates); err != nil {
+			return nil, BadInput{Err: fmt.Errorf("--feature-gates: %v", err)}
+		}
+	}
+	if len(o.Clusters) == 0 && o.PodFile == "" && o.PodName == "" {
+		dir, err := bundledData()
+		if err != nil {
+			return nil, BadInput{Err: err}
+		}
+		o.Clusters = []string{filepath.Join(dir, "cluster.json")}
+		o.PodFile = filepath.Join(dir, "pod.json")
+	}
+	if len(o.Clusters) == 0 {
+		return nil, BadInput{Err: errors.New("--cluster is required")}
+	}
+	if o.PodFile == "" && o.PodName == "" {
+		return nil, BadInput{Err: errors.New("one of --pod or --pod-name is required")}
+	}
+
+	d := &dump.Dump{}
+	for _, f := range o.Clusters {
+		name, data, err := dump.ReadFile(f)
+		if err != nil {
+			return nil, BadInput{Err: err}
+		}
+		if err := d.AddFile(name, data); err != nil {
+			return nil, BadInput{Err: err}
+		}
+	}
+	if err := d.Validate(); err != nil {
+		return nil, BadInput{Err: err}
+	}
+	d.SystemClasses()
+
+	var preemptor *v1.Pod
+	if o.PodFile != "" {
+		name, data, err := dump.ReadFile(o.PodFile)
+		if err != nil {
+			return nil, BadInput{Err: err}
+		}
+		if preemptor, err = dump.ReadPod(name, data); err != nil {
+			return nil, BadInput{Err: err}
+		}
+		if err := d.Admit(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
+			return nil, BadInput{Err: err}
+		}
+	} else if preemptor, err = d.FindPending(o.PodName); err != nil {
+		return nil, BadInput{Err: err}
+	}
+
+	// The pods the scheduler sees: the non-terminal ones, admitted; the preemptor's copy in the
+	// dump is replaced by the pod to place.
+	var pods []*v1.Pod
+	inDump := false
+	for _, p := range d.Pods {
+		if dump.IsTerminal(p) {
+			continue
+		}
+		if dump.Key(p) == dump.Key(preemptor) {
+			if p.Spec.NodeName == "" {
+				inDump = true
+				if o.PodFile != "" {
+					preemptor.UID = p.UID
+					p = preemptor
+				}
+				if err := d.Admit(p, "Pod "+dump.Key(p)); err != nil {
+					return nil, BadInput{Err: err}
+				}
+				pods = append(pods, p)
+				continue
+			}
+		}
+		if err := d.Admit(p, "Pod "+dump.Key(p)); err != nil {
+			return nil, BadInput{Err: err}
+		}
+		pods = append(pods, p)
+	}
+	if !inDump {
+		pods = append(pods, preemptor)
+	}
+	// Upstream reads time.Now() for a pod without status.startTime at every comparison, so the
+	// order among such pods depends on the order of the calls; one decision time, as
+	// preempt-whatif takes, pins it (known-differences.md, "missing start times").
+	now := metav1.Now()
+	for _, p := range pods {
+		if p.Status.StartTime == nil {
+			p.Status.StartTime = &now
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx = klog.NewContext(ctx, klog.Background())
+	s, err := upstream.New(ctx, d, pods, upstream.Options{
+		Args:   upstream.PreemptionArgs{MinCandidateNodesPercentage: o.Percentage, MinCandidateNodesAbsolute: o.Absolute},
+		Offset: o.Offset, ShortageResolvable: o.ShortageResolvable, AllSchedulersNominations: o.AllSchedulersNominations,
+		Preemptor: dump.Key(preemptor)})
+	if err != nil {
+		if strings.Contains(err.Error(), "minCandidateNodes") {
+			return nil, BadInput{Err: err}
+		}
+		return nil, err
+	}
+	return s.Decide(ctx, preemptor)
+}
