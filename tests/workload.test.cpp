@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <chrono>
 #include <optional>
 #include <set>
 #include <string>
@@ -520,4 +521,128 @@ TEST_CASE_TEMPLATE("WG87-WG88 evaluation duration by result: Success and Error",
       CHECK(m.victims_bucket(0) == 1);
     }
   }
+}
+
+// ---- dispatch: the gate keyed by the group, the wake-up rule, nominations ---------------------
+
+namespace {
+// n1, n2 of capacity 1 each full of a low pod: both members need both victims.
+void two_victims(wlf::scene& s) {
+  s.node("n1", 1);
+  s.node("n2", 1);
+  s.add({.name = "v1", .node = "n1"});
+  s.add({.name = "v2", .node = "n2"});
+  s.member("m1");
+  s.member("m2");
+}
+}  // namespace
+
+TEST_CASE("group dispatch (manual executor): the group is gated while its evictions run; members "
+          "are nominated first") {
+  wlf::scene s;
+  two_victims(s);
+  const auto g = s.preemptor();
+  evf::rig<evf::manual_fifo> r(&s.names, s.cluster.size());
+  evaluator ev;
+  const auto& d = ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
+  REQUIRE(d.kind == wl::group_decision_kind::preempt);
+  CHECK(s.named(d.victims) == std::set<std::string>{"v1", "v2"});
+  const wlf::pod group = s.group_pod();
+  const auto res = wl::dispatch_group(r.disp, group, g, d);
+  CHECK(res.dispatch.started);
+  CHECK(res.dispatch.evictions == 2);
+  // Members are nominated before the evictions run; the group, not a member, is in flight.
+  CHECK(r.ledger.node_of(g.members[0]->uid()) == std::optional<std::size_t>(0));
+  CHECK(r.ledger.node_of(g.members[1]->uid()) == std::optional<std::size_t>(1));
+  CHECK_FALSE(r.ledger.node_of(group.uid()).has_value());
+  CHECK(r.disp.is_preemption_running(group.uid()));
+  CHECK_FALSE(r.disp.is_preemption_running(g.members[0]->uid()));
+  // Every eviction call sees the group in flight and gated.
+  r.settle();
+  REQUIRE(r.client.call_count() == 2);
+  for (const evf::call& c : r.client.calls()) {
+    CHECK(c.preemptor == group.uid());
+    CHECK(c.in_flight);
+    CHECK(c.gate);
+  }
+  // The last victim is evicted last, recorded as the group's last victim while it runs.
+  CHECK(r.client.calls()[1].last_victim == std::optional<wlf::uid>(r.client.calls()[1].victim));
+  // Its deletion was accepted: the deletion event will wake the group, the dispatcher does not.
+  CHECK_FALSE(r.disp.is_preemption_running(group.uid()));
+  CHECK(r.rec.reactivations(group.uid()) == 0);
+  CHECK(r.client.accepted().size() == 2);
+  CHECK(r.rec.cleared().empty());     // a group's preemption clears no nomination
+  CHECK(r.rec.dispatched().empty());  // nor feeds the single-pod victims metric
+}
+
+TEST_CASE_TEMPLATE("group dispatch: a failed eviction wakes the group (async) or fails the "
+                   "attempt and nominates nobody (inline)", X, WL_EXECUTORS) {
+  wlf::scene s;
+  two_victims(s);
+  const auto g = s.preemptor();
+  evf::rig<X> r(&s.names, s.cluster.size());
+  r.client.set(s.ids.at("v1"), evf::api::delete_fails);
+  r.client.set(s.ids.at("v2"), evf::api::delete_fails);
+  evaluator ev;
+  const auto& d = ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
+  REQUIRE(d.kind == wl::group_decision_kind::preempt);
+  wl::workload_metrics m;
+  const wlf::pod group = s.group_pod();
+  const auto res = wl::dispatch_group(r.disp, group, g, d, &m);
+  r.settle();
+  CHECK_FALSE(r.disp.is_preemption_running(group.uid()));
+  if constexpr (X::async) {
+    CHECK(res.code == status_code::success);  // upstream: the async path reports success at once
+    CHECK(r.rec.reactivations(group.uid()) == 1);
+    CHECK(r.ledger.node_of(g.members[0]->uid()).has_value());
+  } else {
+    CHECK(res.code == status_code::error);
+    CHECK(res.dispatch.outcome.reason() == evf::delete_failed);
+    CHECK(m.attempts(status_code::error) == 1);
+    CHECK(m.executions(wl::unit_kind::pod_group, false) == 1);
+    CHECK(r.ledger.size() == 0);
+  }
+}
+
+TEST_CASE_TEMPLATE("group dispatch: victims already terminating are not evicted again", X, WL_EXECUTORS) {
+  wlf::scene s;
+  s.node("n1", 1);
+  s.add({.name = "v1", .node = "n1", .terminating = true});
+  s.member("m1");
+  const auto g = s.preemptor();
+  evf::rig<X> r(&s.names, s.cluster.size());
+  evaluator ev;
+  const auto& d = ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
+  REQUIRE(d.kind == wl::group_decision_kind::preempt);
+  CHECK(s.named(d.victims) == std::set<std::string>{"v1"});  // selected again, counted
+  const wlf::pod group = s.group_pod();
+  wl::workload_metrics m;
+  const auto res = wl::dispatch_group(r.disp, group, g, d, &m);
+  r.settle();
+  CHECK(res.dispatch.skipped == 1);
+  CHECK(r.client.call_count() == 0);
+  CHECK_FALSE(r.disp.is_preemption_running(group.uid()));
+  CHECK(m.victims_bucket(0) == 1);  // upstream observes the victims before skipping them
+  CHECK(r.ledger.node_of(g.members[0]->uid()) == std::optional<std::size_t>(0));
+}
+
+TEST_CASE("workload metrics: buckets of counts (1..1024, +Inf) and durations (1 ms · 2^k, +Inf)") {
+  using wm = wl::workload_metrics;
+  CHECK(wm::count_bucket(0) == 0);
+  CHECK(wm::count_bucket(1) == 0);
+  CHECK(wm::count_bucket(2) == 1);
+  CHECK(wm::count_bucket(3) == 2);
+  CHECK(wm::count_bucket(1024) == 10);
+  CHECK(wm::count_bucket(1025) == 11);
+  CHECK(wm::duration_bucket(std::chrono::microseconds(500)) == 0);
+  CHECK(wm::duration_bucket(std::chrono::milliseconds(2)) == 1);
+  CHECK(wm::duration_bucket(std::chrono::seconds(100)) == 16);
+  wm m;
+  m.record_victims(wl::unit_kind::composite_pod_group, 3, 0, 0);
+  CHECK(m.victims_bucket(2) == 1);
+  CHECK(m.disruptions_bucket(wl::unit_kind::composite_pod_group, 0) == 0);  // not observed at 0
+  m.record_victims(wl::unit_kind::composite_pod_group, 3, 2, 4);
+  CHECK(m.disruptions_bucket(wl::unit_kind::composite_pod_group, 1) == 1);
+  CHECK(m.pdb_violations(wl::unit_kind::composite_pod_group) == 4);
+  CHECK(m.pdb_violations(wl::unit_kind::pod_group) == 0);
 }
