@@ -181,3 +181,74 @@ TEST_CASE("workload properties: without groups, the victims on the member's node
   }
   CHECK(compared > 100);
 }
+
+TEST_CASE("workload properties: single-pod victims on units equal select_victims without groups") {
+  std::size_t candidates = 0;
+  for (const std::uint64_t seed : rnd::seeds(300)) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    wlf::scene s;
+    random_scene(s, rng, false);  // one budget at most: no pod counts against two
+    const wlf::pod preemptor({.uid = 5000, .priority = priorities[pick(rng, 3)],
+                              .requests = {0, 0, 1 + static_cast<std::int64_t>(pick(rng, 2))},
+                              .start_time = {}});
+    wl::unit_scratch<wlf::pod> units;
+    wl::build_victim_units(s.cluster, wl::no_groups{}, now, units);
+    preempt::victim_scratch<wlf::pod> scratch;
+    wl::unit_selection_scratch<wlf::pod> unit_scratch;
+    for (std::size_t x = 0; x < s.cluster.size(); ++x) {
+      CAPTURE(x);
+      auto a = s.cluster.make_state();
+      auto b = s.cluster.make_state();
+      s.cluster.prepare_state(x, a);
+      s.cluster.prepare_state(x, b);
+      const auto want = preempt::select_victims(preemptor, s.cluster[x], a, s.budgets, scratch,
+                                                preempt::default_policy{now});
+      const auto got = wl::select_unit_victims(preemptor, x, s.cluster, b, units, s.budgets,
+                                               preempt::no_nominated_pods<wlf::pod>, unit_scratch);
+      CHECK(got.outcome == want.outcome);
+      CHECK(std::vector<const wlf::pod*>(got.victims.begin(), got.victims.end()) ==
+            std::vector<const wlf::pod*>(want.victims.begin(), want.victims.end()));
+      CHECK(got.pdb_violations == want.pdb_violations);
+      candidates += want.is_candidate() ? 1u : 0u;
+    }
+  }
+  CHECK(candidates > 100);
+}
+
+TEST_CASE("workload properties: single-pod victims on units are whole lower-priority units") {
+  std::size_t group_victims = 0;
+  for (const std::uint64_t seed : rnd::seeds(300)) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    wlf::scene s;
+    random_scene(s, rng, true);
+    const wlf::pod preemptor({.uid = 5000, .priority = priorities[1 + pick(rng, 2)],
+                              .requests = {0, 0, 1}, .start_time = {}});
+    wl::unit_scratch<wlf::pod> units;
+    wl::build_victim_units(s.cluster, s.grps, now, units);
+    wl::unit_selection_scratch<wlf::pod> unit_scratch;
+    for (std::size_t x = 0; x < s.cluster.size(); ++x) {
+      CAPTURE(x);
+      auto state = s.cluster.make_state();
+      s.cluster.prepare_state(x, state);
+      const auto got = wl::select_unit_victims(preemptor, x, s.cluster, state, units, s.budgets,
+                                               preempt::no_nominated_pods<wlf::pod>, unit_scratch);
+      if (!got.is_candidate()) continue;
+      std::map<const wlf::pod*, int> is_victim;
+      for (const wlf::pod* v : got.victims) ++is_victim[v];
+      for (const wl::victim_unit& u : units.units()) {
+        std::size_t in = 0;
+        for (const auto& m : units.members_of(u)) in += static_cast<std::size_t>(is_victim.count(m.pod));
+        CHECK((in == 0 || in == u.size));
+        if (in != 0) {
+          CHECK(u.priority < preemptor.priority());
+          if (u.size > 1) ++group_victims;
+        }
+      }
+      // The state is the node without its victims' members there, and the preemptor fits.
+      CHECK(state.fits(preemptor).is_success());
+    }
+  }
+  CHECK(group_victims > 10);
+}

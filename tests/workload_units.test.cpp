@@ -459,3 +459,44 @@ TEST_CASE("importance order: priority, kind, size, earliest start, construction 
   const wl::victim_unit u = unit(1, unit_kind::pod, 1, 0, 0);
   CHECK_FALSE(wl::more_important_unit(u, u));  // irreflexive
 }
+
+// ---- single-pod preemption with pod groups as victims (v1.37 SelectVictimsOnNode) --------------
+
+TEST_CASE("single-pod victims on units: an all-mode group is evicted across nodes; a member has "
+          "its group's priority") {
+  wlf::scene s;
+  s.node("n1", 2);
+  s.node("n2", 2);
+  s.group("gang", true, 10);
+  s.group("important", false, 2000);
+  s.add({.name = "g1", .node = "n1", .priority = 10, .group = "gang"});
+  s.add({.name = "g2", .node = "n2", .priority = 10, .group = "gang"});
+  s.add({.name = "inverted", .node = "n1", .priority = 5, .group = "important"});  // 2000, untouchable
+  const wlf::pod preemptor({.uid = 500, .priority = 1000, .requests = {}, .start_time = {}});
+  wl::unit_scratch<wlf::pod> units;
+  wl::build_victim_units(s.cluster, s.grps, 0, units);
+  wl::unit_selection_scratch<wlf::pod> scratch;
+  auto state = s.cluster.make_state();
+  s.cluster.prepare_state(0, state);
+  const auto got = wl::select_unit_victims(preemptor, 0, s.cluster, state, units, s.budgets,
+                                           preempt::no_nominated_pods<wlf::pod>, scratch);
+  REQUIRE(got.is_candidate());
+  const std::set<std::string> got_names = s.named(got.victims);
+  CHECK(got_names == std::set<std::string>{"g1", "g2"});  // g2 runs on n2
+
+  SUBCASE("a unit ineligible on any of its nodes is not a victim") {
+    struct not_on_n2 : preempt::default_policy {
+      bool is_eligible_unit(const preempt::model::resource_node& n, const wl::victim_unit&,
+                            std::span<const wl::unit_member<wlf::pod>>, const wlf::pod&) const {
+        return n.name() != "n2";
+      }
+    };
+    auto fresh = s.cluster.make_state();
+    s.cluster.prepare_state(0, fresh);
+    const auto none = wl::select_unit_victims(preemptor, 0, s.cluster, fresh, units, s.budgets,
+                                              preempt::no_nominated_pods<wlf::pod>, scratch,
+                                              not_on_n2{});
+    CHECK(none.outcome.code() == preempt::status_code::unschedulable_and_unresolvable);
+    CHECK(none.outcome.reason() == preempt::no_victims_reason);
+  }
+}

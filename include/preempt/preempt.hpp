@@ -50,6 +50,7 @@
 #include "preempt/workload/placement.hpp"
 #include "preempt/workload/unit_budgets.hpp"
 #include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/unit_victim_selection.hpp"
 #include "preempt/workload/victim_unit.hpp"
 #include "preempt/workload/victim_units.hpp"
 

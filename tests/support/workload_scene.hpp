@@ -4,8 +4,9 @@
 //   wlf::groups          models preempt::workload::group_set over model::resource_pod: groups by
 //                        name (PodGroup or CompositePodGroup, `all` or not, priority, parent), pods
 //                        linked by uid (a pod may name a group that does not exist)
-//   wlf::scene           nodes with a capacity in slots (a pod's size is its pod-slot request,
-//                        default 1: upstream's mock Filter plugin), pods by name, groups, budgets
+//   wlf::scene           nodes with a capacity in slots (upstream's mock Filter plugin: a running
+//                        pod's size is its pod-slot request, default 1; the model's pod-count
+//                        check gives a pod being placed one slot), pods by name, groups, budgets
 //                        ("app=foo" budgets with their allowed disruptions), the preemptor group
 //   wlf::round_robin     upstream's mock scheduling function: members in order, round-robin over
 //                        the nodes from node 0, the next member starting after the last node used;

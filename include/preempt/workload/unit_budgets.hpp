@@ -37,6 +37,7 @@ struct ranked_unit {
   std::uint32_t unit = 0;        // index into the units
   std::uint32_t violations = 0;  // violating member pods (ViolateCount)
   bool victim = false;           // chosen for eviction
+  std::uint32_t position = 0;    // where the unit was met (a tie-break of a local order)
 };
 
 // A per-call copy of every budget's allowed disruptions, made lazily.

@@ -15,7 +15,9 @@
 // unit_eligible_everywhere(unit, members, cluster, preemptor, policy): the single-pod path's
 // condition: strictly lower priority than the preemptor pod, and the policy's
 // is_eligible_unit(node, unit, members, preemptor) (upstream IsEligiblePod, called once per
-// affected node) on every node that hosts a member; a policy without is_eligible_unit admits all.
+// affected node) on every node that hosts a member; a policy without it but with the single-pod
+// hook is_eligible_victim(node, pod, preemptor) (preempt/policy.hpp) is asked about every member
+// on its node, so that clusters without groups decide as before.
 //
 // Complexity: group_eligibility is O(pods on the members' nominated nodes · max_tree_depth);
 // unit_eligible_everywhere O(members). No allocation; no exceptions of their own.
@@ -92,6 +94,11 @@ struct unit_eligible_everywhere_fn {
         if (!policy.is_eligible_unit(cluster[members[k].node], unit, members, preemptor))
           return false;
       }
+    } else if constexpr (requires {
+                           policy.is_eligible_victim(cluster[std::size_t{}], preemptor, preemptor);
+                         }) {
+      for (const unit_member<cluster_pod_t<C>>& m : members)
+        if (!policy.is_eligible_victim(cluster[m.node], *m.pod, preemptor)) return false;
     }
     return true;
   }

@@ -52,7 +52,7 @@ class unit_scratch {
 
   unit_scratch() = default;
   explicit unit_scratch(const Allocator& alloc)
-      : units_(alloc), members_(alloc), pod_unit_(alloc), fill_(alloc), slot_(alloc),
+      : units_(alloc), members_(alloc), pod_unit_(alloc), node_first_(alloc), fill_(alloc), slot_(alloc),
         stamp_(alloc) {}
 
   void reserve(std::size_t pods, std::size_t groups) {
@@ -67,6 +67,10 @@ class unit_scratch {
   std::span<const victim_unit> units() const noexcept { return {units_.data(), units_.size()}; }
   std::span<const unit_member<P>> members() const noexcept {
     return {members_.data(), members_.size()};
+  }
+  // The unit of the k-th pod (in node order) of node i.
+  std::uint32_t unit_of(std::size_t node, std::size_t k) const noexcept {
+    return pod_unit_[node_first_[node] + k];
   }
   // The members of unit u, in scan order.
   std::span<const unit_member<P>> members_of(const victim_unit& u) const noexcept {
@@ -86,6 +90,7 @@ class unit_scratch {
     units_.clear();
     members_.clear();
     pod_unit_.clear();
+    node_first_.clear();
     fill_.clear();
     grow_groups(groups);
     if (++generation_ == 0) {
@@ -97,6 +102,7 @@ class unit_scratch {
   std::vector<victim_unit, rebound<victim_unit>> units_;
   std::vector<unit_member<P>, rebound<unit_member<P>>> members_;
   std::vector<std::uint32_t, rebound<std::uint32_t>> pod_unit_;  // per scanned pod
+  std::vector<std::size_t, rebound<std::size_t>> node_first_;    // per node: its first pod
   std::vector<std::uint32_t, rebound<std::uint32_t>> fill_;      // per unit, while filling
   std::vector<std::uint32_t, rebound<std::uint32_t>> slot_;      // per group: its unit
   std::vector<std::uint32_t, rebound<std::uint32_t>> stamp_;     // per group: slot is current
@@ -114,6 +120,7 @@ struct build_victim_units_fn {
 
     // Pass 1: create the units in construction order, count their members.
     for (std::size_t i = 0; i < nodes; ++i) {
+      s.node_first_.push_back(s.pod_unit_.size());
       for (const P& p : cluster[i].pods()) {
         const std::size_t key = ::preempt::workload::highest_all_ancestor(groups, p);
         const timestamp start = ::preempt::start_time_or(p, now);
