@@ -19,8 +19,9 @@
 // hook is_eligible_victim(node, pod, preemptor) (preempt/policy.hpp) is asked about every member
 // on its node, so that clusters without groups decide as before.
 //
-// Complexity: group_eligibility is O(pods on the members' nominated nodes · max_tree_depth);
-// unit_eligible_everywhere O(members). No allocation; no exceptions of their own.
+// Complexity: group_eligibility is O(m² + pods on the members' nominated nodes · max_tree_depth)
+// for m members (each distinct nominated node is visited once); unit_eligible_everywhere O(k²) for
+// a unit of k members. No allocation; no exceptions of their own.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
