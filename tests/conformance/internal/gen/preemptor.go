@@ -249,5 +249,7 @@ func (g *generator) sampling() {
 	if g.chance(0.8) || g.c.Percentage == nil {
 		g.c.Absolute = &abs
 	}
-	g.c.Offset = g.between(0, 3*n)
+	// Less than the number of nodes, as preempt-whatif requires (upstream draws it below the
+	// number of potential nodes; both sides take it modulo that number).
+	g.c.Offset = g.between(0, n-1)
 }
