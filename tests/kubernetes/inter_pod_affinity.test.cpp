@@ -51,7 +51,9 @@ struct world {
     for (const auto& [name, labels] : namespaces) ns.push_back({name, &labels});
     pre.prefilter(p, ns, nodes.size(),
                   [&](std::size_t i) -> const k8s::label_set& { return nodes[i].second; },
-                  [&](std::size_t i) -> const std::vector<k8s::pod_facts>& { return on_node[i]; });
+                  [&](std::size_t i, const auto& visit) {
+                    for (const k8s::pod_facts& q : on_node[i]) visit(q);
+                  });
   }
   preempt::status filter(std::size_t i) const {
     k8s::inter_pod_affinity_overlay o(&pre);

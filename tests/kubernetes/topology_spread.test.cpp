@@ -49,7 +49,9 @@ struct world {
       for (std::size_t i = 0; i < nodes.size(); ++i)
         if (nodes[i].name == q.node) on_node[i].push_back(to_facts(q));
     pre.prefilter(p, nodes.size(), [&](std::size_t i) -> const k8s::node_facts& { return facts[i]; },
-                  [&](std::size_t i) -> const std::vector<k8s::pod_facts>& { return on_node[i]; });
+                  [&](std::size_t i, const auto& visit) {
+                    for (const k8s::pod_facts& q : on_node[i]) visit(q);
+                  });
   }
   static k8s::pod_facts to_facts(const test_pod& q) { return {q.ns, &q.labels, q.terminating, {}}; }
   std::size_t index(const std::string& name) const {
@@ -89,6 +91,7 @@ TEST_CASE("kubernetes topology spread: TestSingleConstraint") {
   cs[0].max_skew = 1;
   cs[0].topology_key = "zone";
   cs[0].selector = exists("foo");
+  cs[0].do_not_schedule = true;
   const k8s::spread_pod pod{"default", &foo, cs, &placement};
   world w;
   w.nodes = four_nodes();
@@ -209,6 +212,7 @@ TEST_CASE("kubernetes topology spread: RemovePod and AddPod change the node's ow
   std::vector<k8s::spread_constraint> cs(1);
   cs[0].topology_key = "zone";
   cs[0].selector = exists("foo");
+  cs[0].do_not_schedule = true;
   const k8s::spread_pod pod{"default", &foo, cs, &placement};
   world w;
   w.nodes = four_nodes();

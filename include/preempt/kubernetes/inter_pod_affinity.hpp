@@ -88,7 +88,8 @@ class inter_pod_affinity_prefilter {
   enum table : std::uint8_t { existing_anti = 0, affinity = 1, anti = 2 };
 
   // Computes the state for `pod`: node_at(i) returns node i's labels (const label_set&),
-  // pods_at(i) a range of the pod_facts of node i's pods; `namespaces` are the Namespace objects.
+  // pods_at(i, visit) calls visit(const pod_facts&) for each pod of node i; `namespaces` are the
+  // Namespace objects.
   template <class NodeAt, class PodsAt>
   void prefilter(const affinity_pod& pod, std::span<const namespace_facts> namespaces,
                  std::size_t node_count, NodeAt&& node_at, PodsAt&& pods_at) {
@@ -133,14 +134,14 @@ class inter_pod_affinity_prefilter {
       const auto record = [&](int tab, const std::string& key) {
         if (const std::string* v = labels.find(key)) raw[tab].emplace_back(key, *v, 1);
       };
-      for (const pod_facts& p : pods_at(i)) {
+      pods_at(i, [&](const pod_facts& p) {
         for (const affinity_term& t : p.required_anti_affinity)
           if (term_matches(t, p.ns, pod.ns, own, ns_labels_)) record(existing_anti, t.topology_key);
         if (matches_all(affinity_, p))
           for (const term& t : affinity_) record(affinity, t.key);
         for (const term& t : anti_)
           if (t.matches(p)) record(anti, t.key);
-      }
+      });
     }
     for (int tab = 0; tab < 3; ++tab) {
       auto& r = raw[tab];

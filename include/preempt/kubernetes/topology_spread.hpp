@@ -67,7 +67,7 @@ enum class node_inclusion_policy : std::uint8_t { honor, ignore };
 struct spread_constraint {
   std::int32_t max_skew = 1;
   std::string topology_key;
-  bool do_not_schedule = true;  // whenUnsatisfiable: DoNotSchedule (false: ScheduleAnyway)
+  bool do_not_schedule = false;  // whenUnsatisfiable is DoNotSchedule (else: ScheduleAnyway, or unset)
   std::optional<label_selector> selector;  // nullopt: nil
   std::optional<std::int32_t> min_domains;  // nullopt: 1
   std::optional<node_inclusion_policy> node_affinity_policy;  // nullopt: Honor
@@ -86,7 +86,7 @@ struct spread_pod {
 class topology_spread_prefilter {
  public:
   // Computes the state for `pod` over nodes [0, node_count): node_at(i) returns node i's
-  // node_facts, pods_at(i) a range of the pod_facts of node i's pods.
+  // node_facts; pods_at(i, visit) calls visit(const pod_facts&) for each pod of node i.
   template <class NodeAt, class PodsAt>
   void prefilter(const spread_pod& pod, std::size_t node_count, NodeAt&& node_at, PodsAt&& pods_at) {
     constraints_.clear();
@@ -142,8 +142,9 @@ class topology_spread_prefilter {
         node_counted_[i * c + j] = 1;
         std::int64_t count = 0;
         if (k.selector && !k.selector->empty())
-          for (const pod_facts& p : pods_at(i))
+          pods_at(i, [&](const pod_facts& p) {
             if (!p.terminating && p.ns == pod.ns && k.matches(p.label_or_empty())) ++count;
+          });
         raw[j].emplace_back(*labels.find(k.key), count);
       }
     }
