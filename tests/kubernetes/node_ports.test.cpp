@@ -64,3 +64,17 @@ TEST_CASE("kubernetes node ports: the set forgets a port removed once (HostPortI
   node.add(p80);
   CHECK_FALSE(node.fits(want));
 }
+
+TEST_CASE("kubernetes node ports: a nominated pod's ports come and go without touching the node's") {
+  k8s::used_ports node;
+  const std::vector<k8s::host_port> p80{{"", "TCP", 80}}, p81{{"", "TCP", 81}};
+  node.add(p80);
+  node.add_temporary(p80, 1);  // shares the node's port: adds nothing
+  node.add_temporary(p81, 2);
+  CHECK(node.size() == 2);
+  node.remove_temporary(1);
+  node.remove_temporary(2);
+  CHECK(node.size() == 1);
+  CHECK_FALSE(node.fits(p80));  // still held by the node's pod
+  CHECK(node.fits(p81));
+}

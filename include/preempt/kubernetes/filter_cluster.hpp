@@ -17,6 +17,9 @@
 // remove_pod/add_pod update (upstream's RemovePod/AddPod PreFilter extensions) without copying
 // any cluster-wide count.
 //
+// Complexity: prepare_state O(pods of the node); remove_pod/add_pod O(overlays), plus O(pods of
+// the node) for a pod with host ports (to tell the node's pods from nominated ones, whose ports
+// are added temporarily: see node_ports.hpp).
 // Allocation: prefilter; a state's buffers grow to the largest node once. No exceptions of its
 // own. The view is read by many threads once prefilter has returned; each state by one.
 //
@@ -25,6 +28,7 @@
 #define PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <utility>
 
@@ -67,7 +71,12 @@ class filter_cluster {
     status remove_pod(const pod_type& p) {
       if (status st = base_.remove_pod(p); !st) return st;
       const pod_filter_facts& f = owner_->pod_facts_(p);
-      ports_.remove(f.host_ports);
+      if (!f.host_ports.empty()) {
+        if (on_node(p))
+          ports_.remove(f.host_ports);
+        else
+          ports_.remove_temporary(reinterpret_cast<std::uintptr_t>(&p));
+      }
       spread_.update(f.pod, -1);
       affinity_.update(f.pod, -1);
       return status::ok();
@@ -75,7 +84,12 @@ class filter_cluster {
     status add_pod(const pod_type& p) {
       if (status st = base_.add_pod(p); !st) return st;
       const pod_filter_facts& f = owner_->pod_facts_(p);
-      ports_.add(f.host_ports);
+      if (!f.host_ports.empty()) {
+        if (on_node(p))
+          ports_.add(f.host_ports);
+        else
+          ports_.add_temporary(f.host_ports, reinterpret_cast<std::uintptr_t>(&p));
+      }
       spread_.update(f.pod, +1);
       affinity_.update(f.pod, +1);
       return status::ok();
@@ -91,10 +105,18 @@ class filter_cluster {
 
    private:
     friend class filter_cluster;
+    // Whether p is one of the node's pods (a victim or a reprieved pod) rather than a pod added
+    // from elsewhere (a nominated pod, added and removed again around a fit check).
+    bool on_node(const pod_type& p) const {
+      for (const auto& q : (*owner_->base_)[node_].pods())
+        if (&q == &p) return true;
+      return false;
+    }
     state_type(const filter_cluster* owner, typename Base::state_type base)
         : owner_(owner), base_(std::move(base)), spread_(&owner->spread_),
           affinity_(&owner->affinity_) {}
     const filter_cluster* owner_;
+    std::size_t node_ = 0;
     typename Base::state_type base_;
     used_ports ports_;
     topology_spread_overlay spread_;
@@ -136,6 +158,7 @@ class filter_cluster {
   // Points `state` at node i with all its pods.
   void prepare_state(std::size_t i, state_type& state) const {
     base_->prepare_state(i, state.base_);
+    state.node_ = i;
     state.ports_.clear();
     for (const auto& q : (*base_)[i].pods()) state.ports_.add(pod_facts_(q).host_ports);
     state.spread_.reset(i);

@@ -13,7 +13,10 @@
 //
 // used_ports is the per-node part of a what-if node state: add/remove a pod's ports as victims
 // are removed and reprieved. It needs no cluster-wide state (upstream's NodePorts has no
-// PreFilter extensions).
+// PreFilter extensions). Pods nominated to the node are added to a copy of the node upstream
+// (RunFilterPluginsWithNominatedPods), which is then dropped: add_temporary/remove_temporary give
+// that here, undoing exactly what the pod added (a port it shares with a pod of the node stays
+// held), where remove() would drop the shared port as upstream's set does.
 //
 // Complexity: O(w · u) per check for w wanted and u used ports (both a handful). Allocation: the
 // set grows to the node's distinct ports once, then reuses its storage across reset(). No
@@ -63,8 +66,8 @@ class used_ports {
 
   void add(const host_port& p) {
     if (p.port <= 0 || find(p) != used_.size()) return;
-    used_.push_back(entry{std::string_view(detail::sanitized_ip(p.host_ip)),
-                          detail::sanitized_protocol(p.protocol), p.port});
+    used_.push_back(entry{detail::sanitized_ip(p.host_ip), detail::sanitized_protocol(p.protocol),
+                          p.port, 0});
   }
   void remove(const host_port& p) noexcept {
     if (p.port <= 0) return;
@@ -75,6 +78,25 @@ class used_ports {
   }
   void add(std::span<const host_port> ports) {
     for (const host_port& p : ports) add(p);
+  }
+  // Adds the ports of a pod that is not one of the node's (a nominated pod), tagged with `owner`
+  // (non-zero, unique among such pods); remove_temporary(owner) takes back what it added.
+  void add_temporary(std::span<const host_port> ports, std::uintptr_t owner) {
+    for (const host_port& p : ports) {
+      if (p.port <= 0 || find(p) != used_.size()) continue;
+      used_.push_back(entry{detail::sanitized_ip(p.host_ip), detail::sanitized_protocol(p.protocol),
+                            p.port, owner});
+    }
+  }
+  void remove_temporary(std::uintptr_t owner) noexcept {
+    for (std::size_t i = 0; i < used_.size();) {
+      if (used_[i].owner == owner) {
+        used_[i] = used_.back();
+        used_.pop_back();
+      } else {
+        ++i;
+      }
+    }
   }
   void remove(std::span<const host_port> ports) noexcept {
     for (const host_port& p : ports) remove(p);
@@ -105,6 +127,7 @@ class used_ports {
     std::string_view ip;
     std::string_view protocol;
     std::int32_t port;
+    std::uintptr_t owner;  // 0: a port of the node's pods; else the temporary pod's tag
   };
   std::size_t find(const host_port& p) const noexcept {
     const std::string_view ip = detail::sanitized_ip(p.host_ip);
