@@ -33,6 +33,7 @@ struct pod_object {
   k8s::label_set labels;
   k8s::pod_priority_spec priority;
   std::string node_name;            // spec.nodeName
+  std::string scheduler_name;       // spec.schedulerName ("" means default-scheduler)
   std::string nominated_node_name;  // status.nominatedNodeName
   std::string phase;
   std::optional<preempt::timestamp> start_time;

@@ -312,6 +312,7 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
     {"resources",
      decode::object<resources_fields, &pod_decoding::resources, &k8s::pod_resources::pod_level>{}},
     {"nodeName", decode::text<&pod_object::node_name>{}},
+    {"schedulerName", decode::text<&pod_object::scheduler_name>{}},
     {"priority", decode::int32<&pod_object::priority, &k8s::pod_priority_spec::priority>{}},
     {"priorityClassName",
      decode::text<&pod_object::priority, &k8s::pod_priority_spec::priority_class_name>{}},

@@ -233,6 +233,8 @@ std::string to_text(const report& r, std::string_view origin) {
            pad(started(v), started_width + 2) +
            (budgets.empty() ? std::string("-") : budgets) + "\n";
     }
+  } else if (r.result == "other-scheduler") {
+    o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
   } else if (r.result == "not-eligible") {
     o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " + r.message +
          "\n";
@@ -242,7 +244,7 @@ std::string to_text(const report& r, std::string_view origin) {
          r.message + "\n";
   }
 
-  if (r.result != "fits" && r.result != "not-eligible") {
+  if (r.result != "fits" && r.result != "not-eligible" && r.result != "other-scheduler") {
     o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
          plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
          std::to_string(r.offset) + ", looking for " +

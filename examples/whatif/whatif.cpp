@@ -139,6 +139,7 @@ struct filter_pass {
 // Everything built once per dump. The uid of a dump pod is its index + 1.
 struct analysis::model {
   const cluster_dump* dump = nullptr;
+  std::string scheduler_name;  // the scheduler decided for
   // Mutable: a decision registers the resources its preemptor requests that no node has (they
   // change no other decision).
   mutable preempt::model::resource_names names;
@@ -172,6 +173,12 @@ struct analysis::model {
     return it->second;
   }
   std::string pod_name(const pod* p) const { return dump->pods[p->uid() - 1].key(); }
+
+  // Is the pod for the scheduler decided for?
+  bool ours(const pod_object& p) const {
+    return (p.scheduler_name.empty() ? default_scheduler_name : std::string_view(p.scheduler_name)) ==
+           scheduler_name;
+  }
 
   std::optional<load_error> add_nodes();
   std::optional<load_error> check_priority_classes() const;
@@ -291,6 +298,9 @@ std::optional<load_error> analysis::model::add_pods() {
       cluster.add_pod(bound_node[i], pod(std::move(spec)));
       continue;
     }
+    // Pending pods of another scheduler are not in this scheduler's queue: neither nominated
+    // for it nor ever cleared by it.
+    if (!ours(p)) continue;
     pending.emplace_back(std::move(spec));
     if (p.nominated_node_name.empty()) continue;
     const auto it = node_index.find(p.nominated_node_name);
@@ -419,11 +429,12 @@ analysis::~analysis() = default;
 analysis::analysis(analysis&&) noexcept = default;
 analysis& analysis::operator=(analysis&&) noexcept = default;
 
-std::optional<load_error> analysis::build(const cluster_dump& dump) {
+std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_view scheduler_name) {
   const stopwatch clock;
   model_ = std::make_unique<model>();
   model& m = *model_;
   m.dump = &dump;
+  m.scheduler_name = scheduler_name;
   if (auto e = m.add_nodes()) return e;
   if (auto e = m.check_priority_classes()) return e;
   if (auto e = m.index_pods()) return e;
@@ -476,10 +487,20 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
   out.statuses = preempt::filter_statuses(n_nodes);
   out.verdicts.assign(n_nodes, node_report{});
   cluster_view::state_type state = cluster.make_state();
+  // NodeAffinity's PreFilter: a required affinity naming nodes rules out every other node
+  // before any filter runs. (Conflicting terms, an empty list, fall through to the filters.)
+  const auto named = k8s::prefilter_node_names(preemptor_object.placement.required_node_affinity);
+  const bool prefiltered = named && !named->empty();
   for (std::size_t i = 0; i < n_nodes; ++i) {
     const node_object& n = dump.nodes[i];
     node_report& v = out.verdicts[i];
     v.name = n.name;
+    if (prefiltered && !std::binary_search(named->begin(), named->end(), n.name)) {
+      out.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
+      v.status = preempt::to_string(preempt::status_code::unschedulable_and_unresolvable);
+      v.reason = std::string(k8s::prefilter_node_affinity_reason);
+      continue;
+    }
     const k8s::filter_verdict f = k8s::filter_node(
         preemptor_object.placement, k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
     if (!f.passed()) {
@@ -496,11 +517,14 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
       out.feasible.push_back(i);
       continue;
     }
-    // A resource shortage is Unschedulable, as in upstream's NodeResourcesFit. Recent
-    // kube-scheduler versions escalate a request larger than the node's whole allocatable amount
-    // to UnschedulableAndUnresolvable (k8s::exceeds_allocatable); the tool keeps the plain rule,
-    // so that such nodes show up in the dry run with "Insufficient <resource>".
-    const auto code = fit.code();
+    // A resource shortage is Unschedulable, as in upstream's NodeResourcesFit (fitsRequest),
+    // except when a request exceeds the node's whole allocatable amount: then no eviction can
+    // help, the node is UnschedulableAndUnresolvable and the dry run skips it.
+    const auto code =
+        fit.code() == preempt::status_code::unschedulable &&
+                k8s::exceeds_allocatable(preemptor.requests(), cluster[i].allocatable())
+            ? preempt::status_code::unschedulable_and_unresolvable
+            : fit.code();
     out.statuses.set(i, code);
     v.status = preempt::to_string(code);
     v.reason = join_reasons(fit.reasons());
@@ -544,6 +568,15 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                        .start_time = preemptor_object.start_time,
                        .namespace_id = ns ? *ns : static_cast<std::uint32_t>(m.namespaces.size()),
                        .preemption_policy = me.policy});
+  if (!m.ours(preemptor_object)) {
+    // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
+    out.result = "other-scheduler";
+    out.message = "the pod's spec.schedulerName is \"" + preemptor_object.scheduler_name +
+                  "\", not " + m.scheduler_name + " (--scheduler-name): that scheduler decides for it";
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
 
   // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for this pod.
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
@@ -637,9 +670,15 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
     for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
     out.victims.push_back(std::move(vi));
   }
-  // Upstream clears the nominations of strictly lower-priority pods on the chosen node.
-  for (const pod* p : ledger.nominated_to(d.node_index))
-    if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
+  // Upstream clears the nominations of strictly lower-priority pods on the chosen node. With
+  // asynchronous preemption (the default since v1.33) that happens in the goroutine
+  // prepareCandidateAsync starts only when some victim is not being deleted already: when every
+  // victim is terminating, nothing is cleared. (The synchronous path clears in any case.)
+  const bool any_to_delete = std::any_of(d.victims.begin(), d.victims.end(),
+                                         [](const pod* p) { return !p->terminating(); });
+  if (any_to_delete)
+    for (const pod* p : ledger.nominated_to(d.node_index))
+      if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
   const std::size_t k = d.choice.deciding_score;
   if (k == preempt::best_candidate::none) {
     out.decided_by = "the only candidate";

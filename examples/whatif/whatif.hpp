@@ -25,6 +25,9 @@
 
 namespace whatif {
 
+// The scheduler a decision is taken for when the command line names none.
+inline constexpr std::string_view default_scheduler_name = "default-scheduler";
+
 struct options {
   preempt::sampling_args sampling;
   std::size_t offset = 0;
@@ -55,7 +58,9 @@ struct report {
   bool may_preempt = true;  // preemptionPolicy is not Never
   k8s::resource_list requests;
 
-  std::string result;  // nominated, fits, not-eligible, unschedulable
+  // nominated, fits, not-eligible, unschedulable, or other-scheduler (the pod's schedulerName is
+  // not the scheduler decided for: nothing decided)
+  std::string result;
   std::string nominated_node;
   std::vector<victim_info> victims;  // descending importance
   std::int64_t pdb_violations = 0;
@@ -98,16 +103,19 @@ class analysis {
   analysis(analysis&&) noexcept;
   analysis& operator=(analysis&&) noexcept;
 
-  // Builds the model of `dump`, which must outlive the analysis. Errors are bad input the loader
-  // could not see alone (duplicate objects, an unknown PriorityClass).
-  std::optional<load_error> build(const cluster_dump& dump);
+  // Builds the model of `dump`, which must outlive the analysis, as the scheduler
+  // `scheduler_name` sees it: its pod nominator holds only the pending pods of that scheduler
+  // (spec.schedulerName, "" meaning default-scheduler), as kube-scheduler's queue does. Errors
+  // are bad input the loader could not see alone (duplicate objects, an unknown PriorityClass).
+  std::optional<load_error> build(const cluster_dump& dump,
+                                  std::string_view scheduler_name = default_scheduler_name);
 
   // The decision for `preemptor` (a pending pod of the dump or one read from its own file).
   // Errors: its PriorityClass does not exist.
   std::optional<load_error> decide(const pod_object& preemptor, const options& opts,
                                    report& out) const;
 
-  // The pending pods of the dump (indices into cluster_dump::pods) in the scheduler's queue
+  // The pending pods of the dump of that scheduler (indices into cluster_dump::pods) in its queue
   // order: priority descending, then creation time (pods without one last), then namespace/name.
   std::vector<std::size_t> pending_in_queue_order() const;
 
