@@ -517,14 +517,10 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
       out.feasible.push_back(i);
       continue;
     }
-    // A resource shortage is Unschedulable, as in upstream's NodeResourcesFit (fitsRequest),
-    // except when a request exceeds the node's whole allocatable amount: then no eviction can
-    // help, the node is UnschedulableAndUnresolvable and the dry run skips it.
-    const auto code =
-        fit.code() == preempt::status_code::unschedulable &&
-                k8s::exceeds_allocatable(preemptor.requests(), cluster[i].allocatable())
-            ? preempt::status_code::unschedulable_and_unresolvable
-            : fit.code();
+    // NodeResourcesFit's shortage beyond the node's whole allocatable amount is
+    // UnschedulableAndUnresolvable in the node state itself (model::resource_fit_state), so that
+    // a node another filter rejected first (NodePorts) gets the same status in the dry run.
+    const auto code = fit.code();
     out.statuses.set(i, code);
     v.status = preempt::to_string(code);
     v.reason = join_reasons(fit.reasons());
