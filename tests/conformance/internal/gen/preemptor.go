@@ -389,5 +389,5 @@ func (g *generator) sampling() {
 	if g.chance(0.8) || g.c.Percentage == nil {
 		g.c.Absolute = &abs
 	}
-	g.c.Offset = g.between(0, 3*n)
+	g.c.Offset = g.between(0, n-1) // upstream draws rand.Intn(numNodes); the tool rejects larger offsets
 }
