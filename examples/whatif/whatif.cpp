@@ -108,8 +108,22 @@ void explain_tie_break(const Decision& d, preempt::timestamp now,
 
 constexpr std::size_t not_bound = static_cast<std::size_t>(-1);
 
-using evaluator_type =
-    preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, victim_recorder>;
+// What the pod-dependent filters read of a pod of the model (uid = dump index + 1).
+struct pod_facts_of {
+  const std::vector<k8s::pod_filter_facts>* facts;
+  const k8s::pod_filter_facts& operator()(const pod& p) const noexcept {
+    static const k8s::pod_filter_facts none{};
+    return p.uid() >= 1 && p.uid() <= facts->size() ? (*facts)[p.uid() - 1] : none;
+  }
+};
+struct node_facts_of {
+  const std::vector<k8s::node_facts>* facts;
+  const k8s::node_facts& operator()(std::size_t i) const noexcept { return (*facts)[i]; }
+};
+using cluster_view =
+    k8s::filter_cluster<preempt::model::resource_cluster, pod_facts_of, node_facts_of>;
+
+using evaluator_type = preempt::evaluator<cluster_view, preempt::default_policy, victim_recorder>;
 
 // kube-scheduler's filters for the preemptor on every node: the verdicts, the statuses for the
 // evaluator, and the feasible nodes.
@@ -145,6 +159,10 @@ struct analysis::model {
   std::vector<std::string> budget_labels;                 // "namespace/name (N allowed)"
   std::vector<std::string> warnings;
   double build_seconds = 0, build_cpu_seconds = 0;
+  // What the filters read: per dump pod, per node, per Namespace object.
+  std::vector<k8s::pod_filter_facts> pod_facts;
+  std::vector<k8s::node_facts> node_facts;
+  std::vector<k8s::namespace_facts> namespace_facts;
 
   std::uint32_t namespace_id(const std::string& ns) {
     return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
@@ -172,8 +190,9 @@ struct analysis::model {
   void add_budgets();
   void warn_ignored_kinds();
 
-  void preempt(const pod_object& preemptor_object, const pod& preemptor, const options& opts,
-               filter_pass& filters, report& out) const;
+  void add_filter_facts();
+  void preempt(const cluster_view& view, const pod_object& preemptor_object, const pod& preemptor,
+               const options& opts, filter_pass& filters, report& out) const;
   void explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
                           const options& opts, report& out) const;
 };
@@ -393,6 +412,18 @@ void analysis::model::warn_ignored_kinds() {
   warnings.push_back(std::move(w));
 }
 
+void analysis::model::add_filter_facts() {
+  pod_facts.reserve(dump->pods.size());
+  for (const pod_object& p : dump->pods)
+    pod_facts.push_back(k8s::pod_filter_facts{
+        k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports});
+  node_facts.reserve(dump->nodes.size());
+  for (const node_object& n : dump->nodes)
+    node_facts.push_back(k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
+  for (const namespace_object& n : dump->namespaces)
+    namespace_facts.push_back(k8s::namespace_facts{n.name, &n.labels});
+}
+
 analysis::analysis() = default;
 analysis::~analysis() = default;
 analysis::analysis(analysis&&) noexcept = default;
@@ -409,6 +440,7 @@ std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_
   if (auto e = m.index_pods()) return e;
   if (auto e = m.add_pods()) return e;
   m.add_budgets();
+  m.add_filter_facts();
   m.warn_ignored_kinds();
   m.build_seconds = clock.wall_seconds();
   m.build_cpu_seconds = clock.cpu_seconds();
@@ -448,13 +480,13 @@ struct preemptor_pod {
 };
 
 
-void run_filters(const cluster_dump& dump, const preempt::model::resource_cluster& cluster,
+void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
                  const pod_object& preemptor_object, const pod& preemptor, filter_pass& out) {
   const std::size_t n_nodes = dump.nodes.size();
   out.statuses = preempt::filter_statuses(n_nodes);
   out.verdicts.assign(n_nodes, node_report{});
-  preempt::model::resource_fit_state state = cluster.make_state();
+  cluster_view::state_type state = cluster.make_state();
   // NodeAffinity's PreFilter: a required affinity naming nodes rules out every other node
   // before any filter runs. (Conflicting terms, an empty list, fall through to the filters.)
   const auto named = k8s::prefilter_node_names(preemptor_object.placement.required_node_affinity);
@@ -485,28 +517,14 @@ void run_filters(const cluster_dump& dump, const preempt::model::resource_cluste
       out.feasible.push_back(i);
       continue;
     }
-    // A resource shortage is Unschedulable, as in upstream's NodeResourcesFit (fitsRequest),
-    // except when a request exceeds the node's whole allocatable amount: then no eviction can
-    // help, the node is UnschedulableAndUnresolvable and the dry run skips it.
-    const auto code =
-        fit.code() == preempt::status_code::unschedulable &&
-                k8s::exceeds_allocatable(preemptor.requests(), cluster[i].allocatable())
-            ? preempt::status_code::unschedulable_and_unresolvable
-            : fit.code();
+    // NodeResourcesFit's shortage beyond the node's whole allocatable amount is
+    // UnschedulableAndUnresolvable in the node state itself (model::resource_fit_state), so that
+    // a node another filter rejected first (NodePorts) gets the same status in the dry run.
+    const auto code = fit.code();
     out.statuses.set(i, code);
     v.status = preempt::to_string(code);
     v.reason = join_reasons(fit.reasons());
   }
-}
-
-void add_preemptor_warnings(const pod_object& p, report& out) {
-  if (p.pod_affinity)
-    out.warnings.push_back("the pod's podAffinity was ignored (pod affinity is not modelled)");
-  if (p.pod_anti_affinity)
-    out.warnings.push_back("the pod's podAntiAffinity was ignored (pod anti-affinity is not modelled)");
-  if (p.topology_spread)
-    out.warnings.push_back(
-        "the pod's topologySpreadConstraints were ignored (topology spread is not modelled)");
 }
 
 }  // namespace
@@ -546,7 +564,6 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                        .start_time = preemptor_object.start_time,
                        .namespace_id = ns ? *ns : static_cast<std::uint32_t>(m.namespaces.size()),
                        .preemption_policy = me.policy});
-  add_preemptor_warnings(preemptor_object, out);
   if (!m.ours(preemptor_object)) {
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
     out.result = "other-scheduler";
@@ -557,13 +574,24 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
+  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for this pod.
+  cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
+  view.prefilter(
+      k8s::placing_pod{
+          k8s::pod_facts{preemptor_object.ns, &preemptor_object.labels, preemptor_object.deleting,
+                         preemptor_object.anti_affinity_terms},
+          preemptor_object.host_ports, preemptor_object.affinity_terms,
+          preemptor_object.anti_affinity_terms, preemptor_object.spread,
+          &preemptor_object.placement},
+      m.namespace_facts);
+
   filter_pass filters;
-  run_filters(dump, m.cluster, m.ledger, preemptor_object, preemptor, filters);
+  run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
   if (!filters.feasible.empty()) {
     out.result = "fits";
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
   } else {
-    m.preempt(preemptor_object, preemptor, opts, filters, out);
+    m.preempt(view, preemptor_object, preemptor, opts, filters, out);
   }
   out.decide_seconds = clock.wall_seconds();
   out.decide_cpu_seconds = clock.cpu_seconds();
@@ -572,8 +600,9 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
 
 // Runs the preemption evaluation and explains it: every evaluated node with its outcome and
 // victims, then the decision (victims with their budgets, cleared nominations, the tie-break).
-void analysis::model::preempt(const pod_object& preemptor_object, const pod& preemptor,
-                              const options& opts, filter_pass& filters, report& out) const {
+void analysis::model::preempt(const cluster_view& view, const pod_object& preemptor_object,
+                              const pod& preemptor, const options& opts, filter_pass& filters,
+                              report& out) const {
   const std::size_t n_nodes = dump->nodes.size();
   std::vector<std::vector<const pod*>> recorded(n_nodes);
   std::vector<std::int64_t> recorded_violations(n_nodes, 0);
@@ -587,7 +616,7 @@ void analysis::model::preempt(const pod_object& preemptor_object, const pod& pre
     if (it != node_index.end()) nominated_node = it->second;
   }
   const auto reader = ledger.reader();
-  const auto& d = ev.evaluate(preemptor, cluster, filters.statuses, budgets, reader,
+  const auto& d = ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
                               preempt::inline_executor{},
                               preempt::attempt{.offset = opts.offset, .nominated_node = nominated_node});
   out.message = std::string(d.message);

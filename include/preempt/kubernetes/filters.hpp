@@ -17,7 +17,10 @@
 // Unschedulable (preemption tries the node), except that kube-scheduler's NodeResourcesFit
 // (fitsRequest) makes the node UnschedulableAndUnresolvable when a request exceeds the node's
 // whole allocatable amount: exceeds_allocatable() tells that case apart.
-// Not modelled: pod (anti-)affinity, topology spread, ports, volumes, dynamic resources.
+// The filters that depend on the pods of a node come next: NodePorts (node_ports.hpp),
+// NodeResourcesFit, PodTopologySpread (topology_spread.hpp), InterPodAffinity
+// (inter_pod_affinity.hpp); filter_cluster.hpp runs them in this order on a node state.
+// Not modelled: volumes, dynamic resources.
 //
 // Complexity O(t · k + affinity) per node (see taints.hpp, node_affinity.hpp). Allocation: the
 // reason string of a rejection. No exceptions; thread-safe.
