@@ -104,6 +104,8 @@ type Scheduler struct {
 	Cache     internalcache.Cache
 	// The dump's nodes, in input order.
 	NodeOrder []string
+	// The dump's budgets, in input order.
+	pdbs []*policyv1.PodDisruptionBudget
 
 	mu sync.Mutex
 	// Evictions are the executor's PreemptPod calls, in the order they returned.
@@ -275,7 +277,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	}
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
-		Snapshot: snapshot, Cache: cache}
+		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs}
 	fw.SetPodActivator(recordingActivator{s, queue})
 	preemptPod := plugin.Executor.PreemptPod
 	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
