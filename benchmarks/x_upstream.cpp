@@ -10,8 +10,10 @@
 // filters run once (whatif::repeated_evaluation); then, per sampling, preempt::evaluator's
 // decision must be upstream's (nominated node and victims, in order: else exit 1), and is timed
 // on the inline executor and on a thread pool of W workers (default 2; the caller helps too):
-// one decision to warm up, R runs (default 7) of as many decisions as fit in S seconds (default
-// 0.2; at least one), the median of the runs' wall-clock ns per decision. Prints JSON.
+// one decision to warm up, 50 ms of decisions to calibrate (unless the warm-up took that
+// long), R runs (default 7) of as many
+// decisions as fit in S seconds (default 0.2; at least one), the median of the runs' wall-clock
+// ns per decision. Prints JSON.
 // Exit status 2 for bad input.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -91,10 +93,15 @@ preempt::sampling_args sampling_of(const std::string& s, const std::string& wher
 template <class F>
 timing measure(F&& decide, int runs, double run_seconds) {
   using clock = std::chrono::steady_clock;
-  decide();  // warm-up
   auto t0 = clock::now();
-  decide();  // calibration
-  const double per = std::chrono::duration<double>(clock::now() - t0).count();
+  decide();  // warm-up
+  double per = std::chrono::duration<double>(clock::now() - t0).count();
+  if (per < 0.05) {  // calibration: at least 50 ms of decisions
+    t0 = clock::now();
+    std::size_t calls = 0;
+    for (; calls == 0 || clock::now() - t0 < std::chrono::milliseconds(50); ++calls) decide();
+    per = std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(calls);
+  }
   timing t;
   t.per_run = std::max<std::size_t>(1, static_cast<std::size_t>(run_seconds / std::max(per, 1e-9)));
   for (int r = 0; r < runs; ++r) {
