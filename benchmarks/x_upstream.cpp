@@ -11,10 +11,9 @@
 // decision must be upstream's (nominated node and victims, in order: else exit 1), and is timed
 // on the inline executor and on a thread pool of W workers (default 2; the caller helps too):
 // one decision to warm up, 50 ms of decisions to calibrate (unless the warm-up took that
-// long), R runs (default 7) of as many
-// decisions as fit in S seconds (default 0.2; at least one), the median of the runs' wall-clock
-// ns per decision. Prints JSON.
-// Exit status 2 for bad input.
+// long), R runs (default 7) of as many decisions as fit in S seconds (default 0.2; at least
+// one), the median of the runs' wall-clock ns per decision. Prints JSON. Exit status 2 for bad
+// input.
 //
 // SPDX-License-Identifier: Apache-2.0
 #include <simdjson.h>

@@ -9,12 +9,12 @@
 //	speed --cluster FILE [--cluster FILE...] --pod FILE [--sampling LIST] [--parallelism LIST]
 //	      [--offset N] [--runs R] [--run-seconds S] [--shortage-resolvable] [--feature-gates G=b,...]
 //	    for each sampling (a minCandidateNodesPercentage, or "default": upstream's 10% / 100) and
-//	    each parallelism (default 1,16): one decision to warm up, 50 ms of decisions to calibrate (unless the
-//	    warm-up took that long),
-//	    then R runs (default 7) of as many decisions as fit in S seconds (default 0.2; at least
-//	    one), and the median of the runs' ns per decision. Prints JSON: the dump's size, and per
-//	    sampling the decision (nominated node, victims in upstream's deletion order) and the
-//	    timings. The bound pods enter the scheduler cache only (upstream.Options.BoundPodsInCacheOnly).
+//	    each parallelism (default 1,16): one decision to warm up, 50 ms of decisions to calibrate
+//	    (unless the warm-up took that long), then R runs (default 7) of as many decisions as fit
+//	    in S seconds (default 0.2; at least one), and the median of the runs' ns per decision.
+//	    Prints JSON: the dump's size, and per sampling the decision (nominated node, victims in
+//	    upstream's deletion order) and the timings. The bound pods enter the scheduler cache
+//	    only (upstream.Options.BoundPodsInCacheOnly).
 //
 // At parallelism 1 every decision must be the first one (else exit 1); the decision printed is
 // that one. At a higher parallelism a sampled decision may vary: which nodes the dry run evaluates
