@@ -7,12 +7,14 @@
 //	    writes a shape (internal/gen/shapes.go: NxP, infeasible-NxP, pdbs-NxP-B) as DIR/cluster.json
 //	    and DIR/pod.json; deterministic
 //	speed --cluster FILE [--cluster FILE...] --pod FILE [--sampling LIST] [--parallelism LIST]
-//	      [--offset N] [--runs R] [--run-seconds S] [--shortage-resolvable] [--feature-gates G=b,...]
+//	      [--offset N] [--runs R] [--run-seconds S] [--max-seconds M] [--shortage-resolvable]
+//	      [--feature-gates G=b,...]
 //	    for each sampling (a minCandidateNodesPercentage, or "default": upstream's 10% / 100) and
 //	    each parallelism (default 1,16): one decision to warm up, 50 ms of decisions to calibrate
 //	    (unless the warm-up took that long), then R runs (default 7) of as many decisions as fit
 //	    in S seconds (default 0.2; at least one), and the median of the runs' ns per decision.
-//	    Prints JSON: the dump's size, and per sampling the decision (nominated node, victims in
+//	    A decision slower than S gets fewer runs: as many as fit in M seconds (default 20), at
+//	    least 3. Prints JSON: the dump's size, and per sampling the decision (nominated node, victims in
 //	    upstream's deletion order) and the timings. The bound pods enter the scheduler cache
 //	    only (upstream.Options.BoundPodsInCacheOnly).
 //
@@ -96,6 +98,7 @@ func run(args []string, stdout io.Writer) error {
 	offset := fs.Int("offset", 0, "")
 	runs := fs.Int("runs", 7, "")
 	runSeconds := fs.Float64("run-seconds", 0.2, "")
+	maxSeconds := fs.Float64("max-seconds", 20, "")
 	resolvable := fs.Bool("shortage-resolvable", false, "")
 	gates := fs.String("feature-gates", "", "")
 	var clusters []string
@@ -216,8 +219,13 @@ func run(args []string, stdout io.Writer) error {
 				per = time.Since(start).Seconds() / float64(calls)
 			}
 			n := max(1, int(*runSeconds/max(per, 1e-9)))
+			// Slow decisions (seconds each): fewer runs, at least 3, within about maxSeconds.
+			count := *runs
+			if n == 1 {
+				count = min(count, max(3, int(*maxSeconds/max(per, 1e-9))))
+			}
 			t := timing{Parallelism: par, DecisionsPerRun: n}
-			for r := 0; r < *runs; r++ {
+			for r := 0; r < count; r++ {
 				start := time.Now()
 				for i := 0; i < n; i++ {
 					c, err := ev.Decide(ctx)
