@@ -12,7 +12,8 @@
 # inline and on a 2-worker thread pool, after checking it decides as upstream did (nominated node
 # and victims). x_upstream = upstream p1 / preempt inline. Every figure carries the load average
 # measured right before it (`uptime`): the machine may be shared.
-# Environment: X_UPSTREAM_RUNS (timed runs per figure, default 5), X_UPSTREAM_RUN_SECONDS (0.2).
+# Environment: X_UPSTREAM_RUNS (timed runs per figure, default 5), X_UPSTREAM_RUN_SECONDS (0.2),
+# X_UPSTREAM_MAX_SECONDS (20: upstream decisions of seconds get fewer runs, at least 3).
 #
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -22,6 +23,7 @@ build="$root/build/x-upstream"
 dumps="$build/dumps"
 runs=${X_UPSTREAM_RUNS:-5}
 run_seconds=${X_UPSTREAM_RUN_SECONDS:-0.2}
+max_seconds=${X_UPSTREAM_MAX_SECONDS:-20}
 start=$(date +%s)
 
 # shape|samplings|extra flags of `speed`
@@ -67,7 +69,7 @@ for entry in "${shapes[@]}"; do
   loadavg >"$dir/load_upstream"
   # shellcheck disable=SC2086
   "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
-    --runs "$runs" --run-seconds "$run_seconds" $extra >"$dir/upstream.json"
+    --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" $extra >"$dir/upstream.json"
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
   "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
