@@ -35,7 +35,9 @@ all_shapes=(
   # UnschedulableAndUnresolvable, so its evaluator would see no potential node at all; with
   # --shortage-resolvable it dry-runs every node, as preempt-whatif does.
   "infeasible-5000x4|default|--shortage-resolvable"
-  "pdbs-1000x30-10000|default|"
+  # Upstream tests every budget's selector against every pod it considers: a decision takes about
+  # a minute here, so one run, at parallelism 1 only.
+  "pdbs-1000x30-10000|default|--runs 1 --parallelism 1"
 )
 if [ $# -gt 0 ]; then
   shapes=()
@@ -70,6 +72,7 @@ for entry in "${shapes[@]}"; do
   # shellcheck disable=SC2086
   "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
     --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" $extra >"$dir/upstream.json"
+  [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
   "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
