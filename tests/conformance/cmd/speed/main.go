@@ -14,9 +14,9 @@
 //	    (unless the warm-up took that long), then R runs (default 7) of as many decisions as fit
 //	    in S seconds (default 0.2; at least one), and the median of the runs' ns per decision.
 //	    A decision slower than S gets fewer runs: as many as fit in M seconds (default 20), at
-//	    least 3. Prints JSON: the dump's size, and per sampling the decision (nominated node, victims in
-//	    upstream's deletion order) and the timings. The bound pods enter the scheduler cache
-//	    only (upstream.Options.BoundPodsInCacheOnly).
+//	    least 3 (or R if smaller). Prints JSON: the dump's size, and per sampling the decision
+//	    (nominated node, victims in upstream's deletion order) and the timings. The bound pods
+//	    enter the scheduler cache only (upstream.Options.BoundPodsInCacheOnly).
 //
 // At parallelism 1 every decision must be the first one (else exit 1); the decision printed is
 // that one. At a higher parallelism a sampled decision may vary: which nodes the dry run evaluates
