@@ -32,8 +32,9 @@ all_shapes=(
   "1000x4|default,100|" "1000x30|default,100|" "1000x110|default,100|"
   "5000x4|default,100|" "5000x30|default,100|" "5000x110|default,100|"
   # v1.37's NodeResourcesFit rejects a request above the node's allocatable as
-  # UnschedulableAndUnresolvable, so its evaluator would see no potential node at all; with
-  # --shortage-resolvable it dry-runs every node, as preempt-whatif does.
+  # UnschedulableAndUnresolvable, so its evaluator sees no potential node at all (the "as is"
+  # figure, upstream only); with --shortage-resolvable it dry-runs every node, as preempt-whatif
+  # (which keeps the plain rule) does: the compared figure.
   "infeasible-5000x4|default|--shortage-resolvable"
   # Upstream tests every budget's selector against every pod it considers: a decision takes about
   # a minute here, so one run, at parallelism 1 only.
@@ -73,6 +74,10 @@ for entry in "${shapes[@]}"; do
   "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
     --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" $extra >"$dir/upstream.json"
   [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
+  if [ "${shape#infeasible-}" != "$shape" ]; then
+    "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
+      --runs "$runs" --run-seconds "$run_seconds" --parallelism 1 >"$dir/upstream_as_is.json"
+  fi
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
   "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
@@ -103,6 +108,8 @@ for shape in shapes:
             'upstreamP1Ns': t.get(1), 'upstreamP16Ns': t.get(16),
             'preemptInlineNs': p['inline']['nsPerDecision'], 'preemptPoolNs': p['pool']['nsPerDecision'],
             'xUpstream': t.get(1) / p['inline']['nsPerDecision'],
+            'upstreamAsIsP1Ns': (json.load(open(os.path.join(d, 'upstream_as_is.json')))['results'][0]['timings'][0]['nsPerDecision']
+                                 if os.path.exists(os.path.join(d, 'upstream_as_is.json')) else None),
             'loadUpstream': load_up, 'loadPreempt': load_pr,
             'upstream': u, 'preempt': p})
 out = {'machine': machine, 'scriptSeconds': wall, 'buildSeconds': build, 'goMaxProcs': up['gomaxprocs'],
@@ -125,7 +132,7 @@ lines = ['| cluster | sampling | nodes evaluated | upstream p1 | upstream p16 | 
          '|---|---|---:|---:|---:|---:|---:|---:|---|']
 for r in rows:
     samp = 'sampled' if r['sampling'] == 'default' else ('full' if r['sampling'] == '100' else r['sampling'] + '%')
-    note = ' ¹' if r['upstreamShortageResolvable'] else ''
+    note = ' ¹' if r['upstreamShortageResolvable'] else (' ²' if r['pdbs'] else '')
     lines.append('| %s%s | %s | %d | %s | %s | %s | %s | **%.0f** | %s; %s |' % (
         shape_name(r), note, samp, r['nodesEvaluated'], t(r['upstreamP1Ns']), t(r['upstreamP16Ns']),
         t(r['preemptInlineNs']), t(r['preemptPoolNs']), r['xUpstream'], r['loadUpstream'], r['loadPreempt']))
@@ -138,7 +145,11 @@ md = ['# preempt vs kube-scheduler v1.37: one preemption decision', '',
       'Sampled = upstream defaults (10%%, at least 100 nodes); full = minCandidateNodesPercentage 100.' % (up['gomaxprocs'], pr['poolWorkers']),
       '', *lines, '',
       '¹ upstream run with NodeResourcesFit reporting the shortage as Unschedulable: v1.37 rejects a request above '
-      "the node's allocatable as UnschedulableAndUnresolvable, leaving its evaluator no node to dry-run.", '']
+      "the node's allocatable as UnschedulableAndUnresolvable, leaving its evaluator no node to dry-run "
+      '(as is: %s per decision at parallelism 1; preempt-whatif keeps the plain rule and dry-runs every node).'
+      % ', '.join(t(r['upstreamAsIsP1Ns']) for r in rows if r['upstreamAsIsP1Ns'] is not None),
+      '² 10,000 budgets: upstream tests every budget against every pod it considers (one decision takes about a '
+      'minute on this machine), so one run at parallelism 1 only.', '']
 open(os.path.join(here, 'x_upstream.md'), 'w').write('\n'.join(md))
 print('\n'.join(md))
 EOF
