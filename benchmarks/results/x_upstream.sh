@@ -37,7 +37,7 @@ all_shapes=(
   # (which keeps the plain rule) does: the compared figure.
   "infeasible-5000x4|default|--shortage-resolvable"
   # Upstream tests every budget's selector against every pod it considers: a decision takes about
-  # a minute here, so one run, at parallelism 1 only.
+  # minutes here, so one run, at parallelism 1 only.
   "pdbs-1000x30-10000|default|--runs 1 --parallelism 1"
 )
 if [ $# -gt 0 ]; then
@@ -148,8 +148,8 @@ md = ['# preempt vs kube-scheduler v1.37: one preemption decision', '',
       "the node's allocatable as UnschedulableAndUnresolvable, leaving its evaluator no node to dry-run "
       '(as is: %s per decision at parallelism 1; preempt-whatif keeps the plain rule and dry-runs every node).'
       % ', '.join(t(r['upstreamAsIsP1Ns']) for r in rows if r['upstreamAsIsP1Ns'] is not None),
-      '² 10,000 budgets: upstream tests every budget against every pod it considers (one decision takes about a '
-      'minute on this machine), so one run at parallelism 1 only.', '']
+      '² 10,000 budgets: upstream tests every budget against every pod it considers (one decision takes '
+      'minutes on this machine), so one run at parallelism 1 only.', '']
 open(os.path.join(here, 'x_upstream.md'), 'w').write('\n'.join(md))
 print('\n'.join(md))
 EOF
