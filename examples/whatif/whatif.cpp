@@ -191,6 +191,10 @@ struct analysis::model {
   void warn_ignored_kinds();
 
   void add_filter_facts();
+  std::optional<load_error> make_preemptor(const pod_object& p, resolved_pod& me,
+                                           std::optional<pod>& out) const;
+  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p.
+  void prefilter(cluster_view& view, const pod_object& p) const;
   void preempt(const cluster_view& view, const pod_object& preemptor_object, const pod& preemptor,
                const options& opts, filter_pass& filters, report& out) const;
   void explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
@@ -543,27 +547,13 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   const stopwatch clock;
 
   resolved_pod me;
-  const std::string where =
-      preemptor_object.source.empty()
-          ? object_where(dump, preemptor_object.file, "Pod", out.preemptor)
-          : preemptor_object.source + ": Pod " + out.preemptor;
-  if (auto e = resolve(dump, preemptor_object, where, me)) return e;
+  std::optional<pod> made;
+  if (auto e = m.make_preemptor(preemptor_object, me, made)) return e;
+  const pod& preemptor = *made;
   out.priority = me.priority;
   out.priority_class = me.class_name;
   out.may_preempt = me.policy != preempt::preemption_policy::never;
   out.requests = preemptor_object.requests;
-  const auto in_dump = m.pod_by_key.find(out.preemptor);
-  const bool pending_in_dump = in_dump != m.pod_by_key.end() &&
-                               m.bound_node[in_dump->second] == not_bound &&
-                               dump.pods[in_dump->second].node_name.empty() &&
-                               !k8s::is_terminal_phase(dump.pods[in_dump->second].phase);
-  const auto ns = m.find_namespace(preemptor_object.ns);
-  const pod preemptor({.uid = pending_in_dump ? in_dump->second + 1 : dump.pods.size() + 1,
-                       .priority = me.priority,
-                       .requests = k8s::to_resource_vector(preemptor_object.requests, m.names),
-                       .start_time = preemptor_object.start_time,
-                       .namespace_id = ns ? *ns : static_cast<std::uint32_t>(m.namespaces.size()),
-                       .preemption_policy = me.policy});
   if (!m.ours(preemptor_object)) {
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
     out.result = "other-scheduler";
@@ -574,16 +564,8 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
-  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for this pod.
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
-  view.prefilter(
-      k8s::placing_pod{
-          k8s::pod_facts{preemptor_object.ns, &preemptor_object.labels, preemptor_object.deleting,
-                         preemptor_object.anti_affinity_terms},
-          preemptor_object.host_ports, preemptor_object.affinity_terms,
-          preemptor_object.anti_affinity_terms, preemptor_object.spread,
-          &preemptor_object.placement},
-      m.namespace_facts);
+  m.prefilter(view, preemptor_object);
 
   filter_pass filters;
   run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
@@ -596,6 +578,37 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.decide_seconds = clock.wall_seconds();
   out.decide_cpu_seconds = clock.cpu_seconds();
   return std::nullopt;
+}
+
+// The preemptor as the model sees it: its priority and policy resolved, its requests in the
+// model's resource names. It keeps the uid of its pending copy in the dump, if any, so that it
+// never counts as nominated against itself.
+std::optional<load_error> analysis::model::make_preemptor(const pod_object& p, resolved_pod& me,
+                                                          std::optional<pod>& out) const {
+  const std::string key = p.key();
+  const std::string where =
+      p.source.empty() ? object_where(*dump, p.file, "Pod", key) : p.source + ": Pod " + key;
+  if (auto e = resolve(*dump, p, where, me)) return e;
+  const auto in_dump = pod_by_key.find(key);
+  const bool pending_in_dump = in_dump != pod_by_key.end() && bound_node[in_dump->second] == not_bound &&
+                               dump->pods[in_dump->second].node_name.empty() &&
+                               !k8s::is_terminal_phase(dump->pods[in_dump->second].phase);
+  const auto ns = find_namespace(p.ns);
+  out.emplace(preempt::model::pod_spec{
+      .uid = pending_in_dump ? in_dump->second + 1 : dump->pods.size() + 1,
+      .priority = me.priority,
+      .requests = k8s::to_resource_vector(p.requests, names),
+      .start_time = p.start_time,
+      .namespace_id = ns ? *ns : static_cast<std::uint32_t>(namespaces.size()),
+      .preemption_policy = me.policy});
+  return std::nullopt;
+}
+
+void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
+  view.prefilter(k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
+                                  p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
+                                  &p.placement},
+                 namespace_facts);
 }
 
 // Runs the preemption evaluation and explains it: every evaluated node with its outcome and
@@ -683,6 +696,85 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
     explain_tie_break(d, opts.now, out.tie_break);
   }
 }
+
+using plain_evaluator = preempt::evaluator<cluster_view, preempt::default_policy>;
+
+struct repeated_evaluation::state {
+  const analysis::model* m = nullptr;
+  std::optional<pod> preemptor;
+  std::optional<cluster_view> view;
+  filter_pass filters;
+  options opts;
+  std::optional<std::size_t> nominated_node;
+  std::optional<plain_evaluator> inline_ev, pool_ev;
+  std::size_t pool_workers = 0;
+  const plain_evaluator::decision_type* last = nullptr;
+
+  template <class E>
+  std::size_t run(plain_evaluator& ev, const E& ex) {
+    last = &ev.evaluate(*preemptor, *view, filters.statuses, m->budgets, m->ledger.reader(), ex,
+                        preempt::attempt{.offset = opts.offset, .nominated_node = nominated_node});
+    return last->kind == preempt::decision_kind::nominated ? last->node_index : npos;
+  }
+};
+
+repeated_evaluation::repeated_evaluation() = default;
+repeated_evaluation::~repeated_evaluation() = default;
+
+std::optional<load_error> repeated_evaluation::prepare(const analysis& a, const pod_object& preemptor,
+                                                       const options& opts) {
+  state_ = std::make_unique<state>();
+  state& st = *state_;
+  st.m = a.model_.get();
+  st.opts = opts;
+  resolved_pod me;
+  if (auto e = st.m->make_preemptor(preemptor, me, st.preemptor)) return e;
+  if (!st.m->ours(preemptor))
+    return load_error{"Pod " + preemptor.key() + " belongs to scheduler \"" + preemptor.scheduler_name +
+                      "\", not " + st.m->scheduler_name + ": nothing to evaluate"};
+  st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
+  st.m->prefilter(*st.view, preemptor);
+  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, st.filters);
+  if (!st.filters.feasible.empty())
+    return load_error{"Pod " + preemptor.key() + " fits node " +
+                      st.m->dump->nodes[st.filters.feasible.front()].name + ": nothing to preempt"};
+  if (!preemptor.nominated_node_name.empty()) {
+    const auto it = st.m->node_index.find(preemptor.nominated_node_name);
+    if (it != st.m->node_index.end()) st.nominated_node = it->second;
+  }
+  preempt::evaluator_config config;
+  config.sampling = opts.sampling;
+  st.inline_ev.emplace(config, preempt::default_policy{opts.now});
+  return std::nullopt;
+}
+
+std::size_t repeated_evaluation::evaluate_inline() { return state_->run(*state_->inline_ev, preempt::inline_executor{}); }
+
+std::size_t repeated_evaluation::evaluate_on(preempt::thread_pool& pool) {
+  state& st = *state_;
+  if (!st.pool_ev || st.pool_workers != pool.size() + 1) {
+    preempt::evaluator_config config;
+    config.sampling = st.opts.sampling;
+    config.parallelism = pool.size() + 1;
+    st.pool_ev.emplace(config, preempt::default_policy{st.opts.now});
+    st.pool_workers = config.parallelism;
+  }
+  return st.run(*st.pool_ev, pool.get_executor());
+}
+
+std::string repeated_evaluation::nominated_node() const {
+  const auto* d = state_->last;
+  return d && d->kind == preempt::decision_kind::nominated ? std::string(d->node_name) : std::string();
+}
+
+std::vector<std::string> repeated_evaluation::victims() const {
+  std::vector<std::string> out;
+  if (const auto* d = state_->last; d && d->kind == preempt::decision_kind::nominated)
+    for (const pod* p : d->victims) out.push_back(state_->m->pod_name(p));
+  return out;
+}
+
+std::size_t repeated_evaluation::nodes_evaluated() const { return state_->last ? state_->last->diagnosis.size() : 0; }
 
 std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor,
                                   const options& opts, report& out) {
