@@ -268,3 +268,18 @@ TEST_CASE("embedding: accept_victim and release_victim tell the followers") {
   CHECK(table.followers() == 0);
   CHECK(!table.victim_in_flight(2));
 }
+
+TEST_CASE("embedding: task_ref can be default-constructed, so executors can keep arrays of them") {
+  preempt::task_ref queue[4];
+  CHECK_FALSE(queue[0]);
+  int runs = 0;
+  struct work {
+    int* runs;
+    void run() noexcept { ++*runs; }
+  } w{&runs};
+  queue[1] = preempt::task_ref::to_member_run(w);
+  CHECK(static_cast<bool>(queue[1]));
+  for (const preempt::task_ref& t : queue)
+    if (t) t();
+  CHECK(runs == 1);
+}
