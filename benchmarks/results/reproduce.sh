@@ -30,8 +30,8 @@ for b in victim_selection dry_run infeasible budgets nominations memory; do
   "$build/benchmarks/preempt_bench_$b" --benchmark_out="$here/$b.json" --benchmark_out_format=json
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$here/machine.txt"
-"$build/examples/preempt-async-loop-sim" > "$here/async_loop.txt"
-"$build/examples/preempt-async-loop-sim" --output json > "$here/async_loop.json"
+"$build/benchmarks/preempt-async-loop-sim" > "$here/async_loop.txt"
+"$build/benchmarks/preempt-async-loop-sim" --output json > "$here/async_loop.json"
 python3 "$here/summarize.py" "$here" > "$here/results.md"
 (cd "$here" && gnuplot async_loop.gp)
 echo "written: $here/{*.json,async_loop.txt,results.md,async_loop.png,machine.txt}"
