@@ -89,6 +89,16 @@ TEST_CASE("embedding: same-named functions in the caller's namespace never repla
     CHECK(best.index == 1);
     CHECK(best.deciding_score == 1);
   }
+  SUBCASE("best candidate, decided by the victims' start times") {
+    const hpod early{11, 7, 5};
+    const hpod late{12, 7, 6};
+    const hpod* first[] = {&early};
+    const hpod* second[] = {&late};
+    const preempt::candidate<hpod> cands[] = {{0, "n0", first, 0}, {1, "n1", second, 0}};
+    const auto best = preempt::pick_best_candidate<hpod>(std::span<const preempt::candidate<hpod>>(cands));
+    CHECK(best.index == 1);  // the latest start wins
+    CHECK(best.deciding_score == 4);
+  }
   SUBCASE("the evaluator, with the preemptor nominated (eligibility on a node)") {
     preempt::evaluator<hcluster> ev;
     const auto& d = ev.evaluate(preemptor, c, tiny::all_unschedulable{}, preempt::no_budgets{},
