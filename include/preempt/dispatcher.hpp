@@ -38,6 +38,13 @@
 // those evictions, and if any of them fails or finds its victim already gone, it is re-activated
 // once they are all over; when they are all accepted, their deletions wake it.
 //
+// preempt_cluster_wide(group, victims) carries out a pod group's preemption (upstream's
+// actuatePodGroupPreemption, candidate "cluster"): the same evictions, inline or async, with the
+// in-flight gate keyed by `group` (a P standing for the PodGroup: its uid, the group's priority),
+// but no node: nobody is nominated and no nomination is cleared (the group's members are
+// nominated by the caller, preempt/workload/group_dispatch.hpp), and on_preemption_dispatched is
+// not called (a group's victims are counted by the workload metrics instead, as upstream).
+//
 // The hooks object may have (each optional, except reactivate for async executors):
 //   reactivate(preemptor)                        move the preemptor back to the active queue
 //   nominations_cleared(node, uids)              these pods lost their nomination: patch them
@@ -167,6 +174,14 @@ class dispatcher {
       return run_inline(preemptor, node, victims);
   }
 
+  // The node argument of a pod group's preemption: the whole cluster, no nomination.
+  static constexpr std::size_t cluster_wide = static_cast<std::size_t>(-1);
+
+  // Evicts a pod group's victims, gated by `group`'s uid (see the header comment).
+  dispatch_result preempt_cluster_wide(const P& group, std::span<const P* const> victims) {
+    return preempt_on(group, cluster_wide, victims);
+  }
+
   // The gate: is this pod's preemption still running? (in_flight_table::is_preemption_running)
   bool is_preemption_running(const uid_type& preemptor) const {
     return table_->is_preemption_running(preemptor);
@@ -225,7 +240,7 @@ class dispatcher {
   dispatch_result run_inline(const P& preemptor, std::size_t node,
                              std::span<const P* const> victims) {
     dispatch_result result;
-    notify_dispatched(preemptor, victims.size());
+    if (node != cluster_wide) notify_dispatched(preemptor, victims.size());
     for (const P* v : victims) {
       if (detail::is_terminating(*v) || !table_->claim_victim(v->uid())) {
         ++result.skipped;
@@ -242,6 +257,7 @@ class dispatcher {
         return result;
       }
     }
+    if (node == cluster_wide) return result;
     inline_cleared_.clear();
     ledger_->clear_lower_priority(node, priority_of(preemptor), inline_cleared_);
     notify_cleared(node, inline_cleared_);
@@ -268,7 +284,7 @@ class dispatcher {
       }
     }
     if (j->victims.empty()) {  // nothing to evict: nothing starts, as in prepareCandidateAsync
-      ledger_->nominate(preemptor, node);
+      if (node != cluster_wide) ledger_->nominate(preemptor, node);
       if (j->follow.awaited.empty()) {
         release_job(j);
         return result;
@@ -282,8 +298,9 @@ class dispatcher {
     j->failed.store(false, std::memory_order_relaxed);
     j->last_deleted = false;
     j->started = Clock::now();
-    const std::optional<std::size_t> previous = ledger_->node_of(preemptor.uid());
-    ledger_->nominate(preemptor, node);
+    const std::optional<std::size_t> previous =
+        node == cluster_wide ? std::nullopt : ledger_->node_of(preemptor.uid());
+    if (node != cluster_wide) ledger_->nominate(preemptor, node);
     table_->start(preemptor.uid());
     job_started();
     result.started = true;
@@ -293,21 +310,23 @@ class dispatcher {
       table_->finish(preemptor.uid());
       if (previous)  // as upstream's error result: the earlier nomination stands
         ledger_->nominate(preemptor, *previous);
-      else
+      else if (node != cluster_wide)
         ledger_->remove(preemptor.uid());
       done_with(j);
       return {status::error("preemption: the executor refused the eviction work"), false, 0,
               result.skipped, false};
     }
-    notify_dispatched(preemptor, victims.size());
+    if (node != cluster_wide) notify_dispatched(preemptor, victims.size());
     return result;
   }
 
   // Background, step 1: clear lower-priority nominations, then start the evictions.
   void begin(job& j) noexcept {
-    j.cleared.clear();
-    ledger_->clear_lower_priority(j.node, priority_of(*j.preemptor), j.cleared);
-    notify_cleared(j.node, j.cleared);
+    if (j.node != cluster_wide) {
+      j.cleared.clear();
+      ledger_->clear_lower_priority(j.node, priority_of(*j.preemptor), j.cleared);
+      notify_cleared(j.node, j.cleared);
+    }
     const std::size_t n = j.victims.size();
     if (n == 1) {
       evict_last(j);

@@ -41,5 +41,17 @@
 #include "preempt/status.hpp"
 #include "preempt/version.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/group_decision.hpp"
+#include "preempt/workload/group_dispatch.hpp"
+#include "preempt/workload/group_evaluator.hpp"
+#include "preempt/workload/group_metrics.hpp"
+#include "preempt/workload/group_preemptor.hpp"
+#include "preempt/workload/group_set.hpp"
+#include "preempt/workload/placement.hpp"
+#include "preempt/workload/unit_budgets.hpp"
+#include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/unit_victim_selection.hpp"
+#include "preempt/workload/victim_unit.hpp"
+#include "preempt/workload/victim_units.hpp"
 
 #endif  // PREEMPT_PREEMPT_HPP

@@ -1,0 +1,285 @@
+// preempt/workload/group_evaluator.hpp - victims for a pod group (Kubernetes
+// PodGroupEvaluator.Preempt and selectVictimsOnDomain, KEP-5710 workload-aware preemption, the
+// in-place reprieve of v1.37).
+//
+// pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place):
+//   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
+//      terminating by preemption on a member's nominated node => ongoing, with every member's
+//      current nomination, and nothing else is done.
+//   2. Victim units of the whole cluster (build_victim_units); the potential victims are the units
+//      of strictly lower priority than the group (terminating pods included). None =>
+//      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
+//   3. Every node's state is prepared and every member of every potential victim is removed.
+//   4. One placement (the caller's placement_function) on that victim-free cluster. Not success
+//      => its status, unchanged. The placed members, in member order, are the only candidate:
+//      no search among placements, no node sampling, no scoring.
+//   5. Potential victims in descending importance (more_important_unit), classified by budgets
+//      (classify_unit_budgets).
+//   6. In-place reprieve, violating units first, then the others, each most important first: the
+//      unit's members are added back; every placed member is checked on its node, in member order,
+//      with the nominated pods (passes_with_nominated) and, when it fits, added so that later
+//      members see it. If all still fit the unit is reprieved, else its members are removed again
+//      and it is a victim (a violating unit adds its violating members to the PDB count). The
+//      placed members are removed again either way. So a unit is restored or evicted whole, and
+//      the number of placed members never goes down.
+//   7. Victims: whole units in descending importance; nominations: every placed member.
+// A success may have no victims (the placement needed no eviction).
+//
+// Beyond upstream: the importance order is total (construction order last; missing start times
+// read as config.now, not the wall clock), so the same input gives the same answer.
+//
+// Complexity: O(n + p · max_tree_depth + u log u + u · (m + k · f)) for n nodes, p pods, u
+// potential victim units, m members per unit, k placed members and f the cost of one fit check
+// with nominated pods; plus the placement. Allocation: none once the evaluator has seen a cluster
+// of this size (or after reserve). Exceptions: none of its own; the caller's hooks may throw.
+// Thread-safety: one evaluation at a time per evaluator.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_WORKLOAD_GROUP_EVALUATOR_HPP
+#define PREEMPT_WORKLOAD_GROUP_EVALUATOR_HPP
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "preempt/budget.hpp"
+#include "preempt/cluster.hpp"
+#include "preempt/config.hpp"
+#include "preempt/nominated_fit.hpp"
+#include "preempt/nominations.hpp"
+#include "preempt/pod.hpp"
+#include "preempt/status.hpp"
+#include "preempt/workload/group_decision.hpp"
+#include "preempt/workload/group_preemptor.hpp"
+#include "preempt/workload/group_set.hpp"
+#include "preempt/workload/placement.hpp"
+#include "preempt/workload/unit_budgets.hpp"
+#include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/victim_unit.hpp"
+#include "preempt/workload/victim_units.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+struct group_evaluator_config {
+  // The start time assumed for pods that have none (upstream: the wall clock).
+  timestamp now = 0;
+};
+
+template <cluster C, class Clock = std::chrono::steady_clock,
+          class Allocator = std::allocator<cluster_pod_t<C>>>
+class pod_group_evaluator {
+ public:
+  using pod_type = cluster_pod_t<C>;
+  using state_type = typename C::state_type;
+  using decision_type = group_decision<pod_type>;
+
+  explicit pod_group_evaluator(group_evaluator_config cfg = {}, const Allocator& alloc = {})
+      : cfg_(cfg), units_(alloc), tally_(alloc), states_(alloc), ranked_(alloc),
+        assignment_(alloc), nominations_(alloc), victims_(alloc), placed_(alloc) {}
+
+  const group_evaluator_config& config() const noexcept { return cfg_; }
+  void set_now(timestamp now) noexcept { cfg_.now = now; }
+
+  // Room for a cluster of `pods` pods, `groups` groups, `budgets` budgets, and a preemptor of
+  // `members` members.
+  void reserve(std::size_t pods, std::size_t groups, std::size_t budgets, std::size_t members) {
+    units_.reserve(pods, groups);
+    tally_.reserve(budgets);
+    ranked_.reserve(pods);
+    victims_.reserve(pods);
+    assignment_.reserve(members);
+    nominations_.reserve(members);
+    placed_.reserve(members);
+  }
+
+  template <class W, class B, class N, class F>
+    requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
+             placement_function<F, pod_type, state_type>
+  const decision_type& evaluate(const group_preemptor<pod_type>& preemptor, const C& cluster,
+                                const W& groups, const B& budgets, const N& nominations,
+                                F&& place) {
+    decision_ = decision_type{};
+    victims_.clear();
+    nominations_.clear();
+
+    switch (::preempt::workload::group_eligibility(preemptor, cluster, groups)) {
+      case group_eligibility_kind::not_eligible:
+        return finish(group_decision_kind::not_eligible, status::unschedulable(not_eligible_never));
+      case group_eligibility_kind::ongoing:
+        for (std::size_t i = 0; i < preemptor.members.size(); ++i)
+          nominations_.push_back({i, preemptor.nominated_node(i)});
+        return finish(group_decision_kind::ongoing, status(status_code::success, ongoing_preemption));
+      case group_eligibility_kind::eligible:
+        break;
+    }
+
+    const auto started = Clock::now();
+    decision_.evaluated = true;
+    const status st = select(preemptor, cluster, groups, budgets, nominations, place);
+    decision_.evaluation_time =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
+    if (!st) {
+      victims_.clear();
+      nominations_.clear();
+      decision_.pdb_violations = 0;
+      decision_.pod_group_disruptions = 0;
+      return finish(st.code() == status_code::error ? group_decision_kind::error
+                                                    : group_decision_kind::unschedulable,
+                    st);
+    }
+    std::snprintf(message_.data(), message_.size(),
+                  "found a placement for podgroup, preempting %zu victims", victims_.size());
+    return finish(group_decision_kind::preempt,
+                  status(status_code::success, std::string_view(message_.data())));
+  }
+
+  const decision_type& last() const noexcept { return decision_; }
+
+  // The units of the last evaluation (after step 2) and their members.
+  const unit_scratch<pod_type, Allocator>& units() const noexcept { return units_; }
+
+ private:
+  const decision_type& finish(group_decision_kind kind, status outcome) {
+    decision_.kind = kind;
+    decision_.outcome = outcome;
+    decision_.victims = {victims_.data(), victims_.size()};
+    decision_.nominations = {nominations_.data(), nominations_.size()};
+    return decision_;
+  }
+
+  template <class W, class B, class N, class F>
+  status select(const group_preemptor<pod_type>& preemptor, const C& cluster, const W& groups,
+                const B& budgets, const N& nominations, F& place) {
+    using P = pod_type;
+    const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    const std::span<victim_unit> units =
+        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_);
+
+    ranked_.clear();
+    for (const victim_unit& u : units)
+      if (::preempt::workload::is_potential_victim_unit(u, preemptor.priority))
+        ranked_.push_back(ranked_unit{u.order, 0, false});
+    if (ranked_.empty()) return status::unresolvable(no_victims_for_group);
+
+    while (states_.size() < nodes) states_.push_back(cluster.make_state());
+    for (std::size_t i = 0; i < nodes; ++i) cluster.prepare_state(i, states_[i]);
+    const auto remove_unit = [&](const victim_unit& u) -> status {
+      for (const unit_member<P>& m : units_.members_of(u))
+        if (status st = states_[m.node].remove_pod(*m.pod); !st) return st;
+      return status::ok();
+    };
+    const auto add_unit = [&](const victim_unit& u) -> status {
+      for (const unit_member<P>& m : units_.members_of(u))
+        if (status st = states_[m.node].add_pod(*m.pod); !st) return st;
+      return status::ok();
+    };
+    for (const ranked_unit& r : ranked_)
+      if (status st = remove_unit(units[r.unit]); !st) return st;
+
+    const std::size_t members = preemptor.members.size();
+    assignment_.assign(members, no_node);
+    node_states<state_type> view(std::span<state_type>(states_.data(), nodes));
+    if (status st = place(preemptor.members, view, std::span<std::size_t>(assignment_)); !st)
+      return st;
+    for (std::size_t i = 0; i < members; ++i) {
+      if (assignment_[i] == no_node) continue;
+      if (assignment_[i] >= nodes)
+        return status::error("the placement put a member on a node that does not exist");
+      nominations_.push_back({i, assignment_[i]});
+    }
+
+    std::sort(ranked_.begin(), ranked_.end(), [&](const ranked_unit& a, const ranked_unit& b) {
+      return ::preempt::workload::more_important_unit(units[a.unit], units[b.unit]);
+    });
+    ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked_),
+                                               std::span<const victim_unit>(units), units_,
+                                               budgets, tally_);
+
+    // Does every placed member still fit, each assumed for the next? Leaves the states as found.
+    const auto placement_fits = [&](bool& fits) -> status {
+      fits = true;
+      placed_.clear();
+      status result;
+      for (const member_nomination& nm : nominations_) {
+        state_type& s = states_[nm.node];
+        const P& member = *preemptor.members[nm.member];
+        const status fit = ::preempt::passes_with_nominated(
+            s, member, ::preempt::detail::nominated_to<P>(nominations, nm.node));
+        if (fit.code() == status_code::error) {
+          result = fit;
+          break;
+        }
+        if (!fit) {
+          fits = false;
+          break;
+        }
+        if (status st = s.add_pod(member); !st) {
+          result = st;
+          break;
+        }
+        placed_.push_back(nm);
+      }
+      for (auto it = placed_.rbegin(); it != placed_.rend(); ++it)
+        if (status st = states_[it->node].remove_pod(*preemptor.members[it->member]); !st && result)
+          result = st;
+      return result;
+    };
+
+    std::int64_t violations = 0;
+    const auto reprieve = [&](ranked_unit& r) -> status {
+      const victim_unit& u = units[r.unit];
+      if (status st = add_unit(u); !st) return st;
+      bool fits = true;
+      if (status st = placement_fits(fits); !st) return st;
+      if (fits) return status::ok();
+      if (status st = remove_unit(u); !st) return st;
+      r.victim = true;
+      violations += r.violations;
+      return status::ok();
+    };
+    for (ranked_unit& r : ranked_)
+      if (r.violations != 0)
+        if (status st = reprieve(r); !st) return st;
+    for (ranked_unit& r : ranked_)
+      if (r.violations == 0)
+        if (status st = reprieve(r); !st) return st;
+
+    std::size_t disruptions = 0;
+    for (const ranked_unit& r : ranked_) {
+      if (!r.victim) continue;
+      const victim_unit& u = units[r.unit];
+      if (u.is_group()) ++disruptions;
+      for (const unit_member<P>& m : units_.members_of(u)) victims_.push_back(m.pod);
+    }
+    decision_.pdb_violations = violations;
+    decision_.pod_group_disruptions = disruptions;
+    return status::ok();
+  }
+
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  group_evaluator_config cfg_;
+  unit_scratch<pod_type, Allocator> units_;
+  budget_tally<rebound<std::int64_t>> tally_;
+  std::vector<state_type, rebound<state_type>> states_;
+  std::vector<ranked_unit, rebound<ranked_unit>> ranked_;
+  std::vector<std::size_t, rebound<std::size_t>> assignment_;
+  std::vector<member_nomination, rebound<member_nomination>> nominations_;
+  std::vector<const pod_type*, rebound<const pod_type*>> victims_;
+  std::vector<member_nomination, rebound<member_nomination>> placed_;
+  std::array<char, 80> message_{};
+  decision_type decision_;
+};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_GROUP_EVALUATOR_HPP

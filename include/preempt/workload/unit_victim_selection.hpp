@@ -1,0 +1,177 @@
+// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
+// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
+//
+// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
+// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
+// (build_victim_units, built once per decision):
+//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
+//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
+//      every node that hosts a member (unit_eligible_everywhere).
+//   2. Their members on node x are removed from x's state (members on other nodes stay: upstream
+//      only updates its PreFilter state for them, and the fit is checked on x alone).
+//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods, or that status is the answer.
+//   5. Units in descending importance (more_important_unit, the position on x breaking ties),
+//      classified by budgets (classify_unit_budgets: a unit violates if any member does).
+//   6. Reprieve, violating units first, then the others, each most important first: the unit's
+//      members on x are added back; if the preemptor no longer fits they are removed again and the
+//      unit is a victim (a violating unit adds its violating members to the count).
+// The victims are every member (on any node) of the victim units, units in descending importance.
+// Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
+// (preempt/victim_selection.hpp), except when a pod counts against two budgets and the first
+// drives one below zero: v1.37 stops counting that pod there (FilterVictimsWithPDBViolation),
+// select_victims keeps counting it against the others, as filterPodsWithPDBViolation did.
+//
+// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
+// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
+// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
+// thread; `units` is only read and may be shared.
+//
+// The result refers to the scratch and to the cluster's pods.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "preempt/budget.hpp"
+#include "preempt/cluster.hpp"
+#include "preempt/config.hpp"
+#include "preempt/node_state.hpp"
+#include "preempt/nominated_fit.hpp"
+#include "preempt/nominations.hpp"
+#include "preempt/policy.hpp"
+#include "preempt/status.hpp"
+#include "preempt/victim_selection.hpp"
+#include "preempt/workload/unit_budgets.hpp"
+#include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/victim_unit.hpp"
+#include "preempt/workload/victim_units.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// Working memory of select_unit_victims; one per thread.
+template <class P, class Allocator = std::allocator<P>>
+class unit_selection_scratch {
+ public:
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  unit_selection_scratch() = default;
+  explicit unit_selection_scratch(const Allocator& alloc)
+      : ranked_(alloc), victims_(alloc), stamps_(alloc), tally_(alloc) {}
+
+  void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
+    ranked_.reserve(units);
+    victims_.reserve(pods);
+    tally_.reserve(budgets);
+  }
+
+ private:
+  friend struct select_unit_victims_fn;
+
+  void start(std::size_t units) {
+    ranked_.clear();
+    victims_.clear();
+    if (stamps_.size() < units) stamps_.resize(units, 0u);
+    if (++generation_ == 0) {
+      std::fill(stamps_.begin(), stamps_.end(), 0u);
+      generation_ = 1;
+    }
+  }
+
+  std::vector<ranked_unit, rebound<ranked_unit>> ranked_;
+  std::vector<const P*, rebound<const P*>> victims_;
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
+  budget_tally<rebound<std::int64_t>> tally_;
+  std::uint32_t generation_ = 0;
+};
+
+struct select_unit_victims_fn {
+  template <cluster C, class S, class UnitAlloc, class B, class Nominated, class Allocator,
+            class Policy = default_policy>
+    requires node_state<S, cluster_pod_t<C>> && budget_set<B, cluster_pod_t<C>> &&
+             nominated_range<Nominated, cluster_pod_t<C>>
+  victim_selection<cluster_pod_t<C>> operator()(
+      const cluster_pod_t<C>& preemptor, std::size_t x, const C& cluster, S& state,
+      const unit_scratch<cluster_pod_t<C>, UnitAlloc>& units, const B& budgets,
+      const Nominated& nominated, unit_selection_scratch<cluster_pod_t<C>, Allocator>& scratch,
+      const Policy& policy = {}) const {
+    using P = cluster_pod_t<C>;
+    const std::span<const victim_unit> all = units.units();
+    scratch.start(all.size());
+    auto& ranked = scratch.ranked_;
+
+    std::uint32_t position = 0;
+    std::size_t k = 0;
+    for (const P& p : cluster[x].pods()) {
+      (void)p;
+      const std::uint32_t u = units.unit_of(x, k++);
+      if (scratch.stamps_[u] == scratch.generation_) continue;
+      scratch.stamps_[u] = scratch.generation_;
+      if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
+                                                        preemptor, policy))
+        ranked.push_back(ranked_unit{u, 0, false, position++});
+    }
+
+    const auto on_x = [&](const victim_unit& u, auto&& op) -> status {
+      for (const unit_member<P>& m : units.members_of(u))
+        if (m.node == x)
+          if (status st = op(*m.pod); !st) return st;
+      return status::ok();
+    };
+    const auto remove = [&](const P& p) { return status(state.remove_pod(p)); };
+    const auto add = [&](const P& p) { return status(state.add_pod(p)); };
+
+    for (const ranked_unit& r : ranked)
+      if (status st = on_x(all[r.unit], remove); !st) return {st, {}, 0};
+    if (ranked.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
+    if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
+      return {st, {}, 0};
+
+    std::sort(ranked.begin(), ranked.end(), [&](const ranked_unit& a, const ranked_unit& b) {
+      victim_unit ua = all[a.unit], ub = all[b.unit];
+      ua.order = a.position;
+      ub.order = b.position;
+      return ::preempt::workload::more_important_unit(ua, ub);
+    });
+    ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked), all, units, budgets,
+                                               scratch.tally_);
+
+    std::int64_t violations = 0;
+    const auto reprieve = [&](ranked_unit& r) -> status {
+      if (status st = on_x(all[r.unit], add); !st) return st;
+      const status fit = ::preempt::passes_with_nominated(state, preemptor, nominated);
+      if (fit.code() == status_code::error) return fit;
+      if (fit) return status::ok();
+      if (status st = on_x(all[r.unit], remove); !st) return st;
+      r.victim = true;
+      violations += r.violations;
+      return status::ok();
+    };
+    for (ranked_unit& r : ranked)
+      if (r.violations != 0)
+        if (status st = reprieve(r); !st) return {st, {}, 0};
+    for (ranked_unit& r : ranked)
+      if (r.violations == 0)
+        if (status st = reprieve(r); !st) return {st, {}, 0};
+
+    for (const ranked_unit& r : ranked)
+      if (r.victim)
+        for (const unit_member<P>& m : units.members_of(all[r.unit])) scratch.victims_.push_back(m.pod);
+    return {status::ok(), {scratch.victims_.data(), scratch.victims_.size()}, violations};
+  }
+};
+inline constexpr select_unit_victims_fn select_unit_victims{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
