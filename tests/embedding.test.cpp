@@ -113,7 +113,7 @@ TEST_CASE("embedding: same-named functions in the caller's namespace never repla
   CHECK(calls == 0);
 }
 
-namespace {
+namespace uid_kinds {  // named, not anonymous: clang would flag the unused operator==
 
 struct view_uid_pod {
   std::string name;
@@ -133,9 +133,10 @@ struct unhashable_uid_pod : view_uid_pod {
   unhashable uid() const noexcept { return {}; }
 };
 
-}  // namespace
+}  // namespace uid_kinds
 
 TEST_CASE("embedding: a pod's uid must be owned and hashable") {
+  using namespace uid_kinds;
   CHECK(preempt::owning_uid<std::string>);
   CHECK(preempt::owning_uid<std::uint64_t>);
   CHECK_FALSE(preempt::owning_uid<std::string_view>);  // a view into the caller's pod
