@@ -33,6 +33,16 @@ type Case struct {
 	Percentage *int32
 	Absolute   *int32
 	Offset     int64
+	// SchedulerName: --scheduler-name, the profile both deciders act as ("" = default-scheduler).
+	SchedulerName string
+}
+
+// Scheduler is the profile's schedulerName.
+func (c *Case) Scheduler() string {
+	if c.SchedulerName == "" {
+		return v1.DefaultSchedulerName
+	}
+	return c.SchedulerName
 }
 
 // Uses tells whether the case uses a family.
@@ -66,6 +76,9 @@ func (c *Case) Args() []string {
 	}
 	if c.Offset != 0 {
 		a = append(a, "--offset", strconv.FormatInt(c.Offset, 10))
+	}
+	if c.SchedulerName != "" {
+		a = append(a, "--scheduler-name", c.SchedulerName)
 	}
 	return a
 }

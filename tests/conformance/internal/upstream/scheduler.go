@@ -72,6 +72,8 @@ type Options struct {
 	// nominator (kube-scheduler's queue holds only its own profiles' pods): preempt-whatif's
 	// reading, for exploring the other disagreements.
 	AllSchedulersNominations bool
+	// SchedulerName is the profile's schedulerName ("default-scheduler" when empty).
+	SchedulerName string
 	// Parallelism of the framework (1 when 0: deterministic dry runs; upstream's default is 16).
 	Parallelism int
 	// BoundPodsInCacheOnly keeps the pods bound to a node out of the fake clientset (and so out
@@ -230,6 +232,9 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	prof, err := defaultProfile(opts.Args)
 	if err != nil {
 		return nil, err
+	}
+	if opts.SchedulerName != "" {
+		prof.SchedulerName = opts.SchedulerName
 	}
 	recorder := &Recorder{offset: opts.Offset}
 	var plugin *defaultpreemption.DefaultPreemption
