@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,7 @@ type Case struct {
 	PDBs       []*policyv1.PodDisruptionBudget
 	Classes    []*schedulingv1.PriorityClass
 	Namespaces []*v1.Namespace
+	PodGroups  []*schedulingv1beta1.PodGroup
 	Preemptor  *v1.Pod
 	// PodName: the preemptor is a pending pod of the dump (--pod-name), else --pod pod.json.
 	PodName bool
@@ -130,6 +132,9 @@ func (g *generator) build() {
 	g.classesAndNamespaces()
 	g.nodes()
 	g.boundPods()
+	if g.on[PodGroups] {
+		g.podGroups()
+	}
 	if g.on[Nominated] {
 		g.nominatedPods()
 	}
@@ -621,4 +626,47 @@ func matches(sel *metav1.LabelSelector, labels map[string]string) bool {
 		return false
 	}
 	return s.Matches(labelsSet(labels))
+}
+
+// podGroups makes one to three PodGroups per namespace in use (disruption mode all, single or
+// unset; a priority of a class, or none) and puts about half of the bound pods of that namespace
+// into one of them (spec.schedulingGroup); a few pods name a PodGroup that does not exist.
+func (g *generator) podGroups() {
+	byNS := map[string][]string{}
+	for _, ns := range g.ns {
+		n := int(g.between(1, 3))
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("pg-%d", i)
+			pg := &schedulingv1beta1.PodGroup{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1beta1", Kind: "PodGroup"},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-pg-" + ns + "-" + name)},
+				Spec: schedulingv1beta1.PodGroupSpec{
+					SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}},
+				},
+			}
+			switch g.r.Intn(3) {
+			case 0:
+				pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+			case 1:
+				pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
+			}
+			if g.chance(0.85) {
+				class := g.victimClass()
+				v := g.classes[class]
+				pg.Spec.Priority = &v
+			}
+			g.c.PodGroups = append(g.c.PodGroups, pg)
+			byNS[ns] = append(byNS[ns], name)
+		}
+	}
+	for _, p := range g.c.Pods {
+		if p.Spec.NodeName == "" || !g.chance(0.5) {
+			continue
+		}
+		name := g.pick(byNS[p.Namespace])
+		if g.chance(0.05) {
+			name = "pg-missing"
+		}
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
+	}
 }
