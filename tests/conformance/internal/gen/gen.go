@@ -97,6 +97,7 @@ type generator struct {
 	apps     []string
 	ns       []string
 	free     []v1.ResourceList // per node: allocatable minus the bound pods' requests
+	groups   *rand.Rand        // the pod-groups family's own draws
 	podsLeft []int64
 }
 
@@ -113,7 +114,18 @@ func (g *generator) pick(list []string) string { return list[g.r.Intn(len(list))
 func Generate(seed int64, enabled []string) *Case {
 	g := &generator{r: rand.New(rand.NewSource(seed)), c: &Case{Seed: seed}, on: map[string]bool{}}
 	for _, f := range enabled {
+		if f == PodGroups {
+			continue
+		}
 		if f == Resources || g.chance(0.5) {
+			g.on[f] = true
+		}
+	}
+	// Pod groups draw from a stream of their own, so that every other family's clusters stay
+	// what their seeds made before the family existed.
+	g.groups = rand.New(rand.NewSource(seed*7919 + 13))
+	for _, f := range enabled {
+		if f == PodGroups && g.groups.Float64() < 0.5 {
 			g.on[f] = true
 		}
 	}
@@ -632,9 +644,12 @@ func matches(sel *metav1.LabelSelector, labels map[string]string) bool {
 // unset; a priority of a class, or none) and puts about half of the bound pods of that namespace
 // into one of them (spec.schedulingGroup); a few pods name a PodGroup that does not exist.
 func (g *generator) podGroups() {
+	r := g.groups
+	between := func(lo, hi int) int { return lo + r.Intn(hi-lo+1) }
+	pick := func(list []string) string { return list[r.Intn(len(list))] }
 	byNS := map[string][]string{}
 	for _, ns := range g.ns {
-		n := int(g.between(1, 3))
+		n := between(1, 3)
 		for i := 0; i < n; i++ {
 			name := fmt.Sprintf("pg-%d", i)
 			pg := &schedulingv1beta1.PodGroup{
@@ -644,15 +659,18 @@ func (g *generator) podGroups() {
 					SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}},
 				},
 			}
-			switch g.r.Intn(3) {
+			switch r.Intn(3) {
 			case 0:
 				pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
 			case 1:
 				pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
 			}
-			if g.chance(0.85) {
-				class := g.victimClass()
-				v := g.classes[class]
+			if r.Float64() < 0.85 {
+				levels := []string{"low", "low", "mid", "mid", "high"}
+				if g.on[Priorities] {
+					levels = []string{"negative", "low", "low", "default", "mid", "mid", "batch-never", "high"}
+				}
+				v := g.classes[pick(levels)]
 				pg.Spec.Priority = &v
 			}
 			g.c.PodGroups = append(g.c.PodGroups, pg)
@@ -660,11 +678,11 @@ func (g *generator) podGroups() {
 		}
 	}
 	for _, p := range g.c.Pods {
-		if p.Spec.NodeName == "" || !g.chance(0.5) {
+		if p.Spec.NodeName == "" || r.Float64() >= 0.5 {
 			continue
 		}
-		name := g.pick(byNS[p.Namespace])
-		if g.chance(0.05) {
+		name := pick(byNS[p.Namespace])
+		if r.Float64() < 0.05 {
 			name = "pg-missing"
 		}
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
