@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -165,4 +166,76 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
                                      preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
     manual.drain();
   }
+}
+
+TEST_CASE("evaluator with groups: every executor gives the same decision; units are evicted whole "
+          "(random clusters)") {
+  std::size_t whole_units_seen = 0;  // candidates evicting an all-mode unit of several pods
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    std::uint32_t state = seed * 2654435761u;
+    const auto next = [&](std::uint32_t n) {
+      state = state * 1664525u + 1013904223u;
+      return (state >> 8) % n;
+    };
+    wlf::scene s;
+    const std::size_t nodes = 3 + next(6);
+    for (std::size_t i = 0; i < nodes; ++i) s.node("n" + std::to_string(i), 2 + next(3));
+    const std::size_t groups = 1 + next(4);
+    for (std::size_t g = 0; g < groups; ++g)
+      s.group("g" + std::to_string(g), next(2) == 0, static_cast<std::int32_t>(10 * next(4)));
+    int k = 0;
+    for (std::size_t i = 0; i < nodes; ++i)
+      for (std::size_t j = 0, n = 1 + next(3); j < n; ++j)
+        s.add({.name = "p" + std::to_string(k++), .node = "n" + std::to_string(i),
+               .priority = static_cast<std::int32_t>(10 * next(4)),
+               .group = next(2) == 0 ? "g" + std::to_string(next(static_cast<std::uint32_t>(groups))) : "",
+               .start = static_cast<preempt::timestamp>(next(5)), .foo = next(4) == 0});
+    s.pdb_foo(static_cast<std::int32_t>(next(2)));
+    const auto statuses = all_unschedulable(nodes);
+    const wlf::pod me = preemptor_pod(25, 1 + next(2));
+    const preempt::attempt at{.offset = next(static_cast<std::uint32_t>(nodes)), .nominated_node = std::nullopt};
+
+    const auto summary = [&](const evaluator::decision_type& d) {
+      std::vector<std::string> out{std::to_string(static_cast<int>(d.kind)), std::string(d.node_name),
+                                   std::string(d.message), std::to_string(d.pdb_violations)};
+      for (const auto* v : d.victims) out.push_back(s.names.at(v->uid()));
+      for (const auto& c : d.candidates) {
+        out.push_back(std::string(c.node_name));
+        for (const auto* v : c.victims) out.push_back(s.names.at(v->uid()));
+      }
+      return out;
+    };
+    evaluator inline_ev;
+    const auto& d = inline_ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
+                                       preempt::no_nominations{}, preempt::inline_executor{}, at);
+    const auto want = summary(d);
+    // Units whole: a victim whose group is in `all` mode brings every pod of that group.
+    for (const auto& c : d.candidates) {
+      const std::set<std::string> chosen = s.named(c.victims);
+      for (std::size_t x = 0; x < s.cluster.size(); ++x)
+        for (const auto& p : s.cluster[x].pods()) {
+          const std::size_t key = wl::highest_all_ancestor(s.grps, p);
+          if (key == wl::no_group) continue;
+          for (std::size_t y = 0; y < s.cluster.size(); ++y)
+            for (const auto& q : s.cluster[y].pods())
+              if (wl::highest_all_ancestor(s.grps, q) == key) {
+                CHECK(chosen.count(s.names.at(p.uid())) == chosen.count(s.names.at(q.uid())));
+                if (&p != &q && chosen.count(s.names.at(p.uid())) != 0) ++whole_units_seen;
+              }
+          // Only lower priority than the preemptor, compared by the group's priority.
+          if (chosen.count(s.names.at(p.uid())) != 0)
+            CHECK(wl::effective_priority(s.grps, p) < me.priority());
+        }
+    }
+    preempt::thread_pool pool(2);
+    evaluator pooled([] { preempt::evaluator_config c; c.parallelism = 3; c.chunk = 1; return c; }());
+    CHECK(summary(pooled.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
+                                  preempt::no_nominations{}, pool.get_executor(), at)) == want);
+    preempt::manual_context manual;
+    evaluator manual_ev([] { preempt::evaluator_config c; c.parallelism = 2; c.chunk = 2; return c; }());
+    CHECK(summary(manual_ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
+                                     preempt::no_nominations{}, manual.get_executor(), at)) == want);
+    manual.drain();
+  }
+  CHECK(whole_units_seen > 0);
 }
