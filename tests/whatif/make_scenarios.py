@@ -422,6 +422,12 @@ bad("bad-unknown-option", "an unknown option", None, args="--frobnicate")
 bad("bad-pod-group-unknown", "--pod-group names no PodGroup of the dump", None, pod_obj=False, args="--pod-group default/nope")
 bad("bad-pod-group-no-members", "--pod-group names a PodGroup without pending members", None, pod_obj=False,
     cluster=lst([slots("node1", 1), pg("empty", prio=high)]), args="--pod-group default/empty")
+_bad_mode = pg("pg1", prio=high); _bad_mode["spec"]["disruptionMode"] = "all"
+bad("bad-pod-group-disruption-mode", "a PodGroup's disruptionMode is not an object", None, pod_obj=False,
+    cluster=lst([slots("node1", 1), _bad_mode]), args="--pod-group default/pg1")
+_bad_ref = gpod("m", None, high, "pg1"); _bad_ref["spec"]["schedulingGroup"] = {"podGroupName": 7}
+bad("bad-scheduling-group", "a pod's spec.schedulingGroup.podGroupName is not a string", None, pod_obj=False,
+    cluster=lst([slots("node1", 1), pg("pg1", prio=high), _bad_ref]), args="--pod-group default/pg1")
 bad("bad-pod-group-class", "a PodGroup names an unknown PriorityClass", None, pod_obj=False,
     cluster=lst([slots("node1", 1), pg("pg1", cls="gold")]), args="--pod-group default/pg1")
 
