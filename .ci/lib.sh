@@ -2,7 +2,8 @@
 # their pass/fail counts, and the summary that ends with "N passed, M failed".
 #
 #   ci_init <name>            start a run (cd to the repository root, open build/ci-logs/)
-#   step <name> <command...>  run a command; a non-zero exit is one failure
+#   step <name> <command...>  run a command; a non-zero exit is one failure, except 77: the
+#                             command skipped itself (it says why), recorded as "skip"
 #   run_preset <preset>       configure, build (PREEMPT_CI_JOBS, default 2) and ctest one preset
 #   ci_selected <name>        whether PREEMPT_CI_STEPS (a space-separated list; empty: all)
 #                             selects the step called <name>
@@ -48,6 +49,9 @@ step() {
   "$@" || rc=$?
   if ((rc == 0)); then
     _record "$name" $((SECONDS - t0)) ok
+  elif ((rc == 77)); then  # the step says why it skipped itself (a tool this machine lacks)
+    ci_summary+=("$(printf '  %-44s %-4s %5ss  %s' "$name" skip $((SECONDS - t0)) "(exit 77: skipped)")")
+    rc=0
   else
     _record "$name" $((SECONDS - t0)) FAIL "(exit $rc)"
     ci_failed=$((ci_failed + 1))

@@ -34,6 +34,7 @@ struct pod_object {
   k8s::label_set labels;
   k8s::pod_priority_spec priority;
   std::string node_name;            // spec.nodeName
+  std::string scheduler_name;       // spec.schedulerName ("" means default-scheduler)
   std::string nominated_node_name;  // status.nominatedNodeName
   std::string phase;
   std::optional<preempt::timestamp> start_time;
@@ -43,9 +44,14 @@ struct pod_object {
   k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)
   // Read for pods without spec.nodeName only (the pending pods, among them the preemptor).
   k8s::pod_placement placement;
-  bool pod_affinity = false;
-  bool pod_anti_affinity = false;
-  bool topology_spread = false;
+  // Host ports of the containers and sidecars (NodePorts), read for every pod.
+  std::vector<k8s::host_port> host_ports;
+  // Required pod (anti-)affinity terms (InterPodAffinity), read for every pod: a placed pod's
+  // anti-affinity terms bind the pods that come later.
+  std::vector<k8s::affinity_term> affinity_terms;
+  std::vector<k8s::affinity_term> anti_affinity_terms;
+  // spec.topologySpreadConstraints (PodTopologySpread), read with the placement.
+  std::vector<k8s::spread_constraint> spread;
   // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
   std::optional<std::string> pod_group;
   // Where the object came from, for messages: the input file and "items[i]" position.
@@ -88,11 +94,18 @@ struct group_object {
   }
 };
 
+struct namespace_object {
+  std::string name;
+  k8s::label_set labels;
+  std::uint32_t file = 0;
+};
+
 struct cluster_dump {
   std::vector<std::string> files;  // display names of the inputs
   std::vector<node_object> nodes;
   std::vector<pod_object> pods;
   std::vector<pdb_object> pdbs;
+  std::vector<namespace_object> namespaces;  // the targets of namespaceSelector
   std::vector<k8s::priority_class> classes;
   std::vector<std::uint32_t> class_files;
   std::vector<group_object> groups;  // PodGroups and CompositePodGroups, in input order

@@ -186,8 +186,91 @@ constexpr field<k8s::pod_placement> node_affinity_fields[] = {
 constexpr field<pod_object> affinity_fields[] = {
     {"nodeAffinity", decode::object<node_affinity_fields, &pod_object::placement>{},
      [](pod_object& p) { p.placement.required_node_affinity.reset(); }},
-    {"podAffinity", decode::presence<&pod_object::pod_affinity>{}},
-    {"podAntiAffinity", decode::presence<&pod_object::pod_anti_affinity>{}},
+};
+
+// Required pod (anti-)affinity, read for every pod (preferred terms do not filter).
+constexpr field<k8s::affinity_term> affinity_term_fields[] = {
+    {"labelSelector", decode::object<label_selector_fields, &k8s::affinity_term::selector>{}},
+    {"namespaces", decode::strings<&k8s::affinity_term::namespaces>{}},
+    {"namespaceSelector",
+     decode::object<label_selector_fields, &k8s::affinity_term::namespace_selector>{}},
+    {"topologyKey", decode::text<&k8s::affinity_term::topology_key>{}},
+    {"matchLabelKeys", decode::strings<&k8s::affinity_term::match_label_keys>{}},
+    {"mismatchLabelKeys", decode::strings<&k8s::affinity_term::mismatch_label_keys>{}},
+};
+constexpr field<pod_object> pod_affinity_fields[] = {
+    {"requiredDuringSchedulingIgnoredDuringExecution",
+     decode::list<affinity_term_fields, &pod_object::affinity_terms>{}},
+};
+constexpr field<pod_object> pod_anti_affinity_fields[] = {
+    {"requiredDuringSchedulingIgnoredDuringExecution",
+     decode::list<affinity_term_fields, &pod_object::anti_affinity_terms>{}},
+};
+constexpr field<pod_object> inter_pod_affinity_fields[] = {
+    {"podAffinity", decode::flatten<pod_affinity_fields>{},
+     [](pod_object& p) { p.affinity_terms.clear(); }},
+    {"podAntiAffinity", decode::flatten<pod_anti_affinity_fields>{},
+     [](pod_object& p) { p.anti_affinity_terms.clear(); }},
+};
+
+// whenUnsatisfiable, nodeAffinityPolicy, nodeTaintsPolicy.
+bool read_when_unsatisfiable(context& x, dom::element e, k8s::spread_constraint& c) {
+  std::string_view s;
+  if (!x.read_string(e, s)) return false;
+  if (s != "DoNotSchedule" && s != "ScheduleAnyway")
+    return x.fail("must be DoNotSchedule or ScheduleAnyway, not \"" + clip(s) + "\"");
+  c.do_not_schedule = s == "DoNotSchedule";
+  return true;
+}
+template <std::optional<k8s::node_inclusion_policy> k8s::spread_constraint::*Member>
+bool read_inclusion_policy(context& x, dom::element e, k8s::spread_constraint& c) {
+  std::string_view s;
+  if (!x.read_string(e, s)) return false;
+  if (s != "Honor" && s != "Ignore") return x.fail("must be Honor or Ignore, not \"" + clip(s) + "\"");
+  c.*Member = s == "Honor" ? k8s::node_inclusion_policy::honor : k8s::node_inclusion_policy::ignore;
+  return true;
+}
+constexpr field<k8s::spread_constraint> spread_fields[] = {
+    {"maxSkew", decode::int32<&k8s::spread_constraint::max_skew>{}},
+    {"topologyKey", decode::text<&k8s::spread_constraint::topology_key>{}},
+    {"whenUnsatisfiable", read_when_unsatisfiable},
+    {"labelSelector", decode::object<label_selector_fields, &k8s::spread_constraint::selector>{}},
+    {"minDomains", decode::int32<&k8s::spread_constraint::min_domains>{}},
+    {"nodeAffinityPolicy", read_inclusion_policy<&k8s::spread_constraint::node_affinity_policy>,
+     [](k8s::spread_constraint& c) { c.node_affinity_policy.reset(); }},
+    {"nodeTaintsPolicy", read_inclusion_policy<&k8s::spread_constraint::node_taints_policy>,
+     [](k8s::spread_constraint& c) { c.node_taints_policy.reset(); }},
+    {"matchLabelKeys", decode::strings<&k8s::spread_constraint::match_label_keys>{}},
+};
+
+// Host ports: containers[*].ports and those of sidecars (initContainers with restartPolicy
+// Always), as upstream's GetHostPorts.
+struct port_container {
+  std::vector<k8s::host_port> ports;
+  bool restart_always = false;
+};
+constexpr field<k8s::host_port> port_fields[] = {
+    {"hostPort", decode::int32<&k8s::host_port::port>{}},
+    {"hostIP", decode::text<&k8s::host_port::host_ip>{}},
+    {"protocol", decode::text<&k8s::host_port::protocol>{}},
+};
+constexpr field<port_container> port_container_fields[] = {
+    {"ports", decode::list<port_fields, &port_container::ports>{}},
+    {"restartPolicy",
+     [](context& x, dom::element e, port_container& c) {
+       std::string_view policy;
+       if (!x.read_string(e, policy)) return false;
+       c.restart_always = policy == "Always";
+       return true;
+     },
+     [](port_container& c) { c.restart_always = false; }},
+};
+struct pod_ports {
+  std::vector<port_container> containers, init_containers;
+};
+constexpr field<pod_ports> pod_ports_fields[] = {
+    {"containers", decode::list<port_container_fields, &pod_ports::containers>{}},
+    {"initContainers", decode::list<port_container_fields, &pod_ports::init_containers>{}},
 };
 constexpr field<k8s::toleration> toleration_fields[] = {
     {"key", decode::text<&k8s::toleration::key>{}},
@@ -200,12 +283,10 @@ constexpr field<pod_object> pod_placement_fields[] = {
     {"nodeSelector",
      decode::string_map<&pod_object::placement, &k8s::pod_placement::node_selector_map>{}},
     {"affinity", decode::flatten<affinity_fields>{},
-     [](pod_object& p) {
-       p.placement.required_node_affinity.reset();
-       p.pod_affinity = p.pod_anti_affinity = false;
-     }},
+     [](pod_object& p) { p.placement.required_node_affinity.reset(); }},
     {"tolerations",
      decode::list<toleration_fields, &pod_object::placement, &k8s::pod_placement::tolerations>{}},
+    {"topologySpreadConstraints", decode::list<spread_fields, &pod_object::spread>{}},
 };
 
 constexpr field<pod_object> pod_metadata_fields[] = {
@@ -241,17 +322,16 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
     {"resources",
      decode::object<resources_fields, &pod_decoding::resources, &k8s::pod_resources::pod_level>{}},
     {"nodeName", decode::text<&pod_object::node_name>{}},
+    {"schedulerName", decode::text<&pod_object::scheduler_name>{}},
     {"priority", decode::int32<&pod_object::priority, &k8s::pod_priority_spec::priority>{}},
     {"priorityClassName",
      decode::text<&pod_object::priority, &k8s::pod_priority_spec::priority_class_name>{}},
     {"preemptionPolicy", policy<&pod_object::priority, &k8s::pod_priority_spec::policy>{}},
-    {"topologySpreadConstraints",
-     [](context&, dom::element e, pod_decoding& p) {
-       dom::array a;
-       p.topology_spread = e.get_array().get(a) == simdjson::SUCCESS && a.size() > 0;
-       return true;
-     },
-     [](pod_decoding& p) { p.topology_spread = false; }},
+    {"affinity", decode::flatten<inter_pod_affinity_fields>{},
+     [](pod_decoding& p) {
+       p.affinity_terms.clear();
+       p.anti_affinity_terms.clear();
+     }},
     {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
      [](pod_decoding& p) { p.pod_group.reset(); }},
 };
@@ -295,6 +375,19 @@ bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement
   }
   p.placement.node_name = p.node_name;
   p.requests = k8s::effective_requests(p.resources);
+  {
+    auto s = x.field("spec");
+    pod_ports ports;
+    for (dom::element spec : p.specs)
+      if (!decode::read_fields(x, spec, pod_ports_fields, ports)) return false;
+    for (const port_container& c : ports.init_containers)
+      if (c.restart_always)
+        for (const k8s::host_port& hp : c.ports)
+          if (hp.port > 0) p.host_ports.push_back(hp);
+    for (const port_container& c : ports.containers)
+      for (const k8s::host_port& hp : c.ports)
+        if (hp.port > 0) p.host_ports.push_back(hp);
+  }
   // Conditions matter only for pods being deleted: they tell whether it is a preemption.
   if (p.deleting && p.conditions) {
     auto s = x.field("status");
@@ -333,6 +426,16 @@ constexpr field<pdb_object> pdb_fields[] = {
     {"metadata", decode::flatten<pdb_metadata_fields>{}, required},
     {"spec", decode::flatten<pdb_spec_fields>{}},
     {"status", decode::flatten<pdb_status_fields>{}},
+};
+
+// ---- Namespace ---------------------------------------------------------------------------------
+
+constexpr field<namespace_object> namespace_metadata_fields[] = {
+    name_field<namespace_object>,
+    {"labels", decode::string_map<&namespace_object::labels>{}},
+};
+constexpr field<namespace_object> namespace_fields[] = {
+    {"metadata", decode::flatten<namespace_metadata_fields>{}, required},
 };
 
 // ---- PriorityClass -----------------------------------------------------------------------------
@@ -468,6 +571,14 @@ constexpr kind_entry kind_table[] = {
        workload_object w;
        if (!read_named(x, obj, workload_fields, w)) return false;
        ++dump.workloads;
+       return true;
+     }},
+    {"Namespace", false,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       namespace_object n;
+       n.file = where.file;
+       if (!read_named(x, obj, namespace_fields, n)) return false;
+       dump.namespaces.push_back(std::move(n));
        return true;
      }},
     {"PriorityClass", false,

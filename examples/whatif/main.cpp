@@ -52,6 +52,7 @@ int bad_input(const std::string& message) {
 struct command_line {
   std::vector<std::string> cluster_files;
   std::string pod_file, pod_name, pod_group, output = "text", offset = "0", max_input_size;
+  std::string scheduler_name{whatif::default_scheduler_name};
   bool all_pending = false;
   bool timings = false;
   preempt::sampling_args sampling;
@@ -98,6 +99,10 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
       ->excludes(all_opt);
   app.add_option("--output,-o", cl.output, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--scheduler-name", cl.scheduler_name,
+                 "Decide as this scheduler (profile) does: only its pending pods are nominated, "
+                 "and a pod of another scheduler is not decided for (default default-scheduler)")
+      ->type_name("NAME");
   app.add_option("--offset", cl.offset,
                  "Start the dry run at this index among the nodes preemption may help (default 0; "
                  "less than the number of nodes)")
@@ -124,6 +129,7 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
                                       std::uint64_t& max_size) {
   if (const std::string invalid = preempt::validate(cl.sampling); !invalid.empty())
     return bad_input(invalid);
+  if (cl.scheduler_name.empty()) return bad_input("--scheduler-name: must not be empty (see --help)");
   if (!cl.offset.empty() && cl.offset.front() == '-')
     return bad_input("--offset: must not be negative (see --help)");
   const auto [end, ec] = std::from_chars(cl.offset.data(), cl.offset.data() + cl.offset.size(), offset);
@@ -221,7 +227,7 @@ int main(int argc, char** argv) {
                      (in.dump.nodes.empty() ? std::string("0") : std::to_string(in.dump.nodes.size() - 1)));
 
   whatif::analysis analysis;
-  if (auto e = analysis.build(in.dump)) return bad_input(e->message);
+  if (auto e = analysis.build(in.dump, cl.scheduler_name)) return bad_input(e->message);
   whatif::options opts;
   opts.sampling = cl.sampling;
   opts.offset = static_cast<std::size_t>(offset);

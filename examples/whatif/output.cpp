@@ -293,6 +293,8 @@ std::string to_text(const report& r, std::string_view origin) {
     }
     o += "\nVictims, most important first:\n";
     append_victims_table(o, r.victims);
+  } else if (r.result == "other-scheduler") {
+    o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
   } else if (r.result == "not-eligible") {
     o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " + r.message +
          "\n";
@@ -302,7 +304,7 @@ std::string to_text(const report& r, std::string_view origin) {
          r.message + "\n";
   }
 
-  if (r.result != "fits" && r.result != "not-eligible") {
+  if (r.result != "fits" && r.result != "not-eligible" && r.result != "other-scheduler") {
     o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
          plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
          std::to_string(r.offset) + ", looking for " +

@@ -108,8 +108,22 @@ void explain_tie_break(const Decision& d, preempt::timestamp now,
 
 constexpr std::size_t not_bound = static_cast<std::size_t>(-1);
 
-using evaluator_type =
-    preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, victim_recorder>;
+// What the pod-dependent filters read of a pod of the model (uid = dump index + 1).
+struct pod_facts_of {
+  const std::vector<k8s::pod_filter_facts>* facts;
+  const k8s::pod_filter_facts& operator()(const pod& p) const noexcept {
+    static const k8s::pod_filter_facts none{};
+    return p.uid() >= 1 && p.uid() <= facts->size() ? (*facts)[p.uid() - 1] : none;
+  }
+};
+struct node_facts_of {
+  const std::vector<k8s::node_facts>* facts;
+  const k8s::node_facts& operator()(std::size_t i) const noexcept { return (*facts)[i]; }
+};
+using cluster_view =
+    k8s::filter_cluster<preempt::model::resource_cluster, pod_facts_of, node_facts_of>;
+
+using evaluator_type = preempt::evaluator<cluster_view, preempt::default_policy, victim_recorder>;
 
 // kube-scheduler's filters for the preemptor on every node: the verdicts, the statuses for the
 // evaluator, and the feasible nodes.
@@ -151,6 +165,7 @@ static_assert(wl::group_set<group_table, pod>);
 // Everything built once per dump. The uid of a dump pod is its index + 1.
 struct analysis::model {
   const cluster_dump* dump = nullptr;
+  std::string scheduler_name;  // the scheduler decided for
   // Mutable: a decision registers the resources its preemptor requests that no node has (they
   // change no other decision).
   mutable preempt::model::resource_names names;
@@ -175,6 +190,10 @@ struct analysis::model {
   bool grouped = false;
   std::vector<std::string> warnings;
   double build_seconds = 0, build_cpu_seconds = 0;
+  // What the filters read: per dump pod, per node, per Namespace object.
+  std::vector<k8s::pod_filter_facts> pod_facts;
+  std::vector<k8s::node_facts> node_facts;
+  std::vector<k8s::namespace_facts> namespace_facts;
 
   std::uint32_t namespace_id(const std::string& ns) {
     return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
@@ -185,6 +204,12 @@ struct analysis::model {
     return it->second;
   }
   std::string pod_name(const pod* p) const { return dump->pods[p->uid() - 1].key(); }
+
+  // Is the pod for the scheduler decided for?
+  bool ours(const pod_object& p) const {
+    return (p.scheduler_name.empty() ? default_scheduler_name : std::string_view(p.scheduler_name)) ==
+           scheduler_name;
+  }
 
   std::optional<load_error> add_nodes();
   std::optional<load_error> check_priority_classes() const;
@@ -201,8 +226,13 @@ struct analysis::model {
   std::string unit_label(const pod* p) const;
   victim_info victim(const pod* p) const;
 
-  void preempt(const pod_object& preemptor_object, const pod& preemptor, const options& opts,
-               filter_pass& filters, report& out) const;
+  void add_filter_facts();
+  std::optional<load_error> make_preemptor(const pod_object& p, resolved_pod& me,
+                                           std::optional<pod>& out) const;
+  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p.
+  void prefilter(cluster_view& view, const pod_object& p) const;
+  void preempt(const cluster_view& view, const pod_object& preemptor_object, const pod& preemptor,
+               const options& opts, filter_pass& filters, report& out) const;
   std::optional<load_error> decide_group(const std::string& key, const options& opts,
                                          group_report& out) const;
   void explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
@@ -310,6 +340,9 @@ std::optional<load_error> analysis::model::add_pods() {
       cluster.add_pod(bound_node[i], pod(std::move(spec)));
       continue;
     }
+    // Pending pods of another scheduler are not in this scheduler's queue: neither nominated
+    // for it nor ever cleared by it.
+    if (!ours(p)) continue;
     pending.emplace_back(std::move(spec));
     if (p.nominated_node_name.empty()) continue;
     const auto it = node_index.find(p.nominated_node_name);
@@ -499,21 +532,35 @@ void analysis::model::warn_ignored_kinds() {
   warnings.push_back(std::move(w));
 }
 
+void analysis::model::add_filter_facts() {
+  pod_facts.reserve(dump->pods.size());
+  for (const pod_object& p : dump->pods)
+    pod_facts.push_back(k8s::pod_filter_facts{
+        k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports});
+  node_facts.reserve(dump->nodes.size());
+  for (const node_object& n : dump->nodes)
+    node_facts.push_back(k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
+  for (const namespace_object& n : dump->namespaces)
+    namespace_facts.push_back(k8s::namespace_facts{n.name, &n.labels});
+}
+
 analysis::analysis() = default;
 analysis::~analysis() = default;
 analysis::analysis(analysis&&) noexcept = default;
 analysis& analysis::operator=(analysis&&) noexcept = default;
 
-std::optional<load_error> analysis::build(const cluster_dump& dump) {
+std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_view scheduler_name) {
   const stopwatch clock;
   model_ = std::make_unique<model>();
   model& m = *model_;
   m.dump = &dump;
+  m.scheduler_name = scheduler_name;
   if (auto e = m.add_nodes()) return e;
   if (auto e = m.check_priority_classes()) return e;
   if (auto e = m.index_pods()) return e;
   if (auto e = m.add_pods()) return e;
   m.add_budgets();
+  m.add_filter_facts();
   if (auto e = m.add_groups()) return e;
   m.warn_ignored_kinds();
   m.build_seconds = clock.wall_seconds();
@@ -554,17 +601,27 @@ struct preemptor_pod {
 };
 
 
-void run_filters(const cluster_dump& dump, const preempt::model::resource_cluster& cluster,
+void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
                  const pod_object& preemptor_object, const pod& preemptor, filter_pass& out) {
   const std::size_t n_nodes = dump.nodes.size();
   out.statuses = preempt::filter_statuses(n_nodes);
   out.verdicts.assign(n_nodes, node_report{});
-  preempt::model::resource_fit_state state = cluster.make_state();
+  cluster_view::state_type state = cluster.make_state();
+  // NodeAffinity's PreFilter: a required affinity naming nodes rules out every other node
+  // before any filter runs. (Conflicting terms, an empty list, fall through to the filters.)
+  const auto named = k8s::prefilter_node_names(preemptor_object.placement.required_node_affinity);
+  const bool prefiltered = named && !named->empty();
   for (std::size_t i = 0; i < n_nodes; ++i) {
     const node_object& n = dump.nodes[i];
     node_report& v = out.verdicts[i];
     v.name = n.name;
+    if (prefiltered && !std::binary_search(named->begin(), named->end(), n.name)) {
+      out.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
+      v.status = preempt::to_string(preempt::status_code::unschedulable_and_unresolvable);
+      v.reason = std::string(k8s::prefilter_node_affinity_reason);
+      continue;
+    }
     const k8s::filter_verdict f = k8s::filter_node(
         preemptor_object.placement, k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
     if (!f.passed()) {
@@ -581,25 +638,14 @@ void run_filters(const cluster_dump& dump, const preempt::model::resource_cluste
       out.feasible.push_back(i);
       continue;
     }
-    // A resource shortage is Unschedulable, as in upstream's NodeResourcesFit. Recent
-    // kube-scheduler versions escalate a request larger than the node's whole allocatable amount
-    // to UnschedulableAndUnresolvable (k8s::exceeds_allocatable); the tool keeps the plain rule,
-    // so that such nodes show up in the dry run with "Insufficient <resource>".
+    // NodeResourcesFit's shortage beyond the node's whole allocatable amount is
+    // UnschedulableAndUnresolvable in the node state itself (model::resource_fit_state), so that
+    // a node another filter rejected first (NodePorts) gets the same status in the dry run.
     const auto code = fit.code();
     out.statuses.set(i, code);
     v.status = preempt::to_string(code);
     v.reason = join_reasons(fit.reasons());
   }
-}
-
-void add_preemptor_warnings(const pod_object& p, report& out) {
-  if (p.pod_affinity)
-    out.warnings.push_back("the pod's podAffinity was ignored (pod affinity is not modelled)");
-  if (p.pod_anti_affinity)
-    out.warnings.push_back("the pod's podAntiAffinity was ignored (pod anti-affinity is not modelled)");
-  if (p.topology_spread)
-    out.warnings.push_back(
-        "the pod's topologySpreadConstraints were ignored (topology spread is not modelled)");
 }
 
 }  // namespace
@@ -618,28 +664,25 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   const stopwatch clock;
 
   resolved_pod me;
-  const std::string where =
-      preemptor_object.source.empty()
-          ? object_where(dump, preemptor_object.file, "Pod", out.preemptor)
-          : preemptor_object.source + ": Pod " + out.preemptor;
-  if (auto e = resolve(dump, preemptor_object, where, me)) return e;
+  std::optional<pod> made;
+  if (auto e = m.make_preemptor(preemptor_object, me, made)) return e;
+  const pod& preemptor = *made;
   out.priority = me.priority;
   out.priority_class = me.class_name;
   out.may_preempt = me.policy != preempt::preemption_policy::never;
   out.requests = preemptor_object.requests;
-  const auto in_dump = m.pod_by_key.find(out.preemptor);
-  const bool pending_in_dump = in_dump != m.pod_by_key.end() &&
-                               m.bound_node[in_dump->second] == not_bound &&
-                               dump.pods[in_dump->second].node_name.empty() &&
-                               !k8s::is_terminal_phase(dump.pods[in_dump->second].phase);
-  const auto ns = m.find_namespace(preemptor_object.ns);
-  const pod preemptor({.uid = pending_in_dump ? in_dump->second + 1 : dump.pods.size() + 1,
-                       .priority = me.priority,
-                       .requests = k8s::to_resource_vector(preemptor_object.requests, m.names),
-                       .start_time = preemptor_object.start_time,
-                       .namespace_id = ns ? *ns : static_cast<std::uint32_t>(m.namespaces.size()),
-                       .preemption_policy = me.policy});
-  add_preemptor_warnings(preemptor_object, out);
+  if (!m.ours(preemptor_object)) {
+    // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
+    out.result = "other-scheduler";
+    out.message = "the pod's spec.schedulerName is \"" + preemptor_object.scheduler_name +
+                  "\", not " + m.scheduler_name + " (--scheduler-name): that scheduler decides for it";
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
+
+  cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
+  m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)
     out.warnings.push_back("the pod belongs to PodGroup " + preemptor_object.ns + "/" +
                            *preemptor_object.pod_group +
@@ -647,22 +690,54 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                            "(--pod-group decides for the group); decided here as a single pod");
 
   filter_pass filters;
-  run_filters(dump, m.cluster, m.ledger, preemptor_object, preemptor, filters);
+  run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
   if (!filters.feasible.empty()) {
     out.result = "fits";
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
   } else {
-    m.preempt(preemptor_object, preemptor, opts, filters, out);
+    m.preempt(view, preemptor_object, preemptor, opts, filters, out);
   }
   out.decide_seconds = clock.wall_seconds();
   out.decide_cpu_seconds = clock.cpu_seconds();
   return std::nullopt;
 }
 
+// The preemptor as the model sees it: its priority and policy resolved, its requests in the
+// model's resource names. It keeps the uid of its pending copy in the dump, if any, so that it
+// never counts as nominated against itself.
+std::optional<load_error> analysis::model::make_preemptor(const pod_object& p, resolved_pod& me,
+                                                          std::optional<pod>& out) const {
+  const std::string key = p.key();
+  const std::string where =
+      p.source.empty() ? object_where(*dump, p.file, "Pod", key) : p.source + ": Pod " + key;
+  if (auto e = resolve(*dump, p, where, me)) return e;
+  const auto in_dump = pod_by_key.find(key);
+  const bool pending_in_dump = in_dump != pod_by_key.end() && bound_node[in_dump->second] == not_bound &&
+                               dump->pods[in_dump->second].node_name.empty() &&
+                               !k8s::is_terminal_phase(dump->pods[in_dump->second].phase);
+  const auto ns = find_namespace(p.ns);
+  out.emplace(preempt::model::pod_spec{
+      .uid = pending_in_dump ? in_dump->second + 1 : dump->pods.size() + 1,
+      .priority = me.priority,
+      .requests = k8s::to_resource_vector(p.requests, names),
+      .start_time = p.start_time,
+      .namespace_id = ns ? *ns : static_cast<std::uint32_t>(namespaces.size()),
+      .preemption_policy = me.policy});
+  return std::nullopt;
+}
+
+void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
+  view.prefilter(k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
+                                  p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
+                                  &p.placement},
+                 namespace_facts);
+}
+
 // Runs the preemption evaluation and explains it: every evaluated node with its outcome and
 // victims, then the decision (victims with their budgets, cleared nominations, the tie-break).
-void analysis::model::preempt(const pod_object& preemptor_object, const pod& preemptor,
-                              const options& opts, filter_pass& filters, report& out) const {
+void analysis::model::preempt(const cluster_view& view, const pod_object& preemptor_object,
+                              const pod& preemptor, const options& opts, filter_pass& filters,
+                              report& out) const {
   const std::size_t n_nodes = dump->nodes.size();
   std::vector<std::vector<const pod*>> recorded(n_nodes);
   std::vector<std::int64_t> recorded_violations(n_nodes, 0);
@@ -677,9 +752,9 @@ void analysis::model::preempt(const pod_object& preemptor_object, const pod& pre
   }
   const auto reader = ledger.reader();
   const preempt::attempt at{.offset = opts.offset, .nominated_node = nominated_node};
-  const auto& d = grouped ? ev.evaluate(preemptor, cluster, groups, filters.statuses, budgets,
-                                        reader, preempt::inline_executor{}, at)
-                          : ev.evaluate(preemptor, cluster, filters.statuses, budgets, reader,
+  const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets, reader,
+                                        preempt::inline_executor{}, at)
+                          : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
                                         preempt::inline_executor{}, at);
   out.message = std::string(d.message);
   out.potential_nodes = d.potential_nodes;
@@ -718,9 +793,15 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
   out.nominated_node = std::string(d.node_name);
   out.pdb_violations = d.pdb_violations;
   for (const pod* p : d.victims) out.victims.push_back(victim(p));
-  // Upstream clears the nominations of strictly lower-priority pods on the chosen node.
-  for (const pod* p : ledger.nominated_to(d.node_index))
-    if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
+  // Upstream clears the nominations of strictly lower-priority pods on the chosen node. With
+  // asynchronous preemption (the default since v1.33) that happens in the goroutine
+  // prepareCandidateAsync starts only when some victim is not being deleted already: when every
+  // victim is terminating, nothing is cleared. (The synchronous path clears in any case.)
+  const bool any_to_delete = std::any_of(d.victims.begin(), d.victims.end(),
+                                         [](const pod* p) { return !p->terminating(); });
+  if (any_to_delete)
+    for (const pod* p : ledger.nominated_to(d.node_index))
+      if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
   const std::size_t k = d.choice.deciding_score;
   if (k == preempt::best_candidate::none) {
     out.decided_by = "the only candidate";
@@ -894,6 +975,85 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   out.pod_group_disruptions = d.pod_group_disruptions;
   return std::nullopt;
 }
+
+using plain_evaluator = preempt::evaluator<cluster_view, preempt::default_policy>;
+
+struct repeated_evaluation::state {
+  const analysis::model* m = nullptr;
+  std::optional<pod> preemptor;
+  std::optional<cluster_view> view;
+  filter_pass filters;
+  options opts;
+  std::optional<std::size_t> nominated_node;
+  std::optional<plain_evaluator> inline_ev, pool_ev;
+  std::size_t pool_workers = 0;
+  const plain_evaluator::decision_type* last = nullptr;
+
+  template <class E>
+  std::size_t run(plain_evaluator& ev, const E& ex) {
+    last = &ev.evaluate(*preemptor, *view, filters.statuses, m->budgets, m->ledger.reader(), ex,
+                        preempt::attempt{.offset = opts.offset, .nominated_node = nominated_node});
+    return last->kind == preempt::decision_kind::nominated ? last->node_index : npos;
+  }
+};
+
+repeated_evaluation::repeated_evaluation() = default;
+repeated_evaluation::~repeated_evaluation() = default;
+
+std::optional<load_error> repeated_evaluation::prepare(const analysis& a, const pod_object& preemptor,
+                                                       const options& opts) {
+  state_ = std::make_unique<state>();
+  state& st = *state_;
+  st.m = a.model_.get();
+  st.opts = opts;
+  resolved_pod me;
+  if (auto e = st.m->make_preemptor(preemptor, me, st.preemptor)) return e;
+  if (!st.m->ours(preemptor))
+    return load_error{"Pod " + preemptor.key() + " belongs to scheduler \"" + preemptor.scheduler_name +
+                      "\", not " + st.m->scheduler_name + ": nothing to evaluate"};
+  st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
+  st.m->prefilter(*st.view, preemptor);
+  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, st.filters);
+  if (!st.filters.feasible.empty())
+    return load_error{"Pod " + preemptor.key() + " fits node " +
+                      st.m->dump->nodes[st.filters.feasible.front()].name + ": nothing to preempt"};
+  if (!preemptor.nominated_node_name.empty()) {
+    const auto it = st.m->node_index.find(preemptor.nominated_node_name);
+    if (it != st.m->node_index.end()) st.nominated_node = it->second;
+  }
+  preempt::evaluator_config config;
+  config.sampling = opts.sampling;
+  st.inline_ev.emplace(config, preempt::default_policy{opts.now});
+  return std::nullopt;
+}
+
+std::size_t repeated_evaluation::evaluate_inline() { return state_->run(*state_->inline_ev, preempt::inline_executor{}); }
+
+std::size_t repeated_evaluation::evaluate_on(preempt::thread_pool& pool) {
+  state& st = *state_;
+  if (!st.pool_ev || st.pool_workers != pool.size() + 1) {
+    preempt::evaluator_config config;
+    config.sampling = st.opts.sampling;
+    config.parallelism = pool.size() + 1;
+    st.pool_ev.emplace(config, preempt::default_policy{st.opts.now});
+    st.pool_workers = config.parallelism;
+  }
+  return st.run(*st.pool_ev, pool.get_executor());
+}
+
+std::string repeated_evaluation::nominated_node() const {
+  const auto* d = state_->last;
+  return d && d->kind == preempt::decision_kind::nominated ? std::string(d->node_name) : std::string();
+}
+
+std::vector<std::string> repeated_evaluation::victims() const {
+  std::vector<std::string> out;
+  if (const auto* d = state_->last; d && d->kind == preempt::decision_kind::nominated)
+    for (const pod* p : d->victims) out.push_back(state_->m->pod_name(p));
+  return out;
+}
+
+std::size_t repeated_evaluation::nodes_evaluated() const { return state_->last ? state_->last->diagnosis.size() : 0; }
 
 std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor,
                                   const options& opts, report& out) {

@@ -22,8 +22,12 @@
 #include "dump.hpp"
 #include "loader.hpp"
 #include "preempt/sampling.hpp"
+#include "preempt/thread_pool.hpp"
 
 namespace whatif {
+
+// The scheduler a decision is taken for when the command line names none.
+inline constexpr std::string_view default_scheduler_name = "default-scheduler";
 
 struct options {
   preempt::sampling_args sampling;
@@ -59,7 +63,9 @@ struct report {
   bool may_preempt = true;  // preemptionPolicy is not Never
   k8s::resource_list requests;
 
-  std::string result;  // nominated, fits, not-eligible, unschedulable
+  // nominated, fits, not-eligible, unschedulable, or other-scheduler (the pod's schedulerName is
+  // not the scheduler decided for: nothing decided)
+  std::string result;
   std::string nominated_node;
   std::vector<victim_info> victims;  // descending importance
   std::int64_t pdb_violations = 0;
@@ -131,9 +137,12 @@ class analysis {
   analysis(analysis&&) noexcept;
   analysis& operator=(analysis&&) noexcept;
 
-  // Builds the model of `dump`, which must outlive the analysis. Errors are bad input the loader
-  // could not see alone (duplicate objects, an unknown PriorityClass).
-  std::optional<load_error> build(const cluster_dump& dump);
+  // Builds the model of `dump`, which must outlive the analysis, as the scheduler
+  // `scheduler_name` sees it: its pod nominator holds only the pending pods of that scheduler
+  // (spec.schedulerName, "" meaning default-scheduler), as kube-scheduler's queue does. Errors
+  // are bad input the loader could not see alone (duplicate objects, an unknown PriorityClass).
+  std::optional<load_error> build(const cluster_dump& dump,
+                                  std::string_view scheduler_name = default_scheduler_name);
 
   // The decision for `preemptor` (a pending pod of the dump or one read from its own file).
   // Errors: its PriorityClass does not exist.
@@ -145,7 +154,7 @@ class analysis {
   std::optional<load_error> decide_group(const std::string& key, const options& opts,
                                          group_report& out) const;
 
-  // The pending pods of the dump (indices into cluster_dump::pods) in the scheduler's queue
+  // The pending pods of the dump of that scheduler (indices into cluster_dump::pods) in its queue
   // order: priority descending, then creation time (pods without one last), then namespace/name.
   std::vector<std::size_t> pending_in_queue_order() const;
 
@@ -156,8 +165,44 @@ class analysis {
   double build_cpu_seconds() const noexcept;
 
  private:
+  friend class repeated_evaluation;
   struct model;
   std::unique_ptr<model> model_;
+};
+
+// The preemption evaluation alone, repeated: for timing preempt::evaluator on a dump
+// (benchmarks/x_upstream.cpp). prepare() resolves the preemptor and runs the filters on every
+// node once; each evaluate call then runs only the evaluator (upstream's DryRunPreemption and
+// SelectCandidate) on the inline executor or on a thread pool, reusing its buffers: no
+// allocation once warm. The analysis must outlive this object; not thread-safe.
+class repeated_evaluation {
+ public:
+  repeated_evaluation();
+  ~repeated_evaluation();
+  repeated_evaluation(const repeated_evaluation&) = delete;
+  repeated_evaluation& operator=(const repeated_evaluation&) = delete;
+
+  // Errors: as analysis::decide's, and a pod that fits a node (nothing to evaluate).
+  std::optional<load_error> prepare(const analysis& a, const pod_object& preemptor, const options& opts);
+
+  // One evaluation on the inline executor; the index of the nominated node (in the dump's
+  // order), or npos when preemption cannot help.
+  std::size_t evaluate_inline();
+  // One evaluation with `pool` (the caller and the pool's workers share the dry run).
+  std::size_t evaluate_on(preempt::thread_pool& pool);
+
+  // The last decision: the nominated node ("" when none) and the victims (namespace/name) in
+  // the order they are evicted.
+  std::string nominated_node() const;
+  std::vector<std::string> victims() const;
+  // The nodes the last decision's dry run evaluated.
+  std::size_t nodes_evaluated() const;
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
 };
 
 // Builds the model and decides for one pod (analysis::build, then decide).

@@ -3,7 +3,9 @@
 // Budgets are numbered 0 .. budget_count()-1. A type B models `budget_set<B, P>` when it has:
 //   b.budget_count()                 how many budgets there are
 //   b.disruptions_allowed(i)         budget i's status.disruptionsAllowed
-//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted) for every
+//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted), in
+//                                    ascending i (the order kube-scheduler lists the budgets in,
+//                                    which decides where a pod's count stops), for every
 //                                    budget i that pod p counts against: same namespace, selector
 //                                    matches (an empty selector matches nothing). already_disrupted
 //                                    is true when p is in budget i's disruptedPods; such a pod uses

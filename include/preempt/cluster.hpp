@@ -9,6 +9,18 @@
 // The evaluation never copies a node: it prepares a worker's state for each node it evaluates.
 // preempt::model::resource_cluster models it with resource_fit_state.
 //
+// Cluster-wide filter state. Some filters judge a node by pods elsewhere (topology spread counts
+// per zone, inter-pod anti-affinity per topology pair). Upstream computes such state once per pod
+// to place (PreFilter) and updates it as pods are removed from or added to the node under
+// evaluation (the AddPod/RemovePod PreFilter extensions). Here the cluster object the evaluation
+// reads carries that state: it is computed before the evaluation for the pod to place, and is
+// read-only during it (the evaluation takes the cluster by const reference and may share it
+// between threads). Each worker's state holds only what its node changes, on top of the shared
+// counts (an overlay), and prepare_state(i, state) resets it for node i; the algorithms' calls to
+// remove_pod/add_pod then keep it right, and nothing cluster-wide is copied. A cluster without
+// such filters needs nothing of this. kubernetes::filter_cluster (kubernetes/filter_cluster.hpp)
+// is a view that adds PodTopologySpread, InterPodAffinity and NodePorts to any cluster this way.
+//
 // Header-only declarations; no allocation; no exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0

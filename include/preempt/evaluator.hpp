@@ -195,7 +195,7 @@ class evaluator {
   template <class W, node_statuses S>
   status check_group_eligibility(const pod_type& preemptor, const C& cluster, const W& groups,
                                  const S& statuses, const attempt& options) const {
-    if (preemption_policy_of(preemptor) == preemption_policy::never)
+    if (::preempt::preemption_policy_of(preemptor) == preemption_policy::never)
       return status::unschedulable(not_eligible_policy_never);
     if (!options.nominated_node || *options.nominated_node >= cluster.size()) return status::ok();
     const std::size_t nn = *options.nominated_node;
@@ -203,7 +203,7 @@ class evaluator {
       return status::ok();
     const auto& node = cluster[nn];  // may be a proxy returned by value
     for (const auto& p : node.pods())
-      if (::preempt::workload::effective_priority(groups, p) < priority_of(preemptor) &&
+      if (::preempt::workload::effective_priority(groups, p) < ::preempt::priority_of(preemptor) &&
           p.terminating_by_preemption() && policy_.is_eligible_victim(node, p, preemptor))
         return status::unschedulable(not_eligible_terminating_victim);
     return status::ok();

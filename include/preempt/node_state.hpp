@@ -14,6 +14,8 @@
 // The caller prepares one state per node evaluation that reflects the node with all its pods; the
 // algorithms never copy a node. After victim selection the state reflects the node with the
 // chosen victims removed. preempt::model::resource_fit_state is a ready implementation.
+// Filters with cluster-wide state keep, in the node state, only the node's changes to it: see
+// "Cluster-wide filter state" in cluster.hpp, and kubernetes::filter_cluster.
 //
 // Header-only declarations; no allocation; no exceptions.
 //

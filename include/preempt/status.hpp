@@ -1,22 +1,38 @@
 // preempt/status.hpp - the outcome of a feasibility check or of evaluating one node.
 //
-// A `status` is a code (the Kubernetes filter codes the algorithms distinguish) plus up to
-// `status::max_reasons` reason strings such as "Insufficient cpu". Reasons are string views: they
-// must point at storage that outlives the status (string literals, or strings owned by the caller's
-// node state or resource names). That keeps a status trivially copyable and allocation-free.
+// A `status` is a code (the Kubernetes filter codes the algorithms distinguish) plus any number of
+// reason strings such as "Insufficient cpu", in the order they were added (kube-scheduler keeps
+// every reason: NodeResourcesFit lists pods, cpu, memory, ephemeral storage and each extended
+// resource it lacks). Reasons are string views: they must point at storage that outlives the
+// status (string literals, or strings owned by the caller's node state or resource names). Up to
+// `status::inline_reasons` are held in the status itself; a longer list is interned in a
+// process-wide table (detail::reason_lists) that keeps its own copy of the texts, each distinct
+// list once, so that a status stays a small trivially copyable value.
 //
-// Complexity O(1); no allocation; no exceptions; values, so thread-safe to copy.
+// Complexity O(1) per reason up to inline_reasons; past that, a lock and a hash of the list per
+// added reason. Allocation: none up to inline_reasons; past that, only the first time a distinct
+// list is seen (none in steady state). No exceptions (an allocation failure of the table
+// terminates, as everywhere under -fno-exceptions). Values, so thread-safe to copy; the table is
+// synchronized.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_STATUS_HPP
 #define PREEMPT_STATUS_HPP
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "preempt/config.hpp"
 
@@ -44,9 +60,53 @@ constexpr std::string_view to_string(status_code code) noexcept {
   return "Unknown";
 }
 
+namespace detail {
+
+// The interned reason lists of statuses with more than status::inline_reasons reasons: each
+// distinct list once, with its own copy of the texts, never freed (the lists a scheduler
+// produces are few: resource names combined in a fixed order).
+class reason_lists {
+ public:
+  static reason_lists& instance() {
+    static reason_lists lists;
+    return lists;
+  }
+
+  // A stable array equal to `head` followed by `last`.
+  const std::string_view* intern(std::span<const std::string_view> head, std::string_view last) {
+    std::size_t h = std::hash<std::string_view>{}(last);
+    for (std::string_view r : head) h = h * 1000003u ^ std::hash<std::string_view>{}(r);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto [first, end] = by_hash_.equal_range(h);
+    for (auto it = first; it != end; ++it) {
+      const std::vector<std::string_view>& l = lists_[it->second];
+      if (l.size() == head.size() + 1 && l.back() == last &&
+          std::equal(head.begin(), head.end(), l.begin()))
+        return l.data();
+    }
+    std::vector<std::string_view>& l = lists_.emplace_back();
+    l.reserve(head.size() + 1);
+    for (std::string_view r : head) l.push_back(text(r));
+    l.push_back(text(last));
+    by_hash_.emplace(h, lists_.size() - 1);
+    return l.data();
+  }
+
+ private:
+  std::string_view text(std::string_view r) { return *texts_.emplace(r).first; }
+
+  std::mutex mutex_;
+  std::unordered_set<std::string> texts_;            // node-based: the texts never move
+  std::deque<std::vector<std::string_view>> lists_;  // a deque: the lists never move
+  std::unordered_multimap<std::size_t, std::size_t> by_hash_;
+};
+
+}  // namespace detail
+
 class status {
  public:
-  static constexpr std::size_t max_reasons = 4;
+  // Reasons held in the status itself; longer lists are interned (detail::reason_lists).
+  static constexpr std::size_t inline_reasons = 4;
 
   constexpr status() noexcept = default;
   constexpr explicit status(status_code code) noexcept : code_(code) {}
@@ -69,39 +129,50 @@ class status {
   constexpr bool is_success() const noexcept { return code_ == status_code::success; }
   constexpr explicit operator bool() const noexcept { return is_success(); }
 
-  // Appends a reason; reasons beyond max_reasons are dropped (the count says how many were kept).
+  // Appends a reason (every one is kept; past inline_reasons the list is interned).
   constexpr status& add_reason(std::string_view reason) noexcept {
     if (count_ == 0) std::construct_at(&store_.list);  // the first reason activates the list
-    if (count_ < max_reasons) store_.list[count_++] = reason;
+    if (count_ < inline_reasons) {
+      store_.list[count_++] = reason;
+      return *this;
+    }
+    const std::span<const std::string_view> head = reasons();
+    const std::string_view* interned = detail::reason_lists::instance().intern(head, reason);
+    if (count_ == inline_reasons) std::construct_at(&store_.interned, interned);
+    else store_.interned = interned;
+    ++count_;
     return *this;
   }
   constexpr std::span<const std::string_view> reasons() const noexcept {
     if (count_ == 0) return {};
-    return {store_.list.data(), count_};
+    if (count_ <= inline_reasons) return {store_.list.data(), count_};
+    return {store_.interned, count_};
   }
   // The first reason, or "" when there is none.
   constexpr std::string_view reason() const noexcept {
-    return count_ == 0 ? std::string_view{} : store_.list[0];
+    return count_ == 0 ? std::string_view{} : reasons()[0];
   }
 
   friend constexpr bool operator==(const status& a, const status& b) noexcept {
     if (a.code_ != b.code_ || a.count_ != b.count_) return false;
-    for (std::size_t i = 0; i < a.count_; ++i)
-      if (a.store_.list[i] != b.store_.list[i]) return false;
+    const auto ra = a.reasons(), rb = b.reasons();
+    for (std::size_t i = 0; i < ra.size(); ++i)
+      if (ra[i] != rb[i]) return false;
     return true;
   }
 
  private:
   // The reason list is only brought to life by the first reason, so that the common successful
-  // status costs two bytes to make, however hot the loop that makes it.
+  // status costs a few bytes to make, however hot the loop that makes it.
   union reason_store {
     constexpr reason_store() noexcept : none() {}
     char none;
-    std::array<std::string_view, max_reasons> list;
+    std::array<std::string_view, inline_reasons> list;  // count_ <= inline_reasons
+    const std::string_view* interned;                    // count_ > inline_reasons
   };
 
   status_code code_ = status_code::success;
-  std::uint8_t count_ = 0;
+  std::uint32_t count_ = 0;
   reason_store store_;
 };
 

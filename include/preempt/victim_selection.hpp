@@ -9,19 +9,23 @@
 //   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
 //      answer (e.g. "Insufficient cpu").
-//   5. Potential victims are ordered by descending importance (policy.more_important). A node
-//      whose pods are already in that order is not sorted; ties keep node order, so the result is
-//      deterministic.
+//   5. Potential victims are ordered by descending importance (policy.more_important), as
+//      upstream's sort.Slice orders them starting from the cache's order of the node's pods
+//      (node.cache_position(i) when the node has it, else node order): equally important pods
+//      end in the order Go's pdqsort leaves them (detail::go_sort_slice), so the victims' order is
+//      upstream's. Nodes whose pods are strictly in importance order are not sorted.
 //   6. Budget classification on a fresh copy of every budget: walking the ordered victims, each
-//      budget a pod counts against (unless the pod is in its disruptedPods) loses one allowed
-//      disruption; a pod that drives any budget below zero is "violating".
+//      budget a pod counts against (unless the pod is in its disruptedPods), in budget order,
+//      loses one allowed disruption, until one is driven below zero: the pod is then "violating"
+//      and the budgets after that one are not charged for it.
 //   7. Reprieve: violating pods first, then the others, each in importance order: add it back; if
 //      the preemptor no longer fits, remove it again and it becomes a victim (a violating victim
 //      counts one budget violation).
-// The victims come out in descending importance.
+// The victims come out as upstream's: the violating ones, then the others, re-sorted by importance
+// (sort.Slice) when both kinds of potential victims existed.
 //
-// Complexity: O(v log v) for v potential victims when the node is not in importance order, O(v)
-// when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets per pod.
+// Complexity: O(v log v) for v potential victims when the node is not strictly in importance
+// order, O(v) when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets per pod.
 // Allocation: none once `scratch` has seen a node of this size and budget count (or after
 // scratch.reserve). Exceptions: none of its own; whatever the caller's hooks throw passes through.
 // Thread-safety: the scratch and the state are mutated; give each thread its own.
@@ -34,6 +38,7 @@
 #define PREEMPT_VICTIM_SELECTION_HPP
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -43,6 +48,7 @@
 
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
+#include "preempt/detail/go_sort.hpp"
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/nominated_fit.hpp"
@@ -59,7 +65,7 @@ template <class P>
 struct victim_selection {
   // success when the node is a candidate; otherwise why it is not.
   status outcome;
-  // The victims in descending importance (empty unless outcome is success).
+  // The victims in upstream's order, descending importance (empty unless outcome is success).
   std::span<const P* const> victims;
   // How many victims violate a disruption budget.
   std::int64_t pdb_violations = 0;
@@ -74,7 +80,7 @@ class victim_scratch {
  public:
   struct entry {
     const P* pod;
-    std::uint32_t position;  // in node order, the final tie-break of the importance order
+    std::uint32_t position;  // in the cache's order of the node's pods (see detail::cache_position)
     bool violating;
     bool victim;
   };
@@ -136,22 +142,39 @@ class victim_scratch {
 
 namespace detail {
 
-// Entries arrive in node order (ascending position), so they are already in importance order
-// exactly when no entry is more important than the one before it.
+// Where the i-th pod of the node stands in the order kube-scheduler's cache lists the node's pods:
+// node.cache_position(i) when the node keeps that order apart (model::resource_node does), else
+// the node's own order.
+template <class N>
+std::uint32_t cache_position(const N& node, std::size_t i) {
+  if constexpr (requires { { node.cache_position(i) } -> std::convertible_to<std::uint32_t>; })
+    return node.cache_position(i);
+  else
+    return static_cast<std::uint32_t>(i);
+}
+
+// Every entry strictly less important than the one before: the importance order is unique, and
+// any sort, upstream's included, gives exactly this order.
 template <class Entry, class Policy>
-bool in_importance_order(std::span<const Entry> entries, const Policy& policy) {
+bool in_strict_importance_order(std::span<const Entry> entries, const Policy& policy) {
   for (std::size_t i = 1; i < entries.size(); ++i)
-    if (policy.more_important(*entries[i].pod, *entries[i - 1].pod)) return false;
+    if (!policy.more_important(*entries[i - 1].pod, *entries[i].pod)) return false;
   return true;
 }
 
+// Orders the entries as upstream's SelectVictimsOnNode does: sort.Slice by MoreImportantPod over
+// the pods in cache order. Equally important pods end where Go's pdqsort leaves them.
 template <class Entry, class Policy>
 void order_by_importance(std::span<Entry> entries, const Policy& policy) {
-  if (in_importance_order(std::span<const Entry>(entries), policy)) return;
-  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    if (policy.more_important(*a.pod, *b.pod)) return true;
-    if (policy.more_important(*b.pod, *a.pod)) return false;
-    return a.position < b.position;
+  if (detail::in_strict_importance_order(std::span<const Entry>(entries), policy)) return;
+  const bool in_cache_order = std::is_sorted(
+      entries.begin(), entries.end(),
+      [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  if (!in_cache_order)
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  detail::go_sort_slice(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    return policy.more_important(*a.pod, *b.pod);
   });
 }
 
@@ -159,8 +182,10 @@ template <class Entry, class Budgets, class Scratch>
 void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets,
                                 Scratch& scratch) {
   for (Entry& e : entries) {
+    // In budget order; the first budget the pod exhausts makes it violating and ends its count
+    // (upstream's FilterVictimsWithPDBViolation returns there): later budgets keep their share.
     budgets.for_each_budget_of(*e.pod, [&](std::size_t i, bool already_disrupted) {
-      if (already_disrupted) return;
+      if (already_disrupted || e.violating) return;
       if (--scratch.remaining(i, budgets) < 0) e.violating = true;
     });
   }
@@ -182,11 +207,11 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   auto& entries = scratch.entries();
 
   const std::int32_t preemptor_priority = priority_of(preemptor);
-  std::uint32_t position = 0;
+  std::size_t index = 0;
   for (const P& p : node.pods()) {
     if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
-      entries.push_back(entry{&p, position, false, false});
-    ++position;
+      entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
+    ++index;
   }
   for (const entry& e : entries) {
     status st = state.remove_pod(*e.pod);
@@ -218,10 +243,19 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
     if (!e.violating)
       if (status st = reprieve(e); !st) return {st, {}, 0};
 
-  // Importance order holds for the victims of both groups together (upstream re-sorts them when
-  // both groups were non-empty; walking the ordered list gives the same order).
+  // As upstream appends them: the violating victims, then the others; re-sorted by importance
+  // (sort.Slice again) when there were potential victims of both kinds.
+  auto& victims = scratch.victims();
+  bool any_violating = false, any_other = false;
+  for (const entry& e : ordered) {
+    (e.violating ? any_violating : any_other) = true;
+    if (e.victim && e.violating) victims.push_back(e.pod);
+  }
   for (const entry& e : ordered)
-    if (e.victim) scratch.victims().push_back(e.pod);
+    if (e.victim && !e.violating) victims.push_back(e.pod);
+  if (any_violating && any_other)
+    detail::go_sort_slice(victims.begin(), victims.end(),
+                          [&](const P* a, const P* b) { return policy.more_important(*a, *b); });
   return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
 }
 

@@ -4,12 +4,18 @@
 // with fits_with_nominated, runs preempt::evaluator, and prints preempt-whatif's JSON contract.
 //
 //   preempt_conformance_model_driver FILE [--output json]
+//   preempt_conformance_model_driver --gosort
+//
+// --gosort checks detail::go_sort_slice against Go's sort.Slice (`conform gosort`): each input line
+// "n k0 ... k(n-1)" is sorted as the indices 0..n-1 ordered by ascending key, and the line
+// answered is the indices in the order go_sort_slice leaves them.
 //
 // Feeds the evaluator as kube-scheduler v1.37 does: a node where a request exceeds the whole
 // allocatable amount is UnschedulableAndUnresolvable (kubernetes::exceeds_allocatable). Exit
 // status 0 for a decision, 2 for an unreadable file.
 //
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -24,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "preempt/detail/go_sort.hpp"
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/preempt.hpp"
 
@@ -114,7 +121,40 @@ std::string reasons(const preempt::status& s) {
 
 }  // namespace
 
+// --gosort: one sorted permutation per input line (see the header).
+int gosort() {
+  std::vector<std::int64_t> keys;
+  std::vector<std::size_t> order;
+  for (std::string text; std::getline(std::cin, text);) {
+    std::istringstream in(text);
+    std::size_t n = 0;
+    if (!(in >> n)) {
+      std::cerr << "preempt_conformance_model_driver --gosort: bad line: " << text << "\n";
+      return 2;
+    }
+    keys.resize(n);
+    for (auto& k : keys)
+      if (!(in >> k)) {
+        std::cerr << "preempt_conformance_model_driver --gosort: short line: " << text << "\n";
+        return 2;
+      }
+    order.resize(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    preempt::detail::go_sort_slice(order.begin(), order.end(),
+                                   [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+    std::string line;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i) line += ' ';
+      line += std::to_string(order[i]);
+    }
+    std::cout << line << '\n';
+  }
+  std::cout.flush();
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == "--gosort") return gosort();
   if (argc < 2) {
     std::cerr << "usage: preempt_conformance_model_driver FILE [--output json]\n";
     return 2;
@@ -289,7 +329,11 @@ int main(int argc, char** argv) {
                        : d.kind == preempt::decision_kind::not_eligible ? "not-eligible"
                                                                         : "unschedulable";
   std::vector<std::string> cleared;
-  if (d.kind == preempt::decision_kind::nominated) {
+  // Asynchronous preemption clears them only when some victim is not being deleted already (the
+  // dispatcher's rule too: no eviction, no clearing).
+  const bool any_to_delete = std::any_of(d.victims.begin(), d.victims.end(),
+                                         [](const pod* p) { return !p->terminating(); });
+  if (d.kind == preempt::decision_kind::nominated && any_to_delete) {
     std::vector<const pod*> out;
     ledger.clear_lower_priority(d.node_index, preemptor->priority(), out);
     cleared = keys(out);

@@ -86,7 +86,7 @@ TEST_CASE("kubernetes filters: order and reasons of filter_node") {
   pod.node_name = "n2";
   CHECK(k8s::filter_node(pod, node).reason == "node(s) didn't match the requested node name");
   pod.node_name = "n1";
-  CHECK(k8s::filter_node(pod, node).reason == "node(s) had untolerated taint {dedicated: gpu}");
+  CHECK(k8s::filter_node(pod, node).reason == "node(s) had untolerated taint(s)");
   pod.tolerations.push_back({"dedicated", "Equal", "gpu", ""});
   pod.node_selector_map = {{"zone", "b"}};
   CHECK(k8s::filter_node(pod, node).reason == "node(s) didn't match Pod's node affinity/selector");

@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "preempt/detail/go_sort.hpp"
 #include "preempt/preempt.hpp"
 
 namespace naive_reference {
@@ -199,9 +200,12 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
   out.node = index;
   node_info n = copy_node(original);  // deep copy per node
 
-  std::vector<pod> potential;  // copies, in node order
-  for (const pod& p : original.pods())
-    if (p.priority() < preemptor.priority()) potential.push_back(p);
+  // Copies, in the cache's order of the node's pods (upstream's NodeInfo.Pods).
+  std::vector<const pod*> cached(original.pods().size());
+  for (std::size_t i = 0; i < cached.size(); ++i) cached[original.cache_position(i)] = &original.pods()[i];
+  std::vector<pod> potential;
+  for (const pod* p : cached)
+    if (p->priority() < preemptor.priority()) potential.push_back(*p);
   for (const pod& p : potential) n.remove_pod(p);
   if (potential.empty()) {
     out.code = status_code::unschedulable_and_unresolvable;
@@ -213,9 +217,9 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
     out.reasons = std::move(r);
     return out;
   }
-  // Sort by descending importance on every evaluation (stable: node order breaks ties).
-  std::stable_sort(potential.begin(), potential.end(),
-                   [&](const pod& a, const pod& b) { return more_important(a, b, in.now); });
+  // Sort by descending importance on every evaluation, as Go's sort.Slice does.
+  preempt::detail::go_sort_slice(potential.begin(), potential.end(),
+                                 [&](const pod& a, const pod& b) { return more_important(a, b, in.now); });
 
   // filterPodsWithPDBViolation: a fresh copy of every budget's allowance for this node, every
   // budget tested against every pod.
@@ -230,7 +234,10 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
         if (pdb.namespace_id != p.namespace_id()) continue;
         if (!pdb.selects(p)) continue;
         if (pdb.already_disrupted(p)) continue;
-        if (--allowed[b] < 0) violates = true;
+        if (--allowed[b] < 0) {
+          violates = true;
+          break;  // upstream stops at the first budget the pod exhausts
+        }
       }
       (violates ? violating : non_violating).push_back(&p);
     }
@@ -250,11 +257,10 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
   for (const pod* p : violating) reprieve(p, true);
   for (const pod* p : non_violating) reprieve(p, false);
   if (!violating.empty() && !non_violating.empty()) {
-    // Re-sort: stable over the sorted order, so ties keep node order.
-    std::vector<const pod*> sorted;
-    for (const pod& p : potential)
-      if (std::find(victims.begin(), victims.end(), &p) != victims.end()) sorted.push_back(&p);
-    victims = std::move(sorted);
+    // Re-sort with sort.Slice, as upstream does.
+    preempt::detail::go_sort_slice(victims.begin(), victims.end(), [&](const pod* a, const pod* b) {
+      return more_important(*a, *b, in.now);
+    });
   }
   for (const pod* v : victims) out.victims.push_back(v->uid());
   return out;

@@ -2,7 +2,8 @@
 // used as the oracle of the property tests.
 //
 // It copies the node's pods, recomputes the node's usage from scratch for every fit check, sorts
-// with std::stable_sort on every call and copies every budget for every node: slow and obvious.
+// (Go's sort.Slice, detail::go_sort_slice, checked against Go by the conformance suite) on every
+// call and copies every budget for every node: slow and obvious.
 // It shares nothing with the library but the model types it reads.
 #ifndef PREEMPT_TESTS_SUPPORT_REFERENCE_HPP
 #define PREEMPT_TESTS_SUPPORT_REFERENCE_HPP
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "preempt/detail/go_sort.hpp"
 #include "preempt/preempt.hpp"
 
 namespace ref {
@@ -72,12 +74,15 @@ inline result select_victims(const preempt::model::resource_node& node, const po
                              const preempt::model::budget_table& budgets,
                              const std::vector<const pod*>& nominated, preempt::timestamp now) {
   result out;
+  // The node's pods in the cache's order (upstream's NodeInfo.Pods), where sort.Slice starts.
+  std::vector<const pod*> cached(node.pods().size());
+  for (std::size_t i = 0; i < node.pods().size(); ++i) cached[node.cache_position(i)] = &node.pods()[i];
   std::vector<const pod*> present, potential;
-  for (const pod& p : node.pods()) {
-    if (p.priority() < preemptor.priority())
-      potential.push_back(&p);
+  for (const pod* p : cached) {
+    if (p->priority() < preemptor.priority())
+      potential.push_back(p);
     else
-      present.push_back(&p);
+      present.push_back(p);
   }
   if (potential.empty()) {
     out.code = preempt::status_code::unschedulable_and_unresolvable;
@@ -89,15 +94,16 @@ inline result select_victims(const preempt::model::resource_node& node, const po
     out.reasons = r;
     return out;
   }
-  std::stable_sort(potential.begin(), potential.end(),
-                   [&](const pod* a, const pod* b) { return more_important(*a, *b, now); });
+  preempt::detail::go_sort_slice(potential.begin(), potential.end(), [&](const pod* a, const pod* b) {
+    return more_important(*a, *b, now);
+  });
   std::vector<std::int64_t> allowed(budgets.budget_count());
   for (std::size_t i = 0; i < allowed.size(); ++i) allowed[i] = budgets.disruptions_allowed(i);
   std::vector<const pod*> violating, fine;
   for (const pod* p : potential) {
     bool violates = false;
     budgets.for_each_budget_of(*p, [&](std::size_t i, bool disrupted) {
-      if (!disrupted && --allowed[i] < 0) violates = true;
+      if (!disrupted && !violates && --allowed[i] < 0) violates = true;  // stops at the first
     });
     (violates ? violating : fine).push_back(p);
   }
@@ -113,13 +119,8 @@ inline result select_victims(const preempt::model::resource_node& node, const po
   for (const pod* p : violating) reprieve(p, true);
   for (const pod* p : fine) reprieve(p, false);
   if (!violating.empty() && !fine.empty()) {
-    // Equal importance keeps node order (the library's deterministic tie-break; upstream's sort
-    // is unstable there).
-    const auto position = [&](const pod* p) { return p - node.pods().data(); };
-    std::sort(victims.begin(), victims.end(), [&](const pod* a, const pod* b) {
-      if (more_important(*a, *b, now)) return true;
-      if (more_important(*b, *a, now)) return false;
-      return position(a) < position(b);
+    preempt::detail::go_sort_slice(victims.begin(), victims.end(), [&](const pod* a, const pod* b) {
+      return more_important(*a, *b, now);
     });
   }
   for (const pod* v : victims) out.victims.push_back(v->uid());

@@ -7,20 +7,23 @@
 //   2. NodeName           spec.nodeName set and different    "node(s) didn't match the requested
 //                                                             node name"
 //   3. TaintToleration    an untolerated NoSchedule/NoExecute taint
-//                                                "node(s) had untolerated taint {key: value}"
+//                                                "node(s) had untolerated taint(s)" (kube-scheduler
+//                                                names the taint only in its log)
 //   4. NodeAffinity       spec.nodeSelector and required node affinity
 //                                                "node(s) didn't match Pod's node affinity/selector"
 // Each rejection is UnschedulableAndUnresolvable: evicting pods cannot help.
 // NodeResourcesFit comes next in the profile and depends on the node's pods: model it with
 // model::resource_fit_state (reasons "Too many pods", "Insufficient cpu", ...). A shortage is
-// Unschedulable (NodeResourcesFit's long-standing rule: preemption tries the node); recent
-// kube-scheduler versions (fit.go of v1.36) make a node UnschedulableAndUnresolvable when a
-// request exceeds its whole allocatable amount:
-// exceeds_allocatable() tells that case apart for callers that want the newer rule.
-// Not modelled: pod (anti-)affinity, topology spread, ports, volumes, dynamic resources.
+// Unschedulable (preemption tries the node), except that kube-scheduler's NodeResourcesFit
+// (fitsRequest) makes the node UnschedulableAndUnresolvable when a request exceeds the node's
+// whole allocatable amount: exceeds_allocatable() tells that case apart.
+// The filters that depend on the pods of a node come next: NodePorts (node_ports.hpp),
+// NodeResourcesFit, PodTopologySpread (topology_spread.hpp), InterPodAffinity
+// (inter_pod_affinity.hpp); filter_cluster.hpp runs them in this order on a node state.
+// Not modelled: volumes, dynamic resources.
 //
 // Complexity O(t · k + affinity) per node (see taints.hpp, node_affinity.hpp). Allocation: the
-// reason of a rejection by taint. No exceptions; thread-safe.
+// reason string of a rejection. No exceptions; thread-safe.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_KUBERNETES_FILTERS_HPP
@@ -82,8 +85,8 @@ inline filter_verdict filter_node(const pod_placement& pod, const node_facts& no
   }
   if (!pod.node_name.empty() && pod.node_name != node.name)
     return reject(std::string(node_name_reason));
-  if (const taint* t = first_untolerated(node.taints, pod.tolerations))
-    return reject(untolerated_taint_reason(*t));
+  if (first_untolerated(node.taints, pod.tolerations) != nullptr)
+    return reject(std::string(untolerated_taints_reason));
   const label_set no_labels;  // empty: allocates nothing
   if (!matches_node_selector_and_affinity(pod.node_selector_map, pod.required_node_affinity,
                                           node.labels != nullptr ? *node.labels : no_labels,

@@ -10,6 +10,11 @@
 //   taints.hpp         taints and tolerations
 //   node_affinity.hpp  nodeSelector and required node affinity
 //   filters.hpp        the pod-independent node filters in kube-scheduler's order, with reasons
+//   node_ports.hpp     NodePorts: host ports in use against the ports a pod wants
+//   pod_facts.hpp      what the inter-pod filters read of pods and namespaces
+//   topology_spread.hpp    PodTopologySpread with its PreFilter state and a per-node overlay
+//   inter_pod_affinity.hpp InterPodAffinity (required terms), the same way
+//   filter_cluster.hpp a cluster view adding those filters to another cluster's node state
 // Every fallible function returns kubernetes::result<T> with a message naming the bad value; no
 // exceptions, no RTTI, no global state. Each header states its own complexity and allocation.
 //
@@ -17,14 +22,19 @@
 #ifndef PREEMPT_KUBERNETES_KUBERNETES_HPP
 #define PREEMPT_KUBERNETES_KUBERNETES_HPP
 
+#include "preempt/kubernetes/filter_cluster.hpp"
 #include "preempt/kubernetes/filters.hpp"
+#include "preempt/kubernetes/inter_pod_affinity.hpp"
 #include "preempt/kubernetes/labels.hpp"
 #include "preempt/kubernetes/node_affinity.hpp"
+#include "preempt/kubernetes/node_ports.hpp"
+#include "preempt/kubernetes/pod_facts.hpp"
 #include "preempt/kubernetes/pod_status.hpp"
 #include "preempt/kubernetes/priority.hpp"
 #include "preempt/kubernetes/quantity.hpp"
 #include "preempt/kubernetes/requests.hpp"
 #include "preempt/kubernetes/result.hpp"
 #include "preempt/kubernetes/taints.hpp"
+#include "preempt/kubernetes/topology_spread.hpp"
 
 #endif  // PREEMPT_KUBERNETES_KUBERNETES_HPP

@@ -12,7 +12,8 @@
 //     matches nothing (Kubernetes' nodeaffinity.NodeSelector).
 // validate(selector) reports the first invalid requirement, for callers that want to reject the
 // pod rather than silently never match (the API server would have refused it).
-// The filter's reason is `node_affinity_reason`.
+// The filter's reason is `node_affinity_reason`. prefilter_node_names is the plugin's PreFilter
+// (the nodes a required affinity names by metadata.name).
 //
 // Complexity O(t · r · log n) for t terms of r requirements and n node labels. Allocation: none
 // when matching. No exceptions; thread-safe.
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -160,6 +162,42 @@ inline bool matches_node_selector_and_affinity(
   }
   return !required_affinity || matches(*required_affinity, node_labels, node_name);
 }
+
+// NodeAffinity's PreFilter: when every term of the required node affinity names nodes
+// (matchFields metadata.name In, intersected within a term), the union of those names; the
+// scheduler then filters only those nodes and gives every other one
+// `prefilter_node_affinity_reason` (UnschedulableAndUnresolvable). nullopt: every node is filtered
+// (no required affinity, no terms, or a term naming no node). An empty list: the terms conflict.
+inline std::optional<std::vector<std::string>> prefilter_node_names(
+    const std::optional<node_selector>& required_affinity) {
+  if (!required_affinity || required_affinity->terms.empty()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const node_selector_term& t : required_affinity->terms) {
+    std::optional<std::vector<std::string>> term_names;
+    for (const node_selector_requirement& r : t.match_fields) {
+      if (r.key != "metadata.name" || r.op != "In") continue;
+      std::vector<std::string> values = r.values;
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      if (!term_names) {
+        term_names = std::move(values);
+      } else {
+        std::vector<std::string> both;
+        std::set_intersection(term_names->begin(), term_names->end(), values.begin(), values.end(),
+                              std::back_inserter(both));
+        term_names = std::move(both);
+      }
+    }
+    if (!term_names) return std::nullopt;  // this term names no node: every node is eligible
+    names.insert(names.end(), term_names->begin(), term_names->end());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+inline constexpr std::string_view prefilter_node_affinity_reason =
+    "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 
 }  // namespace kubernetes
 PREEMPT_NAMESPACE_END

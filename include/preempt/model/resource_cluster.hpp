@@ -5,7 +5,10 @@
 // requests) and the resource_pods assigned to them. Each node keeps its pods in descending
 // importance as pods come and go: priority descending, then start time ascending (a pod without
 // start time sorts after every pod with one, as "now" does in practice), then uid ascending.
-// Victim selection finds them in that order and skips its sort. `resource_node` models
+// Victim selection finds them in that order and skips its sort. Each node also keeps the order
+// kube-scheduler's cache (NodeInfo.Pods) would hold the same pods in: a pod added goes last, a
+// pod removed is replaced by the last one (cache_position); victim selection starts from that
+// order where importance ties, as upstream's sort.Slice does. `resource_node` models
 // preempt::node and `resource_cluster` models preempt::cluster, with resource_fit_state as its
 // node state.
 //
@@ -21,6 +24,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <string>
@@ -59,6 +63,8 @@ class resource_node {
 
   std::string_view name() const noexcept { return name_; }
   std::span<const resource_pod> pods() const noexcept { return pods_; }
+  // Where pods()[i] stands in the cache's order of this node's pods (0 .. pods().size()-1).
+  std::uint32_t cache_position(std::size_t i) const noexcept { return cache_position_[i]; }
   const resource_vector& allocatable() const noexcept { return allocatable_; }
   const resource_vector& requested() const noexcept { return requested_; }
 
@@ -68,6 +74,7 @@ class resource_node {
   resource_vector allocatable_;
   resource_vector requested_;
   std::vector<resource_pod> pods_;
+  std::vector<std::uint32_t> cache_position_;  // parallel to pods_
 };
 
 class resource_cluster {
@@ -89,6 +96,8 @@ class resource_cluster {
     resource_node& n = nodes_[i];
     n.requested_.add(p.requests());
     const auto at = std::upper_bound(n.pods_.begin(), n.pods_.end(), p, kept_before);
+    n.cache_position_.insert(n.cache_position_.begin() + (at - n.pods_.begin()),
+                             static_cast<std::uint32_t>(n.pods_.size()));
     n.pods_.insert(at, std::move(p));
   }
 
@@ -100,12 +109,21 @@ class resource_cluster {
                                  [uid](const resource_pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
     n.requested_.subtract(it->requests());
+    const auto k = it - n.pods_.begin();
+    const std::uint32_t freed = n.cache_position_[static_cast<std::size_t>(k)];
+    const auto last = static_cast<std::uint32_t>(n.pods_.size() - 1);
     n.pods_.erase(it);
+    n.cache_position_.erase(n.cache_position_.begin() + k);
+    for (std::uint32_t& c : n.cache_position_)  // the cache moves its last pod into the gap
+      if (c == last) c = freed;
     return true;
   }
 
   void reserve_nodes(std::size_t n) { nodes_.reserve(n); }
-  void reserve_pods(std::size_t i, std::size_t pods) { nodes_[i].pods_.reserve(pods); }
+  void reserve_pods(std::size_t i, std::size_t pods) {
+    nodes_[i].pods_.reserve(pods);
+    nodes_[i].cache_position_.reserve(pods);
+  }
 
   std::span<const resource_node> nodes() const noexcept { return nodes_; }
   const resource_node& operator[](std::size_t i) const noexcept { return nodes_[i]; }

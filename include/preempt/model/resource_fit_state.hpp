@@ -97,8 +97,13 @@ class resource_fit_state {
   }
 
   // The reasons, in upstream order: pod slots first, then each short dimension.
+  // UnschedulableAndUnresolvable when a short dimension's request exceeds the node's whole
+  // allocatable amount (upstream's fitsRequest: no eviction can make room).
   [[gnu::noinline]] status shortage(const resource_vector& want) const noexcept {
-    status result(status_code::unschedulable);
+    bool beyond = false;
+    for (std::size_t d = 0; d < want.size(); ++d)
+      if (d != resource::pods && short_in(want, d) && want[d] > (*allocatable_)[d]) beyond = true;
+    status result(beyond ? status_code::unschedulable_and_unresolvable : status_code::unschedulable);
     if (requested_[resource::pods] + 1 > (*allocatable_)[resource::pods])
       result.add_reason(resource_names::insufficient_reason(names_, resource::pods));
     for (std::size_t d = 0; d < want.size(); ++d)

@@ -8,6 +8,7 @@
 //	conform cases --preempt-whatif BIN [--model-driver BIN] [--known FILE] DIR...
 //	conform minimize --preempt-whatif BIN [--model-driver BIN] --out DIR CASE_DIR
 //	conform async --dispatch-driver BIN [--known FILE]
+//	conform gosort --model-driver BIN [--count N] [--seed S]
 //
 // Cluster i of a run has seed S+i: `--seed S+i --count 1` decides it alone. A cluster that uses
 // a family preempt does not model yet (gen.Unsupported) is reported apart and counts in neither
@@ -32,7 +33,7 @@ func main() {
 	klog.SetOutput(io.Discard)
 
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: conform run|cases|minimize|async ... (see cmd/conform/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: conform run|cases|minimize|async|gosort ... (see cmd/conform/main.go)")
 		os.Exit(2)
 	}
 	var err error
@@ -45,6 +46,8 @@ func main() {
 		err = minimizeCmd(os.Args[2:])
 	case "async":
 		err = asyncCmd(os.Args[2:])
+	case "gosort":
+		err = gosortCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

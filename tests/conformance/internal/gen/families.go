@@ -42,7 +42,7 @@ var ResourceOnly = map[string]bool{Resources: true, Priorities: true, PDBs: true
 
 // Unsupported lists the families preempt-whatif does not model yet: their disagreements are
 // reported apart and do not fail a run unless asked.
-var Unsupported = map[string]bool{HostPorts: true, PodAffinity: true, Spread: true}
+var Unsupported = map[string]bool{}
 
 // ParseFamilies reads a comma-separated list ("" or "all": every family).
 func ParseFamilies(s string) ([]string, error) {

@@ -271,6 +271,9 @@ func (g *generator) nodes() {
 		if g.on[Taints] {
 			g.taint(node)
 		}
+		if (g.on[Spread] || g.on[PodAffinity]) && g.chance(0.08) {
+			delete(node.Labels, zoneLabel) // a node outside every zone
+		}
 		g.c.Nodes = append(g.c.Nodes, node)
 		g.free = append(g.free, shape.DeepCopy())
 		g.podsLeft = append(g.podsLeft, shape.Pods().Value())
@@ -448,8 +451,8 @@ func (g *generator) boundPods() {
 			p.Spec.NodeName = node.Name
 			p.Status.Phase = v1.PodRunning
 			g.startTime(p)
-			if g.on[HostPorts] && g.chance(0.2) {
-				p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 8080, HostPort: g.pick32([]int32{8080, 8080, 9090}), Protocol: v1.ProtocolTCP}}
+			if g.on[HostPorts] && g.chance(0.25) {
+				g.hostPorts(p, 1+g.r.Intn(2))
 			}
 			if g.on[Terminating] && g.chance(0.1) {
 				g.terminate(p)
@@ -519,6 +522,12 @@ func (g *generator) nominatedPods() {
 		}
 		if g.on[Taints] {
 			p.Spec.Tolerations = []v1.Toleration{{Operator: v1.TolerationOpExists}}
+		}
+		if g.on[HostPorts] && g.chance(0.3) {
+			g.hostPorts(p, 1)
+		}
+		if g.on[PodAffinity] && g.chance(0.2) {
+			g.existingAntiAffinity(p)
 		}
 		g.c.Pods = append(g.c.Pods, p)
 	}

@@ -12,15 +12,89 @@ import (
 func labelsSet(m map[string]string) labels.Set { return labels.Set(m) }
 
 func (g *generator) existingAntiAffinity(p *v1.Pod) {
-	term := v1.PodAffinityTerm{
-		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "preemptor"}},
-		TopologyKey:   g.pick([]string{hostLabel, hostLabel, zoneLabel}),
+	n := 1
+	if g.chance(0.2) {
+		n = 2
 	}
-	if g.chance(0.3) {
-		term.NamespaceSelector = &metav1.LabelSelector{} // every namespace
+	var terms []v1.PodAffinityTerm
+	for i := 0; i < n; i++ {
+		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"role": "preemptor"}}
+		if g.chance(0.3) {
+			sel = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{g.pick(g.apps), g.pick(g.apps)}}}}
+		}
+		term := v1.PodAffinityTerm{LabelSelector: sel, TopologyKey: g.pick([]string{hostLabel, hostLabel, zoneLabel})}
+		switch x := g.r.Float64(); {
+		case x < 0.3:
+			term.NamespaceSelector = &metav1.LabelSelector{} // every namespace
+		case x < 0.45:
+			term.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": g.pick([]string{"prod", "dev"})}}
+		case x < 0.55:
+			term.Namespaces = []string{g.pick(g.ns)}
+		}
+		terms = append(terms, term)
 	}
 	p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}}
+		RequiredDuringSchedulingIgnoredDuringExecution: terms}}
+	if g.chance(0.2) { // preferred terms do not filter
+		p.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = []v1.WeightedPodAffinityTerm{
+			{Weight: 10, PodAffinityTerm: v1.PodAffinityTerm{LabelSelector: &metav1.LabelSelector{}, TopologyKey: hostLabel}}}
+	}
+}
+
+// hostPorts gives the pod n host ports: 8080 and 9090 over TCP mostly, UDP and specific host
+// IPs sometimes, now and then on a sidecar (or on a plain init container, whose ports do not
+// count).
+func (g *generator) hostPorts(p *v1.Pod, n int) {
+	var ports []v1.ContainerPort
+	for i := 0; i < n; i++ {
+		cp := v1.ContainerPort{ContainerPort: 8080, HostPort: g.pick32([]int32{8080, 8080, 9090, 53})}
+		switch x := g.r.Float64(); {
+		case x < 0.6:
+			cp.Protocol = v1.ProtocolTCP
+		case x < 0.85:
+			cp.Protocol = v1.ProtocolUDP
+		}
+		switch x := g.r.Float64(); {
+		case x < 0.15:
+			cp.HostIP = "0.0.0.0"
+		case x < 0.3:
+			cp.HostIP = "10.0.0.1"
+		case x < 0.4:
+			cp.HostIP = "10.0.0.2"
+		}
+		ports = append(ports, cp)
+	}
+	if g.chance(0.15) {
+		c := v1.Container{Name: "init-proxy", Image: "registry.example/proxy:1", Ports: ports}
+		if g.chance(0.8) {
+			always := v1.ContainerRestartPolicyAlways
+			c.RestartPolicy = &always
+		}
+		p.Spec.InitContainers = append(p.Spec.InitContainers, c)
+		return
+	}
+	p.Spec.Containers[0].Ports = append(p.Spec.Containers[0].Ports, ports...)
+}
+
+// applyLabelKeys merges matchLabelKeys and mismatchLabelKeys into the label selector, as the API
+// server does when it admits the pod (the scheduler reads the merged selector).
+func applyLabelKeys(t *v1.PodAffinityTerm, podLabels map[string]string) {
+	if t.LabelSelector == nil {
+		return
+	}
+	for _, k := range t.MatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			t.LabelSelector.MatchExpressions = append(t.LabelSelector.MatchExpressions,
+				metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: []string{v}})
+		}
+	}
+	for _, k := range t.MismatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			t.LabelSelector.MatchExpressions = append(t.LabelSelector.MatchExpressions,
+				metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpNotIn, Values: []string{v}})
+		}
+	}
 }
 
 // preemptor draws the pod to place and sizes it so that, most often, it fits on no node as the
@@ -102,7 +176,7 @@ func (g *generator) preemptor() {
 		g.nodeAffinity(p)
 	}
 	if g.on[HostPorts] && g.chance(0.7) {
-		p.Spec.Containers[0].Ports = []v1.ContainerPort{{ContainerPort: 8080, HostPort: 8080, Protocol: v1.ProtocolTCP}}
+		g.hostPorts(p, 1+g.r.Intn(2))
 	}
 	if g.on[PodAffinity] {
 		g.podAffinity(p)
@@ -180,6 +254,20 @@ func (g *generator) podAffinity(p *v1.Pod) {
 			t.NamespaceSelector = &metav1.LabelSelector{}
 		case x < 0.4:
 			t.Namespaces = []string{g.pick(g.ns)}
+		case x < 0.45:
+			t.Namespaces = []string{g.pick(g.ns)}
+			t.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "prod"}}
+		}
+		switch x := g.r.Float64(); {
+		case x < 0.1:
+			t.MatchLabelKeys = []string{"tier"}
+		case x < 0.2:
+			t.MismatchLabelKeys = []string{"tier"}
+		case x < 0.25:
+			t.LabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpNotIn, Values: []string{app}}}}
+		case x < 0.28:
+			t.LabelSelector = nil // matches no pod
 		}
 		return t
 	}
@@ -187,14 +275,55 @@ func (g *generator) podAffinity(p *v1.Pod) {
 	if g.chance(0.5) {
 		aff.PodAntiAffinity = &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{
 			term(g.pick(g.apps), g.pick([]string{hostLabel, hostLabel, zoneLabel}))}}
+		if g.chance(0.2) {
+			aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+				term(g.pick(g.apps), g.pick([]string{hostLabel, zoneLabel})))
+		}
 	}
 	if g.chance(0.3) {
 		aff.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{
 			term(g.pick(g.apps), g.pick([]string{zoneLabel, hostLabel}))}}
+		if g.chance(0.2) {
+			aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution,
+				term(p.Labels["app"], zoneLabel))
+		}
+	}
+	if g.chance(0.2) { // preferred terms do not filter
+		aff.PodAffinity = mergePodAffinity(aff.PodAffinity)
+		aff.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = []v1.WeightedPodAffinityTerm{
+			{Weight: 5, PodAffinityTerm: term(g.pick(g.apps), zoneLabel)}}
+	}
+	for _, a := range []*[]v1.PodAffinityTerm{podAffinityTerms(aff), podAntiAffinityTerms(aff)} {
+		if a != nil {
+			for i := range *a {
+				applyLabelKeys(&(*a)[i], p.Labels)
+			}
+		}
 	}
 	if aff.PodAntiAffinity != nil || aff.PodAffinity != nil {
 		p.Spec.Affinity = mergeAffinity(p.Spec.Affinity, aff)
 	}
+}
+
+func mergePodAffinity(a *v1.PodAffinity) *v1.PodAffinity {
+	if a == nil {
+		return &v1.PodAffinity{}
+	}
+	return a
+}
+
+func podAffinityTerms(a *v1.Affinity) *[]v1.PodAffinityTerm {
+	if a.PodAffinity == nil {
+		return nil
+	}
+	return &a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+}
+
+func podAntiAffinityTerms(a *v1.Affinity) *[]v1.PodAffinityTerm {
+	if a.PodAntiAffinity == nil {
+		return nil
+	}
+	return &a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 }
 
 func mergeAffinity(a, b *v1.Affinity) *v1.Affinity {
@@ -229,6 +358,17 @@ func (g *generator) spread(p *v1.Pod) {
 			pol := []v1.NodeInclusionPolicy{v1.NodeInclusionPolicyHonor, v1.NodeInclusionPolicyIgnore}[g.r.Intn(2)]
 			c.NodeTaintsPolicy = &pol
 		}
+		switch x := g.r.Float64(); {
+		case x < 0.15:
+			c.MatchLabelKeys = []string{"tier"}
+		case x < 0.2:
+			c.WhenUnsatisfiable = v1.ScheduleAnyway // scores only
+		case x < 0.23:
+			c.LabelSelector = nil // matches no pod
+		case x < 0.3:
+			c.LabelSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{g.pick(g.apps), g.pick(g.apps)}}}}
+		}
 		if i == 1 && c.TopologyKey == p.Spec.TopologySpreadConstraints[0].TopologyKey {
 			continue // one constraint per key
 		}
@@ -249,5 +389,7 @@ func (g *generator) sampling() {
 	if g.chance(0.8) || g.c.Percentage == nil {
 		g.c.Absolute = &abs
 	}
-	g.c.Offset = g.between(0, 3*n)
+	// Less than the number of nodes, as preempt-whatif requires (upstream draws it below the
+	// number of potential nodes; both sides take it modulo that number).
+	g.c.Offset = g.between(0, n-1)
 }

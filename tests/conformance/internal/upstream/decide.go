@@ -84,12 +84,10 @@ func reasons(s *fwk.Status) string {
 	return strings.Join(s.Reasons(), ", ")
 }
 
-// Decide runs kube-scheduler's scheduling cycle for the pod up to PostFilter: PreFilter, Filter
-// on every node (with the nominated pods), and, when no node fits, DefaultPreemption's PostFilter
-// including its actuation on the fake clientset.
-func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
-	r := &Report{Preemptor: dump.Key(pod), Victims: []string{}, ClearedNominations: []string{},
-		Nodes: []NodeReport{}, Warnings: []string{}, MayNominate: []string{}, Calls: []string{}}
+// Filter runs PreFilter, then Filter on every node (with the nominated pods), as kube-scheduler's
+// scheduling cycle does before PostFilter: the cycle state, the statuses of the nodes that do not
+// fit, and the nodes that do.
+func (s *Scheduler) Filter(ctx context.Context, pod *v1.Pod) (*framework.CycleState, *framework.NodeToStatus, sets.Set[string], error) {
 	fw := s.Framework
 	state := framework.NewCycleState()
 	statuses := framework.NewDefaultNodeToStatus()
@@ -112,11 +110,11 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 		for _, name := range candidates {
 			info, err := s.Snapshot.NodeInfos().Get(name)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			fs := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, info)
 			if fs.Code() == fwk.Error {
-				return nil, fmt.Errorf("filter on node %s: %v", name, fs.AsError())
+				return nil, nil, nil, fmt.Errorf("filter on node %s: %v", name, fs.AsError())
 			}
 			if fs.IsSuccess() {
 				feasible.Insert(name)
@@ -128,7 +126,21 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 		// As the scheduler does: every node gets PreFilter's status.
 		statuses.SetAbsentNodesStatus(st)
 	default:
-		return nil, fmt.Errorf("prefilter: %v", st.AsError())
+		return nil, nil, nil, fmt.Errorf("prefilter: %v", st.AsError())
+	}
+
+	return state, statuses, feasible, nil
+}
+
+// Decide runs kube-scheduler's scheduling cycle for the pod up to PostFilter: PreFilter, Filter
+// on every node (with the nominated pods), and, when no node fits, DefaultPreemption's PostFilter
+// including its actuation on the fake clientset.
+func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
+	r := &Report{Preemptor: dump.Key(pod), Victims: []string{}, ClearedNominations: []string{},
+		Nodes: []NodeReport{}, Warnings: []string{}, MayNominate: []string{}, Calls: []string{}}
+	state, statuses, feasible, err := s.Filter(ctx, pod)
+	if err != nil {
+		return nil, err
 	}
 
 	if feasible.Len() > 0 {

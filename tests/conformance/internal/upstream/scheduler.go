@@ -74,6 +74,11 @@ type Options struct {
 	AllSchedulersNominations bool
 	// Parallelism of the framework (1 when 0: deterministic dry runs; upstream's default is 16).
 	Parallelism int
+	// BoundPodsInCacheOnly keeps the pods bound to a node out of the fake clientset (and so out
+	// of the informers): they enter the scheduler cache alone. The preemption decision reads
+	// only the snapshot; actuation, which deletes victims through the clientset, fails. For
+	// timing decisions on large dumps (cmd/speed), where the clientset's copies cost minutes.
+	BoundPodsInCacheOnly bool
 	// Preemptor (namespace/name) is the pod to place: it never counts on a node, even with
 	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
 	// reads it), and enters the queue as the other pending pods.
@@ -104,6 +109,8 @@ type Scheduler struct {
 	Cache     internalcache.Cache
 	// The dump's nodes, in input order.
 	NodeOrder []string
+	// The dump's budgets, in input order.
+	pdbs []*policyv1.PodDisruptionBudget
 
 	mu sync.Mutex
 	// Evictions are the executor's PreemptPod calls, in the order they returned.
@@ -177,6 +184,9 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		objects = append(objects, n)
 	}
 	for _, p := range pods {
+		if opts.BoundPodsInCacheOnly && p.Spec.NodeName != "" && dump.Key(p) != opts.Preemptor {
+			continue
+		}
 		objects = append(objects, p)
 	}
 	for _, b := range d.PDBs {
@@ -275,7 +285,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	}
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
-		Snapshot: snapshot, Cache: cache}
+		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs}
 	fw.SetPodActivator(recordingActivator{s, queue})
 	preemptPod := plugin.Executor.PreemptPod
 	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
@@ -352,11 +362,12 @@ func (o orderedPDBs) List(selector labels.Selector) ([]*policyv1.PodDisruptionBu
 }
 
 // waitForSync waits for every started informer's initial list, polling every millisecond (the
-// factory's own wait polls every 100 ms, a long time next to a decision).
+// factory's own wait polls every 100 ms, a long time next to a decision), for up to 5 minutes
+// (hundreds of thousands of objects on a busy machine).
 func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
 	closed := make(chan struct{})
 	close(closed)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		synced := true
 		for _, ok := range f.WaitForCacheSync(closed) {

@@ -149,41 +149,42 @@ func bundledData() (string, error) {
 	}
 }
 
-// Decide loads the dump and the pod and decides with upstream's code.
-func Decide(o Options) (*upstream.Report, error) {
+// Load reads the dump and the pod to place: the dump, the pods the scheduler sees (the
+// non-terminal ones, admitted, the preemptor among them) and the preemptor.
+func Load(o Options) (*dump.Dump, []*v1.Pod, *v1.Pod, error) {
 	var err error
 	if o.FeatureGates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(o.FeatureGates); err != nil {
-			return nil, BadInput{Err: fmt.Errorf("--feature-gates: %v", err)}
+			return nil, nil, nil, BadInput{Err: fmt.Errorf("--feature-gates: %v", err)}
 		}
 	}
 	if len(o.Clusters) == 0 && o.PodFile == "" && o.PodName == "" {
 		dir, err := bundledData()
 		if err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 		o.Clusters = []string{filepath.Join(dir, "cluster.json")}
 		o.PodFile = filepath.Join(dir, "pod.json")
 	}
 	if len(o.Clusters) == 0 {
-		return nil, BadInput{Err: errors.New("--cluster is required")}
+		return nil, nil, nil, BadInput{Err: errors.New("--cluster is required")}
 	}
 	if o.PodFile == "" && o.PodName == "" {
-		return nil, BadInput{Err: errors.New("one of --pod or --pod-name is required")}
+		return nil, nil, nil, BadInput{Err: errors.New("one of --pod or --pod-name is required")}
 	}
 
 	d := &dump.Dump{}
 	for _, f := range o.Clusters {
 		name, data, err := dump.ReadFile(f)
 		if err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 		if err := d.AddFile(name, data); err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 	}
 	if err := d.Validate(); err != nil {
-		return nil, BadInput{Err: err}
+		return nil, nil, nil, BadInput{Err: err}
 	}
 	d.SystemClasses()
 
@@ -191,16 +192,16 @@ func Decide(o Options) (*upstream.Report, error) {
 	if o.PodFile != "" {
 		name, data, err := dump.ReadFile(o.PodFile)
 		if err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 		if preemptor, err = dump.ReadPod(name, data); err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 		if err := d.Admit(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 	} else if preemptor, err = d.FindPending(o.PodName); err != nil {
-		return nil, BadInput{Err: err}
+		return nil, nil, nil, BadInput{Err: err}
 	}
 
 	// The pods the scheduler sees: the non-terminal ones, admitted; the preemptor's copy in the
@@ -219,14 +220,14 @@ func Decide(o Options) (*upstream.Report, error) {
 					p = preemptor
 				}
 				if err := d.Admit(p, "Pod "+dump.Key(p)); err != nil {
-					return nil, BadInput{Err: err}
+					return nil, nil, nil, BadInput{Err: err}
 				}
 				pods = append(pods, p)
 				continue
 			}
 		}
 		if err := d.Admit(p, "Pod "+dump.Key(p)); err != nil {
-			return nil, BadInput{Err: err}
+			return nil, nil, nil, BadInput{Err: err}
 		}
 		pods = append(pods, p)
 	}
@@ -242,7 +243,15 @@ func Decide(o Options) (*upstream.Report, error) {
 			p.Status.StartTime = &now
 		}
 	}
+	return d, pods, preemptor, nil
+}
 
+// Decide loads the dump and the pod and decides with upstream's code.
+func Decide(o Options) (*upstream.Report, error) {
+	d, pods, preemptor, err := Load(o)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())

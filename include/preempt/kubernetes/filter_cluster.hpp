@@ -1,0 +1,185 @@
+// preempt/kubernetes/filter_cluster.hpp - a cluster view that adds kube-scheduler's
+// pod-dependent filters (NodePorts, PodTopologySpread, InterPodAffinity) to another cluster's
+// node state, for one pod to place.
+//
+// filter_cluster<Base, PodFacts, NodeFacts> models preempt::cluster over a Base cluster (such as
+// model::resource_cluster): the same nodes and pods, and a state that runs, in the default
+// profile's order, NodePorts, then Base's own state (NodeResourcesFit for resource_fit_state),
+// then PodTopologySpread, then InterPodAffinity, stopping at the first that rejects.
+//   pod_facts(p)   -> const pod_filter_facts&  what the filters read of a pod of Base
+//   node_facts(i)  -> const kubernetes::node_facts&  node i's name, labels, taints
+// Both must stay valid, with what they refer to, while the view is used.
+//
+// The cluster-wide part is upstream's PreFilter: prefilter(pod, namespaces) computes it once for
+// the pod to place (O(pods · terms)), and the view then holds it, read-only, for every worker's
+// state. Each state keeps only node-local what-if data: the node's host ports in use and the
+// overlays of topology_spread.hpp and inter_pod_affinity.hpp, which prepare_state(i) resets and
+// remove_pod/add_pod update (upstream's RemovePod/AddPod PreFilter extensions) without copying
+// any cluster-wide count.
+//
+// Complexity: prepare_state O(pods of the node); remove_pod/add_pod O(overlays), plus O(pods of
+// the node) for a pod with host ports (to tell the node's pods from nominated ones, whose ports
+// are added temporarily: see node_ports.hpp).
+// Allocation: prefilter; a state's buffers grow to the largest node once. No exceptions of its
+// own. The view is read by many threads once prefilter has returned; each state by one.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
+#define PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "preempt/cluster.hpp"
+#include "preempt/config.hpp"
+#include "preempt/kubernetes/filters.hpp"
+#include "preempt/kubernetes/inter_pod_affinity.hpp"
+#include "preempt/kubernetes/node_ports.hpp"
+#include "preempt/kubernetes/pod_facts.hpp"
+#include "preempt/kubernetes/topology_spread.hpp"
+#include "preempt/node_state.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace kubernetes {
+
+// What the pod-dependent filters read of a pod.
+struct pod_filter_facts {
+  pod_facts pod;
+  std::span<const host_port> host_ports;
+};
+
+// The pod to place, as the pod-dependent filters read it.
+struct placing_pod {
+  pod_facts pod;
+  std::span<const host_port> host_ports;
+  std::span<const affinity_term> required_affinity;
+  std::span<const affinity_term> required_anti_affinity;
+  std::span<const spread_constraint> spread;
+  const pod_placement* placement = nullptr;
+};
+
+template <cluster Base, class PodFacts, class NodeFacts>
+class filter_cluster {
+ public:
+  using pod_type = cluster_pod_t<Base>;
+
+  class state_type {
+   public:
+    status remove_pod(const pod_type& p) {
+      if (status st = base_.remove_pod(p); !st) return st;
+      const pod_filter_facts& f = owner_->pod_facts_(p);
+      if (!f.host_ports.empty()) {
+        if (on_node(p))
+          ports_.remove(f.host_ports);
+        else
+          ports_.remove_temporary(reinterpret_cast<std::uintptr_t>(&p));
+      }
+      spread_.update(f.pod, -1);
+      affinity_.update(f.pod, -1);
+      return status::ok();
+    }
+    status add_pod(const pod_type& p) {
+      if (status st = base_.add_pod(p); !st) return st;
+      const pod_filter_facts& f = owner_->pod_facts_(p);
+      if (!f.host_ports.empty()) {
+        if (on_node(p))
+          ports_.add(f.host_ports);
+        else
+          ports_.add_temporary(f.host_ports, reinterpret_cast<std::uintptr_t>(&p));
+      }
+      spread_.update(f.pod, +1);
+      affinity_.update(f.pod, +1);
+      return status::ok();
+    }
+    status fits(const pod_type& p) {
+      if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
+      if (status st = base_.fits(p); !st) return st;
+      if (status st = spread_.filter(); !st) return st;
+      return affinity_.filter();
+    }
+
+    typename Base::state_type& base() noexcept { return base_; }
+
+   private:
+    friend class filter_cluster;
+    // Whether p is one of the node's pods (a victim or a reprieved pod) rather than a pod added
+    // from elsewhere (a nominated pod, added and removed again around a fit check).
+    bool on_node(const pod_type& p) const {
+      for (const auto& q : (*owner_->base_)[node_].pods())
+        if (&q == &p) return true;
+      return false;
+    }
+    state_type(const filter_cluster* owner, typename Base::state_type base)
+        : owner_(owner), base_(std::move(base)), spread_(&owner->spread_),
+          affinity_(&owner->affinity_) {}
+    const filter_cluster* owner_;
+    std::size_t node_ = 0;
+    typename Base::state_type base_;
+    used_ports ports_;
+    topology_spread_overlay spread_;
+    inter_pod_affinity_overlay affinity_;
+  };
+
+  filter_cluster(const Base& base, PodFacts pod_facts, NodeFacts node_facts)
+      : base_(&base), pod_facts_(std::move(pod_facts)), node_facts_(std::move(node_facts)) {}
+  // The view hands its address to its states and its PreFilter state to their overlays.
+  filter_cluster(const filter_cluster&) = delete;
+  filter_cluster& operator=(const filter_cluster&) = delete;
+
+  // upstream's PreFilter of the three plugins for the pod to place.
+  void prefilter(const placing_pod& p, std::span<const namespace_facts> namespaces) {
+    wanted_ports_ = p.host_ports;
+    const std::size_t n = base_->size();
+    const auto visit_pods = [this](std::size_t i, const auto& visit) {
+      for (const auto& q : (*base_)[i].pods()) visit(pod_facts_(q).pod);
+    };
+    spread_.prefilter(spread_pod{p.pod.ns, p.pod.labels, p.spread, p.placement}, n,
+                      [this](std::size_t i) -> const node_facts& { return node_facts_(i); },
+                      visit_pods);
+    const label_set none;
+    affinity_.prefilter(
+        affinity_pod{p.pod.ns, p.pod.labels, p.required_affinity, p.required_anti_affinity},
+        namespaces, n,
+        [this, &none](std::size_t i) -> const label_set& {
+          const node_facts& f = node_facts_(i);
+          return f.labels != nullptr ? *f.labels : none;
+        },
+        visit_pods);
+  }
+
+  std::size_t size() const noexcept { return base_->size(); }
+  decltype(auto) operator[](std::size_t i) const noexcept { return (*base_)[i]; }
+
+  state_type make_state() const { return state_type(this, base_->make_state()); }
+
+  // Points `state` at node i with all its pods.
+  void prepare_state(std::size_t i, state_type& state) const {
+    base_->prepare_state(i, state.base_);
+    state.node_ = i;
+    state.ports_.clear();
+    for (const auto& q : (*base_)[i].pods()) state.ports_.add(pod_facts_(q).host_ports);
+    state.spread_.reset(i);
+    const node_facts& f = node_facts_(i);
+    state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);
+  }
+
+  const topology_spread_prefilter& spread() const noexcept { return spread_; }
+  const inter_pod_affinity_prefilter& affinity() const noexcept { return affinity_; }
+
+ private:
+  const Base* base_;
+  PodFacts pod_facts_;
+  NodeFacts node_facts_;
+  std::span<const host_port> wanted_ports_;
+  topology_spread_prefilter spread_;
+  inter_pod_affinity_prefilter affinity_;
+  label_set no_labels_;
+};
+
+}  // namespace kubernetes
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP

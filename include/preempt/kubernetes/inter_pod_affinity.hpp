@@ -1,0 +1,304 @@
+// preempt/kubernetes/inter_pod_affinity.hpp - kube-scheduler's InterPodAffinity filter (required
+// terms only), with its PreFilter state and the AddPod/RemovePod extensions preemption relies on.
+//
+// The filter, in upstream's order (the InterPodAffinityHostnameFastPath gate is off by default):
+//   1. the pod's required affinity: for every term the node has the topologyKey label and its
+//      domain holds a pod matching all the terms; else UnschedulableAndUnresolvable,
+//      "node(s) didn't match pod affinity rules" (a node lacking a key always fails). Upstream's
+//      special case for the first pod of a group: when no pod anywhere matches all the terms and
+//      the pod matches them itself, every node with the keys passes.
+//   2. the pod's required anti-affinity: a node whose domain (for a term's topologyKey) holds a
+//      pod the term matches: Unschedulable, "node(s) didn't match pod anti-affinity rules".
+//   3. the required anti-affinity of the pods already placed: a node sharing a domain with a pod
+//      whose term matches this pod: Unschedulable,
+//      "node(s) didn't satisfy existing pods anti-affinity rules".
+// Matching (AffinityTerm.Matches): the pod's namespace is listed, or the namespaceSelector
+// selects it, and the labelSelector matches its labels. For the pod's own terms the
+// namespaceSelector is resolved against the Namespace objects given (a namespace without one is
+// never selected); for the placed pods' terms it is matched against the labels of this pod's
+// Namespace (none when it has no Namespace object). matchLabelKeys and mismatchLabelKeys of the
+// pod's own terms are merged into their selectors first (apply_label_keys).
+// When no placed pod's anti-affinity matches the pod and the pod has no required terms, the
+// plugin is skipped entirely (upstream's PreFilter Skip), also for pods added later.
+//
+// inter_pod_affinity_prefilter is upstream's PreFilter state: three counts per topology pair
+// (key, value) over the whole cluster, computed once per pod to place; read-only afterwards, it
+// may be shared by threads. inter_pod_affinity_overlay is the per-node what-if part: reset(node
+// labels), update(pod, ±1) as victims are removed and pods added back (upstream's
+// updateWithPod), filter(). A pod on the node only changes the pairs of that node's labels, so the
+// overlay keeps a few (pair, delta) entries on top of the shared counts instead of copying them.
+//
+// Complexity: prefilter O(p · t · s) for p pods, t terms, s selector size, plus sorting the
+// pairs; update O(t · s + t · e) for e overlay entries; filter O(t · log m + l · log m) for m
+// pairs and l node labels. Allocation: in prefilter; an overlay reuses its storage. No
+// exceptions.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP
+#define PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "preempt/config.hpp"
+#include "preempt/kubernetes/labels.hpp"
+#include "preempt/kubernetes/pod_facts.hpp"
+#include "preempt/status.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace kubernetes {
+
+inline constexpr std::string_view pod_affinity_reason = "node(s) didn't match pod affinity rules";
+inline constexpr std::string_view pod_anti_affinity_reason =
+    "node(s) didn't match pod anti-affinity rules";
+inline constexpr std::string_view existing_anti_affinity_reason =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+
+// The pod to place, as InterPodAffinity reads it.
+struct affinity_pod {
+  std::string_view ns;
+  const label_set* labels = nullptr;
+  std::span<const affinity_term> required_affinity;
+  std::span<const affinity_term> required_anti_affinity;
+};
+
+// Whether a placed pod's term (of a pod in namespace `owner_ns`) matches a pod in namespace
+// `ns` with these labels; `ns_labels` are the labels of that namespace.
+inline bool term_matches(const affinity_term& t, std::string_view owner_ns, std::string_view ns,
+                         const label_set& labels, const label_set& ns_labels) {
+  bool in_scope = false;
+  if (t.namespaces.empty() && !t.namespace_selector)
+    in_scope = ns == owner_ns;
+  else
+    in_scope = std::find(t.namespaces.begin(), t.namespaces.end(), ns) != t.namespaces.end();
+  if (!in_scope && t.namespace_selector) in_scope = matches(*t.namespace_selector, ns_labels);
+  return in_scope && t.selector && matches(*t.selector, labels);
+}
+
+class inter_pod_affinity_prefilter {
+ public:
+  enum table : std::uint8_t { existing_anti = 0, affinity = 1, anti = 2 };
+
+  // Computes the state for `pod`: node_at(i) returns node i's labels (const label_set&),
+  // pods_at(i, visit) calls visit(const pod_facts&) for each pod of node i; `namespaces` are the
+  // Namespace objects.
+  template <class NodeAt, class PodsAt>
+  void prefilter(const affinity_pod& pod, std::span<const namespace_facts> namespaces,
+                 std::size_t node_count, NodeAt&& node_at, PodsAt&& pods_at) {
+    const label_set none;
+    const label_set& own = pod.labels != nullptr ? *pod.labels : none;
+    ns_ = std::string(pod.ns);
+    own_labels_ = own;
+    ns_labels_ = label_set{};
+    for (const namespace_facts& n : namespaces)
+      if (n.name == pod.ns && n.labels != nullptr) ns_labels_ = *n.labels;
+    const auto resolve = [&](std::span<const affinity_term> in, std::vector<term>& out) {
+      out.clear();
+      for (const affinity_term& a : in) {
+        affinity_term t = a;
+        apply_label_keys(t, own);
+        term r;
+        r.selector = std::move(t.selector);
+        r.key = std::move(t.topology_key);
+        if (t.namespaces.empty() && !t.namespace_selector)
+          r.namespaces.push_back(ns_);
+        else
+          r.namespaces = std::move(t.namespaces);
+        if (t.namespace_selector) {
+          if (t.namespace_selector->empty()) {
+            r.all_namespaces = true;
+          } else {
+            for (const namespace_facts& n : namespaces)
+              if (matches(*t.namespace_selector, n.labels != nullptr ? *n.labels : none))
+                r.namespaces.emplace_back(n.name);
+          }
+        }
+        std::sort(r.namespaces.begin(), r.namespaces.end());
+        out.push_back(std::move(r));
+      }
+    };
+    resolve(pod.required_affinity, affinity_);
+    resolve(pod.required_anti_affinity, anti_);
+    for (auto& t : tables_) t.clear();
+    std::vector<std::tuple<std::string_view, std::string_view, std::int64_t>> raw[3];
+    for (std::size_t i = 0; i < node_count; ++i) {
+      const label_set& labels = node_at(i);
+      const auto record = [&](int tab, const std::string& key) {
+        if (const std::string* v = labels.find(key)) raw[tab].emplace_back(key, *v, 1);
+      };
+      pods_at(i, [&](const pod_facts& p) {
+        for (const affinity_term& t : p.required_anti_affinity)
+          if (term_matches(t, p.ns, pod.ns, own, ns_labels_)) record(existing_anti, t.topology_key);
+        if (matches_all(affinity_, p))
+          for (const term& t : affinity_) record(affinity, t.key);
+        for (const term& t : anti_)
+          if (t.matches(p)) record(anti, t.key);
+      });
+    }
+    for (int tab = 0; tab < 3; ++tab) {
+      auto& r = raw[tab];
+      std::sort(r.begin(), r.end());
+      for (const auto& [k, v, n] : r) {
+        if (!tables_[tab].empty() && tables_[tab].back().key == k && tables_[tab].back().value == v)
+          tables_[tab].back().count += n;
+        else
+          tables_[tab].push_back(entry{std::string(k), std::string(v), n});
+      }
+    }
+    skip_ = tables_[existing_anti].empty() && affinity_.empty() && anti_.empty();
+  }
+
+  // Whether the plugin filters at all (upstream's PreFilter did not return Skip).
+  bool active() const noexcept { return !skip_; }
+
+  // The count of a pair in a table as the PreFilter computed it.
+  std::int64_t count(table tab, std::string_view key, std::string_view value) const noexcept {
+    const auto& t = tables_[tab];
+    const auto it = std::lower_bound(t.begin(), t.end(), std::pair(key, value),
+                                     [](const entry& e, const auto& kv) {
+                                       return std::pair<std::string_view, std::string_view>(
+                                                  e.key, e.value) < kv;
+                                     });
+    return it != t.end() && it->key == key && it->value == value ? it->count : 0;
+  }
+  std::size_t pairs(table tab) const noexcept { return tables_[tab].size(); }
+
+ private:
+  friend class inter_pod_affinity_overlay;
+  struct term {
+    std::optional<label_selector> selector;
+    std::vector<std::string> namespaces;  // sorted
+    bool all_namespaces = false;
+    std::string key;
+
+    bool matches(const pod_facts& p) const {
+      const bool in_scope = all_namespaces || std::binary_search(namespaces.begin(), namespaces.end(), p.ns);
+      return in_scope && selector && kubernetes::matches(*selector, p.label_or_empty());
+    }
+  };
+  struct entry {
+    std::string key, value;
+    std::int64_t count;
+  };
+  static bool matches_all(const std::vector<term>& terms, const pod_facts& p) {
+    if (terms.empty()) return false;
+    return std::all_of(terms.begin(), terms.end(), [&](const term& t) { return t.matches(p); });
+  }
+
+  std::string ns_;
+  label_set own_labels_, ns_labels_;
+  std::vector<term> affinity_, anti_;
+  std::vector<entry> tables_[3];
+  bool skip_ = true;
+};
+
+class inter_pod_affinity_overlay {
+ public:
+  using table = inter_pod_affinity_prefilter::table;
+
+  explicit inter_pod_affinity_overlay(const inter_pod_affinity_prefilter* pre = nullptr) noexcept
+      : pre_(pre) {}
+
+  // Starts over on a node with these labels (they must outlive the overlay's use for the node).
+  void reset(const label_set& node_labels) {
+    node_ = &node_labels;
+    deltas_.clear();
+  }
+
+  // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node.
+  void update(const pod_facts& p, std::int64_t delta) {
+    if (pre_ == nullptr || !pre_->active()) return;
+    const auto& pre = *pre_;
+    for (const affinity_term& t : p.required_anti_affinity)
+      if (term_matches(t, p.ns, pre.ns_, pre.own_labels_, pre.ns_labels_))
+        bump(table::existing_anti, t.topology_key, delta);
+    if (inter_pod_affinity_prefilter::matches_all(pre.affinity_, p))
+      for (const auto& t : pre.affinity_) bump(table::affinity, t.key, delta);
+    for (const auto& t : pre.anti_)
+      if (t.matches(p)) bump(table::anti, t.key, delta);
+  }
+
+  // The count of a pair with the node's changes.
+  std::int64_t count(table tab, std::string_view key, std::string_view value) const noexcept {
+    std::int64_t n = pre_->count(tab, key, value);
+    for (const delta_entry& d : deltas_)
+      if (d.tab == tab && d.key == key && d.value == value) n += d.delta;
+    return n;
+  }
+  // How many pairs of a table have a non-zero count (upstream's len() of its map).
+  std::size_t pairs(table tab) const noexcept {
+    std::size_t n = pre_->pairs(tab);
+    for (const delta_entry& d : deltas_) {
+      if (d.tab != tab) continue;
+      const std::int64_t base = pre_->count(tab, d.key, d.value);
+      if (base != 0 && base + d.delta == 0) --n;
+      if (base == 0 && d.delta != 0) ++n;
+    }
+    return n;
+  }
+
+  status filter() const {
+    if (pre_ == nullptr || !pre_->active()) return status::ok();
+    const auto& pre = *pre_;
+    const label_set& labels = *node_;
+    if (!pre.affinity_.empty()) {
+      bool pods_exist = true;
+      for (const auto& t : pre.affinity_) {
+        const std::string* v = labels.find(t.key);
+        if (v == nullptr) return status::unresolvable(pod_affinity_reason);
+        if (count(table::affinity, t.key, *v) <= 0) pods_exist = false;
+      }
+      if (!pods_exist) {
+        const pod_facts self{pre.ns_, &pre.own_labels_, false, {}};
+        if (!(pairs(table::affinity) == 0 && inter_pod_affinity_prefilter::matches_all(pre.affinity_, self)))
+          return status::unresolvable(pod_affinity_reason);
+      }
+    }
+    if (pairs(table::anti) > 0)
+      for (const auto& t : pre.anti_)
+        if (const std::string* v = labels.find(t.key); v != nullptr && count(table::anti, t.key, *v) > 0)
+          return status::unschedulable(pod_anti_affinity_reason);
+    if (pairs(table::existing_anti) > 0)
+      for (const auto& [k, v] : labels)
+        if (count(table::existing_anti, k, v) > 0)
+          return status::unschedulable(existing_anti_affinity_reason);
+    return status::ok();
+  }
+
+ private:
+  struct delta_entry {
+    table tab;
+    std::string_view key, value;
+    std::int64_t delta;
+  };
+  void bump(table tab, std::string_view key, std::int64_t delta) {
+    const std::string* v = node_->find(key);
+    if (v == nullptr) return;
+    for (delta_entry& d : deltas_)
+      if (d.tab == tab && d.key == key && d.value == *v) {
+        d.delta += delta;
+        return;
+      }
+    // Views into the node's labels, which outlive the overlay's use for this node.
+    const auto it = std::lower_bound(node_->begin(), node_->end(), key,
+                                     [](const auto& e, std::string_view k) { return e.first < k; });
+    deltas_.push_back(delta_entry{tab, it->first, it->second, delta});
+  }
+
+  const inter_pod_affinity_prefilter* pre_;
+  const label_set* node_ = nullptr;
+  std::vector<delta_entry> deltas_;
+};
+
+}  // namespace kubernetes
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// kubernetes::filter_cluster: the pod-dependent filters on a resource cluster, through victim
+// selection (RemovePod/AddPod reach the spread and affinity overlays, not the shared counts).
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "preempt/budget.hpp"
+#include "preempt/kubernetes/filter_cluster.hpp"
+#include "preempt/model/resource_cluster.hpp"
+#include "preempt/victim_selection.hpp"
+
+namespace k8s = preempt::kubernetes;
+namespace model = preempt::model;
+
+namespace {
+
+struct facts_of {
+  const std::vector<k8s::pod_filter_facts>* facts;
+  const k8s::pod_filter_facts& operator()(const model::resource_pod& p) const {
+    return (*facts)[p.uid() - 1];
+  }
+};
+struct nodes_of {
+  const std::vector<k8s::node_facts>* facts;
+  const k8s::node_facts& operator()(std::size_t i) const { return (*facts)[i]; }
+};
+using view = k8s::filter_cluster<model::resource_cluster, facts_of, nodes_of>;
+
+model::resource_pod make(model::pod_id uid, int priority, std::int64_t start) {
+  return model::resource_pod({.uid = uid, .priority = priority, .requests = {100, 1}, .start_time = start});
+}
+
+}  // namespace
+
+TEST_CASE("kubernetes filter_cluster: spread victims, reprieve, and the shared counts untouched") {
+  // zone z1: node 0 with two web pods; zone z2: node 1 with none. maxSkew 1 on zone.
+  const k8s::label_set z1{{"zone", "z1"}}, z2{{"zone", "z2"}}, web{{"app", "web"}},
+      other{{"app", "db"}};
+  const std::vector<k8s::node_facts> nodes{{"n0", &z1, {}, false}, {"n1", &z2, {}, false}};
+  const std::vector<k8s::pod_filter_facts> pods{
+      {{"default", &web, false, {}}, {}}, {{"default", &web, false, {}}, {}},
+      {{"default", &other, false, {}}, {}}};
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  c.add_node("n1", {10000, 1 << 30, 110});
+  c.add_pod(0, make(1, 0, 1));
+  c.add_pod(0, make(2, 0, 2));
+  c.add_pod(0, make(3, 0, 3));  // db: not matched, reprieved
+  view v(c, facts_of{&pods}, nodes_of{&nodes});
+  std::vector<k8s::spread_constraint> spread(1);
+  spread[0].topology_key = "zone";
+  spread[0].do_not_schedule = true;
+  spread[0].selector = k8s::label_selector{{{"app", "web"}}, {}};
+  const k8s::pod_placement placement;
+  v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, {}, {}, {}, spread, &placement}, {});
+  REQUIRE(v.spread().active());
+
+  auto state = v.make_state();
+  v.prepare_state(0, state);
+  CHECK(state.fits(make(9, 100, 9)).code() == preempt::status_code::unschedulable);
+  CHECK(state.fits(make(9, 100, 9)).reasons()[0] == k8s::spread_reason);
+
+  preempt::victim_scratch<model::resource_pod> scratch;
+  const model::resource_pod preemptor = make(9, 100, 9);
+  const auto r = preempt::select_victims(preemptor, c[0], state, preempt::no_budgets{}, scratch);
+  REQUIRE(r.is_candidate());
+  REQUIRE(r.victims.size() == 2);  // both web pods; the db pod is reprieved
+  CHECK(r.victims[0]->uid() == 1);
+  CHECK(r.victims[1]->uid() == 2);
+
+  // Another state on node 1 sees the PreFilter counts as they were: z1 holds 2, z2 0.
+  auto fresh = v.make_state();
+  v.prepare_state(1, fresh);
+  CHECK(fresh.fits(preemptor).is_success());
+  v.prepare_state(0, fresh);
+  CHECK_FALSE(fresh.fits(preemptor).is_success());
+}
+
+TEST_CASE("kubernetes filter_cluster: host ports and existing anti-affinity through victims") {
+  const k8s::label_set h0{{"kubernetes.io/hostname", "n0"}}, web{{"app", "web"}}, none;
+  const std::vector<k8s::node_facts> nodes{{"n0", &h0, {}, false}};
+  std::vector<k8s::affinity_term> hate(1);
+  hate[0].selector = k8s::label_selector{{{"app", "web"}}, {}};
+  hate[0].topology_key = "kubernetes.io/hostname";
+  const std::vector<k8s::host_port> port80{{"", "TCP", 80}};
+  const std::vector<k8s::pod_filter_facts> pods{
+      {{"default", &none, false, hate}, {}},   // uid 1: anti-affinity against web
+      {{"default", &none, false, {}}, port80},  // uid 2: holds port 80
+      {{"default", &none, false, {}}, {}}};     // uid 3: neither
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  for (model::pod_id u = 1; u <= 3; ++u) c.add_pod(0, make(u, 0, static_cast<std::int64_t>(u)));
+  view v(c, facts_of{&pods}, nodes_of{&nodes});
+  v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, port80, {}, {}, {}, nullptr}, {});
+  auto state = v.make_state();
+  v.prepare_state(0, state);
+  const model::resource_pod preemptor = make(9, 100, 9);
+  CHECK(state.fits(preemptor).reasons()[0] == k8s::node_ports_reason);  // NodePorts first
+  preempt::victim_scratch<model::resource_pod> scratch;
+  const auto r = preempt::select_victims(preemptor, c[0], state, preempt::no_budgets{}, scratch);
+  REQUIRE(r.is_candidate());
+  REQUIRE(r.victims.size() == 2);
+  CHECK(r.victims[0]->uid() == 1);
+  CHECK(r.victims[1]->uid() == 2);
+}
