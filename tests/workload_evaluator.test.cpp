@@ -239,3 +239,33 @@ TEST_CASE("evaluator with groups: every executor gives the same decision; units 
   }
   CHECK(whole_units_seen > 0);
 }
+
+TEST_CASE("evaluator with no_groups: many equally important victims come out in upstream's "
+          "sort.Slice order, as without groups") {
+  wlf::scene s;
+  const std::size_t n0 = s.cluster.add_node("n0", {24'000, 1LL << 40, 100});
+  const std::size_t budget = s.budgets.add_budget(0, 2);
+  for (wlf::uid u = 1; u <= 24; ++u) {  // 1000m each: the node is full
+    s.names[u] = "p" + std::to_string(u);
+    if (u % 5 == 0) s.budgets.add_member(budget, u);
+    s.cluster.add_pod(n0, wlf::pod({.uid = u,
+                                    .priority = static_cast<std::int32_t>(10 * (u % 2)),
+                                    .requests = {1000, 0, 1},
+                                    .start_time = static_cast<preempt::timestamp>(u % 3)}));
+  }
+  const auto statuses = all_unschedulable(1);
+  const wlf::pod me({.uid = 5000, .priority = 25, .requests = {17'000, 0, 1}, .start_time = {}});
+  const preempt::attempt at{.offset = 0, .nominated_node = std::nullopt};
+  evaluator plain_ev, unit_ev;
+  const auto& plain = plain_ev.evaluate(me, s.cluster, statuses, s.budgets, preempt::no_nominations{},
+                                        preempt::inline_executor{}, at);
+  const auto& units = unit_ev.evaluate(me, s.cluster, wl::no_groups{}, statuses, s.budgets,
+                                       preempt::no_nominations{}, preempt::inline_executor{}, at);
+  REQUIRE(plain.kind == preempt::decision_kind::nominated);
+  REQUIRE(plain.victims.size() > 12);
+  std::vector<std::string> a, b;
+  for (const auto* v : plain.victims) a.push_back(s.names.at(v->uid()));
+  for (const auto* v : units.victims) b.push_back(s.names.at(v->uid()));
+  CHECK(a == b);
+  CHECK(plain.pdb_violations == units.pdb_violations);
+}
