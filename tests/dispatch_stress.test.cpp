@@ -153,7 +153,7 @@ struct stress_hooks {
     if (s->table->in_flight(p.uid())) s->reactivated_in_flight.fetch_add(1);
     s->reactivated[p.uid() - first_preemptor].fetch_add(1);
   }
-  void nominations_cleared(std::size_t, std::span<const pod* const> pods) const {
+  void nominations_cleared(std::size_t, std::span<const preempt::pod_uid_t<pod>> pods) const {
     s->cleared.fetch_add(static_cast<int>(pods.size()));
   }
   template <class Duration>

@@ -346,7 +346,10 @@ TEST_CASE_TEMPLATE("PF8: not enough resources even after removing every lower-pr
   run<X> r;
   const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
   check_no_candidates(d, "preemption: 0/2 nodes are available: 2 Insufficient cpu.");
-  CHECK(diagnosis_list(c, d) == name_list{"node1:Unschedulable", "node2:Unschedulable"});
+  // The request is above the nodes' allocatable cpu: NodeResourcesFit's fitsRequest marks the
+  // shortage Unresolvable, in the dry run as in the scheduling cycle.
+  CHECK(diagnosis_list(c, d) ==
+        name_list{"node1:UnschedulableAndUnresolvable", "node2:UnschedulableAndUnresolvable"});
 }
 
 TEST_CASE_TEMPLATE("PF9: reasons of several nodes are counted and sorted", X, PREEMPT_TEST_EXECUTORS) {
@@ -389,7 +392,9 @@ TEST_CASE_TEMPLATE("PF10: unresolvable and absent nodes count as not helpful", X
   check_no_candidates(d,
                       "preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is "
                       "not helpful for scheduling.");
-  CHECK(diagnosis_list(c, d) == name_list{"node1:Unschedulable", "node2:Unschedulable"});
+  // Tried (filter status Unschedulable), and the dry run finds the request above allocatable.
+  CHECK(diagnosis_list(c, d) ==
+        name_list{"node1:UnschedulableAndUnresolvable", "node2:UnschedulableAndUnresolvable"});
   CHECK(d.potential_nodes == 2);
 }
 
@@ -926,7 +931,8 @@ TEST_CASE_TEMPLATE("only nodes whose filter status is exactly Unschedulable are 
   check_no_candidates(d2,
                       "preemption: 0/6 nodes are available: 2 Insufficient cpu, 4 Preemption is "
                       "not helpful for scheduling.");
-  CHECK(diagnosis_list(c, d2) == name_list{"unsched2:Unschedulable", "unsched:Unschedulable"});
+  CHECK(diagnosis_list(c, d2) == name_list{"unsched2:UnschedulableAndUnresolvable",
+                                           "unsched:UnschedulableAndUnresolvable"});
 }
 
 // ---- Edge cases -----------------------------------------------------------------------------

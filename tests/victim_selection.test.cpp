@@ -235,7 +235,8 @@ TEST_CASE("PF8: no room even without every lower pod: the fit status is the answ
   const auto r = select_on_each_node(c, p);
   REQUIRE(r.size() == 2);
   for (const auto& nr : r) {
-    CHECK(nr.outcome.code() == status_code::unschedulable);
+    // The request is above the node's allocatable cpu: fitsRequest marks it Unresolvable.
+    CHECK(nr.outcome.code() == status_code::unschedulable_and_unresolvable);
     CHECK(nr.outcome.reason() == "Insufficient cpu");
     CHECK(nr.victims.empty());
     CHECK(nr.fit_checks == 1);

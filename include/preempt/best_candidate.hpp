@@ -181,7 +181,7 @@ template <pod P, std::ranges::random_access_range Scores>
 constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands,
                                              const Scores& score_functions, timestamp now = 0) {
   const auto count = static_cast<std::size_t>(std::ranges::size(score_functions));
-  if (count == 0) return pick_best_candidate(cands, now);
+  if (count == 0) return preempt::pick_best_candidate(cands, now);
   return detail::pick_best<P>(cands, detail::score_list<Scores>{score_functions, count}, count);
 }
 

@@ -8,6 +8,12 @@
 // binary without clashing, as the CMake package promises compatibility only within a minor
 // version (SameMinorVersion). Patch releases keep the namespace: they keep the ABI.
 //
+// PREEMPT_NO_THREADS: the configuration without threads, for targets whose standard library has
+// none (newlib on bare metal; detected from libstdc++'s _GLIBCXX_HAS_GTHREADS and libc++'s
+// _LIBCPP_HAS_NO_THREADS) or by defining it. The library then includes no <mutex>, <thread>,
+// <shared_mutex> or <condition_variable>: its locks are preempt::null_mutex, the evaluator runs
+// on always-inline executors only (no helper crew), and the dispatcher dispatches inline only.
+//
 // A user may provide `preempt_user_config.hpp` on the include path; it is included first and may
 // predefine PREEMPT_ASSERT_HANDLER (a function `void(const char* expr, const char* file, int line,
 // const char* msg)`) or PREEMPT_NO_CHECKS.
@@ -28,6 +34,12 @@
 #include <cstdlib>
 
 #include "preempt/version.hpp"
+
+#if !defined(PREEMPT_NO_THREADS)
+#if (defined(__GLIBCXX__) && !defined(_GLIBCXX_HAS_GTHREADS)) || defined(_LIBCPP_HAS_NO_THREADS)
+#define PREEMPT_NO_THREADS 1
+#endif
+#endif
 
 #ifndef PREEMPT_HAS_EXCEPTIONS
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)

@@ -9,7 +9,10 @@
 //     kept, as upstream's nil result).
 //
 // Inline dispatch (an always-inline executor; upstream's prepareCandidate): victims already
-// terminating are skipped, the others are evicted one by one; the first failure stops the rest and
+// terminating, or being evicted by an async dispatcher sharing the in-flight table, are skipped,
+// the others are evicted one by one, each claimed in the in-flight table only while its eviction
+// runs (nothing of an inline dispatch stays in the table: its size is bounded by the async work
+// in flight, not by the number of evictions ever made); the first failure stops the rest and
 // the attempt fails with its message (the preemptor is not nominated). On success the nominations
 // of strictly lower-priority pods on the node are cleared (hooks.nominations_cleared tells the
 // caller which), and the preemptor is nominated to the node.
@@ -44,7 +47,9 @@
 //
 // The hooks object may have (each optional, except reactivate for async executors):
 //   reactivate(preemptor)                        move the preemptor back to the active queue
-//   nominations_cleared(node, pods)              these pods lost their nomination: patch them
+//   nominations_cleared(node, uids)              these pods lost their nomination: patch them
+//                                                (a span of uid copies, never pointers: the
+//                                                caller may free a pod once it is not nominated)
 //   on_preemption_dispatched(preemptor, victims) metric: victims chosen for one preemption
 //   on_async_finished(preemptor, success, duration)  metric: background work and its result
 // Hooks and the eviction client are called from executor threads in async mode.
@@ -65,11 +70,9 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -78,12 +81,18 @@
 
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/detail/lock.hpp"
 #include "preempt/eviction.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/in_flight.hpp"
 #include "preempt/nomination_ledger.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
+
+#if !defined(PREEMPT_NO_THREADS)
+#include <condition_variable>
+#include <mutex>
+#endif
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -105,7 +114,7 @@ struct dispatch_result {
 };
 
 template <pod P, executor E, eviction_client<P> Client, class Hooks = no_dispatch_hooks,
-          class Mutex = std::shared_mutex, class Clock = std::chrono::steady_clock>
+          class Mutex = detail::default_shared_mutex, class Clock = std::chrono::steady_clock>
 class dispatcher {
  public:
   using uid_type = pod_uid_t<P>;
@@ -116,6 +125,10 @@ class dispatcher {
   static_assert(!is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
                 "async dispatch needs hooks with reactivate(preemptor): a failed or finished "
                 "preemption must be able to wake its preemptor");
+#if defined(PREEMPT_NO_THREADS)
+  static_assert(!is_async, "PREEMPT_NO_THREADS: the dispatcher dispatches inline only (give it an "
+                           "executor with `static constexpr bool always_inline = true`)");
+#endif
 
   dispatcher(ledger_type& ledger, in_flight_table<P>& table, Client& client, E ex,
              Hooks hooks = {})
@@ -127,7 +140,7 @@ class dispatcher {
 
   // Pools `preemptions` background jobs of up to `victims` victims each.
   void reserve(std::size_t preemptions, std::size_t victims) {
-    std::lock_guard lock(pool_mutex_);
+    detail::exclusive_guard lock(pool_mutex_);
     while (jobs_.size() < preemptions) {
       jobs_.push_back(std::make_unique<job>());
       free_.push_back(jobs_.back().get());
@@ -176,14 +189,18 @@ class dispatcher {
 
   // Background jobs (and followers) not yet finished.
   std::size_t jobs_running() const {
-    std::lock_guard lock(idle_mutex_);
+    detail::exclusive_guard lock(idle_mutex_);
     return running_;
   }
 
   // Blocks until no background job or follower is left.
   void wait_idle() const {
+#if defined(PREEMPT_NO_THREADS)
+    PREEMPT_ASSERT(running_ == 0, "dispatcher: background work without threads");
+#else
     std::unique_lock lock(idle_mutex_);
     idle_.wait(lock, [&] { return running_ == 0; });
+#endif
   }
 
  private:
@@ -201,7 +218,7 @@ class dispatcher {
     std::size_t node = 0;
     std::vector<P> victims;
     std::vector<eviction_task> tasks;
-    std::vector<const P*> cleared;
+    std::vector<uid_type> cleared;
     std::atomic<std::size_t> outstanding{0};
     std::atomic<bool> failed{false};
     bool last_deleted = false;
@@ -231,7 +248,10 @@ class dispatcher {
       }
       const eviction_result r = client_->evict(*v, preemptor);
       ++result.evictions;
-      victim_done(v->uid(), r.outcome);
+      // Inline dispatch keeps no claim once the eviction returned: the table holds nothing of
+      // it after apply. (An evicted victim the caller's cache still shows may be chosen and
+      // evicted again, as upstream's prepareCandidate would: its eviction then finds it gone.)
+      table_->end_victim(v->uid(), r.outcome == eviction_outcome::evicted);
       if (!r.ok()) {
         result.outcome = status::error(r.message);
         return result;
@@ -388,7 +408,7 @@ class dispatcher {
   }
 
   void job_started() {
-    std::lock_guard lock(idle_mutex_);
+    detail::exclusive_guard lock(idle_mutex_);
     ++running_;
   }
 
@@ -410,12 +430,16 @@ class dispatcher {
     release_job(j);
     // Notified under the lock: wait_idle (and so the destructor) cannot return before this
     // thread is done with the dispatcher.
-    std::lock_guard lock(idle_mutex_);
+    detail::exclusive_guard lock(idle_mutex_);
+#if defined(PREEMPT_NO_THREADS)
+    --running_;
+#else
     if (--running_ == 0) idle_.notify_all();
+#endif
   }
 
   job* acquire_job() {
-    std::lock_guard lock(pool_mutex_);
+    detail::exclusive_guard lock(pool_mutex_);
     if (free_.empty()) {
       jobs_.push_back(std::make_unique<job>());
       free_.reserve(jobs_.size());
@@ -427,7 +451,7 @@ class dispatcher {
   }
 
   void release_job(job* j) noexcept {
-    std::lock_guard lock(pool_mutex_);
+    detail::exclusive_guard lock(pool_mutex_);
     free_.push_back(j);  // capacity reserved in acquire_job/reserve: never allocates
   }
 
@@ -436,9 +460,11 @@ class dispatcher {
       hooks_.on_preemption_dispatched(preemptor, victims);
   }
 
-  void notify_cleared(std::size_t node, const std::vector<const P*>& pods) {
-    if constexpr (requires { hooks_.nominations_cleared(node, std::span<const P* const>(pods)); })
-      if (!pods.empty()) hooks_.nominations_cleared(node, std::span<const P* const>(pods));
+  // The hook receives the uids (copies): the pods themselves may be freed by their owner as
+  // soon as the ledger no longer holds them, before or while the hook runs.
+  void notify_cleared(std::size_t node, const std::vector<uid_type>& uids) {
+    if constexpr (requires { hooks_.nominations_cleared(node, std::span<const uid_type>(uids)); })
+      if (!uids.empty()) hooks_.nominations_cleared(node, std::span<const uid_type>(uids));
   }
 
   ledger_type* ledger_;
@@ -446,12 +472,14 @@ class dispatcher {
   Client* client_;
   E ex_;
   Hooks hooks_;
-  std::mutex pool_mutex_;
+  detail::default_mutex pool_mutex_;
   std::vector<std::unique_ptr<job>> jobs_;
   std::vector<job*> free_;
-  std::vector<const P*> inline_cleared_;
-  mutable std::mutex idle_mutex_;
+  std::vector<uid_type> inline_cleared_;
+  mutable detail::default_mutex idle_mutex_;
+#if !defined(PREEMPT_NO_THREADS)
   mutable std::condition_variable idle_;
+#endif
   std::size_t running_ = 0;
 };
 

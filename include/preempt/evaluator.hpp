@@ -11,7 +11,8 @@
 //      scheduling".
 //   3. Sampling (GetOffsetAndNumCandidates, preempt/sampling.hpp): wanted =
 //      number_of_candidates(config.sampling, n); the dry run starts at `attempt.offset` (taken
-//      modulo n) or at an offset drawn from the evaluator's seeded generator, and wraps around.
+//      modulo n) or at the next offset of the evaluator's offset_sequence (seeded by
+//      config.seed; the same on every standard library), and wraps around.
 //   4. Dry run (DryRunPreemption): select_victims (SelectVictimsOnNode) on each potential node in
 //      that order, keeping two bounded lists (candidates without and with budget violations, each
 //      capped at `wanted`, overflow dropped), until at least one candidate without violations
@@ -39,7 +40,8 @@
 // saturated pool) cannot stall an evaluation. An evaluator must outlive the helper tasks it
 // queued: its destructor waits until every queued helper has run, so drain a manual context
 // before destroying the evaluator. With an always-inline executor no helper is ever queued and no
-// atomic is touched.
+// atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
+// (parallelism is 1) and evaluate accepts always-inline executors only.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated. Allocation:
 // none per node or per decision in steady state (buffers grow to the largest attempt seen);
@@ -56,7 +58,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -69,7 +70,6 @@
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
-#include "preempt/detail/helper_crew.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/extender.hpp"
@@ -85,6 +85,10 @@
 #include "preempt/workload/unit_victim_selection.hpp"
 #include "preempt/workload/victim_units.hpp"
 
+#if !defined(PREEMPT_NO_THREADS)
+#include "preempt/detail/helper_crew.hpp"
+#endif
+
 PREEMPT_NAMESPACE_BEGIN
 
 struct evaluator_config {
@@ -94,7 +98,8 @@ struct evaluator_config {
   // Nodes per worker in one parallel batch: larger batches mean fewer hand-offs and more nodes
   // evaluated beyond the sequential stop (their results are discarded).
   std::size_t chunk = 8;
-  // Seeds the generator of the dry run's start offset.
+  // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
+  // library and target).
   std::uint64_t seed = 0;
 };
 
@@ -132,10 +137,14 @@ class evaluator {
       : config_(config),
         policy_(std::move(policy)),
         observer_(std::move(observer)),
-        rng_(config.seed),
+        offsets_(config.seed),
+#if defined(PREEMPT_NO_THREADS)
+        workers_(1) {
+#else
         crew_(std::max<std::size_t>(config.parallelism, 1)),
         workers_(std::max<std::size_t>(config.parallelism, 1)) {
-    PREEMPT_ASSERT(validate(config.sampling).empty(), "evaluator: invalid sampling arguments");
+#endif
+    PREEMPT_ASSERT(preempt::validate(config.sampling).empty(), "evaluator: invalid sampling arguments");
     config_.parallelism = workers_.size();
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
   }
@@ -151,16 +160,21 @@ class evaluator {
   const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
                                 const B& budgets, const N& nominations, const E& ex,
                                 const attempt& options = {}, Extenders&& extenders = {}) {
+#if defined(PREEMPT_NO_THREADS)
+    static_assert(is_always_inline_v<E>,
+                  "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
+                  "executor with `static constexpr bool always_inline = true`)");
+#endif
     reset_decision();
     grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
     if (options.nominated_node && *options.nominated_node < cluster.size()) {
       const std::size_t nn = *options.nominated_node;
       const auto& nominated_node = cluster[nn];  // may be a proxy returned by value
-      const status eligible = check_eligibility(preemptor, &nominated_node,
+      const status eligible = preempt::check_eligibility(preemptor, &nominated_node,
                                                 status_code(statuses.code_of(nn)), policy_);
       if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
-    } else if (status eligible = check_eligibility<node_type>(
+    } else if (status eligible = preempt::check_eligibility<node_type>(
                    preemptor, nullptr, status_code::unschedulable, policy_);
                !eligible) {
       return finish_message(decision_kind::not_eligible, eligible.reason());
@@ -177,6 +191,11 @@ class evaluator {
                                 const S& statuses, const B& budgets, const N& nominations,
                                 const E& ex, const attempt& options = {},
                                 Extenders&& extenders = {}) {
+#if defined(PREEMPT_NO_THREADS)
+    static_assert(is_always_inline_v<E>,
+                  "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
+                  "executor with `static constexpr bool always_inline = true`)");
+#endif
     reset_decision();
     grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
@@ -220,9 +239,8 @@ class evaluator {
     const std::size_t n = potential_.size();
     decision_.potential_nodes = n;
     if (n == 0) return finish_unschedulable(cluster.size());
-    decision_.offset = options.offset ? *options.offset % n
-                                      : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_);
-    decision_.candidates_wanted = number_of_candidates(config_.sampling, n);
+    decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
+    decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);
 
     dry_run(preemptor, cluster, budgets, nominations, ex);
     collect_candidates(cluster);
@@ -281,8 +299,8 @@ class evaluator {
     const auto r = grouped_ ? ::preempt::workload::select_unit_victims(
                                   preemptor, node_index, cluster, *wk.state, units_, budgets,
                                   nominated, wk.unit_scratch, policy_)
-                            : select_victims(preemptor, cluster[node_index], *wk.state, budgets,
-                                             nominated, wk.scratch, policy_);
+                            : ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
+                                                        budgets, nominated, wk.scratch, policy_);
     item_result& out = results_[item];
     out.outcome = r.outcome;
     out.victims.assign(r.victims.begin(), r.victims.end());
@@ -292,25 +310,27 @@ class evaluator {
 
   template <class B, class N, class E>
   void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
-               const E& ex) {
+               [[maybe_unused]] const E& ex) {
     const std::size_t n = potential_.size();
     const std::size_t batch_size =
         is_always_inline_v<E> || workers_.size() == 1 ? 1 : workers_.size() * config_.chunk;
     if (results_.size() < batch_size) results_.resize(batch_size);
-    struct context {
+    struct context {  // for the helper crew
       evaluator* self;
       const pod_type* preemptor;
       const C* cluster;
       const B* budgets;
       const N* nominations;
-    } ctx{this, &preemptor, &cluster, &budgets, &nominations};
+    } ctx [[maybe_unused]]{this, &preemptor, &cluster, &budgets, &nominations};
 
     for (batch_base_ = 0; batch_base_ < n;) {
       const std::size_t count = std::min(batch_size, n - batch_base_);
       if (count == 1 || is_always_inline_v<E> || workers_.size() == 1) {
         for (std::size_t i = 0; i < count; ++i)
           evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
-      } else {
+      }
+#if !defined(PREEMPT_NO_THREADS)
+      else {
         detail::crew_job job;
         job.context = &ctx;
         job.count = count;
@@ -320,6 +340,7 @@ class evaluator {
         };
         crew_.run(job, ex);
       }
+#endif
       const bool stop = merge(count);
       batch_base_ += count;
       if (stop) break;
@@ -405,10 +426,10 @@ class evaluator {
   const decision_type& finish_nominated() {
     const std::span<const candidate<pod_type>> cands(candidates_);
     if constexpr (requires { policy_.score_functions(); })
-      decision_.choice = pick_best_candidate<pod_type>(cands, policy_.score_functions(),
+      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(),
                                                        detail::now_of(policy_));
     else
-      decision_.choice = pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
+      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
     const candidate<pod_type>& best = candidates_[decision_.choice.index];
     detail::notify_candidate_chosen(observer_, best);
     decision_.kind = decision_kind::nominated;
@@ -447,8 +468,10 @@ class evaluator {
   evaluator_config config_;
   Policy policy_;
   Observer observer_;
-  std::mt19937_64 rng_;
+  offset_sequence offsets_;
+#if !defined(PREEMPT_NO_THREADS)
   detail::helper_crew crew_;
+#endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
   std::vector<std::size_t> potential_;

@@ -31,6 +31,8 @@ class task_ref {
  public:
   using function = void (*)(void*) noexcept;
 
+  // An empty reference (executors keep arrays of them); calling it is a contract violation.
+  constexpr task_ref() noexcept = default;
   constexpr task_ref(void* self, function fn) noexcept : self_(self), fn_(fn) {}
 
   // Refers to `obj`, whose `run()` member is called when the task runs. `obj` must outlive the run.
@@ -42,13 +44,19 @@ class task_ref {
     return task_ref(&obj, [](void* p) noexcept { static_cast<T*>(p)->run(); });
   }
 
-  void operator()() const noexcept { fn_(self_); }
+  void operator()() const noexcept {
+    PREEMPT_ASSERT(fn_ != nullptr, "task_ref: calling an empty task");
+    fn_(self_);
+  }
+
+  // Whether it refers to work (false when default-constructed).
+  constexpr explicit operator bool() const noexcept { return fn_ != nullptr; }
 
   friend constexpr bool operator==(const task_ref&, const task_ref&) noexcept = default;
 
  private:
-  void* self_;
-  function fn_;
+  void* self_ = nullptr;
+  function fn_ = nullptr;
 };
 
 template <class E>

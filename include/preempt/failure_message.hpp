@@ -17,8 +17,9 @@
 // Each returns a view of the buffer, valid until the next call.
 //
 // Complexity: O(reasons · distinct reasons) for fit_error, O(errors²) for aggregate_error.
-// Allocation: the buffers grow to the longest message seen, then are reused (aggregate_error
-// allocates a string per error node). No exceptions of its own. Not synchronized.
+// Allocation: the buffers (the message and one line per distinct reason or error) grow to the
+// longest message seen, then are reused: composing a message no longer than an earlier one
+// allocates nothing, on the error path too. No exceptions of its own. Not synchronized.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_FAILURE_MESSAGE_HPP
@@ -68,16 +69,17 @@ class failure_message {
       for (std::string_view reason : d.outcome.reasons()) count(reason, 1);
     }
     if (total_nodes > failed) count(not_helpful_reason, total_nodes - failed);
-    lines_.resize(histogram_.size());
-    for (std::size_t i = 0; i < histogram_.size(); ++i) {
-      lines_[i] = std::to_string(histogram_[i].second);
-      lines_[i] += ' ';
-      lines_[i] += histogram_[i].first;
+    used_ = 0;
+    for (const auto& [reason, times] : histogram_) {
+      std::string& line = next_line();
+      append_number(line, times);
+      line += ' ';
+      line += reason;
     }
-    std::sort(lines_.begin(), lines_.end());
+    std::sort(lines_.begin(), lines_.begin() + static_cast<std::ptrdiff_t>(used_));
     message_ = prefix;
     message_ += "0/";
-    message_ += std::to_string(total_nodes);
+    append_number(message_, total_nodes);
     message_ += " nodes are available: ";
     append_joined();
     message_ += '.';
@@ -87,21 +89,21 @@ class failure_message {
   // `nodes[i].name()` is the name of node i (a preempt::cluster, for instance).
   template <class Nodes>
   std::string_view aggregate_error(std::span<const node_diagnosis> diagnosis, const Nodes& nodes) {
-    lines_.clear();
+    used_ = 0;
     for (const node_diagnosis& d : diagnosis) {
       if (d.outcome.code() != status_code::error) continue;
-      std::string line;
+      std::string& line = next_line();
       if (d.outcome.reason() == zero_victims_reason)
         append_zero_victims(line, nodes[d.node_index].name());
       else
         line = d.outcome.reason();
-      if (std::find(lines_.begin(), lines_.end(), line) == lines_.end())
-        lines_.push_back(std::move(line));
+      const auto seen = lines_.begin() + static_cast<std::ptrdiff_t>(used_ - 1);
+      if (std::find(lines_.begin(), seen, line) != seen) --used_;  // a duplicate: drop it
     }
     message_ = prefix;
-    if (lines_.size() > 1) message_ += '[';
+    if (used_ > 1) message_ += '[';
     append_joined();
-    if (lines_.size() > 1) message_ += ']';
+    if (used_ > 1) message_ += ']';
     return message_;
   }
 
@@ -124,15 +126,35 @@ class failure_message {
     histogram_.emplace_back(reason, times);
   }
 
+  // The next line of the current message, empty; its buffer is kept from earlier messages.
+  std::string& next_line() {
+    if (used_ == lines_.size()) lines_.emplace_back();
+    std::string& line = lines_[used_++];
+    line.clear();
+    return line;
+  }
+
+  // Appends n in decimal, without a temporary string.
+  static void append_number(std::string& out, std::size_t n) {
+    char digits[24];
+    std::size_t len = 0;
+    do {
+      digits[len++] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n != 0);
+    while (len != 0) out += digits[--len];
+  }
+
   void append_joined() {
-    for (std::size_t i = 0; i < lines_.size(); ++i) {
+    for (std::size_t i = 0; i < used_; ++i) {
       if (i != 0) message_ += ", ";
       message_ += lines_[i];
     }
   }
 
   std::vector<std::pair<std::string_view, std::size_t>> histogram_;
-  std::vector<std::string> lines_;
+  std::vector<std::string> lines_;  // the first used_ are the current message's
+  std::size_t used_ = 0;
   std::string message_;
 };
 

@@ -19,8 +19,13 @@
 // It also keeps the followers: preemptions waiting for victims that other work is evicting (see
 // follow and finish_victim), so that every dispatcher sharing the table learns when they end.
 //
-// Complexity: O(1) expected per operation; finish_victim is O(followers). Allocation: none after
-// reserve(). Thread-safe; followers are called without the table's lock held.
+// Complexity: O(1) expected for the preemptor operations and for claim_victim, claim_of and the
+// victim queries, except: report_victim is O(p) for the p preemptors in flight (it looks for the
+// victim among their last victims); finish_victim, end_victim, accept_victim and release_victim
+// are O(f · a) for f followers awaiting up to a victims each, plus one call per follower left
+// with nothing to wait for; follow is O(a). Allocation: none after reserve(). Thread-safe (under
+// PREEMPT_NO_THREADS: single-threaded, no lock); followers are called without the table's lock
+// held.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_IN_FLIGHT_HPP
@@ -29,12 +34,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "preempt/config.hpp"
 #include "preempt/detail/flat_map.hpp"
+#include "preempt/detail/lock.hpp"
 #include "preempt/pod.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -46,13 +51,13 @@ enum class victim_state : std::uint8_t { present, terminating, gone };
 // come, and the caller will report it).
 enum class victim_claim : std::uint8_t { running, accepted };
 
-template <pod P>
+template <pod P, class Mutex = detail::default_mutex>
 class in_flight_table {
  public:
   using uid_type = pod_uid_t<P>;
 
   void reserve(std::size_t preemptors, std::size_t victims) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     preempting_.reserve(preemptors);
     victims_.reserve(victims);
     followers_.reserve(preemptors);
@@ -61,44 +66,44 @@ class in_flight_table {
   // --- preemptors -------------------------------------------------------------------------
 
   void start(const uid_type& preemptor) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     preempting_.insert_or_assign(preemptor, last_victim{});
   }
 
   // Records the victim whose eviction is the final step of the preemptor's work (present until
   // the caller reports otherwise).
   void set_last_victim(const uid_type& preemptor, const uid_type& victim) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     if (last_victim* lv = preempting_.find(preemptor))
       *lv = last_victim{victim, victim_state::present};
   }
 
   // The preemptor's work is over: it leaves the in-flight set and the last-victim record.
   void finish(const uid_type& preemptor) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     preempting_.erase(preemptor);
   }
 
   bool in_flight(const uid_type& preemptor) const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     return preempting_.contains(preemptor);
   }
 
   std::size_t preemptors_in_flight() const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     return preempting_.size();
   }
 
   // The last victim recorded for a preemptor in flight, if any.
   std::optional<uid_type> last_victim_of(const uid_type& preemptor) const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     const last_victim* lv = preempting_.find(preemptor);
     return lv ? lv->victim : std::nullopt;
   }
 
   // The gate (upstream IsPodRunningPreemption), from what the caller has reported.
   bool is_preemption_running(const uid_type& preemptor) const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     const last_victim* lv = preempting_.find(preemptor);
     if (lv == nullptr) return false;
     if (!lv->victim) return true;
@@ -111,7 +116,7 @@ class in_flight_table {
   bool is_preemption_running(const uid_type& preemptor, const Lookup& lookup) const {
     std::optional<uid_type> victim;
     {
-      std::lock_guard lock(mutex_);
+      detail::exclusive_guard lock(mutex_);
       const last_victim* lv = preempting_.find(preemptor);
       if (lv == nullptr) return false;
       if (!lv->victim) return true;
@@ -124,30 +129,26 @@ class in_flight_table {
 
   // Claims a victim for eviction; false if its eviction was already dispatched.
   bool claim_victim(const uid_type& victim) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     if (victims_.contains(victim)) return false;
     victims_.insert_or_assign(victim, victim_claim::running);
     return true;
   }
 
   // The eviction of a claimed victim was accepted: it stays claimed until the caller reports it.
-  void accept_victim(const uid_type& victim) {
-    std::lock_guard lock(mutex_);
-    if (victim_claim* c = victims_.find(victim)) *c = victim_claim::accepted;
-  }
+  // Followers learn of it, as from finish_victim(victim, true).
+  void accept_victim(const uid_type& victim) { finish_victim(victim, true); }
 
   // The claim on a victim, if any.
   std::optional<victim_claim> claim_of(const uid_type& victim) const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     const victim_claim* c = victims_.find(victim);
     return c ? std::optional<victim_claim>(*c) : std::nullopt;
   }
 
-  // The victim's eviction failed: a later preemption may dispatch it again.
-  void release_victim(const uid_type& victim) {
-    std::lock_guard lock(mutex_);
-    victims_.erase(victim);
-  }
+  // The victim's eviction failed: a later preemption may dispatch it again. Followers learn of
+  // it, as from finish_victim(victim, false).
+  void release_victim(const uid_type& victim) { finish_victim(victim, false); }
 
   // --- followers ----------------------------------------------------------------------------
   //
@@ -168,7 +169,7 @@ class in_flight_table {
   // gone from the ledger: counted as failed). Returns false, without registering, when nothing is
   // left to wait for; the caller then acts on f.failed itself.
   bool follow(follower& f) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     std::erase_if(f.awaited, [&](const uid_type& v) {
       const victim_claim* c = victims_.find(v);
       if (c != nullptr && *c == victim_claim::running) return false;
@@ -183,10 +184,17 @@ class in_flight_table {
   // A claimed victim's eviction is over. An accepted deletion keeps the claim until the caller
   // reports the victim; any other outcome releases it. Followers learn of it, and those left with
   // nothing to wait for are called (outside the lock).
-  void finish_victim(const uid_type& victim, bool accepted) {
+  void finish_victim(const uid_type& victim, bool accepted) { settle(victim, accepted, accepted); }
+
+  // A claimed victim's eviction is over and its claim ends whatever the outcome (inline dispatch:
+  // nothing stays in the table). Followers learn of it as from finish_victim.
+  void end_victim(const uid_type& victim, bool accepted) { settle(victim, accepted, false); }
+
+ private:
+  void settle(const uid_type& victim, bool accepted, bool keep_claim) {
     {
-      std::lock_guard lock(mutex_);
-      if (accepted) {
+      detail::exclusive_guard lock(mutex_);
+      if (keep_claim) {
         if (victim_claim* c = victims_.find(victim)) *c = victim_claim::accepted;
       } else {
         victims_.erase(victim);
@@ -201,32 +209,34 @@ class in_flight_table {
     while (follower* f = take_ready_follower()) f->on_done(f->context, f->failed);
   }
 
+ public:
+
   std::size_t followers() const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     return followers_.size();
   }
 
   bool victim_in_flight(const uid_type& victim) const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     return victims_.contains(victim);
   }
 
   std::size_t victims_in_flight() const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     return victims_.size();
   }
 
   // Appends every victim in flight to `out` (a container of uid_type).
   template <class Out>
   void victims_snapshot(Out& out) const {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     victims_.for_each([&](const uid_type& uid, victim_claim) { out.push_back(uid); });
   }
 
   // The caller's cache saw a victim terminating or gone: it leaves the victim ledger, and a
   // preemptor waiting on it as its last victim is no longer gated.
   void report_victim(const uid_type& victim, victim_state state) {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     if (state != victim_state::present) victims_.erase(victim);
     preempting_.for_each_mut([&](const uid_type&, last_victim& lv) {
       if (lv.victim && *lv.victim == victim) lv.state = state;
@@ -235,7 +245,7 @@ class in_flight_table {
 
  private:
   follower* take_ready_follower() {
-    std::lock_guard lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     const auto it = std::find_if(followers_.begin(), followers_.end(),
                                  [](const follower* f) { return f->awaited.empty(); });
     if (it == followers_.end()) return nullptr;
@@ -249,7 +259,7 @@ class in_flight_table {
     victim_state state = victim_state::present;
   };
 
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   detail::flat_map<uid_type, last_victim> preempting_;
   detail::flat_map<uid_type, victim_claim> victims_;
   std::vector<follower*> followers_;

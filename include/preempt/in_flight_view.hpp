@@ -8,6 +8,10 @@
 // that the victims in a snapshot of the in-flight victim ledger are neither listed among their
 // node's pods nor counted in the node state: their room is free, and the nomination that
 // preempted them still reserves it for the preemptor of equal or higher priority.
+// Only async dispatch leaves victims in that ledger while their evictions run (and, once
+// accepted, until the caller reports them); inline dispatch holds none once apply returns, so
+// with an always-inline executor the view hides nothing and the caller's own cache (victims shown
+// terminating) is what keeps a later evaluation from counting them.
 //
 //   std::vector<uid> in_flight;  table.victims_snapshot(in_flight);
 //   preempt::in_flight_view view(cluster, in_flight);   // sorts the snapshot

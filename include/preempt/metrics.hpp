@@ -13,6 +13,10 @@
 // from it to add reactivate() and nominations_cleared().
 //
 // Allocation: none. Thread-safe: relaxed atomic counters; a snapshot may mix concurrent updates.
+// The counters are 64-bit. Where 64-bit atomics are not lock-free (32-bit ARM before armv7,
+// Cortex-M, some 32-bit MIPS), std::atomic<std::uint64_t> calls libatomic: link with -latomic
+// there. Under PREEMPT_NO_THREADS the counters are plain integers (nothing else can touch them),
+// so no atomic is used at all.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_METRICS_HPP
@@ -27,6 +31,29 @@
 #include "preempt/config.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
+
+namespace detail {
+
+#if defined(PREEMPT_NO_THREADS)
+// A counter with std::atomic's interface for the members metrics uses, without atomics.
+class metric_counter {
+ public:
+  constexpr metric_counter(std::uint64_t v = 0) noexcept : v_(v) {}
+  std::uint64_t fetch_add(std::uint64_t d, std::memory_order) noexcept {
+    const std::uint64_t old = v_;
+    v_ += d;
+    return old;
+  }
+  std::uint64_t load(std::memory_order) const noexcept { return v_; }
+
+ private:
+  std::uint64_t v_;
+};
+#else
+using metric_counter = std::atomic<std::uint64_t>;
+#endif
+
+}  // namespace detail
 
 class metrics {
  public:
@@ -73,11 +100,11 @@ class metrics {
   }
 
  private:
-  std::atomic<std::uint64_t> attempts_{0};
-  std::array<std::atomic<std::uint64_t>, victim_buckets> victims_{};
-  std::array<std::atomic<std::uint64_t>, 2> executions_{};
-  std::array<std::array<std::atomic<std::uint64_t>, duration_buckets>, 2> durations_{};
-  std::array<std::atomic<std::uint64_t>, 2> duration_sum_ns_{};
+  detail::metric_counter attempts_{0};
+  std::array<detail::metric_counter, victim_buckets> victims_{};
+  std::array<detail::metric_counter, 2> executions_{};
+  std::array<std::array<detail::metric_counter, duration_buckets>, 2> durations_{};
+  std::array<detail::metric_counter, 2> duration_sum_ns_{};
 };
 
 // Observer and dispatcher hooks that feed a `metrics`.

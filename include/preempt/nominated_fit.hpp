@@ -57,8 +57,8 @@ constexpr status remove_yielding(S& state, const P& preemptor, const Nominated& 
   status result;
   for (const auto& entry : nominated) {
     if (count == 0) break;
-    const P& nominee = as_pod_ref<P>(entry);
-    if (!yields_to(nominee, preemptor)) continue;
+    const P& nominee = detail::as_pod_ref<P>(entry);
+    if (!detail::yields_to(nominee, preemptor)) continue;
     const status st = state.remove_pod(nominee);
     if (!st && result) result = st;
     --count;
@@ -74,10 +74,10 @@ constexpr status add_yielding(S& state, const P& preemptor, const Nominated& nom
                               std::size_t& added) {
   added = 0;
   for (const auto& entry : nominated) {
-    const P& nominee = as_pod_ref<P>(entry);
-    if (!yields_to(nominee, preemptor)) continue;
+    const P& nominee = detail::as_pod_ref<P>(entry);
+    if (!detail::yields_to(nominee, preemptor)) continue;
     if (status st = state.add_pod(nominee); !st) {
-      (void)remove_yielding(state, preemptor, nominated, added);
+      (void)detail::remove_yielding(state, preemptor, nominated, added);
       added = 0;
       return st;
     }

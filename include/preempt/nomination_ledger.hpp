@@ -16,8 +16,9 @@
 // The evaluation reads nominated_to() for its two-pass fit (RunFilterPluginsWithNominatedPods),
 // which itself keeps only the pods of priority >= the preemptor's and excludes the preemptor.
 //
-// Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default; pass
-// preempt::null_mutex for single-threaded use). nominated_to() returns a view into the ledger: use
+// Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default, a
+// preempt::null_mutex under PREEMPT_NO_THREADS; pass preempt::null_mutex for single-threaded
+// use). nominated_to() returns a view into the ledger: use
 // it under `reader()`, which holds a shared lock for as long as the reader lives, whenever another
 // thread (an async dispatch) may change the ledger. Complexity: O(1) expected per pod operation
 // plus O(k) for k pods on the node. Allocation: none after reserve(pods, nodes, per_node), through
@@ -31,29 +32,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "preempt/config.hpp"
 #include "preempt/detail/flat_map.hpp"
+#include "preempt/detail/lock.hpp"
 #include "preempt/pod.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
-// A lock that does nothing, for single-threaded callers.
-struct null_mutex {
-  void lock() noexcept {}
-  void unlock() noexcept {}
-  bool try_lock() noexcept { return true; }
-  void lock_shared() noexcept {}
-  void unlock_shared() noexcept {}
-  bool try_lock_shared() noexcept { return true; }
-};
-
-template <pod P, class Mutex = std::shared_mutex, class Allocator = std::allocator<const P*>>
+template <pod P, class Mutex = detail::default_shared_mutex, class Allocator = std::allocator<const P*>>
 class nomination_ledger {
  public:
   using uid_type = pod_uid_t<P>;
@@ -64,7 +55,7 @@ class nomination_ledger {
 
   // Makes room for `pods` nominated pods over `nodes` nodes, `per_node` on any one node.
   void reserve(std::size_t pods, std::size_t nodes, std::size_t per_node) {
-    std::unique_lock lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     grow_nodes(nodes);
     for (pod_list& l : by_node_) l.reserve(per_node);
     by_pod_.reserve(pods);
@@ -72,14 +63,14 @@ class nomination_ledger {
 
   // Upstream "override": nominate `pod` to `node`, replacing any earlier nomination.
   void nominate(const P& pod, std::size_t node) {
-    std::unique_lock lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     erase_locked(pod.uid());
     add_locked(pod, node);
   }
 
   // Upstream "noop": follow the pod object's own nominated node; none clears the nomination.
   void add_from_object(const P& pod, std::optional<std::size_t> object_nominated_node) {
-    std::unique_lock lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     erase_locked(pod.uid());
     if (object_nominated_node) add_locked(pod, *object_nominated_node);
   }
@@ -88,7 +79,7 @@ class nomination_ledger {
   // nor the new object carries one.
   void update(const P& pod, std::optional<std::size_t> old_object_nominated_node,
               std::optional<std::size_t> new_object_nominated_node) {
-    std::unique_lock lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     std::optional<std::size_t> target = new_object_nominated_node;
     if (!old_object_nominated_node && !new_object_nominated_node)
       if (const std::size_t* held = by_pod_.find(pod.uid())) target = *held;
@@ -98,33 +89,39 @@ class nomination_ledger {
 
   // Forgets the pod's nomination; false if it had none.
   bool remove(const uid_type& uid) {
-    std::unique_lock lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     return erase_locked(uid);
   }
 
   std::optional<std::size_t> node_of(const uid_type& uid) const {
-    std::shared_lock lock(mutex_);
+    detail::shared_guard lock(mutex_);
     const std::size_t* node = by_pod_.find(uid);
     return node ? std::optional<std::size_t>(*node) : std::nullopt;
   }
 
   std::size_t size() const {
-    std::shared_lock lock(mutex_);
+    detail::shared_guard lock(mutex_);
     return by_pod_.size();
   }
 
   // Removes every pod nominated to `node` with priority strictly below `priority`, appending them
-  // to `out`; returns how many.
+  // to `out`; returns how many. A container of uid_type receives the pods' uids: copies, which
+  // stay valid once the pods are freed (a pod the ledger no longer holds may be freed at once by
+  // its owner). Any other container receives pointers to the pods, valid only as long as the
+  // caller keeps those pods alive.
   template <class Out>
   std::size_t clear_lower_priority(std::size_t node, std::int32_t priority, Out& out) {
-    std::unique_lock lock(mutex_);
+    detail::exclusive_guard lock(mutex_);
     if (node >= by_node_.size()) return 0;
     pod_list& l = by_node_[node];
     std::size_t cleared = 0;
     std::erase_if(l, [&](const P* p) {
       if (priority_of(*p) >= priority) return false;
       by_pod_.erase(p->uid());
-      out.push_back(p);
+      if constexpr (std::is_same_v<typename Out::value_type, uid_type>)
+        out.push_back(p->uid());
+      else
+        out.push_back(p);
       ++cleared;
       return true;
     });
@@ -147,7 +144,7 @@ class nomination_ledger {
 
    private:
     const nomination_ledger* ledger_;
-    std::shared_lock<Mutex> lock_;
+    detail::shared_guard<Mutex> lock_;
   };
   reader_view reader() const { return reader_view(*this); }
 

@@ -46,7 +46,7 @@ struct default_policy {
 
   template <pod P>
   constexpr bool more_important(const P& a, const P& b) const {
-    return more_important_pod(a, b, now);
+    return preempt::more_important_pod(a, b, now);
   }
 };
 

@@ -219,7 +219,7 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   }
   if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
 
-  if (status st = fits_with_nominated(state, preemptor, nominated); !st) return {st, {}, 0};
+  if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) return {st, {}, 0};
 
   const std::span<entry> ordered(entries.data(), entries.size());
   detail::order_by_importance(ordered, policy);
@@ -228,7 +228,7 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   std::int64_t violations = 0;
   const auto reprieve = [&](entry& e) -> status {
     if (status st = state.add_pod(*e.pod); !st) return st;
-    const status fit = passes_with_nominated(state, preemptor, nominated);
+    const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
     if (fit.code() == status_code::error) return fit;
     if (fit) return status::ok();
     if (status st = state.remove_pod(*e.pod); !st) return st;
@@ -266,7 +266,7 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
                                                S& state, const B& budgets,
                                                victim_scratch<node_pod_t<N>, Allocator>& scratch,
                                                const Policy& policy = {}) {
-  return select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>, scratch,
+  return preempt::select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>, scratch,
                         policy);
 }
 

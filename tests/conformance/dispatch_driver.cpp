@@ -65,8 +65,8 @@ struct recording_client {
 struct hooks {
   event_log* out;
   void reactivate(const pod& p) const { out->add("activate " + std::to_string(p.uid())); }
-  void nominations_cleared(std::size_t, std::span<const pod* const> pods) const {
-    for (const pod* p : pods) out->add("clear " + std::to_string(p->uid()));
+  void nominations_cleared(std::size_t, std::span<const preempt::pod_uid_t<pod>> pods) const {
+    for (const auto& p : pods) out->add("clear " + std::to_string(p));
   }
 };
 

@@ -174,6 +174,16 @@ inline std::vector<std::string> resource_fit(const node_info& n, const pod& p) {
   return reasons;
 }
 
+// fitsRequest's Unresolvable: a request above the node's whole allocatable amount (pods aside);
+// such a dimension is short in every pass, and NodeResourcesFit says UnschedulableAndUnresolvable.
+inline bool beyond_allocatable(const node_info& n, const pod& p) {
+  for (std::size_t d = 0; d < p.requests().size(); ++d) {
+    const std::int64_t allocatable = d < n.allocatable.size() ? n.allocatable[d] : 0;
+    if (d != node_info::pods_dim && p.requests()[d] > 0 && p.requests()[d] > allocatable) return true;
+  }
+  return false;
+}
+
 // RunFilterPluginsWithNominatedPods: with nominees of priority >= the pod's on a clone of the
 // node, then (if any were added) without them.
 inline std::vector<std::string> filters_with_nominated(const node_info& n, const pod& p,
@@ -213,7 +223,8 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
     return out;
   }
   if (auto r = filters_with_nominated(n, preemptor, nominated); !r.empty()) {
-    out.code = status_code::unschedulable;
+    out.code = beyond_allocatable(n, preemptor) ? status_code::unschedulable_and_unresolvable
+                                                : status_code::unschedulable;
     out.reasons = std::move(r);
     return out;
   }

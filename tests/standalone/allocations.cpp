@@ -9,6 +9,7 @@
 #include "preempt/preempt.hpp"
 #include "support/counting_new.hpp"
 #include "support/random_cluster.hpp"
+#include "support/tiny_cluster.hpp"
 
 namespace {
 
@@ -65,6 +66,35 @@ TEST_CASE("scratch.reserve makes even the first selection allocation-free") {
   for (std::size_t i = 0; i < w.cluster.size(); ++i) {
     w.cluster.prepare_state(i, state);
     (void)preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, scratch);
+  }
+  CHECK(counting::count() - before == 0);
+}
+
+TEST_CASE("an evaluation whose nodes all fail with errors allocates nothing in steady state") {
+  // Every node's filter plugin fails (remove_pod): the decision is the aggregate of the errors,
+  // one line per distinct error, composed into buffers kept from the first such decision.
+  using P = tiny::pod<>;
+  static const P pods_a[] = {{1, 1, 0}, {2, 2, 0}};
+  static const P pods_b[] = {{3, 1, 0}};
+  std::vector<tiny::node<>> nodes;
+  for (int i = 0; i < 8; ++i)
+    nodes.push_back({"node", i % 2 == 0 ? std::span<const P>(pods_a) : std::span<const P>(pods_b),
+                     2, true});
+  const tiny::cluster<> c{nodes};
+  const P preemptor{100, 100, 0};
+  preempt::evaluator<tiny::cluster<>> ev;
+  const auto evaluate = [&]() -> const preempt::decision<P>& {
+    return ev.evaluate(preemptor, c, tiny::all_unschedulable{}, preempt::no_budgets{},
+                       preempt::no_nominations{}, preempt::inline_executor{},
+                       preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
+  };
+  const std::string first(evaluate().message);
+  CHECK(first == "preemption: " + std::string(tiny::remove_failed));
+  const std::size_t before = counting::count();
+  for (int round = 0; round < 50; ++round) {
+    const auto& d = evaluate();
+    CHECK(d.kind == preempt::decision_kind::error);
+    CHECK(d.message == first);
   }
   CHECK(counting::count() - before == 0);
 }

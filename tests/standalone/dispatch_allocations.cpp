@@ -43,7 +43,7 @@ struct quiet_hooks {
   std::uint32_t* reactivated;
   std::uint32_t* cleared;
   void reactivate(const pod&) const noexcept { ++*reactivated; }
-  void nominations_cleared(std::size_t, std::span<const pod* const> pods) const noexcept {
+  void nominations_cleared(std::size_t, std::span<const preempt::pod_uid_t<pod>> pods) const noexcept {
     *cleared += static_cast<std::uint32_t>(pods.size());
   }
   template <class D>

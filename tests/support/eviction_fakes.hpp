@@ -384,12 +384,12 @@ class recorder {
     reactivated_.push_back(p.uid());
     if (still_in_flight) ++reactivated_in_flight_;
   }
-  void cleared(std::size_t node, std::span<const pod* const> pods) {
+  void cleared(std::size_t node, std::span<const uid> pods) {
     std::vector<uid> ids;
     std::string entry = "cleared node" + std::to_string(node) + ":";
-    for (const pod* p : pods) {
-      ids.push_back(p->uid());
-      if (log_ != nullptr) entry += " " + log_->name(p->uid());
+    for (const uid& p : pods) {
+      ids.push_back(p);
+      if (log_ != nullptr) entry += " " + log_->name(p);
     }
     if (log_ != nullptr) log_->add(entry);
     std::lock_guard lock(mutex_);
@@ -455,7 +455,7 @@ struct recording_hooks {
   recorder* rec = nullptr;
 
   void reactivate(const pod& p) const { rec->reactivate(p); }
-  void nominations_cleared(std::size_t node, std::span<const pod* const> pods) const {
+  void nominations_cleared(std::size_t node, std::span<const preempt::pod_uid_t<pod>> pods) const {
     rec->cleared(node, pods);
   }
   void on_preemption_dispatched(const pod& p, std::size_t victims) const {
@@ -472,7 +472,7 @@ struct metric_hooks : preempt::metrics_hooks {
   recorder* rec = nullptr;
 
   void reactivate(const pod& p) const { rec->reactivate(p); }
-  void nominations_cleared(std::size_t node, std::span<const pod* const> pods) const {
+  void nominations_cleared(std::size_t node, std::span<const preempt::pod_uid_t<pod>> pods) const {
     rec->cleared(node, pods);
   }
 };

@@ -90,7 +90,14 @@ inline result select_victims(const preempt::model::resource_node& node, const po
     return out;
   }
   if (auto r = fit_with_nominated(node.allocatable(), present, nominated, preemptor); !r.empty()) {
-    out.code = preempt::status_code::unschedulable;
+    // fitsRequest: a request above the node's whole allocatable amount is Unresolvable.
+    bool beyond = false;
+    for (std::size_t d = 0; d < preemptor.requests().size(); ++d)
+      if (d != preempt::model::resource::pods && preemptor.requests()[d] > 0 &&
+          preemptor.requests()[d] > node.allocatable()[d])
+        beyond = true;
+    out.code = beyond ? preempt::status_code::unschedulable_and_unresolvable
+                      : preempt::status_code::unschedulable;
     out.reasons = r;
     return out;
   }

@@ -51,6 +51,7 @@
 #include "preempt/budget.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/detail/go_sort.hpp"
 #include "preempt/nominated_fit.hpp"
 #include "preempt/nominations.hpp"
 #include "preempt/pod.hpp"
@@ -81,7 +82,7 @@ class pod_group_evaluator {
   using decision_type = group_decision<pod_type>;
 
   explicit pod_group_evaluator(group_evaluator_config cfg = {}, const Allocator& alloc = {})
-      : cfg_(cfg), units_(alloc), tally_(alloc), states_(alloc), ranked_(alloc),
+      : cfg_(cfg), units_(alloc), tally_(alloc), states_(alloc), ranked_(alloc), chosen_(alloc),
         assignment_(alloc), nominations_(alloc), victims_(alloc), placed_(alloc) {}
 
   const group_evaluator_config& config() const noexcept { return cfg_; }
@@ -93,6 +94,7 @@ class pod_group_evaluator {
     units_.reserve(pods, groups);
     tally_.reserve(budgets);
     ranked_.reserve(pods);
+    chosen_.reserve(pods);
     victims_.reserve(pods);
     assignment_.reserve(members);
     nominations_.reserve(members);
@@ -195,9 +197,14 @@ class pod_group_evaluator {
       nominations_.push_back({i, assignment_[i]});
     }
 
-    std::sort(ranked_.begin(), ranked_.end(), [&](const ranked_unit& a, const ranked_unit& b) {
-      return ::preempt::workload::more_important_unit(units[a.unit], units[b.unit]);
-    });
+    // Upstream's sort.Slice by importance over the potential units in construction order
+    // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them.
+    const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
+      victim_unit ua = units[a.unit], ub = units[b.unit];
+      ua.order = ub.order = 0;
+      return ::preempt::workload::more_important_unit(ua, ub);
+    };
+    ::preempt::detail::go_sort_slice(ranked_.begin(), ranked_.end(), more_important);
     ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked_),
                                                std::span<const victim_unit>(units), units_,
                                                budgets, tally_);
@@ -251,9 +258,15 @@ class pod_group_evaluator {
       if (r.violations == 0)
         if (status st = reprieve(r); !st) return st;
 
+    // As upstream appends them (violating victims, then the others), sorted by importance again.
+    chosen_.clear();
+    for (const ranked_unit& r : ranked_)
+      if (r.victim && r.violations != 0) chosen_.push_back(r);
+    for (const ranked_unit& r : ranked_)
+      if (r.victim && r.violations == 0) chosen_.push_back(r);
+    ::preempt::detail::go_sort_slice(chosen_.begin(), chosen_.end(), more_important);
     std::size_t disruptions = 0;
-    for (const ranked_unit& r : ranked_) {
-      if (!r.victim) continue;
+    for (const ranked_unit& r : chosen_) {
       const victim_unit& u = units[r.unit];
       if (u.is_group()) ++disruptions;
       for (const unit_member<P>& m : units_.members_of(u)) victims_.push_back(m.pod);
@@ -271,6 +284,7 @@ class pod_group_evaluator {
   budget_tally<rebound<std::int64_t>> tally_;
   std::vector<state_type, rebound<state_type>> states_;
   std::vector<ranked_unit, rebound<ranked_unit>> ranked_;
+  std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, upstream's order
   std::vector<std::size_t, rebound<std::size_t>> assignment_;
   std::vector<member_nomination, rebound<member_nomination>> nominations_;
   std::vector<const pod_type*, rebound<const pod_type*>> victims_;

@@ -11,16 +11,15 @@
 //      only updates its PreFilter state for them, and the fit is checked on x alone).
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, the position on x breaking ties),
-//      classified by budgets (classify_unit_budgets: a unit violates if any member does).
+//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//      the units in x's cache order: detail::go_sort_slice), classified by budgets (classify_unit_budgets: a unit violates if any member does).
 //   6. Reprieve, violating units first, then the others, each most important first: the unit's
 //      members on x are added back; if the preemptor no longer fits they are removed again and the
 //      unit is a victim (a violating unit adds its violating members to the count).
-// The victims are every member (on any node) of the victim units, units in descending importance.
+// The victims are every member (on any node) of the victim units, units as upstream lists them:
+// the violating ones, then the others, re-sorted by importance when both kinds were potential.
 // Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
-// (preempt/victim_selection.hpp), except when a pod counts against two budgets and the first
-// drives one below zero: v1.37 stops counting that pod there (FilterVictimsWithPDBViolation),
-// select_victims keeps counting it against the others, as filterPodsWithPDBViolation did.
+// (preempt/victim_selection.hpp): the same order, budgets and victims.
 //
 // Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
 // their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
@@ -43,6 +42,7 @@
 #include "preempt/budget.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/detail/go_sort.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/nominated_fit.hpp"
 #include "preempt/nominations.hpp"
@@ -66,10 +66,11 @@ class unit_selection_scratch {
 
   unit_selection_scratch() = default;
   explicit unit_selection_scratch(const Allocator& alloc)
-      : ranked_(alloc), victims_(alloc), stamps_(alloc), tally_(alloc) {}
+      : ranked_(alloc), chosen_(alloc), victims_(alloc), stamps_(alloc), tally_(alloc) {}
 
   void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
     ranked_.reserve(units);
+    chosen_.reserve(units);
     victims_.reserve(pods);
     tally_.reserve(budgets);
   }
@@ -79,6 +80,7 @@ class unit_selection_scratch {
 
   void start(std::size_t units) {
     ranked_.clear();
+    chosen_.clear();
     victims_.clear();
     if (stamps_.size() < units) stamps_.resize(units, 0u);
     if (++generation_ == 0) {
@@ -88,6 +90,7 @@ class unit_selection_scratch {
   }
 
   std::vector<ranked_unit, rebound<ranked_unit>> ranked_;
+  std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, in upstream's order
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
   budget_tally<rebound<std::int64_t>> tally_;
@@ -109,16 +112,17 @@ struct select_unit_victims_fn {
     scratch.start(all.size());
     auto& ranked = scratch.ranked_;
 
-    std::uint32_t position = 0;
     std::size_t k = 0;
     for (const P& p : cluster[x].pods()) {
       (void)p;
-      const std::uint32_t u = units.unit_of(x, k++);
+      const std::size_t i = k++;
+      const std::uint32_t u = units.unit_of(x, i);
       if (scratch.stamps_[u] == scratch.generation_) continue;
       scratch.stamps_[u] = scratch.generation_;
       if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
                                                         preemptor, policy))
-        ranked.push_back(ranked_unit{u, 0, false, position++});
+        ranked.push_back(
+            ranked_unit{u, 0, false, ::preempt::detail::cache_position(cluster[x], i)});
     }
 
     const auto on_x = [&](const victim_unit& u, auto&& op) -> status {
@@ -136,12 +140,15 @@ struct select_unit_victims_fn {
     if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
       return {st, {}, 0};
 
-    std::sort(ranked.begin(), ranked.end(), [&](const ranked_unit& a, const ranked_unit& b) {
+    // Upstream's sort.Slice by importance over the units in the cache's order of node x.
+    const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = a.position;
-      ub.order = b.position;
+      ua.order = ub.order = 0;  // equally important units stay where Go's pdqsort leaves them
       return ::preempt::workload::more_important_unit(ua, ub);
-    });
+    };
+    std::sort(ranked.begin(), ranked.end(),
+              [](const ranked_unit& a, const ranked_unit& b) { return a.position < b.position; });
+    ::preempt::detail::go_sort_slice(ranked.begin(), ranked.end(), more_important);
     ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked), all, units, budgets,
                                                scratch.tally_);
 
@@ -163,9 +170,19 @@ struct select_unit_victims_fn {
       if (r.violations == 0)
         if (status st = reprieve(r); !st) return {st, {}, 0};
 
+    // As upstream appends them: the violating victim units, then the others; re-sorted by
+    // importance (sort.Slice again) when there were potential units of both kinds.
+    bool any_violating = false, any_other = false;
+    for (const ranked_unit& r : ranked) (r.violations != 0 ? any_violating : any_other) = true;
+    auto& chosen = scratch.chosen_;
     for (const ranked_unit& r : ranked)
-      if (r.victim)
-        for (const unit_member<P>& m : units.members_of(all[r.unit])) scratch.victims_.push_back(m.pod);
+      if (r.victim && r.violations != 0) chosen.push_back(r);
+    for (const ranked_unit& r : ranked)
+      if (r.victim && r.violations == 0) chosen.push_back(r);
+    if (any_violating && any_other)
+      ::preempt::detail::go_sort_slice(chosen.begin(), chosen.end(), more_important);
+    for (const ranked_unit& r : chosen)
+      for (const unit_member<P>& m : units.members_of(all[r.unit])) scratch.victims_.push_back(m.pod);
     return {status::ok(), {scratch.victims_.data(), scratch.victims_.size()}, violations};
   }
 };

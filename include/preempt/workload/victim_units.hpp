@@ -30,12 +30,14 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <vector>
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/victim_selection.hpp"  // detail::cache_position
 #include "preempt/workload/group_set.hpp"
 #include "preempt/workload/victim_unit.hpp"
 
@@ -52,7 +54,7 @@ class unit_scratch {
 
   unit_scratch() = default;
   explicit unit_scratch(const Allocator& alloc)
-      : units_(alloc), members_(alloc), pod_unit_(alloc), node_first_(alloc), fill_(alloc), slot_(alloc),
+      : units_(alloc), members_(alloc), pod_unit_(alloc), by_cache_(alloc), node_first_(alloc), fill_(alloc), slot_(alloc),
         stamp_(alloc) {}
 
   void reserve(std::size_t pods, std::size_t groups) {
@@ -101,7 +103,8 @@ class unit_scratch {
 
   std::vector<victim_unit, rebound<victim_unit>> units_;
   std::vector<unit_member<P>, rebound<unit_member<P>>> members_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> pod_unit_;  // per scanned pod
+  std::vector<std::uint32_t, rebound<std::uint32_t>> pod_unit_;  // per pod, in node order
+  std::vector<std::uint32_t, rebound<std::uint32_t>> by_cache_;  // one node: cache slot -> pod
   std::vector<std::size_t, rebound<std::size_t>> node_first_;    // per node: its first pod
   std::vector<std::uint32_t, rebound<std::uint32_t>> fill_;      // per unit, while filling
   std::vector<std::uint32_t, rebound<std::uint32_t>> slot_;      // per group: its unit
@@ -118,10 +121,21 @@ struct build_victim_units_fn {
     s.start(static_cast<std::size_t>(groups.group_count()));
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
 
-    // Pass 1: create the units in construction order, count their members.
+    // Pass 1: create the units in construction order, count their members. Each node's pods are
+    // scanned in the cache's order (upstream builds its victims from NodeInfo.Pods), which is the
+    // node order unless the node keeps the cache order apart (detail::cache_position).
     for (std::size_t i = 0; i < nodes; ++i) {
-      s.node_first_.push_back(s.pod_unit_.size());
-      for (const P& p : cluster[i].pods()) {
+      const std::size_t base = s.pod_unit_.size();
+      s.node_first_.push_back(base);
+      const auto& pods = cluster[i].pods();
+      const std::size_t n = static_cast<std::size_t>(std::ranges::distance(pods));
+      s.pod_unit_.resize(base + n);
+      s.by_cache_.resize(n);
+      for (std::size_t k = 0; k < n; ++k)
+        s.by_cache_[::preempt::detail::cache_position(cluster[i], k)] = static_cast<std::uint32_t>(k);
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::size_t k = s.by_cache_[c];
+        const P& p = std::ranges::begin(pods)[static_cast<std::ptrdiff_t>(k)];
         const std::size_t key = ::preempt::workload::highest_all_ancestor(groups, p);
         const timestamp start = ::preempt::start_time_or(p, now);
         std::uint32_t u = 0;
@@ -152,7 +166,7 @@ struct build_victim_units_fn {
         victim_unit& unit = s.units_[u];
         ++unit.size;
         unit.earliest_start = std::min(unit.earliest_start, start);
-        s.pod_unit_.push_back(u);
+        s.pod_unit_[base + k] = u;
       }
     }
 
