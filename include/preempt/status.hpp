@@ -26,7 +26,6 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +34,7 @@
 #include <vector>
 
 #include "preempt/config.hpp"
+#include "preempt/detail/lock.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -76,7 +76,7 @@ class reason_lists {
   const std::string_view* intern(std::span<const std::string_view> head, std::string_view last) {
     std::size_t h = std::hash<std::string_view>{}(last);
     for (std::string_view r : head) h = h * 1000003u ^ std::hash<std::string_view>{}(r);
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const exclusive_guard<default_mutex> lock(mutex_);
     const auto [first, end] = by_hash_.equal_range(h);
     for (auto it = first; it != end; ++it) {
       const std::vector<std::string_view>& l = lists_[it->second];
@@ -95,7 +95,7 @@ class reason_lists {
  private:
   std::string_view text(std::string_view r) { return *texts_.emplace(r).first; }
 
-  std::mutex mutex_;
+  default_mutex mutex_;  // null_mutex under PREEMPT_NO_THREADS
   std::unordered_set<std::string> texts_;            // node-based: the texts never move
   std::deque<std::vector<std::string_view>> lists_;  // a deque: the lists never move
   std::unordered_multimap<std::size_t, std::size_t> by_hash_;
