@@ -320,6 +320,17 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		cache.AddNode(logger, n)
 		s.NodeOrder = append(s.NodeOrder, n.Name)
 	}
+	// Pod groups before their pods, as the informers deliver them (GenericWorkload).
+	if genericWorkload {
+		for _, pg := range d.PodGroups {
+			cache.AddPodGroup(pg)
+		}
+		if compositePodGroup {
+			for _, cpg := range d.CompositePodGroups {
+				cache.AddCompositePodGroup(logger, cpg)
+			}
+		}
+	}
 	for _, p := range pods {
 		if p.Spec.NodeName != "" && dump.Key(p) != opts.Preemptor {
 			if err := cache.AddPod(logger, p); err != nil {
