@@ -21,9 +21,10 @@ std::vector<resource_pod> random_pods(std::size_t n) {
   std::vector<resource_pod> pods;
   pods.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
-    preempt::model::pod_spec s{.uid = k + 1,
-                               .priority = static_cast<std::int32_t>(g() % 4) * 1000,
-                               .start_time = static_cast<preempt::timestamp>(g() % 2'000'000)};
+    preempt::model::pod_spec s;
+    s.uid = k + 1;
+    s.priority = static_cast<std::int32_t>(g() % 4) * 1000;
+    s.start_time = static_cast<preempt::timestamp>(g() % 2'000'000);
     s.requests.set(preempt::model::resource::cpu, 10);
     pods.emplace_back(std::move(s));
   }

@@ -15,7 +15,9 @@ using preempt::model::resource_cluster;
 using preempt::model::resource_pod;
 
 resource_pod make_pod(std::mt19937_64& g, preempt::model::pod_id uid) {
-  preempt::model::pod_spec s{.uid = uid, .priority = static_cast<std::int32_t>(g() % 4) * 100};
+  preempt::model::pod_spec s;
+  s.uid = uid;
+  s.priority = static_cast<std::int32_t>(g() % 4) * 100;
   s.requests.set(preempt::model::resource::cpu, static_cast<std::int64_t>(g() % 1000));
   if (g() % 5 != 0) s.start_time = static_cast<preempt::timestamp>(g() % 6);
   return resource_pod(std::move(s));
