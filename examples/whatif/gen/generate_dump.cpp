@@ -14,6 +14,7 @@
 // The output depends only on the arguments (a fixed pseudo-random generator).
 //
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -241,8 +242,8 @@ int main(int argc, char** argv) {
       const std::string name = node_name(n);
       const std::uint64_t budget_m = 14500, budget_mi = 56000;
       for (std::uint64_t p = 0; p < o.pods_per_node; ++p) {
-        const std::uint64_t share_m = budget_m / o.pods_per_node;
-        const std::uint64_t share_mi = budget_mi / o.pods_per_node;
+        const std::uint64_t share_m = std::max<std::uint64_t>(1, budget_m / o.pods_per_node);
+        const std::uint64_t share_mi = std::max<std::uint64_t>(1, budget_mi / o.pods_per_node);
         const std::uint64_t cpu = share_m / 2 + r.below(share_m);
         const std::uint64_t mem = share_mi / 2 + r.below(share_mi);
         const priority_level& level = levels[r.below(std::size(levels))];

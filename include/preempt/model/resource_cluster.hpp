@@ -13,7 +13,8 @@
 // node state.
 //
 // Complexity: add_pod and remove_pod are O(p) for p pods on the node (a sorted insert/erase in a
-// contiguous array, which keeps scans fast); state_of is O(d). Allocation: when nodes and pods
+// contiguous array, which keeps scans fast); add_pods, which loads m pods at once, is
+// O((p + m) log m); state_of is O(d). Allocation: when nodes and pods
 // are added (pod vectors grow geometrically). Pointers to a node's pods stay valid until that
 // node's pods change; node references until a node is added. No exceptions of its own. Not
 // synchronized: mutate from one thread; read from many.
@@ -99,6 +100,54 @@ class resource_cluster {
     n.cache_position_.insert(n.cache_position_.begin() + (at - n.pods_.begin()),
                              static_cast<std::uint32_t>(n.pods_.size()));
     n.pods_.insert(at, std::move(p));
+  }
+
+  // Assigns many pods to node i at once, as if add_pod were called for each in turn (the same
+  // importance order and cache order), in O((p + m) log m) for m new pods instead of O(p * m):
+  // the way to load a node. Takes the pods out of `ps`, which is left empty.
+  void add_pods(std::size_t i, std::vector<resource_pod>& ps) {
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pods: no such node");
+    resource_node& n = nodes_[i];
+    const std::size_t old = n.pods_.size(), m = ps.size();
+    if (m == 0) return;
+    for (const resource_pod& p : ps) n.requested_.add(p.requests());
+    // The new pods in importance order; a stable sort keeps equal ones in arrival order, as
+    // add_pod's upper_bound does.
+    std::vector<std::uint32_t> order(m);
+    for (std::size_t k = 0; k < m; ++k) order[k] = static_cast<std::uint32_t>(k);
+    std::stable_sort(order.begin(), order.end(), [&ps](std::uint32_t a, std::uint32_t b) {
+      return preempt::model::kept_before(ps[a], ps[b]);
+    });
+    if (old == 0) {  // loading an empty node: straight into its (perhaps reserved) arrays
+      n.pods_.reserve(m);
+      n.cache_position_.reserve(m);
+      for (const std::uint32_t k : order) {
+        n.pods_.push_back(std::move(ps[k]));
+        n.cache_position_.push_back(k);
+      }
+      ps.clear();
+      return;
+    }
+    std::vector<resource_pod> pods;
+    std::vector<std::uint32_t> cache;
+    pods.reserve(old + m);
+    cache.reserve(old + m);
+    // Merge: a kept pod goes before a new one unless the new one is kept before it.
+    std::size_t a = 0, b = 0;
+    while (a < old || b < m) {
+      if (b == m || (a < old && !preempt::model::kept_before(ps[order[b]], n.pods_[a]))) {
+        pods.push_back(std::move(n.pods_[a]));
+        cache.push_back(n.cache_position_[a]);
+        ++a;
+      } else {
+        pods.push_back(std::move(ps[order[b]]));
+        cache.push_back(static_cast<std::uint32_t>(old + order[b]));
+        ++b;
+      }
+    }
+    n.pods_ = std::move(pods);
+    n.cache_position_ = std::move(cache);
+    ps.clear();
   }
 
   // Removes the pod with this uid from node i; false if it is not there.
