@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "preempt/kubernetes/kubernetes.hpp"
@@ -51,6 +52,8 @@ struct pod_object {
   std::vector<k8s::affinity_term> anti_affinity_terms;
   // spec.topologySpreadConstraints (PodTopologySpread), read with the placement.
   std::vector<k8s::spread_constraint> spread;
+  // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
+  std::optional<std::string> pod_group;
   // Where the object came from, for messages: the input file and "items[i]" position.
   std::uint32_t file = 0;
   std::size_t item = 0;
@@ -69,6 +72,28 @@ struct pdb_object {
   std::uint32_t file = 0;
 };
 
+// A PodGroup (scheduling.k8s.io/v1beta1) or CompositePodGroup (scheduling.k8s.io/v1alpha3): what
+// preemption reads of it.
+struct group_object {
+  enum class kind_type : std::uint8_t { pod_group, composite_pod_group };
+  kind_type kind = kind_type::pod_group;
+  std::string ns;
+  std::string name;
+  std::string parent;          // spec.parentCompositePodGroupName ("" when none)
+  bool disrupt_all = false;    // spec.disruptionMode is {all: {}} (unset and {single: {}} are not)
+  // spec.priority, spec.priorityClassName and spec.preemptionPolicy.
+  k8s::pod_priority_spec priority;
+  bool gang = false;           // spec.schedulingPolicy.gang (else basic)
+  std::int32_t min_count = 0;  // gang.minCount (minGroupCount for a CompositePodGroup)
+  bool topology = false;       // spec.schedulingConstraints.topology is not empty
+  std::uint32_t file = 0;
+
+  std::string key() const { return ns + "/" + name; }
+  std::string_view kind_name() const {
+    return kind == kind_type::pod_group ? "PodGroup" : "CompositePodGroup";
+  }
+};
+
 struct namespace_object {
   std::string name;
   k8s::label_set labels;
@@ -83,6 +108,8 @@ struct cluster_dump {
   std::vector<namespace_object> namespaces;  // the targets of namespaceSelector
   std::vector<k8s::priority_class> classes;
   std::vector<std::uint32_t> class_files;
+  std::vector<group_object> groups;  // PodGroups and CompositePodGroups, in input order
+  std::size_t workloads = 0;         // Workload objects read (preemption does not use them)
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
 };
 

@@ -302,6 +302,16 @@ constexpr field<pod_object> pod_metadata_fields[] = {
      },
      [](pod_object& p) { p.deleting = false; }},
 };
+constexpr field<pod_object> scheduling_group_fields[] = {
+    {"podGroupName",
+     [](context& x, dom::element e, pod_object& p) {
+       std::string name;
+       if (!x.read_string(e, name)) return false;
+       p.pod_group = std::move(name);
+       return true;
+     },
+     [](pod_object& p) { p.pod_group.reset(); }},
+};
 constexpr field<pod_decoding> pod_spec_fields[] = {
     {"containers",
      decode::list<container_fields, &pod_decoding::resources, &k8s::pod_resources::containers>{}},
@@ -322,6 +332,8 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
        p.affinity_terms.clear();
        p.anti_affinity_terms.clear();
      }},
+    {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
+     [](pod_decoding& p) { p.pod_group.reset(); }},
 };
 constexpr field<pod_decoding> pod_status_fields[] = {
     {"phase", decode::text<&pod_object::phase>{}},
@@ -436,6 +448,79 @@ constexpr field<k8s::priority_class> class_fields[] = {
     {"preemptionPolicy", policy<&k8s::priority_class::policy>{}},
 };
 
+// ---- PodGroup, CompositePodGroup (scheduling.k8s.io v1beta1 / v1alpha3), Workload ---------------
+
+// spec.disruptionMode: {all: {}} or {single: {}}.
+bool read_disruption_mode(context& x, dom::element e, group_object& g) {
+  dom::object o;
+  if (!x.read_object(e, o)) return false;
+  for (dom::key_value_pair kv : o) {
+    if (kv.value.is_null()) continue;
+    if (kv.key == "all") g.disrupt_all = true;
+    else if (kv.key == "single") g.disrupt_all = false;
+  }
+  return true;
+}
+constexpr field<group_object> gang_fields[] = {
+    {"minCount", decode::int32<&group_object::min_count>{}},
+    {"minGroupCount", decode::int32<&group_object::min_count>{}},
+};
+constexpr field<group_object> scheduling_policy_fields[] = {
+    {"gang",
+     [](context& x, dom::element e, group_object& g) {
+       g.gang = true;
+       return decode::read_fields(x, e, gang_fields, g);
+     },
+     [](group_object& g) { g.gang = false; }},
+};
+constexpr field<group_object> scheduling_constraints_fields[] = {
+    {"topology",
+     [](context& x, dom::element e, group_object& g) {
+       dom::array a;
+       if (!x.read_array(e, a)) return false;
+       g.topology = a.size() > 0;
+       return true;
+     },
+     [](group_object& g) { g.topology = false; }},
+};
+constexpr field<group_object> group_metadata_fields[] = {name_field<group_object>,
+                                                         namespace_field<group_object>};
+constexpr field<group_object> group_spec_fields[] = {
+    {"parentCompositePodGroupName", decode::text<&group_object::parent>{},
+     [](group_object& g) { g.parent.clear(); }},
+    {"disruptionMode", read_disruption_mode, [](group_object& g) { g.disrupt_all = false; }},
+    {"priority", decode::int32<&group_object::priority, &k8s::pod_priority_spec::priority>{}},
+    {"priorityClassName",
+     decode::text<&group_object::priority, &k8s::pod_priority_spec::priority_class_name>{}},
+    {"preemptionPolicy", policy<&group_object::priority, &k8s::pod_priority_spec::policy>{}},
+    {"schedulingPolicy", decode::flatten<scheduling_policy_fields>{}},
+    {"schedulingConstraints", decode::flatten<scheduling_constraints_fields>{},
+     [](group_object& g) { g.topology = false; }},
+};
+constexpr field<group_object> group_fields[] = {
+    {"metadata", decode::flatten<group_metadata_fields>{}, required},
+    {"spec", decode::flatten<group_spec_fields>{}},
+};
+
+bool add_group(context& x, dom::element obj, const origin& where, cluster_dump& dump,
+               group_object::kind_type kind) {
+  group_object g;
+  g.kind = kind;
+  g.file = where.file;
+  if (!read_named(x, obj, group_fields, g)) return false;
+  dump.groups.push_back(std::move(g));
+  return true;
+}
+
+struct workload_object {
+  std::string ns, name;
+};
+constexpr field<workload_object> workload_metadata_fields[] = {name_field<workload_object>,
+                                                               namespace_field<workload_object>};
+constexpr field<workload_object> workload_fields[] = {
+    {"metadata", decode::flatten<workload_metadata_fields>{}, required},
+};
+
 // ---- Dispatch ----------------------------------------------------------------------------------
 
 using adder = bool (*)(context&, dom::element, const origin&, cluster_dump&);
@@ -470,6 +555,22 @@ constexpr kind_entry kind_table[] = {
        b.file = where.file;
        if (!read_named(x, obj, pdb_fields, b)) return false;
        dump.pdbs.push_back(std::move(b));
+       return true;
+     }},
+    {"PodGroup", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       return add_group(x, obj, where, dump, group_object::kind_type::pod_group);
+     }},
+    {"CompositePodGroup", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       return add_group(x, obj, where, dump, group_object::kind_type::composite_pod_group);
+     }},
+    // Read (and named in messages) but not used: preemption does not consult Workloads.
+    {"Workload", true,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       workload_object w;
+       if (!read_named(x, obj, workload_fields, w)) return false;
+       ++dump.workloads;
        return true;
      }},
     {"Namespace", false,

@@ -6,6 +6,7 @@
 //                  [--min-candidate-nodes-percentage P] [--min-candidate-nodes-absolute A]
 //   preempt-whatif --cluster cluster.json --pod-name NAMESPACE/NAME
 //   preempt-whatif --cluster cluster.json --all-pending     # every pending pod, in queue order
+//   preempt-whatif --cluster cluster.json --pod-group NAMESPACE/NAME  # a pending PodGroup
 //   preempt-whatif                 # the bundled example (examples/data/), explained
 //   kubectl preempt-whatif --pod-name NAMESPACE/NAME        # as a kubectl plugin: reads the
 //                                  # current context's cluster through kubectl
@@ -50,7 +51,7 @@ int bad_input(const std::string& message) {
 
 struct command_line {
   std::vector<std::string> cluster_files;
-  std::string pod_file, pod_name, output = "text", offset = "0", max_input_size;
+  std::string pod_file, pod_name, pod_group, output = "text", offset = "0", max_input_size;
   std::string scheduler_name{whatif::default_scheduler_name};
   bool all_pending = false;
   bool timings = false;
@@ -58,7 +59,8 @@ struct command_line {
   bool plugin = false;  // started as kubectl-preempt_whatif
 
   bool bundled() const {
-    return !plugin && cluster_files.empty() && pod_file.empty() && pod_name.empty() && !all_pending;
+    return !plugin && cluster_files.empty() && pod_file.empty() && pod_name.empty() &&
+           pod_group.empty() && !all_pending;
   }
   bool from_kubectl() const { return plugin && cluster_files.empty(); }
 };
@@ -83,10 +85,18 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
       app.add_option("--pod-name", cl.pod_name, "Take the pending pod NAMESPACE/NAME from the dump")
           ->type_name("NAMESPACE/NAME")
           ->excludes(pod_opt);
-  app.add_flag("--all-pending", cl.all_pending,
-               "Decide for every pending pod of the dump, in the scheduler's queue order")
+  auto* all_opt =
+      app.add_flag("--all-pending", cl.all_pending,
+                   "Decide for every pending pod of the dump, in the scheduler's queue order")
+          ->excludes(pod_opt)
+          ->excludes(name_opt);
+  app.add_option("--pod-group", cl.pod_group,
+                 "Decide for the pending PodGroup NAMESPACE/NAME of the dump (workload-aware "
+                 "preemption; the tool places the group first fit, see the README)")
+      ->type_name("NAMESPACE/NAME")
       ->excludes(pod_opt)
-      ->excludes(name_opt);
+      ->excludes(name_opt)
+      ->excludes(all_opt);
   app.add_option("--output,-o", cl.output, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--scheduler-name", cl.scheduler_name,
@@ -137,8 +147,8 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
   }
   if (cl.bundled()) return std::nullopt;
   if (cl.cluster_files.empty() && !cl.from_kubectl()) return bad_input("--cluster is required (see --help)");
-  if (cl.pod_file.empty() && cl.pod_name.empty() && !cl.all_pending)
-    return bad_input("one of --pod, --pod-name or --all-pending is required (see --help)");
+  if (cl.pod_file.empty() && cl.pod_name.empty() && cl.pod_group.empty() && !cl.all_pending)
+    return bad_input("one of --pod, --pod-name, --pod-group or --all-pending is required (see --help)");
   std::size_t stdin_uses = cl.pod_file == "-" ? 1u : 0u;
   for (const std::string& f : cl.cluster_files) stdin_uses += f == "-" ? 1u : 0u;
   if (stdin_uses > 1) return bad_input("'-' (standard input) can be used only once");
@@ -227,7 +237,11 @@ int main(int argc, char** argv) {
 
   const whatif::stopwatch decide_clock;
   std::vector<whatif::report> reports;
-  if (cl.all_pending) {
+  if (!cl.pod_group.empty()) {
+    whatif::group_report r;
+    if (auto e = analysis.decide_group(cl.pod_group, opts, r)) return bad_input(e->message);
+    print(cl.output == "json" ? whatif::to_json(r) : whatif::to_text(r, in.origin));
+  } else if (cl.all_pending) {
     for (std::size_t i : analysis.pending_in_queue_order()) {
       reports.emplace_back();
       if (auto e = analysis.decide(in.dump.pods[i], opts, reports.back())) return bad_input(e->message);

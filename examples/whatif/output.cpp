@@ -119,6 +119,80 @@ std::string format_amount(std::string_view resource, std::int64_t amount) {
   return std::to_string(amount);
 }
 
+namespace {
+
+// With pod groups: "victimUnits": {"ns/pod": "PodGroup ns/name", ...} for the victims evicted
+// with their group's unit (left out when there are none, as without groups).
+void append_victim_units(std::string& o, const std::vector<victim_info>& victims) {
+  bool any = false;
+  for (const victim_info& v : victims) any = any || !v.unit.empty();
+  if (!any) return;
+  o += ",\n  \"victimUnits\": {";
+  bool first = true;
+  for (const victim_info& v : victims) {
+    if (v.unit.empty()) continue;
+    o += first ? "" : ", ";
+    first = false;
+    json_string(o, v.name);
+    o += ": ";
+    json_string(o, v.unit);
+  }
+  o += "}";
+}
+
+// The victims table of the text output; a GROUP column when some victim goes with its group.
+void append_victims_table(std::string& o, const std::vector<victim_info>& victims) {
+  std::size_t w = 4, started_width = 22, unit_width = 0;
+  const auto started = [](const victim_info& v) {
+    return v.start_time ? format_time(*v.start_time) : std::string("-");
+  };
+  const auto priority = [](const victim_info& v) {
+    return v.effective_priority == v.priority
+               ? std::to_string(v.priority)
+               : std::to_string(v.priority) + " (" + std::to_string(v.effective_priority) + ")";
+  };
+  std::size_t priority_width = 12;
+  for (const victim_info& v : victims) {
+    w = std::max(w, v.name.size());
+    started_width = std::max(started_width, started(v).size());
+    unit_width = std::max(unit_width, v.unit.size());
+    priority_width = std::max(priority_width, priority(v).size() + 2);
+  }
+  if (unit_width > 0) unit_width = std::max<std::size_t>(unit_width, 5) + 2;
+  o += "  " + pad("POD", w + 2) + pad("PRIORITY", priority_width) +
+       (unit_width > 0 ? pad("GROUP", unit_width) : std::string()) +
+       pad("STARTED", started_width + 2) + "BUDGETS\n";
+  for (const victim_info& v : victims) {
+    std::string budgets;
+    for (const std::string& b : v.budgets) budgets += (budgets.empty() ? "" : ", ") + b;
+    o += "  " + pad(v.name, w + 2) + pad(priority(v), priority_width) +
+         (unit_width > 0 ? pad(v.unit.empty() ? std::string("-") : v.unit, unit_width) : std::string()) +
+         pad(started(v), started_width + 2) + (budgets.empty() ? std::string("-") : budgets) + "\n";
+  }
+  if (unit_width > 0 || priority_width > 12)
+    o += "  (GROUP: evicted with every member of that group, on any node; PRIORITY (N): the pod's "
+         "own, and its group's, which preemption compares)\n";
+}
+
+// Removes trailing spaces from every line (padded columns of empty cells).
+std::string trim_lines(const std::string& o) {
+  std::string trimmed;
+  trimmed.reserve(o.size());
+  std::size_t start = 0;
+  while (start < o.size()) {
+    std::size_t end = o.find('\n', start);
+    if (end == std::string::npos) end = o.size();
+    std::size_t last = end;
+    while (last > start && o[last - 1] == ' ') --last;
+    trimmed.append(o, start, last - start);
+    if (end < o.size()) trimmed += '\n';
+    start = end + 1;
+  }
+  return trimmed;
+}
+
+}  // namespace
+
 std::string to_json(const report& r) {
   std::string o = "{\n  \"preemptor\": ";
   json_string(o, r.preemptor);
@@ -130,6 +204,7 @@ std::string to_json(const report& r) {
   std::vector<std::string> victims;
   for (const victim_info& v : r.victims) victims.push_back(v.name);
   json_strings(o, victims);
+  append_victim_units(o, r.victims);
   o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
   o += ",\n  \"clearedNominations\": ";
   json_strings(o, r.cleared_nominations);
@@ -217,22 +292,7 @@ std::string to_text(const report& r, std::string_view origin) {
       o += ".\n";
     }
     o += "\nVictims, most important first:\n";
-    std::size_t w = 4, started_width = 22;
-    const auto started = [](const victim_info& v) {
-      return v.start_time ? format_time(*v.start_time) : std::string("-");
-    };
-    for (const victim_info& v : r.victims) {
-      w = std::max(w, v.name.size());
-      started_width = std::max(started_width, started(v).size());
-    }
-    o += "  " + pad("POD", w + 2) + pad("PRIORITY", 12) + pad("STARTED", started_width + 2) + "BUDGETS\n";
-    for (const victim_info& v : r.victims) {
-      std::string budgets;
-      for (const std::string& b : v.budgets) budgets += (budgets.empty() ? "" : ", ") + b;
-      o += "  " + pad(v.name, w + 2) + pad(std::to_string(v.priority), 12) +
-           pad(started(v), started_width + 2) +
-           (budgets.empty() ? std::string("-") : budgets) + "\n";
-    }
+    append_victims_table(o, r.victims);
   } else if (r.result == "other-scheduler") {
     o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
   } else if (r.result == "not-eligible") {
@@ -307,20 +367,93 @@ std::string to_text(const report& r, std::string_view origin) {
     o += "\nWarnings:\n";
     for (const std::string& w : r.warnings) o += "  " + w + "\n";
   }
-  // No trailing spaces (padded columns of empty cells).
-  std::string trimmed;
-  trimmed.reserve(o.size());
-  std::size_t start = 0;
-  while (start < o.size()) {
-    std::size_t end = o.find('\n', start);
-    if (end == std::string::npos) end = o.size();
-    std::size_t last = end;
-    while (last > start && o[last - 1] == ' ') --last;
-    trimmed.append(o, start, last - start);
-    if (end < o.size()) trimmed += '\n';
-    start = end + 1;
+  return trim_lines(o);
+}
+
+std::string to_json(const group_report& r) {
+  std::string o = "{\n  \"podGroup\": ";
+  json_string(o, r.group);
+  o += ",\n  \"priority\": " + std::to_string(r.priority);
+  o += ",\n  \"preemptionPolicy\": ";
+  json_string(o, r.policy);
+  o += ",\n  \"schedulingPolicy\": ";
+  json_string(o, r.scheduling);
+  o += ",\n  \"scheduledMembers\": " + std::to_string(r.scheduled_members);
+  o += ",\n  \"result\": ";
+  json_string(o, r.result);
+  o += ",\n  \"placement\": ";
+  json_string(o, r.placement);
+  o += ",\n  \"members\": [";
+  for (std::size_t i = 0; i < r.members.size(); ++i) {
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"name\": ";
+    json_string(o, r.members[i].first);
+    o += ", \"nominatedNodeName\": ";
+    json_string(o, r.members[i].second);
+    o += "}";
   }
-  return trimmed;
+  o += r.members.empty() ? "]" : "\n  ]";
+  o += ",\n  \"victims\": ";
+  std::vector<std::string> victims;
+  for (const victim_info& v : r.victims) victims.push_back(v.name);
+  json_strings(o, victims);
+  append_victim_units(o, r.victims);
+  o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
+  o += ",\n  \"podGroupDisruptions\": " + std::to_string(r.pod_group_disruptions);
+  o += ",\n  \"message\": ";
+  json_string(o, r.message);
+  o += ",\n  \"warnings\": ";
+  json_strings(o, r.warnings);
+  o += "\n}\n";
+  return o;
+}
+
+std::string to_text(const group_report& r, std::string_view origin) {
+  std::string o = "PodGroup " + r.group;
+  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  o += "\n  priority " + std::to_string(r.priority) + ", preemptionPolicy " + r.policy + ", " +
+       r.scheduling + "; " + plural(r.members.size(), "pending member", "pending members") + ", " +
+       std::to_string(r.scheduled_members) + " already scheduled\n";
+  o += "  placement by this tool: " + r.placement +
+       " (kube-scheduler places with its filters and scores, so it may choose other nodes)\n\n";
+  const auto placement = [&](std::string_view heading) {
+    o += std::string(heading);
+    std::size_t w = 4;
+    for (const auto& [name, node] : r.members) w = std::max(w, name.size());
+    for (const auto& [name, node] : r.members)
+      o += "  " + pad(name, w + 2) + (node.empty() ? std::string("-") : node) + "\n";
+  };
+  if (r.result == "fits") {
+    o += "Decision: no preemption needed. The group fits as the cluster is.\n";
+    placement("\nPlacement:\n");
+  } else if (r.result == "nominated") {
+    std::size_t placed = 0;
+    for (const auto& m : r.members) placed += m.second.empty() ? 0u : 1u;
+    o += "Decision: nominate " + std::to_string(placed) + " of " +
+         plural(r.members.size(), "member", "members") + " and evict " +
+         plural(r.victims.size(), "pod", "pods") + " (" +
+         plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
+         ", " + plural(r.pod_group_disruptions, "group disrupted", "groups disrupted") + ").\n  " +
+         r.message + "\n";
+    placement("\nNominations (members without a node keep none):\n");
+    if (!r.victims.empty()) {
+      o += "\nVictims, most important first:\n";
+      append_victims_table(o, r.victims);
+    }
+  } else if (r.result == "ongoing") {
+    o += "Decision: an earlier preemption for the group is still under way; every member keeps "
+         "its nomination.\n  " + r.message + "\n";
+    placement("\nCurrent nominations:\n");
+  } else if (r.result == "not-eligible") {
+    o += "Decision: the group may not preempt.\n  " + r.message + "\n";
+  } else {
+    o += "Decision: preemption cannot help; the group stays pending.\n  " + r.message + "\n";
+  }
+  if (!r.warnings.empty()) {
+    o += "\nWarnings:\n";
+    for (const std::string& w : r.warnings) o += "  " + w + "\n";
+  }
+  return trim_lines(o);
 }
 
 std::string to_json(const std::vector<report>& reports) {

@@ -3,7 +3,8 @@
 // JSON (the contract pinned by tests/whatif): one object
 //   {"preemptor": "ns/name", "result": "nominated" | "fits" | "not-eligible" | "unschedulable",
 //    "nominatedNodeName": "", "victims": ["ns/name", ...], "pdbViolations": 0,
-//    "clearedNominations": ["ns/name", ...], "message": "...",
+//    "victimUnits": {"ns/pod": "PodGroup ns/name", ...} (only when some victim is evicted with its
+//    pod group), "clearedNominations": ["ns/name", ...], "message": "...",
 //    "nodes": [{"name", "status", "reason", "victims", "pdbViolations", "evaluated"}, ...],
 //    "warnings": ["...", ...]}
 // With --all-pending: a JSON array of such objects, one per pending pod in the scheduler's queue
@@ -27,6 +28,18 @@ std::string to_json(const report& r);
 
 // `origin` says where the input came from (shown in the header line).
 std::string to_text(const report& r, std::string_view origin);
+
+// --pod-group: the decision for a pending pod group. JSON:
+//   {"podGroup": "ns/name", "priority": 0, "preemptionPolicy": "PreemptLowerPriority",
+//    "schedulingPolicy": "gang, minCount 2", "scheduledMembers": 0,
+//    "result": "nominated" | "fits" | "ongoing" | "not-eligible" | "unschedulable" | "error",
+//    "placement": "<how the tool places the group>",
+//    "members": [{"name": "ns/pod", "nominatedNodeName": "node-a"}, ...],
+//    "victims": [...], "victimUnits": {...} (only when some victim goes with its group),
+//    "pdbViolations": 0, "podGroupDisruptions": 0, "message": "pod group preemption: ...",
+//    "warnings": [...]}
+std::string to_json(const group_report& r);
+std::string to_text(const group_report& r, std::string_view origin);
 
 // --all-pending: a JSON array of the decisions (each as to_json writes it), and a table for
 // people (one row per pod, the dump's warnings once, each pod's own warnings named).

@@ -133,6 +133,32 @@ struct filter_pass {
   std::vector<std::size_t> feasible;
 };
 
+namespace wl = preempt::workload;
+
+// The dump's PodGroups and CompositePodGroups as the library reads them (a workload::group_set
+// over the model's pods): groups in input order, each pod's spec.schedulingGroup by uid.
+struct group_table {
+  struct entry {
+    wl::group_kind kind = wl::group_kind::pod_group;
+    std::size_t parent = wl::no_group;
+    bool all = false;
+    std::int32_t priority = 0;
+  };
+  std::vector<entry> entries;
+  std::vector<wl::group_link> links;  // by uid - 1
+
+  std::size_t group_count() const noexcept { return entries.size(); }
+  wl::group_link group_of(const pod& p) const noexcept {
+    const std::size_t i = static_cast<std::size_t>(p.uid()) - 1;
+    return i < links.size() ? links[i] : wl::group_link{};
+  }
+  wl::group_kind kind(std::size_t g) const noexcept { return entries[g].kind; }
+  std::size_t parent(std::size_t g) const noexcept { return entries[g].parent; }
+  bool disrupts_all(std::size_t g) const noexcept { return entries[g].all; }
+  std::int32_t priority(std::size_t g) const noexcept { return entries[g].priority; }
+};
+static_assert(wl::group_set<group_table, pod>);
+
 
 }  // namespace
 
@@ -157,6 +183,11 @@ struct analysis::model {
   preempt::model::budget_table budgets;
   std::vector<std::pair<pod_id, std::uint32_t>> members;  // (uid, budget), sorted
   std::vector<std::string> budget_labels;                 // "namespace/name (N allowed)"
+  // Pod groups: the table, "Kind namespace/name" by group, and whether any pod names a group
+  // (only then do decisions see units; without, they are exactly those of the plain evaluator).
+  group_table groups;
+  std::vector<std::string> group_labels;
+  bool grouped = false;
   std::vector<std::string> warnings;
   double build_seconds = 0, build_cpu_seconds = 0;
   // What the filters read: per dump pod, per node, per Namespace object.
@@ -188,7 +219,12 @@ struct analysis::model {
   struct budget_index;
   budget_index index_for_budgets();
   void add_budgets();
+  std::optional<load_error> add_groups();
   void warn_ignored_kinds();
+  std::size_t find_group(group_object::kind_type kind, const std::string& ns,
+                         const std::string& name) const;
+  std::string unit_label(const pod* p) const;
+  victim_info victim(const pod* p) const;
 
   void add_filter_facts();
   std::optional<load_error> make_preemptor(const pod_object& p, resolved_pod& me,
@@ -197,6 +233,8 @@ struct analysis::model {
   void prefilter(cluster_view& view, const pod_object& p) const;
   void preempt(const cluster_view& view, const pod_object& preemptor_object, const pod& preemptor,
                const options& opts, filter_pass& filters, report& out) const;
+  std::optional<load_error> decide_group(const std::string& key, const options& opts,
+                                         group_report& out) const;
   void explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
                           const options& opts, report& out) const;
 };
@@ -401,6 +439,84 @@ void analysis::model::add_budgets() {
   for (const auto& [uid, b] : disrupted) budgets.add_disrupted(b, uid);
 }
 
+std::size_t analysis::model::find_group(group_object::kind_type kind, const std::string& ns,
+                                        const std::string& name) const {
+  const auto& gs = dump->groups;
+  for (std::size_t g = 0; g < gs.size(); ++g)
+    if (gs[g].kind == kind && gs[g].name == name && gs[g].ns == ns) return g;
+  return wl::no_group;
+}
+
+// The groups (priority as admission resolves it, parents by name) and every pod's group.
+std::optional<load_error> analysis::model::add_groups() {
+  const auto& gs = dump->groups;
+  std::unordered_map<std::string, std::size_t> seen;
+  groups.entries.resize(gs.size());
+  std::size_t missing_parents = 0;
+  for (std::size_t g = 0; g < gs.size(); ++g) {
+    const group_object& o = gs[g];
+    const std::string where = object_where(*dump, o.file, o.kind_name(), o.key());
+    if (!seen.emplace(std::string(o.kind_name()) + " " + o.key(), g).second)
+      return load_error{where + ": metadata.name: duplicate " + std::string(o.kind_name())};
+    auto r = k8s::resolve_priority(o.priority, dump->classes);
+    if (!r) return load_error{where + ": spec.priorityClassName: " + r.message()};
+    group_table::entry& e = groups.entries[g];
+    e.kind = o.kind == group_object::kind_type::pod_group ? wl::group_kind::pod_group
+                                                           : wl::group_kind::composite_pod_group;
+    e.all = o.disrupt_all;
+    e.priority = r->priority;
+    group_labels.push_back(std::string(o.kind_name()) + " " + o.key());
+    if (!o.parent.empty()) {
+      e.parent = find_group(group_object::kind_type::composite_pod_group, o.ns, o.parent);
+      if (e.parent == wl::no_group) ++missing_parents;
+    }
+  }
+  const auto& pods = dump->pods;
+  groups.links.assign(pods.size(), wl::group_link{});
+  std::size_t missing = 0;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (!pods[i].pod_group) continue;
+    grouped = true;
+    const std::size_t g = find_group(group_object::kind_type::pod_group, pods[i].ns, *pods[i].pod_group);
+    groups.links[i] = wl::group_link{true, g};
+    if (g == wl::no_group && !k8s::is_terminal_phase(pods[i].phase)) ++missing;
+  }
+  if (missing > 0)
+    warnings.push_back(std::to_string(missing) +
+                       " pod(s) name a PodGroup that is not in the dump (spec.schedulingGroup); each "
+                       "is a victim of its own, with its own priority");
+  if (missing_parents > 0)
+    warnings.push_back(std::to_string(missing_parents) +
+                       " group(s) name a parent CompositePodGroup that is not in the dump; the "
+                       "hierarchy stops there");
+  return std::nullopt;
+}
+
+// "PodGroup ns/name" when the pod is evicted as part of a group's unit (its highest `all`
+// ancestor), "" for a pod evicted alone.
+std::string analysis::model::unit_label(const pod* p) const {
+  const std::size_t g = wl::highest_all_ancestor(groups, *p);
+  return g == wl::no_group ? std::string() : group_labels[g];
+}
+
+// A victim with its budgets and, with pod groups, its unit and effective priority.
+victim_info analysis::model::victim(const pod* p) const {
+  victim_info vi;
+  vi.name = pod_name(p);
+  vi.priority = p->priority();
+  vi.effective_priority = p->priority();
+  vi.start_time = p->start_time();
+  if (grouped) {
+    vi.unit = unit_label(p);
+    vi.effective_priority = wl::effective_priority(groups, *p);
+  }
+  const auto range = std::equal_range(
+      members.begin(), members.end(), std::pair<pod_id, std::uint32_t>{p->uid(), 0},
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
+  return vi;
+}
+
 // "ignored 3 Service, 1 ConfigMap (...)": most frequent first.
 void analysis::model::warn_ignored_kinds() {
   if (dump->ignored.empty()) return;
@@ -445,6 +561,7 @@ std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_
   if (auto e = m.add_pods()) return e;
   m.add_budgets();
   m.add_filter_facts();
+  if (auto e = m.add_groups()) return e;
   m.warn_ignored_kinds();
   m.build_seconds = clock.wall_seconds();
   m.build_cpu_seconds = clock.cpu_seconds();
@@ -566,6 +683,11 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
 
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
+  if (preemptor_object.pod_group)
+    out.warnings.push_back("the pod belongs to PodGroup " + preemptor_object.ns + "/" +
+                           *preemptor_object.pod_group +
+                           ": with GenericWorkload, kube-scheduler schedules it in its group's cycle "
+                           "(--pod-group decides for the group); decided here as a single pod");
 
   filter_pass filters;
   run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
@@ -629,9 +751,11 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
     if (it != node_index.end()) nominated_node = it->second;
   }
   const auto reader = ledger.reader();
-  const auto& d = ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
-                              preempt::inline_executor{},
-                              preempt::attempt{.offset = opts.offset, .nominated_node = nominated_node});
+  const preempt::attempt at{.offset = opts.offset, .nominated_node = nominated_node};
+  const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets, reader,
+                                        preempt::inline_executor{}, at)
+                          : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
+                                        preempt::inline_executor{}, at);
   out.message = std::string(d.message);
   out.potential_nodes = d.potential_nodes;
   out.candidates_wanted = d.candidates_wanted;
@@ -668,17 +792,7 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
                                          const options& opts, report& out) const {
   out.nominated_node = std::string(d.node_name);
   out.pdb_violations = d.pdb_violations;
-  for (const pod* p : d.victims) {
-    victim_info vi;
-    vi.name = pod_name(p);
-    vi.priority = p->priority();
-    vi.start_time = p->start_time();
-    const auto range = std::equal_range(
-        members.begin(), members.end(), std::pair<pod_id, std::uint32_t>{p->uid(), 0},
-        [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
-    out.victims.push_back(std::move(vi));
-  }
+  for (const pod* p : d.victims) out.victims.push_back(victim(p));
   // Upstream clears the nominations of strictly lower-priority pods on the chosen node. With
   // asynchronous preemption (the default since v1.33) that happens in the goroutine
   // prepareCandidateAsync starts only when some victim is not being deleted already: when every
@@ -695,6 +809,171 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
     out.decided_by = std::string(preempt::default_scores::name(k));
     explain_tie_break(d, opts.now, out.tie_break);
   }
+}
+
+namespace {
+
+// The tool's placement of a pod group (group_placement_method): first fit in node order, with the
+// node filters of each member and the nominated pods; success when at least one member is placed
+// and, for a gang, the scheduled and placed members reach minCount.
+struct first_fit_placement {
+  const std::vector<std::vector<char>>* allowed;  // per member, per node: passes the filters
+  const preempt::nomination_ledger<pod, preempt::null_mutex>* ledger;
+  std::size_t needed = 1;  // placed members needed for success
+  std::string* message;    // the failure message (outlives the evaluation)
+
+  template <class S>
+  preempt::status operator()(std::span<const pod* const> members, wl::node_states<S>& states,
+                             std::span<std::size_t> out) const {
+    std::vector<std::pair<std::size_t, const pod*>> assumed;
+    std::size_t placed = 0;
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      out[k] = wl::no_node;
+      for (std::size_t i = 0; i < states.size(); ++i) {
+        if (!(*allowed)[k][i]) continue;
+        if (!preempt::fits_with_nominated(states[i], *members[k], ledger->nominated_to(i)).is_success())
+          continue;
+        if (!states[i].add_pod(*members[k]).is_success()) continue;
+        assumed.emplace_back(i, members[k]);
+        out[k] = i;
+        ++placed;
+        break;
+      }
+    }
+    for (auto it = assumed.rbegin(); it != assumed.rend(); ++it)
+      (void)states[it->first].remove_pod(*it->second);
+    if (placed >= needed && placed > 0) return preempt::status::ok();
+    *message = std::to_string(placed) + " of " + std::to_string(members.size()) +
+               " pending member(s) placed, " + std::to_string(std::max<std::size_t>(needed, 1)) +
+               " needed";
+    return preempt::status::unschedulable(*message);
+  }
+};
+
+}  // namespace
+
+std::optional<load_error> analysis::decide_group(const std::string& key, const options& opts,
+                                                 group_report& out) const {
+  return model_->decide_group(key, opts, out);
+}
+
+std::optional<load_error> analysis::model::decide_group(const std::string& key, const options& opts,
+                                                        group_report& out) const {
+  out = group_report{};
+  out.group = key;
+  out.warnings = warnings;
+  const std::size_t slash = key.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == key.size())
+    return load_error{"--pod-group " + key + ": expected NAMESPACE/NAME"};
+  const std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+  const std::size_t g = find_group(group_object::kind_type::pod_group, ns, name);
+  if (g == wl::no_group) return load_error{"--pod-group " + key + ": no such PodGroup in the cluster dump"};
+  const group_object& object = dump->groups[g];
+
+  // The preemptor: the pending members in input order; already scheduled members stay.
+  std::vector<const pod*> member_pods;
+  std::vector<std::size_t> nominated;
+  for (const pod& p : pending) {
+    const pod_object& o = dump->pods[p.uid() - 1];
+    if (!o.pod_group || *o.pod_group != name || o.ns != ns) continue;
+    member_pods.push_back(&p);
+    const auto it = node_index.find(o.nominated_node_name);
+    nominated.push_back(it == node_index.end() ? wl::no_node : it->second);
+  }
+  for (std::size_t i = 0; i < dump->pods.size(); ++i)
+    if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
+  if (member_pods.empty())
+    return load_error{"--pod-group " + key + ": the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName " + name + ", no spec.nodeName)"};
+
+  // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
+  std::size_t top = g;
+  for (std::size_t depth = 1, up = groups.parent(g); depth < wl::max_tree_depth && up != wl::no_group;
+       ++depth, up = groups.parent(up))
+    top = up;
+  if (top != g)
+    out.warnings.push_back("the PodGroup belongs to " + group_labels[top] +
+                           ": kube-scheduler schedules the whole hierarchy as one unit; decided here "
+                           "for this PodGroup's pending members, with the root's priority");
+  if (object.topology)
+    out.warnings.push_back("the PodGroup's schedulingConstraints.topology was ignored (topology-aware "
+                           "placement is not modelled)");
+  wl::group_preemptor<pod> preemptor;
+  preemptor.priority = groups.priority(top);
+  preemptor.kind = wl::unit_kind::pod_group;
+  preemptor.members = std::span<const pod* const>(member_pods);
+  preemptor.nominated_nodes = std::span<const std::size_t>(nominated);
+  // PodGroupPreemptionPolicy: a group that states spec.preemptionPolicy was stored with the
+  // feature on (the API server drops the field otherwise), so it decides; else the members do.
+  preemptor.policy = wl::resolve_preemption_policy(object.priority.policy, preemptor.members,
+                                                   object.priority.policy.has_value());
+  out.priority = preemptor.priority;
+  out.policy = preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";
+  std::size_t needed = 1;
+  if (object.gang) {
+    out.scheduling = "gang, minCount " + std::to_string(object.min_count);
+    const std::size_t min_count = object.min_count > 0 ? static_cast<std::size_t>(object.min_count) : 0;
+    needed = min_count > out.scheduled_members ? min_count - out.scheduled_members : 1;
+  } else {
+    out.scheduling = "basic";
+  }
+
+  // The node filters per member.
+  const std::size_t n_nodes = dump->nodes.size();
+  std::vector<std::vector<char>> allowed(member_pods.size(), std::vector<char>(n_nodes, 0));
+  for (std::size_t k = 0; k < member_pods.size(); ++k) {
+    const pod_object& o = dump->pods[member_pods[k]->uid() - 1];
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      const node_object& n = dump->nodes[i];
+      allowed[k][i] = k8s::filter_node(o.placement, k8s::node_facts{n.name, &n.labels, n.taints,
+                                                                    n.unschedulable})
+                          .passed();
+    }
+  }
+  std::string failure;
+  first_fit_placement place{&allowed, &ledger, needed, &failure};
+  const auto show = [&](std::span<const std::size_t> nodes) {
+    out.members.clear();
+    for (std::size_t k = 0; k < member_pods.size(); ++k)
+      out.members.emplace_back(pod_name(member_pods[k]),
+                               nodes[k] == wl::no_node ? std::string() : dump->nodes[nodes[k]].name);
+  };
+
+  // First the pod-group cycle itself: if the group fits as the cluster is, no preemption runs.
+  {
+    std::vector<preempt::model::resource_fit_state> states;
+    states.reserve(n_nodes);
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      states.push_back(cluster.make_state());
+      cluster.prepare_state(i, states.back());
+    }
+    wl::node_states<preempt::model::resource_fit_state> view{std::span(states)};
+    std::vector<std::size_t> where(member_pods.size(), wl::no_node);
+    if (place(preemptor.members, view, std::span<std::size_t>(where)).is_success()) {
+      out.result = "fits";
+      show(where);
+      return std::nullopt;
+    }
+  }
+
+  wl::pod_group_evaluator<preempt::model::resource_cluster> ev(wl::group_evaluator_config{opts.now});
+  const auto reader = ledger.reader();
+  const auto& d = ev.evaluate(preemptor, cluster, groups, budgets, reader, place);
+  out.message = std::string(d.outcome.reason());
+  if (!out.message.empty()) out.message = std::string(wl::pod_group_preemption_prefix) + out.message;
+  std::vector<std::size_t> where(member_pods.size(), wl::no_node);
+  for (const wl::member_nomination& nm : d.nominations) where[nm.member] = nm.node;
+  show(where);
+  switch (d.kind) {
+    case wl::group_decision_kind::preempt: out.result = "nominated"; break;
+    case wl::group_decision_kind::ongoing: out.result = "ongoing"; break;
+    case wl::group_decision_kind::not_eligible: out.result = "not-eligible"; break;
+    case wl::group_decision_kind::unschedulable: out.result = "unschedulable"; break;
+    case wl::group_decision_kind::error: out.result = "error"; break;
+  }
+  for (const pod* p : d.victims) out.victims.push_back(victim(p));
+  out.pdb_violations = d.pdb_violations;
+  out.pod_group_disruptions = d.pod_group_disruptions;
+  return std::nullopt;
 }
 
 using plain_evaluator = preempt::evaluator<cluster_view, preempt::default_policy>;

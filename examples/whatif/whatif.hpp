@@ -41,6 +41,10 @@ struct victim_info {
   std::int32_t priority = 0;
   std::optional<preempt::timestamp> start_time;
   std::vector<std::string> budgets;  // "namespace/name (N allowed)" of every budget it counts in
+  // With pod groups: "PodGroup ns/name" (or CompositePodGroup) when the pod is evicted with its
+  // group's unit, "" when alone; and the priority preemption compared (its group's).
+  std::string unit;
+  std::int32_t effective_priority = 0;
 };
 
 struct node_report {
@@ -95,6 +99,35 @@ struct report {
   double decide_cpu_seconds = 0;
 };
 
+// How the tool places a pending pod group (upstream re-runs the pod-group scheduling algorithm,
+// the profile's filters and scores, on the cluster without the potential victims). Shown in the
+// output and the README.
+inline constexpr const char* group_placement_method =
+    "first fit: the pending members in input order, each on the first node in input order that "
+    "passes the node filters and has room with the nominated pods and the members placed before "
+    "it; no scoring";
+
+// The decision for a pending pod group (--pod-group).
+struct group_report {
+  std::string group;  // namespace/name of the PodGroup
+  std::int32_t priority = 0;
+  std::string policy;      // PreemptLowerPriority or Never, as resolved
+  std::string scheduling;  // "gang, minCount 3" or "basic"
+  std::size_t scheduled_members = 0;
+  // The pending members in placement order, and where the tool placed each ("" = nowhere; for
+  // `ongoing`, the member's current nomination).
+  std::vector<std::pair<std::string, std::string>> members;
+  // fits (no preemption needed), nominated (victims chosen, possibly none), ongoing (an earlier
+  // preemption is still under way), not-eligible, unschedulable, error
+  std::string result;
+  std::string message;  // upstream's status message, "pod group preemption: ..." ("" for fits)
+  std::vector<victim_info> victims;  // whole units, descending importance
+  std::int64_t pdb_violations = 0;
+  std::size_t pod_group_disruptions = 0;
+  std::string placement = group_placement_method;
+  std::vector<std::string> warnings;
+};
+
 // The model of one dump, built once and asked for as many decisions as wanted: each decision is
 // taken on its own against the same cluster (a decision changes nothing in the model).
 class analysis {
@@ -115,6 +148,11 @@ class analysis {
   // Errors: its PriorityClass does not exist.
   std::optional<load_error> decide(const pod_object& preemptor, const options& opts,
                                    report& out) const;
+
+  // The decision for the pending PodGroup `namespace/name` of the dump (workload-aware
+  // preemption, KEP-5710). Errors: no such PodGroup, no pending member.
+  std::optional<load_error> decide_group(const std::string& key, const options& opts,
+                                         group_report& out) const;
 
   // The pending pods of the dump of that scheduler (indices into cluster_dump::pods) in its queue
   // order: priority descending, then creation time (pods without one last), then namespace/name.

@@ -21,6 +21,14 @@
 //   5. Candidates (without violations first) go through the extenders (callExtenders), then
 //      pick_best_candidate (SelectCandidate / pickOneNodeForPreemption; the policy's
 //      score_functions() when it has them, else the upstream scores).
+// With pod groups (the overload taking a workload::group_set, Kubernetes v1.37 with
+// GenericWorkload): the cluster's victim units are built once per decision
+// (workload::build_victim_units, missing start times read as the policy's `now`), each node's dry
+// run selects whole units (workload::select_unit_victims, with per-worker scratch), and the
+// terminating-pod check of step 1 compares a pod's effective priority (its group's,
+// workload::effective_priority) with the preemptor's. The preemptor keeps its own priority
+// (upstream compares with PodPriority(preemptor)). With workload::no_groups the decision equals
+// the overload without groups.
 // Beyond upstream, the answer is deterministic: with more than one worker, nodes are evaluated
 // ahead in parallel batches and only the prefix a sequential evaluation would have reached is
 // kept, so every executor and every parallelism gives the same decision, node statuses included.
@@ -73,6 +81,9 @@
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/group_set.hpp"
+#include "preempt/workload/unit_victim_selection.hpp"
+#include "preempt/workload/victim_units.hpp"
 
 #if !defined(PREEMPT_NO_THREADS)
 #include "preempt/detail/helper_crew.hpp"
@@ -155,6 +166,7 @@ class evaluator {
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
     reset_decision();
+    grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
     if (options.nominated_node && *options.nominated_node < cluster.size()) {
       const std::size_t nn = *options.nominated_node;
@@ -167,6 +179,60 @@ class evaluator {
                !eligible) {
       return finish_message(decision_kind::not_eligible, eligible.reason());
     }
+    return evaluate_eligible(preemptor, cluster, statuses, budgets, nominations, ex, options,
+                             extenders);
+  }
+
+  // The same with pod groups: victims are whole units (see the header comment).
+  template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
+            executor E, class Extenders = no_extenders>
+    requires workload::group_set<W, pod_type>
+  const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const W& groups,
+                                const S& statuses, const B& budgets, const N& nominations,
+                                const E& ex, const attempt& options = {},
+                                Extenders&& extenders = {}) {
+#if defined(PREEMPT_NO_THREADS)
+    static_assert(is_always_inline_v<E>,
+                  "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
+                  "executor with `static constexpr bool always_inline = true`)");
+#endif
+    reset_decision();
+    grouped_ = false;
+    detail::notify_attempt_started(observer_, preemptor);
+    if (status eligible = check_group_eligibility(preemptor, cluster, groups, statuses, options);
+        !eligible)
+      return finish_message(decision_kind::not_eligible, eligible.reason());
+    ::preempt::workload::build_victim_units(cluster, groups, detail::now_of(policy_), units_);
+    grouped_ = true;
+    return evaluate_eligible(preemptor, cluster, statuses, budgets, nominations, ex, options,
+                             extenders);
+  }
+
+ private:
+  // PodEligibleToPreemptOthers with pod groups: a pod on the nominated node is compared by its
+  // effective priority.
+  template <class W, node_statuses S>
+  status check_group_eligibility(const pod_type& preemptor, const C& cluster, const W& groups,
+                                 const S& statuses, const attempt& options) const {
+    if (::preempt::preemption_policy_of(preemptor) == preemption_policy::never)
+      return status::unschedulable(not_eligible_policy_never);
+    if (!options.nominated_node || *options.nominated_node >= cluster.size()) return status::ok();
+    const std::size_t nn = *options.nominated_node;
+    if (status_code(statuses.code_of(nn)) == status_code::unschedulable_and_unresolvable)
+      return status::ok();
+    const auto& node = cluster[nn];  // may be a proxy returned by value
+    for (const auto& p : node.pods())
+      if (::preempt::workload::effective_priority(groups, p) < ::preempt::priority_of(preemptor) &&
+          p.terminating_by_preemption() && policy_.is_eligible_victim(node, p, preemptor))
+        return status::unschedulable(not_eligible_terminating_victim);
+    return status::ok();
+  }
+
+  template <node_statuses S, class B, class N, executor E, class Extenders>
+  const decision_type& evaluate_eligible(const pod_type& preemptor, const C& cluster,
+                                         const S& statuses, const B& budgets, const N& nominations,
+                                         const E& ex, const attempt& options,
+                                         Extenders& extenders) {
     if (cluster.size() == 0) return finish(decision_kind::error, no_nodes_message);
 
     find_potential_nodes(cluster, statuses);
@@ -187,7 +253,6 @@ class evaluator {
     return finish_nominated();
   }
 
- private:
   struct item_result {
     status outcome;
     std::vector<const pod_type*> victims;
@@ -201,6 +266,7 @@ class evaluator {
   };
   struct worker {
     victim_scratch<pod_type> scratch;
+    workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
     std::optional<state_type> state;
   };
 
@@ -230,8 +296,11 @@ class evaluator {
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
     const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    const auto r = preempt::select_victims(preemptor, cluster[node_index], *wk.state, budgets, nominated,
-                                  wk.scratch, policy_);
+    const auto r = grouped_ ? ::preempt::workload::select_unit_victims(
+                                  preemptor, node_index, cluster, *wk.state, units_, budgets,
+                                  nominated, wk.unit_scratch, policy_)
+                            : ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
+                                                        budgets, nominated, wk.scratch, policy_);
     item_result& out = results_[item];
     out.outcome = r.outcome;
     out.victims.assign(r.victims.begin(), r.victims.end());
@@ -415,6 +484,9 @@ class evaluator {
   std::vector<candidate<pod_type>> extender_out_;
   failure_message messages_;
   bool has_errors_ = false;
+  // With pod groups: the victim units of the current decision.
+  bool grouped_ = false;
+  workload::unit_scratch<pod_type> units_;
   decision_type decision_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -98,5 +99,25 @@ TEST_CASE("single-pod selection on units allocates nothing in steady state") {
   REQUIRE(first > 0);
   const std::size_t before = counting::count();
   for (int round = 0; round < 100; ++round) CHECK(decide() == first);
+  CHECK(counting::count() - before == 0);
+}
+
+TEST_CASE("the evaluator with pod groups allocates nothing in steady state") {
+  wlf::scene s;
+  build(s);
+  const wlf::pod preemptor({.uid = 9000, .priority = wlf::mid, .requests = {}, .start_time = {}});
+  preempt::filter_statuses statuses(s.cluster.size(), preempt::status_code::unschedulable);
+  preempt::evaluator<preempt::model::resource_cluster> ev;
+  const preempt::attempt at{.offset = 3, .nominated_node = std::nullopt};
+  const auto& first = ev.evaluate(preemptor, s.cluster, s.grps, statuses, s.budgets,
+                                  preempt::no_nominations{}, preempt::inline_executor{}, at);
+  REQUIRE(first.kind == preempt::decision_kind::nominated);
+  const std::size_t victims = first.victims.size();
+  const std::size_t before = counting::count();
+  for (int round = 0; round < 100; ++round) {
+    const auto& d = ev.evaluate(preemptor, s.cluster, s.grps, statuses, s.budgets,
+                                preempt::no_nominations{}, preempt::inline_executor{}, at);
+    CHECK(d.victims.size() == victims);
+  }
   CHECK(counting::count() - before == 0);
 }

@@ -260,6 +260,110 @@ scenario("bundled", "no arguments: the bundled example (examples/data), as JSON"
 scenario("bundled-text", "no arguments: the bundled example explained (pins the text output)", None, None,
          expect=dict(text=True))
 
+# ---- Pod groups (KEP-5710 workload-aware preemption; upstream's podgrouppreemption_test.go) ----
+# Capacity in pods (node pods=N; every pod requests 100m of 500m), as upstream's mock Filter
+# counts slots. Group priorities are spec.priority.
+def pg(name, mode=None, prio=None, policy=None, gang=None, parent=None, ns="default", cls=None, topology=False):
+    spec = {"schedulingPolicy": {"gang": {"minCount": gang}} if gang is not None else {"basic": {}}}
+    if mode: spec["disruptionMode"] = {mode: {}}
+    if prio is not None: spec["priority"] = prio
+    if cls: spec["priorityClassName"] = cls
+    if policy: spec["preemptionPolicy"] = policy
+    if parent: spec["parentCompositePodGroupName"] = parent
+    if topology: spec["schedulingConstraints"] = {"topology": [{"key": "zone"}]}
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+def cpg(name, mode=None, prio=None, parent=None, ns="default"):
+    spec = {"schedulingPolicy": {"basic": {}}}
+    if mode: spec["disruptionMode"] = {mode: {}}
+    if prio is not None: spec["priority"] = prio
+    if parent: spec["parentCompositePodGroupName"] = parent
+    return {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup", "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+def gpod(name, node_name, prio, group, start=0, labels=None, status=None, meta=None):
+    return pod(name, node_name, prio, small, start=start, labels=labels, status=status, meta=meta,
+               extra_spec={"schedulingGroup": {"podGroupName": group}} if group else None)
+
+def slots(name, n): return node(name, pods=n)
+
+# Single-pod preemption with groups as victims (v1.37 SelectVictimsOnNode).
+scenario("WG-single-prefer-plain-pod", "single-pod preemption: a plain pod goes before an all-mode group of equal priority (WG25)",
+         lst([slots("node1", 3), pod("p1", "node1", low, small), gpod("g1-1", "node1", low, "pg1"), gpod("g1-2", "node1", low, "pg1"),
+              pg("pg1", "all", low)]),
+         preemptor(high, small), expect=dict(result="nominated", node="node1", victims=["default/p1"]))
+scenario("WG-single-group-across-nodes", "single-pod preemption: an all-mode group is evicted whole, on every node; the node with fewer victims wins",
+         lst([slots("node1", 1), slots("node2", 1), slots("node3", 1),
+              gpod("g1", "node1", low, "gang"), gpod("g2", "node2", low, "gang"), pod("p3", "node3", low, small),
+              pg("gang", "all", low)]),
+         preemptor(high, small),
+         expect=dict(result="nominated", node="node3", victims=["default/p3"],
+                     candidates={"node1": ["default/g1", "default/g2"], "node2": ["default/g1", "default/g2"], "node3": ["default/p3"]}))
+scenario("WG-single-group-priority", "single-pod preemption: a pod's priority is its group's (low pod in a high group is untouchable)",
+         lst([slots("node1", 1), gpod("inverted", "node1", low, "important"), pg("important", "single", very_high)]),
+         preemptor(high, small),
+         expect=dict(result="unschedulable", message="preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."))
+scenario("WG-single-missing-group", "single-pod preemption: a pod naming a PodGroup that is not in the dump is its own unit, ranked as a group member (WG1, WG6)",
+         lst([slots("node1", 2), gpod("p2", "node1", low, "absent"), pod("p1", "node1", low, small)]),
+         preemptor(high, small), expect=dict(result="nominated", node="node1", victims=["default/p1"]))
+scenario("WG-single-composite", "single-pod preemption: PodGroups under an all-mode CompositePodGroup are one unit (WG65)",
+         lst([slots("node1", 2), slots("node2", 2),
+              gpod("a1", "node1", low, "pga"), gpod("a2", "node2", low, "pga"), gpod("b1", "node1", low, "pgb"), gpod("b2", "node2", low, "pgb"),
+              pg("pga", "all", low, parent="root"), pg("pgb", "all", low, parent="root"), cpg("root", "all", low)]),
+         preemptor(high, small),
+         expect=dict(result="nominated", node="node1", victims=["default/a1", "default/a2", "default/b1", "default/b2"]))
+scenario("WG-single-text", "single-pod preemption with groups, explained (the GROUP column)",
+         lst([slots("node1", 2), gpod("g1", "node1", low, "gang"), gpod("g2", "node1", low, "gang"), gpod("s1", "node1", low, "solo"),
+              pg("gang", "all", low), pg("solo", "single", mid)]),
+         preemptor(high, small, name="p-big"), args="--output text", expect=dict(text=True))
+
+# A pending pod group as the preemptor (--pod-group; the tool places first fit).
+def member(name, group, prio=high, status=None):
+    return gpod(name, None, prio, group, status=status)
+scenario("WG15-group-single-lower-pod", "pod group preemption: a single lower pod (WG15)",
+         lst([slots("node1", 1), pod("p1", "node1", low, small), pg("preemptor-pg", prio=high), member("p", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="nominated", victims=["default/p1"], members={"default/p": "node1"},
+                     message="pod group preemption: found a placement for podgroup, preempting 1 victims"))
+scenario("WG3-group-all-mode-victim", "pod group preemption: an all-mode group is not reprieved; it goes whole (WG3)",
+         lst([slots("node1", 1), slots("node2", 1), gpod("p1", "node1", low, "pg1"), gpod("p2", "node2", low, "pg1"),
+              pg("pg1", "all", low), pg("preemptor-pg", prio=high), member("p", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="nominated", victims=["default/p1", "default/p2"], pgd=1, members={"default/p": "node1"}))
+scenario("WG33-group-gang-as-many-as-possible", "pod group preemption: a gang places as many members as it can; the third stays unplaced (WG33)",
+         lst([slots("node1", 1), slots("node2", 1), slots("node3", 1), slots("node4", 1),
+              pod("p1", "node1", low, small), pod("p2", "node2", low, small), pod("p3", "node3", high, small), pod("p4", "node4", high, small),
+              pg("preemptor-pg", prio=high, gang=1), member("p-a", "preemptor-pg"), member("p-b", "preemptor-pg"), member("p-c", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="nominated", victims=["default/p1", "default/p2"],
+                     members={"default/p-a": "node1", "default/p-b": "node2", "default/p-c": ""}))
+scenario("WG8-group-policy-never", "pod group preemption: the group's preemptionPolicy Never (WG8)",
+         lst([slots("node1", 1), pod("p1", "node1", low, small), pg("preemptor-pg", prio=high, policy="Never"), member("p", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="not-eligible", message="pod group preemption: not eligible due to preemptionPolicy=Never."))
+scenario("WG28-group-only-higher", "pod group preemption: only higher-priority pods (WG28)",
+         lst([slots("node1", 1), pod("p1", "node1", high, small), pg("preemptor-pg", prio=mid), member("p", "preemptor-pg", mid)]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="unschedulable", message="pod group preemption: No preemption victims found for incoming preemptor"))
+scenario("WG9-group-ongoing", "pod group preemption: a lower pod terminating by preemption on a member's nominated node (WG9; v1.37: ongoing, nominations kept)",
+         lst([slots("node1", 1), pod("victim", "node1", low, small, meta=terminating_meta, status=preempted_cond),
+              pg("preemptor-pg", prio=high), member("p1", "preemptor-pg"), member("p2", "preemptor-pg", status={"nominatedNodeName": "node1"})]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="ongoing", members={"default/p1": "", "default/p2": "node1"},
+                     message="pod group preemption: ongoing preemption on nominated nodes"))
+scenario("WG27-group-pdb-unit", "pod group preemption: a unit violates its budget if any member does, and is reprieved first (WG27)",
+         lst([slots("node1", 3), gpod("g1-1", "node1", low, "pg1", labels={"app": "foo"}), gpod("g1-2", "node1", low, "pg1"), pod("p1", "node1", low, small),
+              pg("pg1", "all", low), pdb("pdb", {"app": "foo"}, 0), pg("preemptor-pg", prio=high), member("p", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="nominated", victims=["default/p1"], violations=0))
+scenario("group-fits", "pod group: fits without preemption (the pod-group cycle succeeds, no preemption runs)",
+         lst([slots("node1", 2), pod("p1", "node1", low, small), pg("preemptor-pg", prio=high), member("p", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg",
+         expect=dict(group=True, result="fits", members={"default/p": "node1"}))
+scenario("group-text", "pod group preemption, explained (placement stated)",
+         lst([slots("node1", 1), slots("node2", 1), gpod("v1", "node1", low, "victim-pg"), gpod("v2", "node2", low, "victim-pg"),
+              pg("victim-pg", "all", mid), pg("preemptor-pg", prio=high, gang=2), member("p-a", "preemptor-pg"), member("p-b", "preemptor-pg")]),
+         False, args="--pod-group default/preemptor-pg --output text", expect=dict(text=True))
+
 # ---- Bad input: exit 2, one message ----
 good_cluster = lst([node("node1"), pod("p1", "node1", low, small)])
 def bad(name, note, stderr, cluster=good_cluster, pod_obj=None, args="", raw=None, stdin=None):
@@ -315,6 +419,17 @@ bad("bad-pod-name-bound", "--pod-name of a running pod", None, pod_obj=False, ar
 bad("bad-missing-pod", "--cluster without --pod or --pod-name", None, pod_obj=False)
 bad("bad-two-stdin", "standard input used twice", None, cluster=None, pod_obj=False, args="--cluster - --pod -")
 bad("bad-unknown-option", "an unknown option", None, args="--frobnicate")
+bad("bad-pod-group-unknown", "--pod-group names no PodGroup of the dump", None, pod_obj=False, args="--pod-group default/nope")
+bad("bad-pod-group-no-members", "--pod-group names a PodGroup without pending members", None, pod_obj=False,
+    cluster=lst([slots("node1", 1), pg("empty", prio=high)]), args="--pod-group default/empty")
+_bad_mode = pg("pg1", prio=high); _bad_mode["spec"]["disruptionMode"] = "all"
+bad("bad-pod-group-disruption-mode", "a PodGroup's disruptionMode is not an object", None, pod_obj=False,
+    cluster=lst([slots("node1", 1), _bad_mode]), args="--pod-group default/pg1")
+_bad_ref = gpod("m", None, high, "pg1"); _bad_ref["spec"]["schedulingGroup"] = {"podGroupName": 7}
+bad("bad-scheduling-group", "a pod's spec.schedulingGroup.podGroupName is not a string", None, pod_obj=False,
+    cluster=lst([slots("node1", 1), pg("pg1", prio=high), _bad_ref]), args="--pod-group default/pg1")
+bad("bad-pod-group-class", "a PodGroup names an unknown PriorityClass", None, pod_obj=False,
+    cluster=lst([slots("node1", 1), pg("pg1", cls="gold")]), args="--pod-group default/pg1")
 
 # ---- Input shapes real tools write ----
 def bare(obj):
@@ -548,6 +663,16 @@ for name, s in scenarios.items():
         check([(o['preemptor'], o['result'], o['nominatedNodeName']) for o in out] == e['array'], "decisions in queue order")
         write(os.path.join(d, 'expected.json'), json.dumps(out, indent=2) + "\n")
         print(f"{name}: {[(o['preemptor'], o['result']) for o in out]}")
+        continue
+    if e.get('group'):
+        check(out['result'] == e['result'], "result")
+        if 'victims' in e: check(sorted(out['victims']) == sorted(e['victims']), "victims")
+        if 'members' in e: check({m['name']: m['nominatedNodeName'] for m in out['members']} == e['members'], "members")
+        if 'message' in e: check(out['message'] == e['message'], "message")
+        if 'pgd' in e: check(out['podGroupDisruptions'] == e['pgd'], "podGroupDisruptions")
+        if 'violations' in e: check(out['pdbViolations'] == e['violations'], "pdbViolations")
+        write(os.path.join(d, 'expected.json'), json.dumps(out, indent=2) + "\n")
+        print(f"{name}: {out['result']} {out['victims']} {out['message']}")
         continue
     if 'warnings' in e: check(out['warnings'] == e['warnings'], "warnings")
     check(out['result'] == e['result'], "result")

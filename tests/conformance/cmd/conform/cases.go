@@ -65,6 +65,17 @@ func sameAnswer(a, b *upstream.Report) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// refereeArgs are a kept case's arguments for upstream alone (its optional referee-args file,
+// e.g. `--feature-gates GenericWorkload=true` for a case with pod groups). Feature gates are
+// process-wide, so a case without the file states the default explicitly.
+func refereeArgs(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "referee-args"))
+	if err != nil {
+		return []string{"--feature-gates", "GenericWorkload=false"}
+	}
+	return strings.Fields(string(data))
+}
+
 // casesCmd checks the kept scenarios: each DIR/<case>/ holds cluster.json, pod.json, args and
 // expected.json, upstream's answer. Upstream must still give it (the referee did not move), and
 // preempt's deciders are compared with it.
@@ -108,7 +119,7 @@ func casesCmd(args []string) error {
 		if err := json.Unmarshal(data, &expected); err != nil {
 			return fmt.Errorf("%s/expected.json: %v", dir, err)
 		}
-		up, err := upstreamDecide(args)
+		up, err := upstreamDecide(append(append([]string(nil), args...), refereeArgs(dir)...))
 		if err != nil {
 			return fmt.Errorf("%s: upstream: %v", dir, err)
 		}

@@ -90,6 +90,13 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, f := range enabled {
+		if f == gen.PodGroups {
+			// The feature gate is process-wide: on for the whole run. It changes nothing for
+			// clusters without pod groups (every pod is then a victim of its own).
+			d.refereeArgs = append(d.refereeArgs, "--feature-gates", "GenericWorkload=true")
+		}
+	}
 	tmp, err := os.MkdirTemp("", "conform-")
 	if err != nil {
 		return err

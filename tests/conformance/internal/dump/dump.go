@@ -18,6 +18,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -36,6 +38,9 @@ type Dump struct {
 	PDBs       []*policyv1.PodDisruptionBudget
 	Classes    []*schedulingv1.PriorityClass
 	Namespaces []*v1.Namespace
+	// Pod groups (GenericWorkload): PodGroups and CompositePodGroups, in input order.
+	PodGroups          []*schedulingv1beta1.PodGroup
+	CompositePodGroups []*schedulingv1alpha3.CompositePodGroup
 	// Objects of other kinds (Services, Deployments, ...), ignored.
 	Others int
 }
@@ -49,6 +54,8 @@ var defaultAPIVersion = map[string]string{
 	"Namespace":           "v1",
 	"PodDisruptionBudget": "policy/v1",
 	"PriorityClass":       "scheduling.k8s.io/v1",
+	"PodGroup":            "scheduling.k8s.io/v1beta1",
+	"CompositePodGroup":   "scheduling.k8s.io/v1alpha3",
 }
 
 // ReadFile reads a named file, or standard input for "-".
@@ -166,6 +173,10 @@ func (d *Dump) AddFile(name string, data []byte) error {
 			d.Classes = append(d.Classes, o)
 		case *v1.Namespace:
 			d.Namespaces = append(d.Namespaces, o)
+		case *schedulingv1beta1.PodGroup:
+			d.PodGroups = append(d.PodGroups, o)
+		case *schedulingv1alpha3.CompositePodGroup:
+			d.CompositePodGroups = append(d.CompositePodGroups, o)
 		default:
 			d.Others++
 		}

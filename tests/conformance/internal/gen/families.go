@@ -29,11 +29,12 @@ const (
 	HostPorts    = "host-ports"    // hostPort conflicts (NodePorts)
 	PodAffinity  = "pod-affinity"  // inter-pod affinity and anti-affinity, the preemptor's and existing pods', namespaceSelector
 	Spread       = "spread"        // topology spread constraints (DoNotSchedule, minDomains, node affinity/taints policies)
+	PodGroups    = "pod-groups"    // PodGroups (all, single, unset disruption mode; group priorities), pods naming them or a missing one; the referee runs with GenericWorkload
 )
 
 // All lists every family, in a stable order.
 var All = []string{Resources, Priorities, PDBs, Nominated, Terminating, Sampling, Taints, NodeAffinity,
-	HostPorts, PodAffinity, Spread}
+	HostPorts, PodAffinity, Spread, PodGroups}
 
 // ResourceOnly tells the families the ready model expresses.
 var ResourceOnly = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,

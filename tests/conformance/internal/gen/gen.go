@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,7 @@ type Case struct {
 	PDBs       []*policyv1.PodDisruptionBudget
 	Classes    []*schedulingv1.PriorityClass
 	Namespaces []*v1.Namespace
+	PodGroups  []*schedulingv1beta1.PodGroup
 	Preemptor  *v1.Pod
 	// PodName: the preemptor is a pending pod of the dump (--pod-name), else --pod pod.json.
 	PodName bool
@@ -33,6 +35,16 @@ type Case struct {
 	Percentage *int32
 	Absolute   *int32
 	Offset     int64
+	// SchedulerName: --scheduler-name, the profile both deciders act as ("" = default-scheduler).
+	SchedulerName string
+}
+
+// Scheduler is the profile's schedulerName.
+func (c *Case) Scheduler() string {
+	if c.SchedulerName == "" {
+		return v1.DefaultSchedulerName
+	}
+	return c.SchedulerName
 }
 
 // Uses tells whether the case uses a family.
@@ -67,6 +79,9 @@ func (c *Case) Args() []string {
 	if c.Offset != 0 {
 		a = append(a, "--offset", strconv.FormatInt(c.Offset, 10))
 	}
+	if c.SchedulerName != "" {
+		a = append(a, "--scheduler-name", c.SchedulerName)
+	}
 	return a
 }
 
@@ -95,6 +110,7 @@ type generator struct {
 	apps     []string
 	ns       []string
 	free     []v1.ResourceList // per node: allocatable minus the bound pods' requests
+	groups   *rand.Rand        // the pod-groups family's own draws
 	podsLeft []int64
 }
 
@@ -111,7 +127,18 @@ func (g *generator) pick(list []string) string { return list[g.r.Intn(len(list))
 func Generate(seed int64, enabled []string) *Case {
 	g := &generator{r: rand.New(rand.NewSource(seed)), c: &Case{Seed: seed}, on: map[string]bool{}}
 	for _, f := range enabled {
+		if f == PodGroups {
+			continue
+		}
 		if f == Resources || g.chance(0.5) {
+			g.on[f] = true
+		}
+	}
+	// Pod groups draw from a stream of their own, so that every other family's clusters stay
+	// what their seeds made before the family existed.
+	g.groups = rand.New(rand.NewSource(seed*7919 + 13))
+	for _, f := range enabled {
+		if f == PodGroups && g.groups.Float64() < 0.5 {
 			g.on[f] = true
 		}
 	}
@@ -130,6 +157,9 @@ func (g *generator) build() {
 	g.classesAndNamespaces()
 	g.nodes()
 	g.boundPods()
+	if g.on[PodGroups] {
+		g.podGroups()
+	}
 	if g.on[Nominated] {
 		g.nominatedPods()
 	}
@@ -630,4 +660,53 @@ func matches(sel *metav1.LabelSelector, labels map[string]string) bool {
 		return false
 	}
 	return s.Matches(labelsSet(labels))
+}
+
+// podGroups makes one to three PodGroups per namespace in use (disruption mode all, single or
+// unset; a priority of a class, or none) and puts about half of the bound pods of that namespace
+// into one of them (spec.schedulingGroup); a few pods name a PodGroup that does not exist.
+func (g *generator) podGroups() {
+	r := g.groups
+	between := func(lo, hi int) int { return lo + r.Intn(hi-lo+1) }
+	pick := func(list []string) string { return list[r.Intn(len(list))] }
+	byNS := map[string][]string{}
+	for _, ns := range g.ns {
+		n := between(1, 3)
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("pg-%d", i)
+			pg := &schedulingv1beta1.PodGroup{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1beta1", Kind: "PodGroup"},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-pg-" + ns + "-" + name)},
+				Spec: schedulingv1beta1.PodGroupSpec{
+					SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}},
+				},
+			}
+			switch r.Intn(3) {
+			case 0:
+				pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+			case 1:
+				pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
+			}
+			if r.Float64() < 0.85 {
+				levels := []string{"low", "low", "mid", "mid", "high"}
+				if g.on[Priorities] {
+					levels = []string{"negative", "low", "low", "default", "mid", "mid", "batch-never", "high"}
+				}
+				v := g.classes[pick(levels)]
+				pg.Spec.Priority = &v
+			}
+			g.c.PodGroups = append(g.c.PodGroups, pg)
+			byNS[ns] = append(byNS[ns], name)
+		}
+	}
+	for _, p := range g.c.Pods {
+		if p.Spec.NodeName == "" || r.Float64() >= 0.5 {
+			continue
+		}
+		name := pick(byNS[p.Namespace])
+		if r.Float64() < 0.05 {
+			name = "pg-missing"
+		}
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &name}
+	}
 }

@@ -53,6 +53,8 @@ func Load(dir string) (*Case, error) {
 					c.Preemptor = p
 				}
 			}
+		case "--scheduler-name":
+			c.SchedulerName = value
 		case "--offset":
 			if c.Offset, err = strconv.ParseInt(value, 10, 64); err != nil {
 				return nil, err
@@ -104,6 +106,11 @@ func (c *Case) Without(dropNode func(*v1.Node) bool, dropPod func(*v1.Pod) bool,
 		if dropPDB == nil || !dropPDB(i) {
 			out.PDBs = append(out.PDBs, b)
 		}
+	}
+	if n := int64(len(out.Nodes)); n > 0 && out.Offset >= n {
+		// preempt-whatif rejects an offset at or above the node count; a case that still shows its
+		// difference with the offset taken modulo the nodes is kept (minimize checks it).
+		out.Offset %= n
 	}
 	return &out
 }

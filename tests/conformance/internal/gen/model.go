@@ -115,7 +115,7 @@ func (c *Case) ModelText() (string, error) {
 				return "", err
 			}
 		case p.Status.NominatedNodeName != "" && nodes[p.Status.NominatedNodeName] &&
-			(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == v1.DefaultSchedulerName):
+			(p.Spec.SchedulerName == "" && c.Scheduler() == v1.DefaultSchedulerName || p.Spec.SchedulerName == c.Scheduler()):
 			if err := line("pod", p, false); err != nil {
 				return "", err
 			}

@@ -185,6 +185,12 @@ func (g *generator) preemptor() {
 		g.spread(p)
 	}
 	g.c.Preemptor = p
+	if g.on[Nominated] && g.chance(0.1) {
+		// Decide as the other scheduler's profile (the preemptor is its pod): its pending pods'
+		// nominations count, the default scheduler's do not.
+		g.c.SchedulerName = otherSched
+		p.Spec.SchedulerName = otherSched
+	}
 	if g.chance(0.3) {
 		g.c.PodName = true
 		g.c.Pods = append(g.c.Pods, p)

@@ -31,6 +31,9 @@ func (c *Case) ClusterJSON() ([]byte, error) {
 	for _, x := range c.PDBs {
 		l.Items = append(l.Items, x)
 	}
+	for _, x := range c.PodGroups {
+		l.Items = append(l.Items, x)
+	}
 	return json.MarshalIndent(l, "", " ")
 }
 

@@ -72,6 +72,8 @@ type Options struct {
 	// nominator (kube-scheduler's queue holds only its own profiles' pods): preempt-whatif's
 	// reading, for exploring the other disagreements.
 	AllSchedulersNominations bool
+	// SchedulerName is the profile's schedulerName ("default-scheduler" when empty).
+	SchedulerName string
 	// Parallelism of the framework (1 when 0: deterministic dry runs; upstream's default is 16).
 	Parallelism int
 	// BoundPodsInCacheOnly keeps the pods bound to a node out of the fake clientset (and so out
@@ -231,6 +233,9 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	if err != nil {
 		return nil, err
 	}
+	if opts.SchedulerName != "" {
+		prof.SchedulerName = opts.SchedulerName
+	}
 	recorder := &Recorder{offset: opts.Offset}
 	var plugin *defaultpreemption.DefaultPreemption
 	registry := frameworkplugins.NewInTreeRegistry()
@@ -314,6 +319,17 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	for _, n := range d.Nodes {
 		cache.AddNode(logger, n)
 		s.NodeOrder = append(s.NodeOrder, n.Name)
+	}
+	// Pod groups before their pods, as the informers deliver them (GenericWorkload).
+	if genericWorkload {
+		for _, pg := range d.PodGroups {
+			cache.AddPodGroup(pg)
+		}
+		if compositePodGroup {
+			for _, cpg := range d.CompositePodGroups {
+				cache.AddCompositePodGroup(logger, cpg)
+			}
+		}
 	}
 	for _, p := range pods {
 		if p.Spec.NodeName != "" && dump.Key(p) != opts.Preemptor {

@@ -39,11 +39,14 @@ type Options struct {
 	ShortageResolvable bool
 	// AllSchedulersNominations: upstream.Options.AllSchedulersNominations (--all-schedulers-nominations).
 	AllSchedulersNominations bool
+	// SchedulerName: the profile's schedulerName (--scheduler-name, default "default-scheduler"),
+	// as preempt-whatif's flag of the same name.
+	SchedulerName string
 }
 
 // ParseArgs reads the command line.
 func ParseArgs(args []string) (Options, error) {
-	o := Options{Output: "text"}
+	o := Options{Output: "text", SchedulerName: v1.DefaultSchedulerName}
 	value := func(i *int, name string) (string, error) {
 		if *i+1 >= len(args) {
 			return "", fmt.Errorf("%s: missing value", name)
@@ -116,6 +119,10 @@ func ParseArgs(args []string) (Options, error) {
 			o.ShortageResolvable = true
 		case "--all-schedulers-nominations":
 			o.AllSchedulersNominations = true
+		case "--scheduler-name":
+			if o.SchedulerName, err = get(); err == nil && o.SchedulerName == "" {
+				err = errors.New("--scheduler-name: must not be empty")
+			}
 		case "--timings":
 		default:
 			err = fmt.Errorf("unknown option %s", args[i])
@@ -252,10 +259,17 @@ func Decide(o Options) (*upstream.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if name := preemptor.Spec.SchedulerName; name != "" && name != o.SchedulerName ||
+		name == "" && o.SchedulerName != v1.DefaultSchedulerName {
+		// kube-scheduler's queue never receives another scheduler's pod: nothing is decided.
+		return &upstream.Report{Preemptor: dump.Key(preemptor), Result: "other-scheduler",
+			Message: fmt.Sprintf("the pod's spec.schedulerName is %q, not %s (--scheduler-name): that scheduler decides for it",
+				preemptor.Spec.SchedulerName, o.SchedulerName)}, nil
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())
-	s, err := upstream.New(ctx, d, pods, upstream.Options{
+	s, err := upstream.New(ctx, d, pods, upstream.Options{SchedulerName: o.SchedulerName,
 		Args:   upstream.PreemptionArgs{MinCandidateNodesPercentage: o.Percentage, MinCandidateNodesAbsolute: o.Absolute},
 		Offset: o.Offset, ShortageResolvable: o.ShortageResolvable, AllSchedulersNominations: o.AllSchedulersNominations,
 		Preemptor: dump.Key(preemptor)})
