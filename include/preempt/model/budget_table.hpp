@@ -5,10 +5,15 @@
 // disrupted (disruptedPods). A pod counts against a budget only within the budget's namespace.
 // Models preempt::budget_set<budget_table, model::resource_pod>.
 //
-// Complexity: for_each_budget_of is O(log m + k log d) for m memberships, k budgets of the pod and
-// d disrupted entries; add_member is amortized O(1) when pods are added in increasing uid order,
-// O(m) otherwise. Allocation only while budgets and members are added. Not synchronized: build
-// first, then share for reading.
+// Index by pod: an open-addressing hash table maps each uid to the list of its memberships (budget
+// index, and whether the pod is in that budget's disruptedPods) in ascending budget order, so
+// for_each_budget_of visits only the budgets that select the pod, with no search through all
+// memberships or the disruptedPods lists.
+//
+// Complexity: for_each_budget_of is O(1) expected + O(k) for the k budgets of the pod; add_member
+// is O(1) amortized expected + O(k + log d) for d disrupted entries, add_disrupted O(d + k).
+// Allocation only while budgets and members are added. Not synchronized: build first, then share
+// for reading.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_BUDGET_TABLE_HPP
@@ -39,13 +44,22 @@ class budget_table {
   // Records that budget b's selector matches the pod with this uid.
   void add_member(std::size_t budget, pod_id uid) {
     PREEMPT_ASSERT(budget < budgets_.size(), "budget_table::add_member: no such budget");
-    insert_sorted(members_, {uid, static_cast<std::uint32_t>(budget)});
+    const key k{uid, static_cast<std::uint32_t>(budget)};
+    link(uid, k.budget_index, std::binary_search(disrupted_.begin(), disrupted_.end(), k));
   }
 
   // Records that the pod with this uid is in budget b's disruptedPods.
   void add_disrupted(std::size_t budget, pod_id uid) {
     PREEMPT_ASSERT(budget < budgets_.size(), "budget_table::add_disrupted: no such budget");
-    insert_sorted(disrupted_, {uid, static_cast<std::uint32_t>(budget)});
+    const key k{uid, static_cast<std::uint32_t>(budget)};
+    auto at = std::upper_bound(disrupted_.begin(), disrupted_.end(), k);
+    if (at != disrupted_.begin() && !(*std::prev(at) < k)) return;  // already present
+    disrupted_.insert(at, k);
+    const std::size_t s = find_slot(uid);
+    if (s == npos) return;
+    for (std::uint32_t e = slots_[s].head; e != nil; e = entries_[e].next) {
+      if (entries_[e].budget_index == k.budget_index) entries_[e].disrupted = true;
+    }
   }
 
   std::size_t budget_count() const noexcept { return budgets_.size(); }
@@ -53,12 +67,12 @@ class budget_table {
 
   template <class Visit>
   void for_each_budget_of(const resource_pod& p, Visit&& visit) const {
-    const auto [first, last] = std::equal_range(members_.begin(), members_.end(), key{p.uid(), 0},
-                                                same_pod);
-    for (auto it = first; it != last; ++it) {
-      if (budgets_[it->budget_index].namespace_id != p.namespace_id()) continue;
-      visit(std::size_t{it->budget_index},
-            std::binary_search(disrupted_.begin(), disrupted_.end(), *it));
+    const std::size_t s = find_slot(p.uid());
+    if (s == npos) return;
+    for (std::uint32_t e = slots_[s].head; e != nil; e = entries_[e].next) {
+      const entry& m = entries_[e];
+      if (budgets_[m.budget_index].namespace_id != p.namespace_id()) continue;
+      visit(std::size_t{m.budget_index}, m.disrupted);
     }
   }
 
@@ -74,16 +88,85 @@ class budget_table {
       return a.uid != b.uid ? a.uid < b.uid : a.budget_index < b.budget_index;
     }
   };
-  static bool same_pod(const key& a, const key& b) noexcept { return a.uid < b.uid; }
+  // One membership, a link of its pod's list (ascending budget order).
+  struct entry {
+    std::uint32_t budget_index;
+    std::uint32_t next;
+    bool disrupted;
+  };
+  // One pod of the hash table; used == false marks an empty slot.
+  struct slot {
+    pod_id uid;
+    std::uint32_t head;
+    bool used;
+  };
+  static constexpr std::uint32_t nil = 0xffffffffu;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-  static void insert_sorted(std::vector<key>& keys, key k) {
-    auto at = std::upper_bound(keys.begin(), keys.end(), k);
-    if (at != keys.begin() && !(*std::prev(at) < k)) return;  // already present
-    keys.insert(at, k);
+  static std::size_t start_of(pod_id uid, std::size_t mask) noexcept {
+    const std::uint64_t h = uid * 0x9e3779b97f4a7c15ull;
+    return static_cast<std::size_t>(h ^ (h >> 32)) & mask;
+  }
+
+  std::size_t find_slot(pod_id uid) const noexcept {
+    if (slots_.empty()) return npos;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = budget_table::start_of(uid, mask);; i = (i + 1) & mask) {
+      if (!slots_[i].used) return npos;
+      if (slots_[i].uid == uid) return i;
+    }
+  }
+
+  // The slot of uid, inserted with an empty list when absent; the table stays at most half full.
+  std::size_t slot_for(pod_id uid) {
+    if ((pods_ + 1) * 2 > slots_.size()) budget_table::rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = budget_table::start_of(uid, mask);; i = (i + 1) & mask) {
+      if (!slots_[i].used) {
+        slots_[i] = slot{uid, nil, true};
+        ++pods_;
+        return i;
+      }
+      if (slots_[i].uid == uid) return i;
+    }
+  }
+
+  void rehash(std::size_t size) {
+    std::vector<slot> old(size, slot{0, nil, false});
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const slot& o : old) {
+      if (!o.used) continue;
+      std::size_t i = budget_table::start_of(o.uid, mask);
+      while (slots_[i].used) i = (i + 1) & mask;
+      slots_[i] = o;
+    }
+  }
+
+  // Inserts (budget, disrupted) into uid's list, keeping ascending budget order; no duplicates.
+  void link(pod_id uid, std::uint32_t budget, bool disrupted) {
+    PREEMPT_ASSERT(entries_.size() < nil, "budget_table::add_member: too many memberships");
+    const std::size_t s = budget_table::slot_for(uid);
+    std::uint32_t prev = nil;
+    std::uint32_t at = slots_[s].head;
+    while (at != nil && entries_[at].budget_index < budget) {
+      prev = at;
+      at = entries_[at].next;
+    }
+    if (at != nil && entries_[at].budget_index == budget) return;  // already present
+    const auto fresh = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(entry{budget, at, disrupted});
+    if (prev == nil) {
+      slots_[s].head = fresh;
+    } else {
+      entries_[prev].next = fresh;
+    }
   }
 
   std::vector<budget_entry> budgets_;
-  std::vector<key> members_;    // sorted by (uid, budget)
+  std::vector<slot> slots_;     // open addressing, linear probing, power-of-two size
+  std::size_t pods_ = 0;        // used slots
+  std::vector<entry> entries_;  // memberships, linked per pod
   std::vector<key> disrupted_;  // sorted by (uid, budget)
 };
 
