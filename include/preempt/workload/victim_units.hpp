@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <ranges>
@@ -128,7 +129,8 @@ struct build_victim_units_fn {
       const std::size_t base = s.pod_unit_.size();
       s.node_first_.push_back(base);
       const auto& pods = cluster[i].pods();
-      const std::size_t n = static_cast<std::size_t>(std::ranges::distance(pods));
+      const std::size_t n =
+          static_cast<std::size_t>(std::distance(std::ranges::begin(pods), std::ranges::end(pods)));
       s.pod_unit_.resize(base + n);
       s.by_cache_.resize(n);
       for (std::size_t k = 0; k < n; ++k)
