@@ -93,7 +93,9 @@ constexpr std::int64_t Gi = std::int64_t{1} << 30;
 
 double to_ms(nanos t) { return static_cast<double>(t) / static_cast<double>(ns_per_ms); }
 double to_s(nanos t) { return static_cast<double>(t) / static_cast<double>(ns_per_s); }
-nanos from_ms(double ms) { return static_cast<nanos>(std::llround(ms * static_cast<double>(ns_per_ms))); }
+nanos from_ms(double ms) {
+  return static_cast<nanos>(std::llround(ms * static_cast<double>(ns_per_ms)));
+}
 
 // ---- options ------------------------------------------------------------------------------
 
@@ -131,12 +133,13 @@ std::vector<double> parse_list(const char* s) {
 }
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "%s\nusage: preempt-async-loop-sim [--output table|json] [--nodes N] [--regular-pods N]\n"
-               "  [--rates 5,20] [--latencies-ms 0,5,20,50] [--jitter 0.2] [--failure-rate 0.01]\n"
-               "  [--qps 50] [--burst 100] [--cycle-cost-ms 1] [--eval-cost-ms 0.5|measured]\n"
-               "  [--max-time-s 60] [--seed 1]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "%s\nusage: preempt-async-loop-sim [--output table|json] [--nodes N] [--regular-pods N]\n"
+      "  [--rates 5,20] [--latencies-ms 0,5,20,50] [--jitter 0.2] [--failure-rate 0.01]\n"
+      "  [--qps 50] [--burst 100] [--cycle-cost-ms 1] [--eval-cost-ms 0.5|measured]\n"
+      "  [--max-time-s 60] [--seed 1]\n",
+      why);
   std::exit(2);
 }
 
@@ -144,27 +147,44 @@ options parse(int argc, char** argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") usage("preempt-async-loop-sim: the scheduling loop with inline and async preemption");
+    if (a == "--help" || a == "-h")
+      usage("preempt-async-loop-sim: the scheduling loop with inline and async preemption");
     if (i + 1 >= argc) usage(("missing value for " + std::string(a)).c_str());
     const char* v = argv[++i];
     if (a == "--output") {
-      if (std::strcmp(v, "json") == 0) o.json = true;
-      else if (std::strcmp(v, "table") != 0) usage("--output takes table or json");
-    } else if (a == "--nodes") o.nodes = std::strtoull(v, nullptr, 10);
-    else if (a == "--regular-pods") o.regular_pods = std::strtoull(v, nullptr, 10);
-    else if (a == "--rates") o.rates = parse_list(v);
-    else if (a == "--latencies-ms") o.latencies_ms = parse_list(v);
-    else if (a == "--jitter") o.jitter = std::strtod(v, nullptr);
-    else if (a == "--failure-rate") o.failure_rate = std::strtod(v, nullptr);
-    else if (a == "--qps") o.qps = std::strtod(v, nullptr);
-    else if (a == "--burst") o.burst = std::strtod(v, nullptr);
-    else if (a == "--cycle-cost-ms") o.cycle_cost_ms = std::strtod(v, nullptr);
+      if (std::strcmp(v, "json") == 0)
+        o.json = true;
+      else if (std::strcmp(v, "table") != 0)
+        usage("--output takes table or json");
+    } else if (a == "--nodes")
+      o.nodes = std::strtoull(v, nullptr, 10);
+    else if (a == "--regular-pods")
+      o.regular_pods = std::strtoull(v, nullptr, 10);
+    else if (a == "--rates")
+      o.rates = parse_list(v);
+    else if (a == "--latencies-ms")
+      o.latencies_ms = parse_list(v);
+    else if (a == "--jitter")
+      o.jitter = std::strtod(v, nullptr);
+    else if (a == "--failure-rate")
+      o.failure_rate = std::strtod(v, nullptr);
+    else if (a == "--qps")
+      o.qps = std::strtod(v, nullptr);
+    else if (a == "--burst")
+      o.burst = std::strtod(v, nullptr);
+    else if (a == "--cycle-cost-ms")
+      o.cycle_cost_ms = std::strtod(v, nullptr);
     else if (a == "--eval-cost-ms") {
-      if (std::strcmp(v, "measured") == 0) o.eval_cost_measured = true;
-      else o.eval_cost_ms = std::strtod(v, nullptr);
-    } else if (a == "--max-time-s") o.max_time_s = std::strtod(v, nullptr);
-    else if (a == "--seed") o.seed = std::strtoull(v, nullptr, 10);
-    else usage(("unknown option " + std::string(a)).c_str());
+      if (std::strcmp(v, "measured") == 0)
+        o.eval_cost_measured = true;
+      else
+        o.eval_cost_ms = std::strtod(v, nullptr);
+    } else if (a == "--max-time-s")
+      o.max_time_s = std::strtod(v, nullptr);
+    else if (a == "--seed")
+      o.seed = std::strtoull(v, nullptr, 10);
+    else
+      usage(("unknown option " + std::string(a)).c_str());
   }
   if (o.nodes == 0 || o.regular_pods == 0 || o.rates.empty() || o.latencies_ms.empty())
     usage("need nodes, regular pods, rates and latencies");
@@ -282,13 +302,18 @@ struct virtual_executor {
 };
 
 using evaluator_type = preempt::evaluator<preempt::model::resource_cluster>;
-using inline_dispatcher = preempt::dispatcher<pod, preempt::inline_executor, api_client, loop_hooks>;
+using inline_dispatcher =
+    preempt::dispatcher<pod, preempt::inline_executor, api_client, loop_hooks>;
 using async_dispatcher = preempt::dispatcher<pod, virtual_executor, api_client, loop_hooks>;
 
 class simulation {
  public:
   simulation(const options& o, mode m, double rate, double latency_ms)
-      : o_(o), m_(m), rate_(rate), latency_(from_ms(latency_ms)), cycle_(from_ms(o.cycle_cost_ms)),
+      : o_(o),
+        m_(m),
+        rate_(rate),
+        latency_(from_ms(latency_ms)),
+        cycle_(from_ms(o.cycle_cost_ms)),
         eval_(from_ms(o.eval_cost_measured ? o.measured_eval_ms : o.eval_cost_ms)),
         max_time_(static_cast<nanos>(o.max_time_s * static_cast<double>(ns_per_s))),
         bucket_(o.qps, o.burst),
@@ -302,8 +327,8 @@ class simulation {
     ledger_.reserve(1024, o.nodes, 4);
     table_.reserve(1024, 4096);
     if (m_ == mode::inline_dispatch)
-      inline_ = std::make_unique<inline_dispatcher>(ledger_, table_, client_, preempt::inline_executor{},
-                                                    loop_hooks{this});
+      inline_ = std::make_unique<inline_dispatcher>(ledger_, table_, client_,
+                                                    preempt::inline_executor{}, loop_hooks{this});
     if (m_ == mode::async_dispatch)
       async_ = std::make_unique<async_dispatcher>(ledger_, table_, client_, virtual_executor{this},
                                                   loop_hooks{this});
@@ -316,17 +341,21 @@ class simulation {
     async_.reset();
   }
 
-  static void build_cluster(preempt::model::resource_cluster& c, std::unordered_map<pod_id, std::size_t>& where,
-                            std::size_t nodes, pod_id& uid) {
+  static void build_cluster(preempt::model::resource_cluster& c,
+                            std::unordered_map<pod_id, std::size_t>& where, std::size_t nodes,
+                            pod_id& uid) {
     c.reserve_nodes(nodes);
     for (std::size_t n = 0; n < nodes; ++n) {
       c.add_node("node-" + std::to_string(n), node_allocatable());
       c.reserve_pods(n, 12);
       for (int k = 0; k < 4; ++k) {
         // Start times spread over the hour before t = 0.
-        const preempt::timestamp start = -static_cast<preempt::timestamp>((uid * 7919) % 3600) * ns_per_s;
+        const preempt::timestamp start =
+            -static_cast<preempt::timestamp>((uid * 7919) % 3600) * ns_per_s;
         where.emplace(uid, n);
-        c.add_pod(n, pod({.uid = uid++, .priority = low_priority, .requests = {900, 500 * Mi},
+        c.add_pod(n, pod({.uid = uid++,
+                          .priority = low_priority,
+                          .requests = {900, 500 * Mi},
                           .start_time = start}));
       }
     }
@@ -362,7 +391,8 @@ class simulation {
         ++r.preemptors_nominated;
         nominate.push_back(to_ms(rec.nominated - rec.arrival));
       }
-      if (rec.victims_gone >= 0 && rec.victims_gone <= end) gone.push_back(to_ms(rec.victims_gone - rec.arrival));
+      if (rec.victims_gone >= 0 && rec.victims_gone <= end)
+        gone.push_back(to_ms(rec.victims_gone - rec.arrival));
       if (rec.bound >= 0) {
         ++r.preemptors_bound;
         bind.push_back(to_ms(rec.bound - rec.arrival));
@@ -372,7 +402,8 @@ class simulation {
     r.to_victims_gone_ms = summarize(gone);
     r.to_bind_ms = summarize(bind);
     r.evaluations = evaluations_;
-    r.attempts_per_preemptor = evaluated ? static_cast<double>(evaluations_) / static_cast<double>(evaluated) : 0;
+    r.attempts_per_preemptor =
+        evaluated ? static_cast<double>(evaluations_) / static_cast<double>(evaluated) : 0;
     r.dispatches = dispatches_;
     r.victims_dispatched = victims_dispatched_;
     r.eviction_calls = eviction_calls_;
@@ -383,8 +414,10 @@ class simulation {
     r.inline_failed = inline_failed_;
     r.evictions_per_s = static_cast<double>(evictions_) / to_s(end);
     r.victims_per_preemption =
-        dispatches_ ? static_cast<double>(victims_dispatched_) / static_cast<double>(dispatches_) : 0;
-    r.api_ms_per_eviction = eviction_calls_ ? to_ms(api_time_) / static_cast<double>(eviction_calls_) : 0;
+        dispatches_ ? static_cast<double>(victims_dispatched_) / static_cast<double>(dispatches_)
+                    : 0;
+    r.api_ms_per_eviction =
+        eviction_calls_ ? to_ms(api_time_) / static_cast<double>(eviction_calls_) : 0;
     r.throttle_ms_total = to_ms(throttle_time_);
     return r;
   }
@@ -471,7 +504,9 @@ class simulation {
     enum class where_t { active, parked, bound } where = where_t::active;
   };
 
-  nanos arrival_interval() const { return static_cast<nanos>(static_cast<double>(ns_per_s) / rate_); }
+  nanos arrival_interval() const {
+    return static_cast<nanos>(static_cast<double>(ns_per_s) / rate_);
+  }
 
   void schedule(nanos t, event_kind k, std::uint64_t arg) {
     events_.push(event{t, k == event_kind::loop_free ? 1 : 0, seq_++, k, arg});
@@ -501,8 +536,10 @@ class simulation {
     switch (e.kind) {
       case event_kind::arrival: {
         const std::size_t i = records_.size();
-        preemptors_.emplace_back(preempt::model::pod_spec{.uid = next_uid_++, .priority = preemptor_priority,
-                                                           .requests = {3000, 500 * Mi}, .start_time = {}});
+        preemptors_.emplace_back(preempt::model::pod_spec{.uid = next_uid_++,
+                                                          .priority = preemptor_priority,
+                                                          .requests = {3000, 500 * Mi},
+                                                          .start_time = {}});
         record rec;
         rec.index = i;
         rec.arrival = now_;
@@ -543,8 +580,8 @@ class simulation {
   }
 
   void bind(const pod& p, std::size_t n, nanos at) {
-    pod placed(preempt::model::pod_spec{.uid = p.uid(), .priority = p.priority(), .requests = p.requests(),
-                                        .start_time = at});
+    pod placed(preempt::model::pod_spec{
+        .uid = p.uid(), .priority = p.priority(), .requests = p.requests(), .start_time = at});
     where_.emplace(p.uid(), n);
     cluster_.add_pod(n, std::move(placed));
   }
@@ -566,8 +603,10 @@ class simulation {
   }
 
   void regular_cycle() {
-    const pod p(preempt::model::pod_spec{.uid = next_uid_++, .priority = low_priority,
-                                         .requests = {100, 500 * Mi}, .start_time = {}});
+    const pod p(preempt::model::pod_spec{.uid = next_uid_++,
+                                         .priority = low_priority,
+                                         .requests = {100, 500 * Mi},
+                                         .start_time = {}});
     for (std::size_t k = 0; k < cluster_.size(); ++k) {
       const std::size_t n = (cursor_ + k) % cluster_.size();
       if (!fits_on(p, n)) continue;
@@ -606,8 +645,8 @@ class simulation {
     ++rec.evaluations;
     preempt::attempt at;
     at.nominated_node = rec.node;
-    const auto& d = evaluator_->evaluate(p, cluster_, statuses_, preempt::no_budgets{}, ledger_.reader(),
-                                         preempt::inline_executor{}, at);
+    const auto& d = evaluator_->evaluate(p, cluster_, statuses_, preempt::no_budgets{},
+                                         ledger_.reader(), preempt::inline_executor{}, at);
     ctx_clock_ = now_ + cycle_ + eval_;
     preempt::dispatch_result res;
     if (m_ == mode::inline_dispatch) res = inline_->apply(p, d);
@@ -673,7 +712,9 @@ preempt::eviction_result api_client::evict(const pod& victim, const pod& preempt
   return sim->api_evict(victim, preemptor);
 }
 void loop_hooks::reactivate(const pod& p) { sim->on_reactivate(p); }
-void loop_hooks::on_preemption_dispatched(const pod& p, std::size_t victims) { sim->on_dispatched(p, victims); }
+void loop_hooks::on_preemption_dispatched(const pod& p, std::size_t victims) {
+  sim->on_dispatched(p, victims);
+}
 void loop_hooks::finished(const pod& p, bool success) { sim->on_finished(p, success); }
 void virtual_executor::execute(preempt::task_ref t) const { sim->queue_task(t); }
 
@@ -684,7 +725,9 @@ double measure_eval_ms(std::size_t nodes) {
   std::unordered_map<pod_id, std::size_t> where;
   pod_id uid = 1;
   simulation::build_cluster(c, where, nodes, uid);
-  const pod p(preempt::model::pod_spec{.uid = uid++, .priority = preemptor_priority, .requests = {3000, 500 * Mi},
+  const pod p(preempt::model::pod_spec{.uid = uid++,
+                                       .priority = preemptor_priority,
+                                       .requests = {3000, 500 * Mi},
                                        .start_time = {}});
   const preempt::filter_statuses statuses(nodes, preempt::status_code::unschedulable);
   evaluator_type ev;
@@ -693,7 +736,8 @@ double measure_eval_ms(std::size_t nodes) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto& d = ev.evaluate(p, c, statuses, preempt::no_budgets{}, preempt::no_nominations{},
                                 preempt::inline_executor{});
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (d.kind != preempt::decision_kind::nominated) {
       std::fprintf(stderr, "async-loop-sim: the startup evaluation did not nominate\n");
       std::exit(1);
@@ -717,43 +761,56 @@ double predicted(const options& o, double baseline, double rate, const run_resul
   const double c = o.cycle_cost_ms / 1e3;
   const double d_eval = (o.eval_cost_measured ? o.measured_eval_ms : o.eval_cost_ms) / 1e3;
   const double a = std::max(1.0, r.attempts_per_preemptor);
-  const double k = r.dispatches ? static_cast<double>(r.eviction_calls) / static_cast<double>(r.dispatches) : 0;
+  const double k =
+      r.dispatches ? static_cast<double>(r.eviction_calls) / static_cast<double>(r.dispatches) : 0;
   const double l = r.api_ms_per_eviction / 1e3;
   return std::max(0.0, baseline * (1 - rate * (c + a * (c + d_eval + (async ? 0.0 : k * l)))));
 }
 
 void print_distribution(std::FILE* f, const char* name, const distribution& d, bool last = false) {
-  std::fprintf(f, "\"%s\": {\"mean\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"count\": %zu}%s", name, d.mean, d.p50,
-               d.p99, d.count, last ? "" : ", ");
+  std::fprintf(f, "\"%s\": {\"mean\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"count\": %zu}%s", name,
+               d.mean, d.p50, d.p99, d.count, last ? "" : ", ");
 }
 
-void print_json(const options& o, const std::vector<run_result>& runs, const std::vector<summary_row>& rows,
-                bool target_met, bool model_ok) {
+void print_json(const options& o, const std::vector<run_result>& runs,
+                const std::vector<summary_row>& rows, bool target_met, bool model_ok) {
   std::FILE* f = stdout;
-  std::fprintf(f, "{\n  \"simulation\": \"preempt-async-loop-sim\",\n  \"time\": \"virtual (discrete-event)\",\n");
   std::fprintf(f,
-               "  \"config\": {\"nodes\": %zu, \"low_pods_per_node\": 4, \"low_pod_cpu_m\": 900, \"preemptor_cpu_m\": "
-               "3000, \"regular_pod_cpu_m\": 100, \"regular_pods\": %zu, \"cycle_cost_ms\": %.3f, \"eval_cost_ms\": "
-               "%.4f, \"eval_cost_source\": \"%s\", \"measured_eval_ms\": %.4f, \"jitter\": %.3f, \"failure_rate\": "
+               "{\n  \"simulation\": \"preempt-async-loop-sim\",\n  \"time\": \"virtual "
+               "(discrete-event)\",\n");
+  std::fprintf(f,
+               "  \"config\": {\"nodes\": %zu, \"low_pods_per_node\": 4, \"low_pod_cpu_m\": 900, "
+               "\"preemptor_cpu_m\": "
+               "3000, \"regular_pod_cpu_m\": 100, \"regular_pods\": %zu, \"cycle_cost_ms\": %.3f, "
+               "\"eval_cost_ms\": "
+               "%.4f, \"eval_cost_source\": \"%s\", \"measured_eval_ms\": %.4f, \"jitter\": %.3f, "
+               "\"failure_rate\": "
                "%.4f, \"qps\": %.1f, \"burst\": %.1f, \"max_time_s\": %.1f, \"seed\": %llu},\n",
-               o.nodes, o.regular_pods, o.cycle_cost_ms, o.eval_cost_measured ? o.measured_eval_ms : o.eval_cost_ms,
-               o.eval_cost_measured ? "measured" : "fixed", o.measured_eval_ms, o.jitter, o.failure_rate, o.qps,
-               o.burst, o.max_time_s, static_cast<unsigned long long>(o.seed));
+               o.nodes, o.regular_pods, o.cycle_cost_ms,
+               o.eval_cost_measured ? o.measured_eval_ms : o.eval_cost_ms,
+               o.eval_cost_measured ? "measured" : "fixed", o.measured_eval_ms, o.jitter,
+               o.failure_rate, o.qps, o.burst, o.max_time_s,
+               static_cast<unsigned long long>(o.seed));
   std::fprintf(f, "  \"runs\": [\n");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const run_result& r = runs[i];
-    std::fprintf(f,
-                 "    {\"mode\": \"%s\", \"rate\": %.1f, \"latency_ms\": %.1f, \"throughput\": %.2f, "
-                 "\"regular_scheduled\": %zu, \"capped\": %s, \"duration_s\": %.4f, \"preemptors_arrived\": %zu, "
-                 "\"preemptors_nominated\": %zu, \"preemptors_bound\": %zu, \"evaluations\": %zu, \"dispatches\": "
-                 "%zu, \"eviction_calls\": %zu, \"evictions\": %zu, \"failed_calls\": %zu, \"async_failed\": %zu, "
-                 "\"inline_failed\": %zu, \"attempts_per_preemptor\": %.3f, \"evictions_per_s\": %.2f, "
-                 "\"victims_per_preemption\": %.3f, "
-                 "\"api_ms_per_eviction\": %.3f, \"throttle_ms_total\": %.1f, ",
-                 name_of(r.m), r.rate, r.latency_ms, r.throughput, r.regular_scheduled, r.capped ? "true" : "false",
-                 r.duration_s, r.preemptors_arrived, r.preemptors_nominated, r.preemptors_bound, r.evaluations,
-                 r.dispatches, r.eviction_calls, r.evictions, r.failed_calls, r.async_failed, r.inline_failed,
-                 r.attempts_per_preemptor, r.evictions_per_s, r.victims_per_preemption, r.api_ms_per_eviction, r.throttle_ms_total);
+    std::fprintf(
+        f,
+        "    {\"mode\": \"%s\", \"rate\": %.1f, \"latency_ms\": %.1f, \"throughput\": %.2f, "
+        "\"regular_scheduled\": %zu, \"capped\": %s, \"duration_s\": %.4f, \"preemptors_arrived\": "
+        "%zu, "
+        "\"preemptors_nominated\": %zu, \"preemptors_bound\": %zu, \"evaluations\": %zu, "
+        "\"dispatches\": "
+        "%zu, \"eviction_calls\": %zu, \"evictions\": %zu, \"failed_calls\": %zu, "
+        "\"async_failed\": %zu, "
+        "\"inline_failed\": %zu, \"attempts_per_preemptor\": %.3f, \"evictions_per_s\": %.2f, "
+        "\"victims_per_preemption\": %.3f, "
+        "\"api_ms_per_eviction\": %.3f, \"throttle_ms_total\": %.1f, ",
+        name_of(r.m), r.rate, r.latency_ms, r.throughput, r.regular_scheduled,
+        r.capped ? "true" : "false", r.duration_s, r.preemptors_arrived, r.preemptors_nominated,
+        r.preemptors_bound, r.evaluations, r.dispatches, r.eviction_calls, r.evictions,
+        r.failed_calls, r.async_failed, r.inline_failed, r.attempts_per_preemptor,
+        r.evictions_per_s, r.victims_per_preemption, r.api_ms_per_eviction, r.throttle_ms_total);
     print_distribution(f, "to_nominate_ms", r.to_nominate_ms);
     print_distribution(f, "to_victims_gone_ms", r.to_victims_gone_ms);
     print_distribution(f, "to_bind_ms", r.to_bind_ms, true);
@@ -764,54 +821,67 @@ void print_json(const options& o, const std::vector<run_result>& runs, const std
     const summary_row& s = rows[i];
     const double b = s.baseline->throughput;
     std::fprintf(f,
-                 "    {\"rate\": %.1f, \"latency_ms\": %.1f, \"baseline\": %.2f, \"inline\": %.2f, \"async\": %.2f, "
-                 "\"async_over_baseline\": %.4f, \"inline_over_baseline\": %.4f, \"inline_predicted\": %.2f, "
+                 "    {\"rate\": %.1f, \"latency_ms\": %.1f, \"baseline\": %.2f, \"inline\": %.2f, "
+                 "\"async\": %.2f, "
+                 "\"async_over_baseline\": %.4f, \"inline_over_baseline\": %.4f, "
+                 "\"inline_predicted\": %.2f, "
                  "\"inline_predicted_over_baseline\": %.4f, \"inline_prediction_error\": %.4f, "
                  "\"async_predicted\": %.2f}%s\n",
-                 s.rate, s.latency_ms, b, s.inl->throughput, s.async->throughput, s.async->throughput / b,
-                 s.inl->throughput / b, s.predicted_inline, s.predicted_inline / b, s.inline_error,
-                 s.predicted_async, i + 1 < rows.size() ? "," : "");
+                 s.rate, s.latency_ms, b, s.inl->throughput, s.async->throughput,
+                 s.async->throughput / b, s.inl->throughput / b, s.predicted_inline,
+                 s.predicted_inline / b, s.inline_error, s.predicted_async,
+                 i + 1 < rows.size() ? "," : "");
   }
-  std::fprintf(f, "  ],\n  \"targets\": {\"async_over_baseline_at_L50_r5_ge_0_9\": %s, "
-                  "\"inline_within_10pct_of_model\": %s}\n}\n",
+  std::fprintf(f,
+               "  ],\n  \"targets\": {\"async_over_baseline_at_L50_r5_ge_0_9\": %s, "
+               "\"inline_within_10pct_of_model\": %s}\n}\n",
                target_met ? "true" : "false", model_ok ? "true" : "false");
 }
 
-void print_table(const options& o, const std::vector<run_result>& runs, const std::vector<summary_row>& rows,
-                 bool target_met, bool model_ok) {
-  std::printf("preempt-async-loop-sim: virtual (discrete-event) time; %zu nodes x 4 pods of 900m, %zu regular pods "
-              "of 100m, preemptors 3000m\n",
-              o.nodes, o.regular_pods);
-  std::printf("cycle cost %.3f ms, evaluation cost %.3f ms (%s; evaluate() measured here: %.3f ms), jitter %.0f%%, "
-              "failure rate %.1f%%, QPS %.0f burst %.0f\n\n",
-              o.cycle_cost_ms, o.eval_cost_measured ? o.measured_eval_ms : o.eval_cost_ms,
-              o.eval_cost_measured ? "measured" : "fixed", o.measured_eval_ms, o.jitter * 100, o.failure_rate * 100,
-              o.qps, o.burst);
-  std::printf("%5s %6s %-8s %9s %6s %9s %9s %9s %9s %8s %7s %6s %6s\n", "r/s", "L ms", "mode", "pods/s", "x base",
-              "nominate", "gone", "bound", "evict/s", "k", "L_eff", "fails", "cap");
-  std::printf("%5s %6s %-8s %9s %6s %9s %9s %9s %9s %8s %7s %6s %6s\n", "", "", "", "", "", "ms p50", "ms p50",
-              "ms p50", "", "", "ms", "", "");
+void print_table(const options& o, const std::vector<run_result>& runs,
+                 const std::vector<summary_row>& rows, bool target_met, bool model_ok) {
+  std::printf(
+      "preempt-async-loop-sim: virtual (discrete-event) time; %zu nodes x 4 pods of 900m, %zu "
+      "regular pods "
+      "of 100m, preemptors 3000m\n",
+      o.nodes, o.regular_pods);
+  std::printf(
+      "cycle cost %.3f ms, evaluation cost %.3f ms (%s; evaluate() measured here: %.3f ms), jitter "
+      "%.0f%%, "
+      "failure rate %.1f%%, QPS %.0f burst %.0f\n\n",
+      o.cycle_cost_ms, o.eval_cost_measured ? o.measured_eval_ms : o.eval_cost_ms,
+      o.eval_cost_measured ? "measured" : "fixed", o.measured_eval_ms, o.jitter * 100,
+      o.failure_rate * 100, o.qps, o.burst);
+  std::printf("%5s %6s %-8s %9s %6s %9s %9s %9s %9s %8s %7s %6s %6s\n", "r/s", "L ms", "mode",
+              "pods/s", "x base", "nominate", "gone", "bound", "evict/s", "k", "L_eff", "fails",
+              "cap");
+  std::printf("%5s %6s %-8s %9s %6s %9s %9s %9s %9s %8s %7s %6s %6s\n", "", "", "", "", "",
+              "ms p50", "ms p50", "ms p50", "", "", "ms", "", "");
   for (const run_result& r : runs) {
     double base = 0;
     for (const summary_row& s : rows)
       if (s.rate == r.rate && s.latency_ms == r.latency_ms) base = s.baseline->throughput;
-    std::printf("%5.0f %6.0f %-8s %9.1f %6.3f %9.1f %9.1f %9.1f %9.1f %8.2f %7.1f %6zu %6s\n", r.rate, r.latency_ms,
-                name_of(r.m), r.throughput, base > 0 ? r.throughput / base : 0, r.to_nominate_ms.p50,
-                r.to_victims_gone_ms.p50, r.to_bind_ms.p50, r.evictions_per_s, r.victims_per_preemption,
+    std::printf("%5.0f %6.0f %-8s %9.1f %6.3f %9.1f %9.1f %9.1f %9.1f %8.2f %7.1f %6zu %6s\n",
+                r.rate, r.latency_ms, name_of(r.m), r.throughput,
+                base > 0 ? r.throughput / base : 0, r.to_nominate_ms.p50, r.to_victims_gone_ms.p50,
+                r.to_bind_ms.p50, r.evictions_per_s, r.victims_per_preemption,
                 r.api_ms_per_eviction, r.failed_calls, r.capped ? "yes" : "");
   }
-  std::printf("\n%5s %6s %10s %10s %10s %8s %8s %12s %8s\n", "r/s", "L ms", "baseline", "inline", "async", "async/b",
-              "inline/b", "inline model", "error");
+  std::printf("\n%5s %6s %10s %10s %10s %8s %8s %12s %8s\n", "r/s", "L ms", "baseline", "inline",
+              "async", "async/b", "inline/b", "inline model", "error");
   for (const summary_row& s : rows) {
     const double b = s.baseline->throughput;
-    std::printf("%5.0f %6.0f %10.1f %10.1f %10.1f %8.3f %8.3f %12.1f %7.1f%%\n", s.rate, s.latency_ms, b,
-                s.inl->throughput, s.async->throughput, s.async->throughput / b, s.inl->throughput / b,
-                s.predicted_inline, s.inline_error * 100);
+    std::printf("%5.0f %6.0f %10.1f %10.1f %10.1f %8.3f %8.3f %12.1f %7.1f%%\n", s.rate,
+                s.latency_ms, b, s.inl->throughput, s.async->throughput, s.async->throughput / b,
+                s.inl->throughput / b, s.predicted_inline, s.inline_error * 100);
   }
-  std::printf("\ntarget async >= 0.9 x baseline at L = 50 ms, r = 5/s: %s\n", target_met ? "met" : "MISSED");
-  std::printf("inline within 10%% of the cost model (relative, or 10%% of baseline when the model predicts < 10%%): "
-              "%s\n",
-              model_ok ? "yes" : "NO");
+  std::printf("\ntarget async >= 0.9 x baseline at L = 50 ms, r = 5/s: %s\n",
+              target_met ? "met" : "MISSED");
+  std::printf(
+      "inline within 10%% of the cost model (relative, or 10%% of baseline when the model predicts "
+      "< 10%%): "
+      "%s\n",
+      model_ok ? "yes" : "NO");
 }
 
 }  // namespace
@@ -854,7 +924,9 @@ int main(int argc, char** argv) {
   else
     print_table(o, runs, rows, target_met, model_ok);
   if (!evicted_everywhere) {
-    std::fprintf(stderr, "async-loop-sim: a run with preemptors evicted nothing: preemption did not happen\n");
+    std::fprintf(
+        stderr,
+        "async-loop-sim: a run with preemptors evicted nothing: preemption did not happen\n");
     return 1;
   }
   return 0;

@@ -50,9 +50,10 @@ void BM_budgets(benchmark::State& state) {
   evaluator ev;
   preempt::attempt at;
   at.offset = 0;
-  const auto& d0 = ev.evaluate(w.preemptor, w.cluster, w.statuses, w.budgets, preempt::no_nominations{},
-                               preempt::inline_executor{}, at);
-  bench::expect(d0.kind == preempt::decision_kind::nominated && !d0.victims.empty(), "budgets: no preemption");
+  const auto& d0 = ev.evaluate(w.preemptor, w.cluster, w.statuses, w.budgets,
+                               preempt::no_nominations{}, preempt::inline_executor{}, at);
+  bench::expect(d0.kind == preempt::decision_kind::nominated && !d0.victims.empty(),
+                "budgets: no preemption");
   const std::vector<std::size_t> nodes = bench::nodes_evaluated(d0);
   const std::size_t pods = bench::pods_on(w.cluster, nodes);
   const std::int64_t violations = d0.pdb_violations;
@@ -64,30 +65,37 @@ void BM_budgets(benchmark::State& state) {
   const auto& dn = plain.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
                                   preempt::no_nominations{}, preempt::inline_executor{}, at);
   const std::size_t pods_none = bench::pods_on(w.cluster, bench::nodes_evaluated(dn));
-  const double none_ns = bench::time_ns([&] {
-    const auto& d = plain.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
-                                   preempt::no_nominations{}, preempt::inline_executor{}, at);
-    benchmark::DoNotOptimize(d.node_index);
-  }, 0.1);
+  const double none_ns = bench::time_ns(
+      [&] {
+        const auto& d = plain.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
+                                       preempt::no_nominations{}, preempt::inline_executor{}, at);
+        benchmark::DoNotOptimize(d.node_index);
+      },
+      0.1);
 
-  const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
+  const double scan =
+      bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
   const std::string key = std::to_string(budgets) + (overlapping ? "/overlapping/" : "/disjoint/") +
                           std::to_string(allowed);
-  const double ref = bench::reference_ns(key, [&] {
-    const auto r = naive_reference::preempt(w.preemptor, w.reference_input({}, 0));
-    bench::expect(r.kind == preempt::decision_kind::nominated && r.node_index == d0.node_index &&
-                      r.violations == violations,
-                  "budgets: the reference disagrees");
-    benchmark::DoNotOptimize(r.node_index);
-  }, static_cast<double>(pods) * static_cast<double>(std::max<std::size_t>(budgets, per_node)));
+  const double ref = bench::reference_ns(
+      key,
+      [&] {
+        const auto r = naive_reference::preempt(w.preemptor, w.reference_input({}, 0));
+        bench::expect(r.kind == preempt::decision_kind::nominated &&
+                          r.node_index == d0.node_index && r.violations == violations,
+                      "budgets: the reference disagrees");
+        benchmark::DoNotOptimize(r.node_index);
+      },
+      static_cast<double>(pods) * static_cast<double>(std::max<std::size_t>(budgets, per_node)));
   const double ns = bench::timed_loop(state, [&] {
-    const auto& d = ev.evaluate(w.preemptor, w.cluster, w.statuses, w.budgets, preempt::no_nominations{},
-                                preempt::inline_executor{}, at);
+    const auto& d = ev.evaluate(w.preemptor, w.cluster, w.statuses, w.budgets,
+                                preempt::no_nominations{}, preempt::inline_executor{}, at);
     std::size_t n = d.node_index;
     benchmark::DoNotOptimize(n);
   });
   bench::report(state, ns, pods, scan, ref);
-  state.counters["x_no_budgets"] = (ns / static_cast<double>(pods)) / (none_ns / static_cast<double>(pods_none));
+  state.counters["x_no_budgets"] =
+      (ns / static_cast<double>(pods)) / (none_ns / static_cast<double>(pods_none));
   state.counters["x_no_budgets_per_op"] = ns / none_ns;
   state.counters["nodes_evaluated"] = static_cast<double>(nodes.size());
   state.counters["candidates_violating"] = static_cast<double>(with_violations);

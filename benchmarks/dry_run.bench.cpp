@@ -10,8 +10,9 @@
 //             works too), i.e. 2 / 3 workers
 // The dry run starts at offset 0 every time (same nodes every iteration). Counters: see
 // support/measure.hpp, plus nodes_evaluated, victims and workers. Timing: thread CPU time for
-// inline, wall time for the pools (their helpers run on other threads; load-sensitive). The reference and the plain
-// scan read the same nodes. Aborts if a decision does not nominate a node with victims.
+// inline, wall time for the pools (their helpers run on other threads; load-sensitive). The
+// reference and the plain scan read the same nodes. Aborts if a decision does not nominate a node
+// with victims.
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -52,7 +53,8 @@ preempt::sampling_args sampling(bool full) {
 }
 
 template <class E>
-void run(benchmark::State& state, const bench::world& w, bool full, std::size_t workers, const E& ex) {
+void run(benchmark::State& state, const bench::world& w, bool full, std::size_t workers,
+         const E& ex) {
   preempt::evaluator_config cfg;
   cfg.sampling = sampling(full);
   cfg.parallelism = workers;
@@ -60,7 +62,8 @@ void run(benchmark::State& state, const bench::world& w, bool full, std::size_t 
   preempt::attempt at;
   at.offset = 0;
   const auto evaluate = [&]() -> const auto& {
-    return ev.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{}, preempt::no_nominations{}, ex, at);
+    return ev.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
+                       preempt::no_nominations{}, ex, at);
   };
   // Warm-up, and the checks: a nomination with victims; the expected number of nodes evaluated.
   const auto& d0 = evaluate();
@@ -74,15 +77,19 @@ void run(benchmark::State& state, const bench::world& w, bool full, std::size_t 
   // More warm-up with helpers: each worker's scratch grows the first time it takes an item.
   for (int i = 0; i < (workers == 1 || bench::brief_run() ? 1 : 30); ++i) (void)evaluate();
 
-  const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
-  const std::string key = std::to_string(w.cluster.size()) + "x" + std::to_string(w.pods / w.cluster.size()) +
-                          (full ? "/full" : "/sampled");
-  const double ref = bench::reference_ns(key, [&] {
-    const auto r = naive_reference::preempt(w.preemptor, w.reference_input(cfg.sampling, 0));
-    bench::expect(r.kind == preempt::decision_kind::nominated && r.tried.size() == wanted,
-                  "dry run: the reference did not nominate");
-    benchmark::DoNotOptimize(r.node_index);
-  }, static_cast<double>(pods) * static_cast<double>(w.pods / w.cluster.size()));
+  const double scan =
+      bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
+  const std::string key = std::to_string(w.cluster.size()) + "x" +
+                          std::to_string(w.pods / w.cluster.size()) + (full ? "/full" : "/sampled");
+  const double ref = bench::reference_ns(
+      key,
+      [&] {
+        const auto r = naive_reference::preempt(w.preemptor, w.reference_input(cfg.sampling, 0));
+        bench::expect(r.kind == preempt::decision_kind::nominated && r.tried.size() == wanted,
+                      "dry run: the reference did not nominate");
+        benchmark::DoNotOptimize(r.node_index);
+      },
+      static_cast<double>(pods) * static_cast<double>(w.pods / w.cluster.size()));
 
   const double ns = bench::timed_loop(
       state,
@@ -115,8 +122,8 @@ void BM_dry_run(benchmark::State& state, bool full, exec_kind k, std::int64_t pe
   for (const bool full : {false, true})
     for (const auto& [exec_name, k] : execs)
       for (const std::int64_t per_node : {4, 30, 110}) {
-        const std::string name = std::string("dry_run/") + (full ? "full/" : "sampled/") + exec_name +
-                                 "/pods:" + std::to_string(per_node);
+        const std::string name = std::string("dry_run/") + (full ? "full/" : "sampled/") +
+                                 exec_name + "/pods:" + std::to_string(per_node);
         auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_dry_run, full, k, per_node);
         b->ArgName("nodes")->Arg(500)->Arg(1000)->Arg(5000);
         b->Unit(benchmark::kMicrosecond)->Complexity(benchmark::oN);

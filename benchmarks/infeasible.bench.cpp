@@ -25,7 +25,8 @@ constexpr std::size_t node_count = 5000;
 
 void BM_infeasible(benchmark::State& state) {
   const auto total = static_cast<std::size_t>(state.range(0));
-  const std::int64_t per_node_shape = std::max<std::int64_t>(1, static_cast<std::int64_t>(total / node_count));
+  const std::int64_t per_node_shape =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(total / node_count));
   const auto w = bench::make_world(node_count, total, per_node_shape, bench::preemptor_kind::huge);
   evaluator ev;  // upstream sampling defaults: irrelevant, no candidate is ever found
   preempt::attempt at;
@@ -42,13 +43,17 @@ void BM_infeasible(benchmark::State& state) {
   (void)evaluate();
 
   const std::vector<std::size_t> nodes = bench::all_nodes(w->cluster);
-  const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w->cluster, nodes); }, total);
-  const double ref = bench::reference_ns(std::to_string(total), [&] {
-    const auto r = naive_reference::preempt(w->preemptor, w->reference_input({}));
-    bench::expect(r.kind == preempt::decision_kind::unschedulable && r.message == message,
-                  "infeasible: the reference disagrees");
-    benchmark::DoNotOptimize(r.tried.data());
-  }, static_cast<double>(total) * static_cast<double>(per_node_shape));
+  const double scan =
+      bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w->cluster, nodes); }, total);
+  const double ref = bench::reference_ns(
+      std::to_string(total),
+      [&] {
+        const auto r = naive_reference::preempt(w->preemptor, w->reference_input({}));
+        bench::expect(r.kind == preempt::decision_kind::unschedulable && r.message == message,
+                      "infeasible: the reference disagrees");
+        benchmark::DoNotOptimize(r.tried.data());
+      },
+      static_cast<double>(total) * static_cast<double>(per_node_shape));
   const double ns = bench::timed_loop(state, [&] {
     const auto& d = evaluate();
     std::size_t n = d.diagnosis.size();

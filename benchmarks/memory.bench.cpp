@@ -2,9 +2,9 @@
 // operator new that tracks live heap bytes (this file's own, not tests/support/counting_new.hpp,
 // which counts calls only).
 //
-// BM_model_memory/pods:<p>: builds a model::resource_cluster of 1000 nodes (4 CPU / 32Gi / 110 slots) with
-// p pods each (the timed loop: add_node + add_pod, so ns_per_pod is the cost of building), then
-// reports
+// BM_model_memory/pods:<p>: builds a model::resource_cluster of 1000 nodes (4 CPU / 32Gi / 110
+// slots) with p pods each (the timed loop: add_node + add_pod, so ns_per_pod is the cost of
+// building), then reports
 //   bytes_per_pod          heap growth from adding the pods / pods, as add_pod grows each node's
 //                          vector geometrically (what a caller gets without reserve_pods)
 //   bytes_per_pod_reserved the same with reserve_pods(p) first (= sizeof(model::resource_pod))
@@ -47,7 +47,8 @@ inline void* take(std::size_t n) noexcept {
 inline void give(void* p) noexcept {
   if (p == nullptr) return;
   auto* base = static_cast<unsigned char*>(p) - header;
-  live.fetch_sub(static_cast<std::int64_t>(*reinterpret_cast<std::size_t*>(base)), std::memory_order_relaxed);
+  live.fetch_sub(static_cast<std::int64_t>(*reinterpret_cast<std::size_t*>(base)),
+                 std::memory_order_relaxed);
   std::free(base);
 }
 inline std::int64_t bytes() noexcept { return live.load(std::memory_order_relaxed); }
@@ -70,7 +71,8 @@ namespace {
 using pod = preempt::model::resource_pod;
 constexpr std::size_t node_count = 1000;
 
-void build(preempt::model::resource_cluster& c, std::int64_t per_node, bool reserve, preempt::model::pod_id& uid) {
+void build(preempt::model::resource_cluster& c, std::int64_t per_node, bool reserve,
+           preempt::model::pod_id& uid) {
   c.reserve_nodes(node_count);
   for (std::size_t n = 0; n < node_count; ++n) {
     c.add_node("node-" + std::to_string(n), {4000, std::int64_t{32} << 30, 110});
@@ -78,7 +80,9 @@ void build(preempt::model::resource_cluster& c, std::int64_t per_node, bool rese
   }
   for (std::int64_t k = 0; k < per_node; ++k)
     for (std::size_t n = 0; n < node_count; ++n)
-      c.add_pod(n, pod({.uid = uid++, .priority = 0, .requests = {3600 / per_node, 500 << 20},
+      c.add_pod(n, pod({.uid = uid++,
+                        .priority = 0,
+                        .requests = {3600 / per_node, 500 << 20},
                         .start_time = static_cast<std::int64_t>(uid * 7919 % 100000)}));
 }
 
@@ -93,7 +97,8 @@ void BM_model_memory(benchmark::State& state) {
     const std::int64_t before = heap::bytes();
     preempt::model::resource_cluster c;
     c.reserve_nodes(node_count);
-    for (std::size_t n = 0; n < node_count; ++n) c.add_node("node-" + std::to_string(n), {4000, std::int64_t{32} << 30, 110});
+    for (std::size_t n = 0; n < node_count; ++n)
+      c.add_node("node-" + std::to_string(n), {4000, std::int64_t{32} << 30, 110});
     node_heap = heap::bytes() - before;
   }
   // Pods, without and with reserve_pods.
@@ -112,10 +117,12 @@ void BM_model_memory(benchmark::State& state) {
       preempt::evaluator<preempt::model::resource_cluster> ev(cfg);
       const preempt::filter_statuses statuses(node_count, preempt::status_code::unschedulable);
       const std::int64_t statuses_heap = heap::bytes() - before_eval;
-      const pod preemptor({.uid = uid++, .priority = 10, .requests = {3000, 500 << 20}, .start_time = {}});
-      const auto& d = ev.evaluate(preemptor, c, statuses, preempt::no_budgets{}, preempt::no_nominations{},
-                                  preempt::inline_executor{});
-      if (d.kind != preempt::decision_kind::nominated || d.diagnosis.size() != node_count) std::abort();
+      const pod preemptor(
+          {.uid = uid++, .priority = 10, .requests = {3000, 500 << 20}, .start_time = {}});
+      const auto& d = ev.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                  preempt::no_nominations{}, preempt::inline_executor{});
+      if (d.kind != preempt::decision_kind::nominated || d.diagnosis.size() != node_count)
+        std::abort();
       eval_per_node = static_cast<double>(heap::bytes() - before_eval - statuses_heap) /
                       static_cast<double>(node_count);
     }
@@ -132,14 +139,16 @@ void BM_model_memory(benchmark::State& state) {
     std::vector<pod> pending;
     pending.reserve(node_count);
     for (std::size_t n = 0; n < node_count; ++n)
-      pending.emplace_back(preempt::model::pod_spec{.uid = uid++, .priority = 10, .requests = {100, 1}, .start_time = {}});
+      pending.emplace_back(preempt::model::pod_spec{
+          .uid = uid++, .priority = 10, .requests = {100, 1}, .start_time = {}});
     const std::int64_t before = heap::bytes();
     {
       preempt::nomination_ledger<pod> ledger;
       ledger.reserve(node_count, node_count, 1);
       for (std::size_t n = 0; n < node_count; ++n) ledger.nominate(pending[n], n);
-      ledger_per_node = static_cast<double>(heap::bytes() - before + static_cast<std::int64_t>(sizeof ledger)) /
-                        static_cast<double>(node_count);
+      ledger_per_node =
+          static_cast<double>(heap::bytes() - before + static_cast<std::int64_t>(sizeof ledger)) /
+          static_cast<double>(node_count);
     }
     const std::int64_t before_b = heap::bytes();
     {
@@ -147,7 +156,8 @@ void BM_model_memory(benchmark::State& state) {
       constexpr std::size_t members = 30000;
       for (std::size_t b = 0; b < members / 3; ++b) t.add_budget(0, 1);
       for (std::size_t m = 0; m < members; ++m) t.add_member(m / 3, m + 1);
-      budget_per_member = static_cast<double>(heap::bytes() - before_b) / static_cast<double>(members);
+      budget_per_member =
+          static_cast<double>(heap::bytes() - before_b) / static_cast<double>(members);
     }
   }
 
@@ -159,14 +169,17 @@ void BM_model_memory(benchmark::State& state) {
     build(c, per_node, false, uid);
     benchmark::DoNotOptimize(c.size());
   }
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  const double ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
   const auto iterations = static_cast<double>(state.iterations());
   state.counters["ns_per_pod"] = ns / (pods * iterations);
-  state.counters["allocs_per_pod"] = static_cast<double>(heap::calls.load() - calls_before) / (pods * iterations);
+  state.counters["allocs_per_pod"] =
+      static_cast<double>(heap::calls.load() - calls_before) / (pods * iterations);
   state.counters["bytes_per_pod"] = per_pod;
   state.counters["bytes_per_pod_reserved"] = per_pod_reserved;
   state.counters["bytes_per_node"] =
-      (static_cast<double>(sizeof(preempt::model::resource_cluster)) + static_cast<double>(node_heap)) /
+      (static_cast<double>(sizeof(preempt::model::resource_cluster)) +
+       static_cast<double>(node_heap)) /
       static_cast<double>(node_count);
   state.counters["sizeof_pod"] = static_cast<double>(sizeof(pod));
   state.counters["sizeof_node"] = static_cast<double>(sizeof(preempt::model::resource_node));
@@ -177,4 +190,9 @@ void BM_model_memory(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_model_memory)->ArgName("pods")->Arg(4)->Arg(30)->Arg(110)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_model_memory)
+    ->ArgName("pods")
+    ->Arg(4)
+    ->Arg(30)
+    ->Arg(110)
+    ->Unit(benchmark::kMillisecond);

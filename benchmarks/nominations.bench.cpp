@@ -47,26 +47,33 @@ void BM_nominations(benchmark::State& state) {
                        preempt::inline_executor{}, at);
   };
   const auto& d0 = evaluate();
-  bench::expect(d0.kind == preempt::decision_kind::nominated && !d0.victims.empty(), "nominations: no preemption");
+  bench::expect(d0.kind == preempt::decision_kind::nominated && !d0.victims.empty(),
+                "nominations: no preemption");
   const std::size_t victims = d0.victims.size();
   const std::size_t node = d0.node_index;
   const std::vector<std::size_t> nodes = bench::nodes_evaluated(d0);
   const std::size_t pods = bench::pods_on(w.cluster, nodes);
 
   evaluator plain(cfg);
-  const double none_ns = bench::time_ns([&] {
-    const auto& d = plain.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
-                                   preempt::no_nominations{}, preempt::inline_executor{}, at);
-    benchmark::DoNotOptimize(d.node_index);
-  }, 0.1);
-  const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
-  const double ref = bench::reference_ns(std::to_string(per_node) + (full ? "/full" : "/sampled"), [&] {
-    const auto r = naive_reference::preempt(w.preemptor, w.reference_input(cfg.sampling, 0));
-    bench::expect(r.kind == preempt::decision_kind::nominated && r.node_index == node &&
-                      r.victims.size() == victims,
-                  "nominations: the reference disagrees");
-    benchmark::DoNotOptimize(r.node_index);
-  }, static_cast<double>(pods) * static_cast<double>(4 + 4 * per_node));
+  const double none_ns = bench::time_ns(
+      [&] {
+        const auto& d = plain.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
+                                       preempt::no_nominations{}, preempt::inline_executor{}, at);
+        benchmark::DoNotOptimize(d.node_index);
+      },
+      0.1);
+  const double scan =
+      bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w.cluster, nodes); }, pods);
+  const double ref = bench::reference_ns(
+      std::to_string(per_node) + (full ? "/full" : "/sampled"),
+      [&] {
+        const auto r = naive_reference::preempt(w.preemptor, w.reference_input(cfg.sampling, 0));
+        bench::expect(r.kind == preempt::decision_kind::nominated && r.node_index == node &&
+                          r.victims.size() == victims,
+                      "nominations: the reference disagrees");
+        benchmark::DoNotOptimize(r.node_index);
+      },
+      static_cast<double>(pods) * static_cast<double>(4 + 4 * per_node));
   const double ns = bench::timed_loop(state, [&] {
     const auto& d = evaluate();
     std::size_t n = d.node_index;

@@ -9,7 +9,8 @@
 // BM_select_victims_upstream (W1 per node): upstream shapes (support/fixtures.hpp): a 4-CPU node
 // with 4, 30 or 110 priority-0 pods using 3.6 CPU, a 3000m priority-10 preemptor; the plain scan
 // reads every pod's priority, start time and all its requests (the definition of every other
-// benchmark). Both run on nodes kept in importance order (model::resource_cluster), so no sort happens.
+// benchmark). Both run on nodes kept in importance order (model::resource_cluster), so no sort
+// happens.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -42,7 +43,9 @@ fixture make_node(std::int64_t pods) {
                               .priority = static_cast<std::int32_t>((k * 7) % 5) * 100,
                               .requests = {per_pod, 1 << 20},
                               .start_time = k * 1000}));
-  f.preemptor = pod({.uid = 1000000, .priority = 1000, .requests = {per_pod * pods * 4 / 10, 1 << 20},
+  f.preemptor = pod({.uid = 1000000,
+                     .priority = 1000,
+                     .requests = {per_pod * pods * 4 / 10, 1 << 20},
                      .start_time = {}});
   return f;
 }
@@ -64,7 +67,8 @@ double plain_scan_ns_per_pod(const fixture& f) {
     benchmark::DoNotOptimize(sink += plain_scan(node, f.preemptor.priority()));
     benchmark::ClobberMemory();
   }
-  const auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start);
+  const auto ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start);
   return ns.count() / rounds / static_cast<double>(node.pods().size());
 }
 
@@ -73,7 +77,8 @@ template <class Body>
 double time_per_pod(benchmark::State& state, Body&& body) {
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) body();
-  const auto ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start);
+  const auto ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start);
   return ns.count() / static_cast<double>(state.iterations()) / static_cast<double>(state.range(0));
 }
 
@@ -133,8 +138,8 @@ void BM_select_victims_upstream(benchmark::State& state) {
   bench::expect(r0.is_candidate() && !r0.victims.empty(), "select_victims: no preemption");
   const std::size_t victims = r0.victims.size();
   const std::vector<std::size_t> nodes{0};
-  const double scan = bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w->cluster, nodes); },
-                                                   node.pods().size());
+  const double scan = bench::plain_scan_ns_per_pod(
+      [&] { return bench::plain_scan(w->cluster, nodes); }, node.pods().size());
   const naive_reference::input in = w->reference_input({});
   const double ref = bench::reference_ns("upstream/" + std::to_string(per_node), [&] {
     const auto r = naive_reference::select_victims(w->preemptor, in, 0);

@@ -57,13 +57,15 @@ std::vector<expected> read_expected(const std::string& path) {
   simdjson::dom::element doc;
   if (parser.load(path).get(doc)) die(2, path + ": not a JSON document");
   simdjson::dom::array results;
-  if (doc["results"].get_array().get(results)) die(2, path + ": no results array (the output of `speed`)");
+  if (doc["results"].get_array().get(results))
+    die(2, path + ": no results array (the output of `speed`)");
   std::vector<expected> out;
   for (simdjson::dom::element r : results) {
     expected e;
     std::string_view s, node;
     simdjson::dom::array victims;
-    if (r["sampling"].get_string().get(s) || r["decision"]["nominatedNodeName"].get_string().get(node) ||
+    if (r["sampling"].get_string().get(s) ||
+        r["decision"]["nominatedNodeName"].get_string().get(node) ||
         r["decision"]["victims"].get_array().get(victims))
       die(2, path + ": results[" + std::to_string(out.size()) + "]: needs sampling and decision");
     e.sampling = std::string(s);
@@ -125,9 +127,10 @@ std::string json_string(std::string_view s) {
 }
 
 std::string json_timing(const timing& t) {
-  std::string out = "{\"nsPerDecision\": " + std::to_string(t.ns) + ", \"decisionsPerRun\": " +
-                    std::to_string(t.per_run) + ", \"runs\": [";
-  for (std::size_t i = 0; i < t.runs.size(); ++i) out += (i ? ", " : "") + std::to_string(t.runs[i]);
+  std::string out = "{\"nsPerDecision\": " + std::to_string(t.ns) +
+                    ", \"decisionsPerRun\": " + std::to_string(t.per_run) + ", \"runs\": [";
+  for (std::size_t i = 0; i < t.runs.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(t.runs[i]);
   return out + "]}";
 }
 
@@ -140,15 +143,23 @@ int main(int argc, char** argv) {
   std::size_t pool_workers = 2;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (i + 1 >= argc) die(2, std::string(a) + ": missing value (see the header of benchmarks/x_upstream.cpp)");
+    if (i + 1 >= argc)
+      die(2, std::string(a) + ": missing value (see the header of benchmarks/x_upstream.cpp)");
     const char* v = argv[++i];
-    if (a == "--cluster") cluster = v;
-    else if (a == "--pod") pod_file = v;
-    else if (a == "--expect") expect = v;
-    else if (a == "--runs") runs = std::atoi(v);
-    else if (a == "--run-seconds") run_seconds = std::atof(v);
-    else if (a == "--pool-workers") pool_workers = static_cast<std::size_t>(std::atoi(v));
-    else die(2, "unknown option " + std::string(a));
+    if (a == "--cluster")
+      cluster = v;
+    else if (a == "--pod")
+      pod_file = v;
+    else if (a == "--expect")
+      expect = v;
+    else if (a == "--runs")
+      runs = std::atoi(v);
+    else if (a == "--run-seconds")
+      run_seconds = std::atof(v);
+    else if (a == "--pool-workers")
+      pool_workers = static_cast<std::size_t>(std::atoi(v));
+    else
+      die(2, "unknown option " + std::string(a));
   }
   if (cluster.empty() || pod_file.empty() || expect.empty())
     die(2, "--cluster, --pod and --expect are required");
@@ -174,9 +185,9 @@ int main(int argc, char** argv) {
   if (auto e = analysis.build(dump)) die(2, e->message);
   preempt::thread_pool pool(pool_workers);
 
-  std::string out = "{\n  \"nodes\": " + std::to_string(dump.nodes.size()) + ",\n  \"pods\": " +
-                    std::to_string(dump.pods.size()) + ",\n  \"poolWorkers\": " + std::to_string(pool_workers) +
-                    ",\n  \"results\": [";
+  std::string out = "{\n  \"nodes\": " + std::to_string(dump.nodes.size()) +
+                    ",\n  \"pods\": " + std::to_string(dump.pods.size()) +
+                    ",\n  \"poolWorkers\": " + std::to_string(pool_workers) + ",\n  \"results\": [";
   for (std::size_t k = 0; k < want.size(); ++k) {
     const expected& w = want[k];
     whatif::options opts;
@@ -184,24 +195,27 @@ int main(int argc, char** argv) {
     whatif::repeated_evaluation ev;
     if (auto e = ev.prepare(analysis, pod, opts)) die(2, e->message);
     for (const bool on_pool : {false, true}) {
-      if (on_pool) ev.evaluate_on(pool);
-      else ev.evaluate_inline();
+      if (on_pool)
+        ev.evaluate_on(pool);
+      else
+        ev.evaluate_inline();
       if (ev.nominated_node() != w.node || ev.victims() != w.victims) {
         std::string got;
         for (const auto& v : ev.victims()) got += " " + v;
         std::string exp;
         for (const auto& v : w.victims) exp += " " + v;
-        die(1, "sampling " + w.sampling + (on_pool ? " (pool)" : " (inline)") + ": preempt nominates '" +
-                   ev.nominated_node() + "' evicting" + got + "; upstream nominates '" + w.node + "' evicting" +
-                   exp);
+        die(1, "sampling " + w.sampling + (on_pool ? " (pool)" : " (inline)") +
+                   ": preempt nominates '" + ev.nominated_node() + "' evicting" + got +
+                   "; upstream nominates '" + w.node + "' evicting" + exp);
       }
     }
     const std::size_t evaluated = ev.nodes_evaluated();
     const timing inl = measure([&] { (void)ev.evaluate_inline(); }, runs, run_seconds);
     const timing pl = measure([&] { (void)ev.evaluate_on(pool); }, runs, run_seconds);
     out += std::string(k ? "," : "") + "\n    {\"sampling\": " + json_string(w.sampling) +
-           ", \"nominatedNodeName\": " + json_string(w.node) + ", \"victims\": " +
-           std::to_string(w.victims.size()) + ", \"nodesEvaluated\": " + std::to_string(evaluated) +
+           ", \"nominatedNodeName\": " + json_string(w.node) +
+           ", \"victims\": " + std::to_string(w.victims.size()) +
+           ", \"nodesEvaluated\": " + std::to_string(evaluated) +
            ",\n     \"inline\": " + json_timing(inl) + ",\n     \"pool\": " + json_timing(pl) + "}";
   }
   out += "\n  ]\n}\n";

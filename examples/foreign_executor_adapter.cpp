@@ -62,7 +62,9 @@ class event_loop {
 // The adapter: everything preempt needs from a runtime.
 struct loop_executor {
   event_loop* loop;
-  void execute(preempt::task_ref t) const { loop->post([t] { t(); }); }
+  void execute(preempt::task_ref t) const {
+    loop->post([t] { t(); });
+  }
 };
 static_assert(preempt::executor<loop_executor>);
 
@@ -79,8 +81,8 @@ int main() {
                               .requests = {900, 1LL << 29},
                               .start_time = n * 100 + k}));
   }
-  const pod preemptor({.uid = 100000, .priority = 1000, .requests = {3000, 1LL << 29},
-                       .start_time = {}});
+  const pod preemptor(
+      {.uid = 100000, .priority = 1000, .requests = {3000, 1LL << 29}, .start_time = {}});
   preempt::filter_statuses statuses(cluster.size(), preempt::status_code::unschedulable);
 
   preempt::evaluator_config config;

@@ -26,7 +26,9 @@ struct demo_cluster {
   pod make(const std::string& name, std::int32_t priority, std::int64_t cpu, std::int64_t mem_mi,
            preempt::timestamp start) {
     names[next] = name;
-    return pod({.uid = next++, .priority = priority, .requests = {cpu, mem_mi << 20},
+    return pod({.uid = next++,
+                .priority = priority,
+                .requests = {cpu, mem_mi << 20},
                 .start_time = start});
   }
   void add(std::size_t node, const std::string& name, std::int32_t priority, std::int64_t cpu,
@@ -89,9 +91,9 @@ int main() {
     if (r.is_candidate()) {
       kept[i].assign(r.victims.begin(), r.victims.end());
       candidates.push_back({i, c.cluster[i].name(), kept[i], r.pdb_violations});
-      std::printf("%-8s %-30s %s; %lld budget violation(s)\n", std::string(c.cluster[i].name()).c_str(),
-                  "candidate", victim_list(c, r.victims).c_str(),
-                  static_cast<long long>(r.pdb_violations));
+      std::printf("%-8s %-30s %s; %lld budget violation(s)\n",
+                  std::string(c.cluster[i].name()).c_str(), "candidate",
+                  victim_list(c, r.victims).c_str(), static_cast<long long>(r.pdb_violations));
     } else {
       std::printf("%-8s %-30s %s\n", std::string(c.cluster[i].name()).c_str(),
                   std::string(preempt::to_string(r.outcome.code())).c_str(),

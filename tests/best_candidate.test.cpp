@@ -1,7 +1,8 @@
 // Choosing the node to nominate (pickOneNodeForPreemption; upstream TestSelectBestCandidate /
 // TestSelectCandidate). Candidates come from select_victims on every node; the test checks the
-// chosen node and the score that decided (default scores: 0 violations, 1 highest victim priority, 2 shifted
-// sum, 3 victim count, 4 latest start; default_scores::count when the candidate order decided).
+// chosen node and the score that decided (default scores: 0 violations, 1 highest victim priority,
+// 2 shifted sum, 3 victim count, 4 latest start; default_scores::count when the candidate order
+// decided).
 //
 //   SBn  TestSelectBestCandidate scenarios;  BCn  further cases of the tie-break chain.
 #include <doctest/doctest.h>
@@ -262,8 +263,8 @@ TEST_CASE("BC7: the deciding score is the first one after which the winner stand
 
 TEST_CASE("BC8: only the start times of the highest-priority victims count") {
   // node1: mid t5, low t1; node2: mid t3, low t9. Among the mid victims node1's started later.
-  named_cluster c = nodes_with({{{mid, medium(), 5}, {low, medium(), 1}},
-                                {{mid, medium(), 3}, {low, medium(), 9}}});
+  named_cluster c = nodes_with(
+      {{{mid, medium(), 5}, {low, medium(), 1}}, {{mid, medium(), 3}, {low, medium(), 9}}});
   const pod p = c.make("p", high, very_large());
   const choice ch = pick(c, p);
   CHECK(ch.node == "node1");

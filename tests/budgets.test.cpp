@@ -39,9 +39,9 @@ struct one_room {
 TEST_CASE("BE1: a pod counted by two budgets violates when either goes negative") {
   named_cluster c;
   const auto n1 = c.node("node1");
-  c.add(n1, "p1", mid, small());  // in A and B
-  c.add(n1, "p2", low, small());  // in A
-  c.add(n1, "p3", low, small(), 5);  // in B
+  c.add(n1, "p1", mid, small());                  // in A and B
+  c.add(n1, "p2", low, small());                  // in A
+  c.add(n1, "p3", low, small(), 5);               // in B
   const pod p = c.make("p", high, very_large());  // every lower pod is a victim
 
   SUBCASE("both budgets allow one: p1 spends both, p2 and p3 each overdraw one") {

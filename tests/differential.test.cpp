@@ -1,8 +1,9 @@
 // Differential test: preempt::evaluator against the naive reference implementation
-// (tests/reference/naive_preemption.hpp, upstream's structure written from its behaviour) on thousands
-// of seeded random clusters. Both must make the same decision: kind, node, victims (in order),
-// budget-violation count, whether the nomination is cleared, the message of a failed attempt, the
-// number of potential nodes, the sample size and the nodes evaluated and candidates kept.
+// (tests/reference/naive_preemption.hpp, upstream's structure written from its behaviour) on
+// thousands of seeded random clusters. Both must make the same decision: kind, node, victims (in
+// order), budget-violation count, whether the nomination is cleared, the message of a failed
+// attempt, the number of potential nodes, the sample size and the nodes evaluated and candidates
+// kept.
 //
 // The clusters mix: priorities with ties (and negative ones), start times with ties or missing,
 // `now` before or after the start times (so nodes are not always kept in importance order), two
@@ -46,8 +47,10 @@ constexpr std::size_t large_count = PREEMPT_DIFF_SANITIZED ? 16 : 40;
 
 std::vector<std::uint64_t> seeds(std::size_t count, std::uint64_t salt) {
   std::vector<std::uint64_t> out;
-  if (const char* env = std::getenv("PREEMPT_TEST_SEED")) out.push_back(std::strtoull(env, nullptr, 10));
-  for (std::uint64_t s = 1; out.size() < count; ++s) out.push_back((s + salt) * 0x9E3779B97F4A7C15ull);
+  if (const char* env = std::getenv("PREEMPT_TEST_SEED"))
+    out.push_back(std::strtoull(env, nullptr, 10));
+  for (std::uint64_t s = 1; out.size() < count; ++s)
+    out.push_back((s + salt) * 0x9E3779B97F4A7C15ull);
   return out;
 }
 
@@ -111,7 +114,9 @@ struct scenario {
     };
     for (std::size_t n = 0; n < node_count; ++n) {
       resource_vector alloc{pick(g, 4, 12) * 100, pick(g, 4, 12) * 100, pick(g, 3, 12)};
-      if (s.max_pods > 12) alloc = {pick(g, 30, 40) * 100, pick(g, 30, 40) * 100, pick(g, s.max_pods / 2, s.max_pods + 2)};
+      if (s.max_pods > 12)
+        alloc = {pick(g, 30, 40) * 100, pick(g, 30, 40) * 100,
+                 pick(g, s.max_pods / 2, s.max_pods + 2)};
       if (extended && pick(g, 0, 1) == 0) alloc.set(4, pick(g, 0, 3));
       const std::size_t i = cluster.add_node("node-" + std::to_string(n), alloc);
       const auto pods = pick(g, 0, s.max_pods);
@@ -122,8 +127,13 @@ struct scenario {
         const resource_vector req = requests(4, true);
         const auto ns = static_cast<std::uint32_t>(pick(g, 0, 1));
         const bool terminating = pick(g, 0, 29) == 0;
-        pod p({.uid = uid++, .priority = prio, .requests = req, .start_time = start, .namespace_id = ns,
-               .terminating = terminating, .terminating_by_preemption = terminating});
+        pod p({.uid = uid++,
+               .priority = prio,
+               .requests = req,
+               .start_time = start,
+               .namespace_id = ns,
+               .terminating = terminating,
+               .terminating_by_preemption = terminating});
         for (std::size_t b = 0; b < budget_count; ++b) {
           if (pick(g, 0, 2) == 0) {
             table.add_member(b, p.uid());
@@ -144,7 +154,8 @@ struct scenario {
     for (std::size_t k = 0; k < nominated_count; ++k) {
       const std::int32_t prio = priority();
       const resource_vector req = requests(3, true);
-      pending.emplace_back(pod_spec{.uid = uid++, .priority = prio, .requests = req, .start_time = {}});
+      pending.emplace_back(
+          pod_spec{.uid = uid++, .priority = prio, .requests = req, .start_time = {}});
       if (pick(g, 0, 3) != 0) noms.by_node[pick_index(g, node_count)].push_back(&pending.back());
     }
     // The preemptor.
@@ -154,14 +165,21 @@ struct scenario {
       if (s.max_pods > 12) req = {pick(g, 10, 30) * 100, pick(g, 10, 30) * 100};
       if (extended && pick(g, 0, 2) == 0) req.set(4, 1);
       const bool never = pick(g, 0, 24) == 0;
-      preemptor = pod({.uid = uid++, .priority = prio, .requests = req, .start_time = {}, .namespace_id = 0,
-                       .terminating = false, .terminating_by_preemption = false,
-                       .preemption_policy = never ? preempt::preemption_policy::never
-                                                  : preempt::preemption_policy::preempt_lower_priority});
+      preemptor =
+          pod({.uid = uid++,
+               .priority = prio,
+               .requests = req,
+               .start_time = {},
+               .namespace_id = 0,
+               .terminating = false,
+               .terminating_by_preemption = false,
+               .preemption_policy = never ? preempt::preemption_policy::never
+                                          : preempt::preemption_policy::preempt_lower_priority});
     }
     // Filter statuses: set for the first k nodes, the rest absent (either absent code).
-    statuses = preempt::filter_statuses(0, pick(g, 0, 3) == 0 ? status_code::unschedulable
-                                                              : status_code::unschedulable_and_unresolvable);
+    statuses = preempt::filter_statuses(0, pick(g, 0, 3) == 0
+                                               ? status_code::unschedulable
+                                               : status_code::unschedulable_and_unresolvable);
     const auto k = static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(node_count)));
     for (std::size_t i = 0; i < k; ++i) {
       const auto r = pick(g, 0, 19);
@@ -177,7 +195,8 @@ struct scenario {
     args.min_candidate_nodes_percentage = kind < 2    ? round[pick_index(g, round.size())]
                                           : kind == 2 ? 0
                                                       : static_cast<std::int32_t>(pick(g, 0, 100));
-    args.min_candidate_nodes_absolute = static_cast<std::int32_t>(kind == 2 ? pick(g, 1, 2) : pick(g, 0, 6));
+    args.min_candidate_nodes_absolute =
+        static_cast<std::int32_t>(kind == 2 ? pick(g, 1, 2) : pick(g, 0, 6));
     if (args.min_candidate_nodes_percentage == 0 && args.min_candidate_nodes_absolute == 0)
       args.min_candidate_nodes_absolute = 1;
     at.offset = static_cast<std::size_t>(pick(g, 0, 3 * static_cast<std::int64_t>(node_count) + 2));
@@ -202,7 +221,8 @@ struct scenario {
 
 struct coverage {
   std::size_t nominated = 0, unschedulable = 0, error = 0, not_eligible = 0;
-  std::size_t with_violations = 0, sorted = 0, nominees_counted = 0, stopped_early = 0, tie_break = 0;
+  std::size_t with_violations = 0, sorted = 0, nominees_counted = 0, stopped_early = 0,
+              tie_break = 0;
 };
 
 template <class D>
@@ -237,7 +257,8 @@ void compare(const D& d, const naive_reference::decision& r, const scenario& s, 
   CHECK(d.pdb_violations == r.violations);
   cov.with_violations += r.violations > 0;
   cov.stopped_early += r.tried.size() < r.potential;
-  cov.tie_break += d.choice.deciding_score != preempt::best_candidate::none && d.choice.deciding_score > 0;
+  cov.tie_break +=
+      d.choice.deciding_score != preempt::best_candidate::none && d.choice.deciding_score > 0;
   if (d.node_index < s.cluster.size()) {
     for (const pod* nominee : s.noms.by_node[d.node_index])
       cov.nominees_counted += nominee->priority() >= s.preemptor.priority();
@@ -266,12 +287,12 @@ TEST_CASE("the evaluator and the naive reference decide alike on small random cl
   coverage cov;
   const shape sh{24, 10, 4, 4, 100};
   for (const std::uint64_t seed : seeds(small_count, 0)) run(seed, sh, cov);
-  MESSAGE("decisions: " << cov.nominated << " nominated, " << cov.unschedulable << " unschedulable, "
-                        << cov.error << " error, " << cov.not_eligible << " not eligible; "
-                        << cov.with_violations << " with violations, " << cov.sorted
-                        << " on nodes out of importance order, " << cov.nominees_counted
-                        << " nominees counted, " << cov.stopped_early << " stopped early, "
-                        << cov.tie_break << " settled past the first score");
+  MESSAGE("decisions: " << cov.nominated << " nominated, " << cov.unschedulable
+                        << " unschedulable, " << cov.error << " error, " << cov.not_eligible
+                        << " not eligible; " << cov.with_violations << " with violations, "
+                        << cov.sorted << " on nodes out of importance order, "
+                        << cov.nominees_counted << " nominees counted, " << cov.stopped_early
+                        << " stopped early, " << cov.tie_break << " settled past the first score");
   CHECK(cov.nominated > small_count / 4);
   CHECK(cov.unschedulable > 0);
   CHECK(cov.error > 0);
@@ -287,7 +308,7 @@ TEST_CASE("the evaluator and the naive reference decide alike on larger random c
   coverage cov;
   const shape sh{200, 30, 12, 40, 25};
   for (const std::uint64_t seed : seeds(large_count, 1u << 20)) run(seed, sh, cov);
-  MESSAGE("decisions: " << cov.nominated << " nominated, " << cov.unschedulable << " unschedulable, "
-                        << cov.with_violations << " with violations");
+  MESSAGE("decisions: " << cov.nominated << " nominated, " << cov.unschedulable
+                        << " unschedulable, " << cov.with_violations << " with violations");
   CHECK(cov.nominated > 0);
 }

@@ -109,9 +109,12 @@ struct shared_state {
       std::make_unique<std::atomic<std::uint8_t>[]>(victim_count + 1);
 
   // The hooks.
-  std::unique_ptr<std::atomic<int>[]> reactivated = std::make_unique<std::atomic<int>[]>(preemptor_count);
-  std::unique_ptr<std::atomic<int>[]> finished = std::make_unique<std::atomic<int>[]>(preemptor_count);
-  std::unique_ptr<std::atomic<int>[]> succeeded = std::make_unique<std::atomic<int>[]>(preemptor_count);
+  std::unique_ptr<std::atomic<int>[]> reactivated =
+      std::make_unique<std::atomic<int>[]>(preemptor_count);
+  std::unique_ptr<std::atomic<int>[]> finished =
+      std::make_unique<std::atomic<int>[]>(preemptor_count);
+  std::unique_ptr<std::atomic<int>[]> succeeded =
+      std::make_unique<std::atomic<int>[]>(preemptor_count);
   std::atomic<int> reactivated_in_flight{0};
   std::atomic<int> cleared{0};
 };
@@ -125,8 +128,10 @@ struct stress_client {
     r.preemptor = preemptor.uid();
     r.in_flight = s->table->in_flight(preemptor.uid());
     r.is_last = s->table->last_victim_of(preemptor.uid()) == std::optional<uid>(victim.uid());
-    const std::uint64_t h = mix(s->seed ^ mix(victim.uid() * 1000003u + s->calls_made.fetch_add(1)));
-    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int>(h % (max_sleep_us + 1))));
+    const std::uint64_t h =
+        mix(s->seed ^ mix(victim.uid() * 1000003u + s->calls_made.fetch_add(1)));
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(static_cast<int>(h % (max_sleep_us + 1))));
     const std::uint64_t roll = (h >> 24) % 100;
     preempt::eviction_result result = preempt::eviction_result::evicted();
     if (roll < 12)
@@ -270,7 +275,8 @@ void run_stress(std::size_t threads, std::uint64_t seed) {
             table.report_victim(*v, victim_state::gone);
           }
         }
-        if (gi() % 4 == 0) table.report_victim(gi() % (victim_count + 1), victim_state::present);  // noise
+        if (gi() % 4 == 0)
+          table.report_victim(gi() % (victim_count + 1), victim_state::present);  // noise
         reports.fetch_add(1);
       }
     });
@@ -340,7 +346,8 @@ void run_stress(std::size_t threads, std::uint64_t seed) {
     }
     if (called.size() != calls) ++bad_calls;  // no victim twice for one preemptor
     for (uid v : called)
-      if (std::find(log[i].chosen.begin(), log[i].chosen.end(), v) == log[i].chosen.end()) ++bad_calls;
+      if (std::find(log[i].chosen.begin(), log[i].chosen.end(), v) == log[i].chosen.end())
+        ++bad_calls;
     if (!log[i].result.started) {
       // Nothing of its own: woken (at most once), or every victim it chose had its deletion
       // accepted by whoever evicted it (those deletions will wake it).
@@ -373,7 +380,8 @@ void run_stress(std::size_t threads, std::uint64_t seed) {
   CHECK(bad_calls == 0);
   CHECK(st.reactivated_in_flight.load() == 0);
   CHECK(table.preemptors_in_flight() == 0);
-  CHECK(started > 0);  // how many start, and how many find their victims in flight, depends on timing
+  CHECK(started >
+        0);  // how many start, and how many find their victims in flight, depends on timing
 
   // (3) The victim ledger: exactly the victims whose deletion was accepted and never reported.
   std::set<uid> expected;
@@ -390,7 +398,8 @@ void run_stress(std::size_t threads, std::uint64_t seed) {
                     << waiting_on_deletion << " waiting on a deletion), " << not_started
                     << " dispatched nothing (" << followers_woken << " woken after following), "
                     << recs.size() << " evictions, " << gate_queries.load() << " gate queries, "
-                    << reports.load() << " reports, " << st.cleared.load() << " nominations cleared");
+                    << reports.load() << " reports, " << st.cleared.load()
+                    << " nominations cleared");
 }
 
 }  // namespace

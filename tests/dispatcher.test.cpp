@@ -106,19 +106,58 @@ struct pc_case {
 std::vector<pc_case> pc_cases() {
   return {
       {"PC1 no victims", {}, true, {}, false, false, {}},
-      {"PC2 victim without condition", {{"victim1", api::normal}}, true, {}, true, false, {"victim1"}},
-      {"PC3 victim with deletionTimestamp", {{"victim1", api::normal, true}}, true, {}, false, false, {}},
+      {"PC2 victim without condition",
+       {{"victim1", api::normal}},
+       true,
+       {},
+       true,
+       false,
+       {"victim1"}},
+      {"PC3 victim with deletionTimestamp",
+       {{"victim1", api::normal, true}},
+       true,
+       {},
+       false,
+       false,
+       {}},
       // Library: the last victim was already gone, no deletion event will come: re-activated.
       {"PC4 victim not found", {{"victim1", api::gone}}, true, {}, true, true, {}},
-      {"PC5 victim already has the condition", {{"victim1", api::has_condition}}, true, {}, true, false,
+      {"PC5 victim already has the condition",
+       {{"victim1", api::has_condition}},
+       true,
+       {},
+       true,
+       false,
        {"victim1"}},
-      {"PC6 condition present, patch NotFound ignored", {{"victim1", api::has_condition}}, true, {}, true,
-       false, {"victim1"}},
-      {"PC7 delete fails", {{"victim1", api::delete_fails}}, false, evf::delete_failed, true, true, {}},
+      {"PC6 condition present, patch NotFound ignored",
+       {{"victim1", api::has_condition}},
+       true,
+       {},
+       true,
+       false,
+       {"victim1"}},
+      {"PC7 delete fails",
+       {{"victim1", api::delete_fails}},
+       false,
+       evf::delete_failed,
+       true,
+       true,
+       {}},
       // Library: deletion answered NotFound: nothing left to wait for: re-activated.
-      {"PC8 delete NotFound ignored", {{"victim1", api::delete_not_found}}, true, {}, true, true,
+      {"PC8 delete NotFound ignored",
+       {{"victim1", api::delete_not_found}},
+       true,
+       {},
+       true,
+       true,
        {"victim1"}},
-      {"PC9 patch fails", {{"victim1", api::patch_fails}}, false, evf::patch_failed, true, true, {}},
+      {"PC9 patch fails",
+       {{"victim1", api::patch_fails}},
+       false,
+       evf::patch_failed,
+       true,
+       true,
+       {}},
       {"PC10 first of two fails",
        {{"fail-victim", api::patch_fails}, {"victim2", api::normal, false, 50000}},
        false,
@@ -185,7 +224,8 @@ TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_
     // Terminating victims never reach the API.
     for (const pod* v : victims)
       if (v->terminating()) CHECK_FALSE(r.client.attempted(v->uid()));
-    if (std::string_view(pc.id).rfind("PC6", 0) == 0 || std::string_view(pc.id).rfind("PC5", 0) == 0) {
+    if (std::string_view(pc.id).rfind("PC6", 0) == 0 ||
+        std::string_view(pc.id).rfind("PC5", 0) == 0) {
       const auto calls = r.client.calls();
       REQUIRE(calls.size() == 1);
       CHECK_FALSE(calls[0].patched);  // the condition was there: no patch
@@ -199,8 +239,9 @@ TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_
 
 // ---- TestPrepareCandidateAsyncSetsPreemptingSets ------------------------------------------------
 
-TEST_CASE_TEMPLATE("PS: in flight during every eviction; the last victim is evicted last, recorded only then",
-                   X, EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PS: in flight during every eviction; the last victim is evicted last, recorded only then", X,
+    EVF_ASYNC_EXECUTORS) {
   for (std::size_t n = 0; n <= 4; ++n) {
     CAPTURE(n);
     evf::scene s;
@@ -228,8 +269,9 @@ TEST_CASE_TEMPLATE("PS: in flight during every eviction; the last victim is evic
     }
     if (n > 0) {
       // The last victim's eviction starts after every other eviction ended.
-      const auto last = std::find_if(calls.begin(), calls.end(),
-                                     [&](const evf::call& c) { return c.victim == victims.back()->uid(); });
+      const auto last = std::find_if(calls.begin(), calls.end(), [&](const evf::call& c) {
+        return c.victim == victims.back()->uid();
+      });
       REQUIRE(last != calls.end());
       for (const evf::call& c : calls)
         if (c.victim != last->victim) CHECK(c.end_seq < last->begin_seq);
@@ -268,7 +310,8 @@ const std::vector<af_case>& af_cases() {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailure)", X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailure)", X,
+                   EVF_EXECUTORS) {
   for (const af_case& af : af_cases()) {
     CAPTURE(af.id);
     evf::scene s;
@@ -286,8 +329,8 @@ TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailur
     bool preceding_evicted = true;
     for (std::size_t i = 0; i + 1 < victims.size(); ++i) {
       const auto accepted = r.client.accepted();
-      preceding_evicted = preceding_evicted && std::count(accepted.begin(), accepted.end(),
-                                                          victims[i]->uid()) == 1;
+      preceding_evicted =
+          preceding_evicted && std::count(accepted.begin(), accepted.end(), victims[i]->uid()) == 1;
     }
     CHECK(r.client.attempted(last) == preceding_evicted);  // the invariant
     for (const pod* v : victims) CHECK(r.client.count(v->uid()) <= 1);
@@ -298,7 +341,8 @@ TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailur
       CHECK(r.rec.finished().size() == 1);
       CHECK(r.rec.reactivations(p.uid()) == (af.activated ? 1u : 0u));
       // All but the last are attempted in parallel, failures or not.
-      for (std::size_t i = 0; i + 1 < victims.size(); ++i) CHECK(r.client.attempted(victims[i]->uid()));
+      for (std::size_t i = 0; i + 1 < victims.size(); ++i)
+        CHECK(r.client.attempted(victims[i]->uid()));
     } else {
       CHECK(res.outcome.is_success() == af.success);
       CHECK(r.rec.reactivated().empty());
@@ -323,8 +367,9 @@ TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailur
 
 // ---- nomination clearing ----------------------------------------------------------------------
 
-TEST_CASE_TEMPLATE("NC: strictly lower-priority nominations on the chosen node are cleared and reported",
-                   X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "NC: strictly lower-priority nominations on the chosen node are cleared and reported", X,
+    EVF_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
   const pod& low_a = s.add("lowA", low);
@@ -366,8 +411,9 @@ TEST_CASE_TEMPLATE("NC: strictly lower-priority nominations on the chosen node a
   }
 }
 
-TEST_CASE_TEMPLATE("NC: nothing to clear, nothing reported; a failed sync preemption clears nothing", X,
-                   EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "NC: nothing to clear, nothing reported; a failed sync preemption clears nothing", X,
+    EVF_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
   const pod& eq = s.add("eq", high);
@@ -399,7 +445,8 @@ TEST_CASE_TEMPLATE("NC: when every victim is already terminating", X, EVF_EXECUT
   const pod& lo = s.add("lo", low);
   rig<X> r(&s.names);
   r.ledger.nominate(lo, node0);
-  const auto res = r.disp.preempt_on(p, node0, make_victims(s, r, {{"t1", api::normal, true}, {"t2", api::normal, true}}));
+  const auto res = r.disp.preempt_on(
+      p, node0, make_victims(s, r, {{"t1", api::normal, true}, {"t2", api::normal, true}}));
   r.settle();
   CHECK(res.outcome.is_success());
   CHECK(res.skipped == 2);
@@ -436,8 +483,9 @@ TEST_CASE("PE1: gate off (inline dispatch): never gated, not even during the evi
   }
 }
 
-TEST_CASE_TEMPLATE("PE2-PE3: gate on: the preemptor is gated until its evictions finish, others never", X,
-                   EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PE2-PE3: gate on: the preemptor is gated until its evictions finish, others never", X,
+    EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
   const pod& other = s.add("other", high);
@@ -460,24 +508,26 @@ TEST_CASE_TEMPLATE("PE2-PE3: gate on: the preemptor is gated until its evictions
   CHECK(r.disp.jobs_running() == 0);
 }
 
-TEST_CASE_TEMPLATE("gate: the report of the last victim's deletion opens the gate while it is in flight", X,
-                   EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "gate: the report of the last victim's deletion opens the gate while it is in flight", X,
+    EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
   rig<X> r(&s.names);
   const auto victims = make_victims(s, r, {{"v1"}, {"v2"}});
   const uid last = victims.back()->uid();
   struct seen_t {
-    std::atomic<int> before{-1}, lookup_present{-1}, lookup_terminating{-1}, after{-1}, in_flight{-1};
+    std::atomic<int> before{-1}, lookup_present{-1}, lookup_terminating{-1}, after{-1},
+        in_flight{-1};
   } seen;
   r.client.during = [&](const pod& v, const pod& pre, preempt::eviction_result res) {
     if (v.uid() != last || !res.ok()) return;
     // The API accepted the deletion; the informer has not reported it yet.
     seen.before = r.table.is_preemption_running(pre.uid()) ? 1 : 0;
-    seen.lookup_present = r.table.is_preemption_running(
-                              pre.uid(), [](const uid&) { return victim_state::present; })
-                              ? 1
-                              : 0;
+    seen.lookup_present =
+        r.table.is_preemption_running(pre.uid(), [](const uid&) { return victim_state::present; })
+            ? 1
+            : 0;
     seen.lookup_terminating = r.table.is_preemption_running(
                                   pre.uid(), [](const uid&) { return victim_state::terminating; })
                                   ? 1
@@ -491,9 +541,9 @@ TEST_CASE_TEMPLATE("gate: the report of the last victim's deletion opens the gat
   CHECK(seen.before == 1);
   CHECK(seen.lookup_present == 1);
   CHECK(seen.lookup_terminating == 0);
-  CHECK(seen.after == 0);      // the gate is open...
-  CHECK(seen.in_flight == 1);  // ...while the work is still in flight
-  CHECK(r.rec.reactivations(p.uid()) == 0);  // the deletion event wakes it, not the dispatcher
+  CHECK(seen.after == 0);                       // the gate is open...
+  CHECK(seen.in_flight == 1);                   // ...while the work is still in flight
+  CHECK(r.rec.reactivations(p.uid()) == 0);     // the deletion event wakes it, not the dispatcher
   CHECK_FALSE(r.table.victim_in_flight(last));  // reported: left the victim ledger
   CHECK(r.table.victim_in_flight(victims.front()->uid()));  // not reported yet
 }
@@ -537,14 +587,16 @@ bool deletion_accepted(const std::vector<evf::call>& calls, uid victim) {
 // Whether `p`'s last dispatched victim had its deletion accepted, from the client's calls.
 bool last_accepted(const std::vector<evf::call>& calls, uid p) {
   for (const evf::call& c : calls)
-    if (c.preemptor == p && c.last_victim == std::optional<uid>(c.victim) && c.accepted()) return true;
+    if (c.preemptor == p && c.last_victim == std::optional<uid>(c.victim) && c.accepted())
+      return true;
   return false;
 }
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("WU: at quiescence a preemptor is re-activated or its last victim's deletion was accepted",
-                   X, EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WU: at quiescence a preemptor is re-activated or its last victim's deletion was accepted", X,
+    EVF_ASYNC_EXECUTORS) {
   for (const wu_case& wu : wu_cases()) {
     CAPTURE(wu.id);
     evf::scene s;
@@ -557,8 +609,8 @@ TEST_CASE_TEMPLATE("WU: at quiescence a preemptor is re-activated or its last vi
     const auto calls = r.client.calls();
     const bool accepted = last_accepted(calls, p.uid());
     CHECK(r.rec.reactivations(p.uid()) == (wu.reactivated ? 1u : 0u));
-    CHECK(accepted == !wu.reactivated);                               // exactly one of the two
-    CHECK(r.rec.reactivated_in_flight() == 0);                        // woken after leaving the set
+    CHECK(accepted == !wu.reactivated);         // exactly one of the two
+    CHECK(r.rec.reactivated_in_flight() == 0);  // woken after leaving the set
     CHECK_FALSE(r.disp.is_preemption_running(p.uid()));
     if (wu.reactivated) {
       // Woken after the last eviction attempt.
@@ -573,8 +625,9 @@ TEST_CASE_TEMPLATE("WU: at quiescence a preemptor is re-activated or its last vi
 }
 
 TEST_CASE("WU: random preemptions sharing victims, many shuffled interleavings") {
-  const api behaviours[] = {api::normal, api::normal, api::normal, api::has_condition,
-                            api::gone,   api::delete_fails, api::patch_fails, api::delete_not_found};
+  const api behaviours[] = {
+      api::normal, api::normal,       api::normal,      api::has_condition,
+      api::gone,   api::delete_fails, api::patch_fails, api::delete_not_found};
   std::size_t checked = 0, not_started = 0;
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     CAPTURE(seed);
@@ -636,8 +689,9 @@ TEST_CASE("WU: random preemptions sharing victims, many shuffled interleavings")
 
 // Async only: inline dispatch keeps no claim once apply returns (the table stays bounded), so a
 // later inline preemption may evict a victim again (embedding.test.cpp).
-TEST_CASE_TEMPLATE("VL: a victim dispatched by one preemption is not dispatched again by a later one", X,
-                   EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "VL: a victim dispatched by one preemption is not dispatched again by a later one", X,
+    EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p1 = s.add("p1", high);
   const pod& p2 = s.add("p2", high);
@@ -669,7 +723,8 @@ TEST_CASE_TEMPLATE("VL: a victim dispatched by one preemption is not dispatched 
   if constexpr (X::async) CHECK(r.rec.reactivations(p2.uid()) == 0);
 }
 
-TEST_CASE_TEMPLATE("VL: a preemption whose victims are all in flight starts nothing", X, EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE("VL: a preemption whose victims are all in flight starts nothing", X,
+                   EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p1 = s.add("p1", high);
   const pod& p2 = s.add("p2", high);
@@ -747,8 +802,8 @@ namespace {
 
 struct follow_case {
   const char* id;
-  std::vector<victim_def> first;      // dispatched for p1
-  std::vector<std::string> second;    // p2's victims (names among p1's)
+  std::vector<victim_def> first;    // dispatched for p1
+  std::vector<std::string> second;  // p2's victims (names among p1's)
   bool reactivated;
 };
 
@@ -758,15 +813,21 @@ std::vector<follow_case> follow_cases() {
       {"the followed eviction fails", {{"v1", api::delete_fails}}, {"v1"}, true},
       {"the followed victim is already gone", {{"v1", api::gone}}, {"v1"}, true},
       {"the followed victim is p1's last, skipped after p1's failure",
-       {{"f1", api::delete_fails}, {"v2"}}, {"v2"}, true},
+       {{"f1", api::delete_fails}, {"v2"}},
+       {"v2"},
+       true},
       {"several followed, all accepted", {{"v1"}, {"v2"}, {"v3"}}, {"v3", "v1"}, false},
-      {"several followed, one fails", {{"v1"}, {"f2", api::patch_fails}, {"v3"}}, {"v1", "f2"}, true},
+      {"several followed, one fails",
+       {{"v1"}, {"f2", api::patch_fails}, {"v3"}},
+       {"v1", "f2"},
+       true},
   };
 }
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("VL/WU: a preemptor whose victims are all in flight follows them", X, EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE("VL/WU: a preemptor whose victims are all in flight follows them", X,
+                   EVF_ASYNC_EXECUTORS) {
   for (const follow_case& fc : follow_cases()) {
     CAPTURE(fc.id);
     evf::scene s;
@@ -829,7 +890,7 @@ TEST_CASE("VL/WU: a follower of victims in flight and a victim already accepted"
   const auto a = make_victims(s, r, {{"a"}});
   const auto b = make_victims(s, r, {{"b", api::delete_fails}});
   r.disp.preempt_on(p1, node0, a);
-  r.settle();  // a: accepted, unreported
+  r.settle();                       // a: accepted, unreported
   r.disp.preempt_on(p2, node0, b);  // b: in flight, will fail
   const auto res = r.disp.preempt_on(p3, node0, std::vector<const pod*>{a[0], b[0]});
   CHECK_FALSE(res.started);
@@ -856,8 +917,8 @@ TEST_CASE("VL/WU: a follower survives its victim being reported while the evicti
   CHECK(r.rec.reactivations(p2.uid()) == 1);
 }
 
-TEST_CASE("VL/WU: two dispatchers sharing one in-flight table: a follower of the other's victim"
-          * doctest::description("doubtful: sharing a table between dispatchers; see the report")) {
+TEST_CASE("VL/WU: two dispatchers sharing one in-flight table: a follower of the other's victim" *
+          doctest::description("doubtful: sharing a table between dispatchers; see the report")) {
   // Dispatcher B skips v1 because dispatcher A is evicting it, and follows it. Only A learns when
   // v1's eviction ends, so B's follower would wait forever: B.jobs_running() stays 1 and B's
   // destructor (wait_idle) would hang. The test unsticks B at the end so that it terminates.
@@ -873,7 +934,8 @@ TEST_CASE("VL/WU: two dispatchers sharing one in-flight table: a follower of the
   client.set(v1.uid(), api::delete_fails);
   evf::recorder rec(&log, &table);
   preempt::manual_context ctx_a, ctx_b;
-  using disp_t = preempt::dispatcher<pod, preempt::manual_executor, evf::fake_client, evf::recording_hooks>;
+  using disp_t =
+      preempt::dispatcher<pod, preempt::manual_executor, evf::fake_client, evf::recording_hooks>;
   disp_t a(ledger, table, client, ctx_a.get_executor(), evf::recording_hooks{&rec});
   disp_t b(ledger, table, client, ctx_b.get_executor(), evf::recording_hooks{&rec});
   const std::vector<const pod*> vs{&v1};
@@ -963,9 +1025,9 @@ TEST_CASE("MT: metrics buckets (victims 1..64,+Inf; durations 0.01 s * 2^k, +Inf
   CHECK(m.preemptions() == 11);
 
   using std::chrono::milliseconds;
-  m.record_async(true, milliseconds(10));    // <= 0.01 s
-  m.record_async(true, milliseconds(11));    // <= 0.02 s
-  m.record_async(false, milliseconds(40));   // <= 0.04 s
+  m.record_async(true, milliseconds(10));        // <= 0.01 s
+  m.record_async(true, milliseconds(11));        // <= 0.02 s
+  m.record_async(false, milliseconds(40));       // <= 0.04 s
   m.record_async(false, std::chrono::hours(2));  // beyond 0.01 * 2^19 s: +Inf
   CHECK(m.async_executions(true) == 2);
   CHECK(m.async_executions(false) == 2);
@@ -977,7 +1039,8 @@ TEST_CASE("MT: metrics buckets (victims 1..64,+Inf; durations 0.01 s * 2^k, +Inf
   CHECK(m.attempts() == 0);
 }
 
-TEST_CASE("MT: attempts from the evaluator, victims from the dispatcher, async results and durations") {
+TEST_CASE(
+    "MT: attempts from the evaluator, victims from the dispatcher, async results and durations") {
   preempt::metrics m;
   fx::named_cluster c;
   const std::size_t n1 = c.node("node1");
@@ -985,8 +1048,9 @@ TEST_CASE("MT: attempts from the evaluator, victims from the dispatcher, async r
   c.add(n1, "v2", low, fx::small());
   preempt::filter_statuses st(1);
   st.set_all(preempt::status_code::unschedulable);
-  preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, preempt::metrics_hooks> ev(
-      {}, {}, preempt::metrics_hooks{&m});
+  preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy,
+                     preempt::metrics_hooks>
+      ev({}, {}, preempt::metrics_hooks{&m});
   const pod p = c.make("p", high, fx::very_large());
   const pod q = c.make("q", high, fx::very_large());
   const pod w1 = c.make("w1", low, fx::small());
@@ -1003,14 +1067,15 @@ TEST_CASE("MT: attempts from the evaluator, victims from the dispatcher, async r
   r.client.set(c.pod_ids.at("v1"), api::delete_fails);
 
   // Attempts: every evaluation counts, whatever its outcome (PostFilter counts every call).
-  const auto& d = ev.evaluate(p, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{});
+  const auto& d =
+      ev.evaluate(p, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{});
   REQUIRE(d.kind == preempt::decision_kind::nominated);
   CHECK(c.names(d.victims) == fx::name_list{"v1", "v2"});
   const std::vector<const pod*> chosen(d.victims.begin(), d.victims.end());
-  CHECK(ev.evaluate(never, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{}).kind ==
-        preempt::decision_kind::not_eligible);
-  CHECK(ev.evaluate(big, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{}).kind ==
-        preempt::decision_kind::unschedulable);
+  CHECK(ev.evaluate(never, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{})
+            .kind == preempt::decision_kind::not_eligible);
+  CHECK(ev.evaluate(big, c.cluster, st, c.budgets, r.ledger.reader(), preempt::inline_executor{})
+            .kind == preempt::decision_kind::unschedulable);
   CHECK(m.attempts() == 3);
   CHECK(m.preemptions() == 0);  // nothing dispatched yet
 
@@ -1050,10 +1115,12 @@ TEST_CASE("MT: the sync path observes the chosen victims at the start, and no as
   mrig r(&s.names, 4, [&](evf::recorder& rec) { return evf::metric_hooks{{&m}, &rec}; });
   r.disp.preempt_on(p, node0, make_victims(s, r, {{"a"}}));
   r.disp.preempt_on(p, node0, make_victims(s, r, {{"b"}, {"c"}, {"d"}}));
-  r.disp.preempt_on(p, node0, make_victims(s, r, {{"e", api::delete_fails}, {"f"}, {"g"}, {"h"}, {"i"}}));
-  r.disp.preempt_on(p, node0, make_victims(s, r, {{"t", api::normal, true}}));  // all skipped: still chosen
-  CHECK(m.victims_bucket(0) == 2);  // 1 and the all-terminating 1
-  CHECK(m.victims_bucket(2) == 1);  // 3
+  r.disp.preempt_on(p, node0,
+                    make_victims(s, r, {{"e", api::delete_fails}, {"f"}, {"g"}, {"h"}, {"i"}}));
+  r.disp.preempt_on(p, node0,
+                    make_victims(s, r, {{"t", api::normal, true}}));  // all skipped: still chosen
+  CHECK(m.victims_bucket(0) == 2);                                    // 1 and the all-terminating 1
+  CHECK(m.victims_bucket(2) == 1);                                    // 3
   CHECK(m.victims_bucket(3) == 1);  // 5, although the first eviction failed
   CHECK(m.async_executions(true) + m.async_executions(false) == 0);
 }
@@ -1086,13 +1153,15 @@ struct refusing_setup {
 
 }  // namespace
 
-TEST_CASE("executor refusal: nothing starts, the bookkeeping is rolled back, apply reports an error") {
+TEST_CASE(
+    "executor refusal: nothing starts, the bookkeeping is rolled back, apply reports an error") {
   refusing_setup w;
   const pod& p = w.s.add("p", high);
   const auto vs = std::vector<const pod*>{&w.s.add("v1", low), &w.s.add("v2", low)};
   {
     preempt::dispatcher<pod, refusing_executor, evf::fake_client, evf::recording_hooks> d(
-        w.ledger, w.table, w.client, refusing_executor{&w.ctx, std::make_shared<std::atomic<int>>(0)},
+        w.ledger, w.table, w.client,
+        refusing_executor{&w.ctx, std::make_shared<std::atomic<int>>(0)},
         evf::recording_hooks{&w.rec});
     const auto res = d.preempt_on(p, node0, vs);
     CHECK(res.outcome.code() == preempt::status_code::error);
@@ -1110,7 +1179,9 @@ TEST_CASE("executor refusal: nothing starts, the bookkeeping is rolled back, app
   CHECK(w.client.call_count() == 0);
 }
 
-TEST_CASE("executor refusal: the preemptor's earlier nomination is kept (rolled back, as upstream's error)") {
+TEST_CASE(
+    "executor refusal: the preemptor's earlier nomination is kept (rolled back, as upstream's "
+    "error)") {
   // dispatcher.hpp: "if the executor throws, the bookkeeping is rolled back and apply reports an
   // error"; upstream's Preempt answers a transient error with a nil result, which keeps the
   // nominated node (as the inline
@@ -1134,7 +1205,8 @@ TEST_CASE("executor refusal of the eviction tasks: they run on the background th
       std::vector<const pod*>{&w.s.add("v1", low), &w.s.add("v2", low), &w.s.add("v3", low)};
   {
     preempt::dispatcher<pod, refusing_executor, evf::fake_client, evf::recording_hooks> d(
-        w.ledger, w.table, w.client, refusing_executor{&w.ctx, std::make_shared<std::atomic<int>>(1)},
+        w.ledger, w.table, w.client,
+        refusing_executor{&w.ctx, std::make_shared<std::atomic<int>>(1)},
         evf::recording_hooks{&w.rec});
     const auto res = d.preempt_on(p, node0, vs);
     CHECK(res.started);
@@ -1220,7 +1292,8 @@ TEST_CASE("reserve and jobs_running") {
   CHECK(r.rec.finished().size() == 12);
   // Jobs are reused: a second round behaves the same.
   for (std::size_t i = 0; i < ps.size(); ++i)
-    r.disp.preempt_on(*ps[i], i % 4, make_victims(s, r, {{"w" + std::to_string(i)}, {"x" + std::to_string(i)}}));
+    r.disp.preempt_on(*ps[i], i % 4,
+                      make_victims(s, r, {{"w" + std::to_string(i)}, {"x" + std::to_string(i)}}));
   r.settle();
   CHECK(r.client.call_count() == 36);
   CHECK(r.rec.reactivated().empty());

@@ -71,8 +71,7 @@ TEST_CASE("embedding: same-named functions in the caller's namespace never repla
     hstate st;
     c.prepare_state(0, st);
     preempt::victim_scratch<hpod> scratch;
-    const auto r = preempt::select_victims(preemptor, nodes[0], st, preempt::no_budgets{},
-                                           scratch);
+    const auto r = preempt::select_victims(preemptor, nodes[0], st, preempt::no_budgets{}, scratch);
     REQUIRE(r.is_candidate());
     REQUIRE(r.victims.size() == 1);
     CHECK(r.victims[0]->uid() == 1u);
@@ -85,7 +84,8 @@ TEST_CASE("embedding: same-named functions in the caller's namespace never repla
     const hpod* low[] = {&node_pods[0]};   // priority 10
     const hpod* high[] = {&node_pods[1]};  // priority 20
     const preempt::candidate<hpod> cands[] = {{0, "n0", high, 0}, {1, "n1", low, 0}};
-    const auto best = preempt::pick_best_candidate<hpod>(std::span<const preempt::candidate<hpod>>(cands));
+    const auto best =
+        preempt::pick_best_candidate<hpod>(std::span<const preempt::candidate<hpod>>(cands));
     CHECK(best.index == 1);
     CHECK(best.deciding_score == 1);
   }
@@ -95,7 +95,8 @@ TEST_CASE("embedding: same-named functions in the caller's namespace never repla
     const hpod* first[] = {&early};
     const hpod* second[] = {&late};
     const preempt::candidate<hpod> cands[] = {{0, "n0", first, 0}, {1, "n1", second, 0}};
-    const auto best = preempt::pick_best_candidate<hpod>(std::span<const preempt::candidate<hpod>>(cands));
+    const auto best =
+        preempt::pick_best_candidate<hpod>(std::span<const preempt::candidate<hpod>>(cands));
     CHECK(best.index == 1);  // the latest start wins
     CHECK(best.deciding_score == 4);
   }
@@ -168,7 +169,8 @@ TEST_CASE("embedding: the seeded offsets are fixed values, the same with every s
   std::vector<tiny::node<>> nodes;
   pods.reserve(1000);
   for (std::uint32_t i = 0; i < 1000; ++i) pods.push_back({i + 1, 1, 0});
-  for (std::uint32_t i = 0; i < 1000; ++i) nodes.push_back({"n", std::span<const P>(&pods[i], 1), 1});
+  for (std::uint32_t i = 0; i < 1000; ++i)
+    nodes.push_back({"n", std::span<const P>(&pods[i], 1), 1});
   const tiny::cluster<> c{nodes};
   preempt::evaluator_config config;
   config.seed = 42;

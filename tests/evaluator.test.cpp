@@ -32,8 +32,8 @@ using namespace fx;
 using preempt::decision_kind;
 using preempt::status_code;
 
-template <class X, class C = preempt::model::resource_cluster, class Policy = preempt::default_policy,
-          class Observer = preempt::null_observer>
+template <class X, class C = preempt::model::resource_cluster,
+          class Policy = preempt::default_policy, class Observer = preempt::null_observer>
 using run = exf::with_executor<X, preempt::evaluator<C, Policy, Observer>>;
 
 constexpr preempt::no_nominations no_noms{};
@@ -144,7 +144,8 @@ void check_error(const D& d, std::string_view message) {
 }
 
 // Adds a pod built from a full spec (flags that named_cluster::add does not set).
-void add_spec(named_cluster& c, std::size_t node, const std::string& name, preempt::model::pod_spec spec) {
+void add_spec(named_cluster& c, std::size_t node, const std::string& name,
+              preempt::model::pod_spec spec) {
   spec.uid = c.next_uid++;
   c.pod_names[spec.uid] = name;
   c.pod_ids[name] = spec.uid;
@@ -220,8 +221,9 @@ struct test_extender {
 };
 static_assert(preempt::candidate_extender<test_extender, pod>);
 
-// Only the first pod of each node (model::resource_cluster order: the most important) may be a victim:
-// upstream's fake SelectVictimsOnNode that returns the first pod (TestDryRunPreemption DR20, DR21).
+// Only the first pod of each node (model::resource_cluster order: the most important) may be a
+// victim: upstream's fake SelectVictimsOnNode that returns the first pod (TestDryRunPreemption
+// DR20, DR21).
 struct first_pod_only : preempt::default_policy {
   template <class Node, class P>
   bool is_eligible_victim(const Node& n, const P& victim, const P&) const {
@@ -233,7 +235,8 @@ struct first_pod_only : preempt::default_policy {
 
 // ---- TestPostFilter --------------------------------------------------------------------------
 
-TEST_CASE_TEMPLATE("PF1: a higher-priority pod can be made schedulable", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE("PF1: a higher-priority pod can be made schedulable", X,
+                   PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "p1", low, small());
@@ -304,7 +307,8 @@ TEST_CASE_TEMPLATE("PF5: preemption succeeds on the one node that has a lower-pr
   run<X> r;
   for (std::size_t offset : {0u, 1u}) {
     CAPTURE(offset);
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(offset));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(offset));
     check_nominated(c, d, "node2", {"p2"});
     CHECK(candidate_list(c, d.candidates) == name_list{"node2{p2}/0"});
   }
@@ -321,7 +325,8 @@ TEST_CASE_TEMPLATE("PF7: an extender keeping node1 only decides the nomination",
   run<X> r;
   // Without the extender, starting at node2 nominates node2 (all scores tie; first found wins).
   {
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
     check_nominated(c, d, "node2", {"p2"});
     CHECK(candidate_list(c, d.candidates) == name_list{"node2{p2}/0", "node1{p1}/0"});
   }
@@ -352,7 +357,8 @@ TEST_CASE_TEMPLATE("PF8: not enough resources even after removing every lower-pr
         name_list{"node1:UnschedulableAndUnresolvable", "node2:UnschedulableAndUnresolvable"});
 }
 
-TEST_CASE_TEMPLATE("PF9: reasons of several nodes are counted and sorted", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE("PF9: reasons of several nodes are counted and sorted", X,
+                   PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   const auto n2 = c.node("node2", node_res());
@@ -364,7 +370,8 @@ TEST_CASE_TEMPLATE("PF9: reasons of several nodes are counted and sorted", X, PR
   run<X> r;
   for (std::size_t offset : {0u, 1u, 2u}) {
     CAPTURE(offset);
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(3), c.budgets, no_noms, at_offset(offset));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(3), c.budgets, no_noms, at_offset(offset));
     check_no_candidates(d,
                         "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption "
                         "victims found for incoming pod.");
@@ -474,7 +481,8 @@ TEST_CASE_TEMPLATE("DR2: a fake filter failing everywhere defeats a filter that 
   CHECK(tc.total_fit_checks() == 2);
 }
 
-TEST_CASE_TEMPLATE("DR3: a pod that would fit node1 without preemption", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE("DR3: a pod that would fit node1 without preemption", X,
+                   PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, small());
@@ -577,8 +585,8 @@ TEST_CASE_TEMPLATE("DR18: offsets across attempts, wrapping around", X, PREEMPT_
   for (std::size_t k = 0; k < 3; ++k) {
     CAPTURE(k);
     tc.reset_counts();
-    const auto& d =
-        r.evaluate(*preemptors[k], tc, all_unschedulable(5), c.budgets, no_noms, at_offset(offsets[k]));
+    const auto& d = r.evaluate(*preemptors[k], tc, all_unschedulable(5), c.budgets, no_noms,
+                               at_offset(offsets[k]));
     CHECK(candidate_list(c, d.candidates) == expected[k]);
     CHECK(tc.kept_fit_checks(d) == 4);
     CHECK(d.kind == decision_kind::nominated);
@@ -622,14 +630,16 @@ TEST_CASE_TEMPLATE("DR20/DR21: a victim selection that returns the first pod of 
 
   SUBCASE("DR20: no budget, no violation") {
     run<X, preempt::model::resource_cluster, first_pod_only> r;
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{p1}/0", "node2{p2}/0"});
     check_nominated(c, d, "node1", {"p1"}, 0);
   }
   SUBCASE("DR21: each victim violates a budget") {
     c.budget(0, {"p1", "p2"});
     run<X, preempt::model::resource_cluster, first_pod_only> r;
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{p1}/1", "node2{p2}/1"});
     check_nominated(c, d, "node1", {"p1"}, 1);
   }
@@ -673,7 +683,8 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
     named_cluster c = make(true);
     const pod p = c.make("p", high, small());
     run<X> r;
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
     check_nominated(c, d, "node2", {"p2"});
   }
   SUBCASE("EL3: preemptionPolicy Never") {
@@ -698,20 +709,24 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
     // PreemptLowerPriority (the default) may preempt.
     spec.preemption_policy = preempt::preemption_policy::preempt_lower_priority;
     const pod q(spec);
-    const auto& d3 = r.evaluate(q, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
+    const auto& d3 =
+        r.evaluate(q, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
     check_nominated(c, d3, "node2", {"p2"});
   }
   SUBCASE("EL4: a lower-priority pod terminating by preemption on the nominated node") {
     named_cluster c = make(true);
     const pod p = c.make("p", high, small());
     run<X> r;
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
     check_not_eligible(d, not_eligible_terminating);
     // The same pod on another node than the nominated one does not block.
-    const auto& d2 = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(1));
+    const auto& d2 =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(1));
     CHECK(d2.kind == decision_kind::nominated);
     // A nomination outside the cluster is no nomination.
-    const auto& d3 = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(7));
+    const auto& d3 =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(7));
     CHECK(d3.kind == decision_kind::nominated);
   }
   SUBCASE("EL4': only a pod that would be a legal victim blocks") {
@@ -723,19 +738,22 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
     CHECK(d.kind != decision_kind::not_eligible);
     const pod p = c.make("p", high, small());
     struct no_victim_on_node1 : preempt::default_policy {
-      bool is_eligible_victim(const preempt::model::resource_node& n, const pod&, const pod&) const {
+      bool is_eligible_victim(const preempt::model::resource_node& n, const pod&,
+                              const pod&) const {
         return n.name() != "node1";
       }
     };
     run<X, preempt::model::resource_cluster, no_victim_on_node1> r2;
-    const auto& d2 = r2.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
+    const auto& d2 =
+        r2.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
     check_nominated(c, d2, "node2", {"p2"});
   }
   SUBCASE("EL5: a terminating pod without the DisruptionTarget condition does not block") {
     named_cluster c = make(false);
     const pod p = c.make("p", high, small());
     run<X> r;
-    const auto& d = r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
+    const auto& d =
+        r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
     check_nominated(c, d, "node1", {"t1"});
   }
 }
@@ -907,8 +925,8 @@ TEST_CASE_TEMPLATE("EX3/EX7: a failed extender call leaves no candidates in the 
 TEST_CASE_TEMPLATE("only nodes whose filter status is exactly Unschedulable are tried", X,
                    PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
-  const std::array<const char*, 6> names{"ok", "unsched", "unresolvable", "error", "unsched2",
-                                         "absent"};
+  const std::array<const char*, 6> names{"ok",    "unsched",  "unresolvable",
+                                         "error", "unsched2", "absent"};
   for (const char* n : names) {
     const auto i = c.node(n);
     c.add(i, std::string("p-") + n, low, large());
@@ -924,15 +942,16 @@ TEST_CASE_TEMPLATE("only nodes whose filter status is exactly Unschedulable are 
   const auto& d = r.evaluate(p, c.cluster, st, c.budgets, no_noms, at_offset(0));
   CHECK(d.potential_nodes == 2);
   CHECK(diagnosis_list(c, d) == name_list{"unsched:Success", "unsched2:Success"});
-  CHECK(candidate_list(c, d.candidates) == name_list{"unsched{p-unsched}/0", "unsched2{p-unsched2}/0"});
+  CHECK(candidate_list(c, d.candidates) ==
+        name_list{"unsched{p-unsched}/0", "unsched2{p-unsched2}/0"});
 
   const pod big = c.make("big", high, res(600, 100));
   const auto& d2 = r.evaluate(big, c.cluster, st, c.budgets, no_noms, at_offset(1));
   check_no_candidates(d2,
                       "preemption: 0/6 nodes are available: 2 Insufficient cpu, 4 Preemption is "
                       "not helpful for scheduling.");
-  CHECK(diagnosis_list(c, d2) == name_list{"unsched2:UnschedulableAndUnresolvable",
-                                           "unsched:UnschedulableAndUnresolvable"});
+  CHECK(diagnosis_list(c, d2) ==
+        name_list{"unsched2:UnschedulableAndUnresolvable", "unsched:UnschedulableAndUnresolvable"});
 }
 
 // ---- Edge cases -----------------------------------------------------------------------------
@@ -971,14 +990,16 @@ TEST_CASE_TEMPLATE("several errors without a candidate are aggregated", X, PREEM
     // node2: the preemptor fits without evicting p2 ("expected at least one victim").
     tc.filters.resources = false;
     const auto& d = r.evaluate(p, tc, all_unschedulable(3), c.budgets, no_noms, at_offset(1));
-    check_error(d,
-                "preemption: [expected at least one victim pod on node \"node2\", running RemovePod "
-                "on PreFilter plugin \"test-plugin\": failed to remove pod: p]");
+    check_error(
+        d,
+        "preemption: [expected at least one victim pod on node \"node2\", running RemovePod "
+        "on PreFilter plugin \"test-plugin\": failed to remove pod: p]");
     CHECK(diagnosis_list(c, d) == name_list{"node2:Error", "node3:Error", "node1:Error"});
   }
 }
 
-TEST_CASE_TEMPLATE("nominated pods reserve room on their node (two-pass fit)", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE("nominated pods reserve room on their node (two-pass fit)", X,
+                   PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", low, large());
@@ -993,7 +1014,8 @@ TEST_CASE_TEMPLATE("nominated pods reserve room on their node (two-pass fit)", X
   static_assert(preempt::nominations_of<nominations, pod>);
   run<X> r;
   // Without nominations node1 wins (one victim).
-  check_nominated(c, r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0)),
+  check_nominated(c,
+                  r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0)),
                   "node1", {"p1"});
   // A very-high pod nominated to node1 leaves too little room there: node2 is chosen.
   const nominations noms{{{&reserved}, {}}};
@@ -1013,12 +1035,14 @@ TEST_CASE_TEMPLATE("without an injected offset the start is drawn from the seede
   std::vector<std::size_t> offsets_a, offsets_b;
   bool varied = false;
   for (int k = 0; k < 20; ++k) {
-    const auto& da = a.evaluate(p, c.cluster, all_unschedulable(5), c.budgets, no_noms, fx.executor());
+    const auto& da =
+        a.evaluate(p, c.cluster, all_unschedulable(5), c.budgets, no_noms, fx.executor());
     CHECK(da.offset < 5);
     CHECK(da.candidates.size() == 2);
     CHECK(da.diagnosis.front().node_index == da.offset);
     offsets_a.push_back(da.offset);
-    const auto& db = b.evaluate(p, c.cluster, all_unschedulable(5), c.budgets, no_noms, fx.executor());
+    const auto& db =
+        b.evaluate(p, c.cluster, all_unschedulable(5), c.budgets, no_noms, fx.executor());
     offsets_b.push_back(db.offset);
     varied = varied || offsets_a.back() != offsets_a.front();
   }
@@ -1082,7 +1106,8 @@ TEST_CASE_TEMPLATE("an observer sees attempts, the nodes kept and the chosen can
                                       .terminating_by_preemption = false,
                                       .preemption_policy = preempt::preemption_policy::never};
   const pod never(never_spec);
-  run<X, preempt::model::resource_cluster, preempt::default_policy, counting_observer> r(sampling(40, 2));
+  run<X, preempt::model::resource_cluster, preempt::default_policy, counting_observer> r(
+      sampling(40, 2));
   const counting_observer& o = r.ev.observer();
   const std::thread::id me = std::this_thread::get_id();
 
@@ -1101,7 +1126,8 @@ TEST_CASE_TEMPLATE("an observer sees attempts, the nodes kept and the chosen can
   CHECK(c.cluster[o.chosen_node].name() == "node3");
   CHECK(o.chosen_victims == 1);
 
-  const auto& d2 = r.evaluate(tied, c.cluster, all_unschedulable(5), c.budgets, no_noms, at_offset(0));
+  const auto& d2 =
+      r.evaluate(tied, c.cluster, all_unschedulable(5), c.budgets, no_noms, at_offset(0));
   CHECK(d2.kind == decision_kind::unschedulable);
   CHECK(o.attempts == 2);
   CHECK(o.nodes.size() == 4 + d2.diagnosis.size());
@@ -1127,9 +1153,10 @@ TEST_CASE_TEMPLATE("clear_nomination is set only when the dry run found no candi
   tst::test_cluster tc(c);
   run<X, tst::test_cluster> r;
   const auto st = all_unschedulable(1);
-  CHECK_FALSE(r.evaluate(p, tc, st, c.budgets, no_noms).clear_nomination);      // nominated
-  CHECK(r.evaluate(tied, tc, st, c.budgets, no_noms).clear_nomination);         // no candidate
-  CHECK(r.evaluate(p, tc, preempt::filter_statuses{}, c.budgets, no_noms).clear_nomination);  // none tried
+  CHECK_FALSE(r.evaluate(p, tc, st, c.budgets, no_noms).clear_nomination);  // nominated
+  CHECK(r.evaluate(tied, tc, st, c.budgets, no_noms).clear_nomination);     // no candidate
+  CHECK(r.evaluate(p, tc, preempt::filter_statuses{}, c.budgets, no_noms)
+            .clear_nomination);  // none tried
   tc.flag_error(n1);
   const auto& e = r.evaluate(p, tc, st, c.budgets, no_noms);  // error without a candidate
   CHECK(e.kind == decision_kind::error);

@@ -64,7 +64,8 @@ struct scenario {
     return s;
   }
 
-  explicit scenario(std::uint64_t seed) : w(rnd::make_world(seed, shape())), preemptor(w.preemptor) {
+  explicit scenario(std::uint64_t seed)
+      : w(rnd::make_world(seed, shape())), preemptor(w.preemptor) {
     std::mt19937_64 g(seed ^ 0x5DEECE66Dull);
     const std::size_t n = w.cluster.size();
     // Filter statuses: the first k nodes set, the rest absent.
@@ -83,7 +84,9 @@ struct scenario {
     // Nominated pods: most of them to some node.
     noms.by_node.resize(n);
     for (const pod& p : w.nominated)
-      if (pick(g, 0, 2) != 0) noms.by_node[static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(n) - 1))].push_back(&p);
+      if (pick(g, 0, 2) != 0)
+        noms.by_node[static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(n) - 1))]
+            .push_back(&p);
     // A strict budget (no disruption allowed) over most pods, now and then: many candidates
     // with violations, so that the violating list fills up and overflows.
     if (pick(g, 0, 2) == 0) {
@@ -96,15 +99,17 @@ struct scenario {
     // Sampling: often a round percentage, small absolute minimums; never both zero.
     constexpr std::array<std::int32_t, 5> round{0, 10, 40, 50, 100};
     const auto kind = pick(g, 0, 5);
-    args.min_candidate_nodes_percentage = kind < 2    ? round[static_cast<std::size_t>(pick(g, 0, 4))]
+    args.min_candidate_nodes_percentage = kind < 2 ? round[static_cast<std::size_t>(pick(g, 0, 4))]
                                           : kind == 2 ? 0
                                                       : static_cast<std::int32_t>(pick(g, 0, 100));
-    args.min_candidate_nodes_absolute = static_cast<std::int32_t>(kind == 2 ? pick(g, 1, 2) : pick(g, 0, 6));
+    args.min_candidate_nodes_absolute =
+        static_cast<std::int32_t>(kind == 2 ? pick(g, 1, 2) : pick(g, 0, 6));
     if (args.min_candidate_nodes_percentage == 0 && args.min_candidate_nodes_absolute == 0)
       args.min_candidate_nodes_absolute = 1;
     // The offset, beyond n sometimes (taken modulo the potential nodes).
     at.offset = static_cast<std::size_t>(pick(g, 0, 3 * static_cast<std::int64_t>(n) + 2));
-    if (pick(g, 0, 5) == 0) at.nominated_node = static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(n)));
+    if (pick(g, 0, 5) == 0)
+      at.nominated_node = static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(n)));
     if (pick(g, 0, 24) == 0) {
       preempt::model::pod_spec spec = w.preemptor.spec();
       spec.preemption_policy = preempt::preemption_policy::never;
@@ -200,9 +205,9 @@ model_result model_dry_run(const scenario& s, preempt::timestamp now) {
       const std::size_t node = potential[(m.offset + i) % n];
       preempt::model::resource_fit_state state;
       c.prepare_state(node, state);
-      const auto r = preempt::select_victims(s.preemptor, c[node], state, s.w.budgets,
-                                             s.noms.by_node[node], scratch,
-                                             preempt::default_policy{now});
+      const auto r =
+          preempt::select_victims(s.preemptor, c[node], state, s.w.budgets, s.noms.by_node[node],
+                                  scratch, preempt::default_policy{now});
       model_node mn{node, r.outcome, {}, r.pdb_violations};
       for (const pod* v : r.victims) mn.victims.push_back(v->uid());
       if (r.outcome.is_success() && r.victims.empty())
@@ -323,8 +328,9 @@ void check_sampling_rule(const D& d, const model_result& m) {
   const std::size_t wanted = d.candidates_wanted;
   // wanted may be 0 (abs 0 and n * pct < 100): then nothing is kept and the search never stops.
   CHECK(wanted <= d.potential_nodes);
-  const auto without = static_cast<std::size_t>(std::count_if(
-      d.candidates.begin(), d.candidates.end(), [](const auto& k) { return k.pdb_violations == 0; }));
+  const auto without =
+      static_cast<std::size_t>(std::count_if(d.candidates.begin(), d.candidates.end(),
+                                             [](const auto& k) { return k.pdb_violations == 0; }));
   const std::size_t with = d.candidates.size() - without;
   // Candidates without violations come first.
   for (std::size_t i = 0; i < d.candidates.size(); ++i)
@@ -347,8 +353,10 @@ void check_sampling_rule(const D& d, const model_result& m) {
       }
     }
     const bool stop = w0 > 0 && w0 + w1 >= wanted;
-    if (i + 1 < d.diagnosis.size()) CHECK_FALSE(stop);
-    else if (d.diagnosis.size() < d.potential_nodes) CHECK(stop);
+    if (i + 1 < d.diagnosis.size())
+      CHECK_FALSE(stop);
+    else if (d.diagnosis.size() < d.potential_nodes)
+      CHECK(stop);
   }
   // The kept candidates are the first `wanted` of each kind.
   CHECK(without == std::min(found_without, wanted));
@@ -389,11 +397,12 @@ static_assert(!preempt::is_always_inline_v<draining_executor>);
 
 // A manual context drained by its own thread while the evaluation runs.
 struct background_drainer {
-  background_drainer() : thread([this] {
-    while (!stop.load(std::memory_order_acquire))
-      if (!ctx.run_one(order::shuffled)) std::this_thread::yield();
-    ctx.drain();
-  }) {}
+  background_drainer()
+      : thread([this] {
+          while (!stop.load(std::memory_order_acquire))
+            if (!ctx.run_one(order::shuffled)) std::this_thread::yield();
+          ctx.drain();
+        }) {}
   background_drainer(const background_drainer&) = delete;
   background_drainer& operator=(const background_drainer&) = delete;
   ~background_drainer() {
@@ -411,7 +420,8 @@ constexpr std::array<std::size_t, 3> parallelisms{2, 3, 4};
 constexpr std::array<std::size_t, 3> chunks{1, 2, 5};
 constexpr std::array<order, 3> orders{order::fifo, order::lifo, order::shuffled};
 
-preempt::evaluator_config config(std::size_t parallelism, std::size_t chunk, preempt::sampling_args a) {
+preempt::evaluator_config config(std::size_t parallelism, std::size_t chunk,
+                                 preempt::sampling_args a) {
   preempt::evaluator_config cfg;
   cfg.sampling = a;
   cfg.parallelism = parallelism;
@@ -421,7 +431,8 @@ preempt::evaluator_config config(std::size_t parallelism, std::size_t chunk, pre
 
 struct coverage {
   std::size_t nominated = 0, unschedulable = 0, error = 0, not_eligible = 0, no_potential = 0;
-  std::size_t stopped_early = 0, went_past_wanted = 0, dropped = 0, multi_batch = 0, wanted_zero = 0;
+  std::size_t stopped_early = 0, went_past_wanted = 0, dropped = 0, multi_batch = 0,
+              wanted_zero = 0;
 };
 
 }  // namespace
@@ -471,7 +482,8 @@ TEST_CASE("every executor and parallelism gives the sequential decision on rando
     // and join before the evaluators are destroyed (an evaluator waits for its queued helpers).
     std::vector<std::unique_ptr<evaluator>> evs;
     for (std::size_t p : parallelisms)
-      for (std::size_t ch : chunks) evs.push_back(std::make_unique<evaluator>(config(p, ch, s.args), policy));
+      for (std::size_t ch : chunks)
+        evs.push_back(std::make_unique<evaluator>(config(p, ch, s.args), policy));
     std::vector<std::unique_ptr<evaluator>> pool_evs;
     for (std::size_t p : parallelisms)
       for (std::size_t ch : chunks)
@@ -550,11 +562,11 @@ TEST_CASE("a seeded offset draw is the same on every executor") {
     evaluator parallel(c2, preempt::default_policy{now});
     exf::pool_fixture pool;
     for (int k = 0; k < 3; ++k) {
-      const std::string want = describe(sequential.evaluate(s.preemptor, s.w.cluster, s.statuses,
-                                                            s.w.budgets, s.noms,
-                                                            preempt::inline_executor{}, a));
-      const auto& d =
-          parallel.evaluate(s.preemptor, s.w.cluster, s.statuses, s.w.budgets, s.noms, pool.executor(), a);
+      const std::string want =
+          describe(sequential.evaluate(s.preemptor, s.w.cluster, s.statuses, s.w.budgets, s.noms,
+                                       preempt::inline_executor{}, a));
+      const auto& d = parallel.evaluate(s.preemptor, s.w.cluster, s.statuses, s.w.budgets, s.noms,
+                                        pool.executor(), a);
       CHECK(describe(d) == want);
       if (d.potential_nodes > 0) CHECK(d.offset < d.potential_nodes);
     }

@@ -221,10 +221,12 @@ TEST_CASE("manual_context runs tasks queued while draining in the same drain") {
     CHECK(root.total_runs() == 15);
     CHECK(root.each_once());
     CHECK(ctx.pending() == 0);
-    if (how == order::fifo) CHECK(log == std::vector<int>{1, 11, 12, 111, 112, 121, 122, 1111, 1112,
-                                                          1121, 1122, 1211, 1212, 1221, 1222});
-    if (how == order::lifo) CHECK(log == std::vector<int>{1, 12, 122, 1222, 1221, 121, 1212, 1211,
-                                                          11, 112, 1122, 1121, 111, 1112, 1111});
+    if (how == order::fifo)
+      CHECK(log == std::vector<int>{1, 11, 12, 111, 112, 121, 122, 1111, 1112, 1121, 1122, 1211,
+                                    1212, 1221, 1222});
+    if (how == order::lifo)
+      CHECK(log == std::vector<int>{1, 12, 122, 1222, 1221, 121, 1212, 1211, 11, 112, 1122, 1121,
+                                    111, 1112, 1111});
   }
 }
 
@@ -337,7 +339,7 @@ TEST_CASE("thread_pool: concurrent submitters, tasks that submit tasks, join run
       CHECK(all_ran_once(tasks));
       for (const auto& tree : trees) CHECK(all_ran_once(tree));
       pool.join();  // idempotent
-    }  // the destructor joins again
+    }               // the destructor joins again
     CHECK(all_ran_once(tasks));
   }
 }

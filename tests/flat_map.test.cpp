@@ -28,7 +28,8 @@ using counted_map =
 std::size_t home_of(key k, std::size_t capacity) {
   unsigned shift = 64;
   for (std::size_t c = capacity; c > 1; c /= 2) --shift;
-  const std::uint64_t mixed = static_cast<std::uint64_t>(std::hash<key>{}(k)) * 0x9E3779B97F4A7C15ull;
+  const std::uint64_t mixed =
+      static_cast<std::uint64_t>(std::hash<key>{}(k)) * 0x9E3779B97F4A7C15ull;
   return static_cast<std::size_t>(mixed >> shift);
 }
 
@@ -109,7 +110,8 @@ TEST_CASE("flat_map: keys sharing one home slot, erased first, middle and last")
       map_type m;
       m.reserve(4);
       const std::vector<key> ks = keys_at(slot, 8, 4);
-      for (std::size_t i = 0; i < ks.size(); ++i) CHECK(m.insert_or_assign(ks[i], static_cast<int>(i)));
+      for (std::size_t i = 0; i < ks.size(); ++i)
+        CHECK(m.insert_or_assign(ks[i], static_cast<int>(i)));
       CHECK(m.erase(ks[victim]));
       CHECK(m.size() == 3);
       for (std::size_t i = 0; i < ks.size(); ++i) {
@@ -264,9 +266,7 @@ TEST_CASE("flat_map: random operations agree with std::unordered_map") {
           ref[k] = step;
           break;
         }
-        case 2:
-          agree = m.erase(k) == (ref.erase(k) == 1);
-          break;
+        case 2: agree = m.erase(k) == (ref.erase(k) == 1); break;
         default: {
           const int* v = m.find(k);
           const auto it = ref.find(k);

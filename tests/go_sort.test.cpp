@@ -36,20 +36,19 @@ TEST_CASE("go_sort_slice: 20 alternating keys, Go's pdqsort order") {
 TEST_CASE("go_sort_slice: 60 elements, three keys (ninther pivots)") {
   std::vector<int> keys(60);
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<int>((i * 7) % 3);
-  CHECK(go_order(keys) ==
-        std::vector<int>{21, 57, 54, 3,  51, 48, 6,  45, 42, 9,  39, 36, 12, 33, 0,
-                         15, 30, 27, 18, 24, 31, 10, 22, 58, 19, 25, 1,  55, 28, 52,
-                         16, 4,  49, 13, 34, 46, 7,  37, 43, 40, 50, 41, 8,  38, 44,
-                         11, 35, 47, 32, 5,  29, 14, 20, 53, 2,  17, 56, 26, 23, 59});
+  CHECK(go_order(keys) == std::vector<int>{21, 57, 54, 3,  51, 48, 6,  45, 42, 9,  39, 36,
+                                           12, 33, 0,  15, 30, 27, 18, 24, 31, 10, 22, 58,
+                                           19, 25, 1,  55, 28, 52, 16, 4,  49, 13, 34, 46,
+                                           7,  37, 43, 40, 50, 41, 8,  38, 44, 11, 35, 47,
+                                           32, 5,  29, 14, 20, 53, 2,  17, 56, 26, 23, 59});
 }
 
 TEST_CASE("go_sort_slice: 40 descending keys with ties (the reversed run)") {
   std::vector<int> keys(40);
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<int>((40 - i) / 4);
-  CHECK(go_order(keys) ==
-        std::vector<int>{39, 38, 37, 33, 36, 35, 34, 32, 31, 30, 29, 28, 27, 26,
-                         25, 21, 24, 23, 22, 20, 19, 18, 17, 13, 16, 15, 14, 10,
-                         12, 11, 9,  8,  7,  6,  5,  4,  3,  2,  1,  0});
+  CHECK(go_order(keys) == std::vector<int>{39, 38, 37, 33, 36, 35, 34, 32, 31, 30, 29, 28, 27, 26,
+                                           25, 21, 24, 23, 22, 20, 19, 18, 17, 13, 16, 15, 14, 10,
+                                           12, 11, 9,  8,  7,  6,  5,  4,  3,  2,  1,  0});
 }
 
 TEST_CASE("go_sort_slice: sorts 5000 elements with many ties") {

@@ -117,7 +117,8 @@ std::atomic<int> started{0};
 void wait_for_three(std::size_t) {
   started.fetch_add(1);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (started.load() < 3 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  while (started.load() < 3 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::yield();
 }
 }  // namespace
 

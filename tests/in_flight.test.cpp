@@ -173,9 +173,11 @@ TEST_CASE("victims: a claim is running until the API accepts the deletion") {
   table_type t;
   CHECK(t.claim_of(victim1) == std::nullopt);
   CHECK(t.claim_victim(victim1));
-  CHECK(t.claim_of(victim1) == std::optional<preempt::victim_claim>(preempt::victim_claim::running));
+  CHECK(t.claim_of(victim1) ==
+        std::optional<preempt::victim_claim>(preempt::victim_claim::running));
   t.accept_victim(victim1);
-  CHECK(t.claim_of(victim1) == std::optional<preempt::victim_claim>(preempt::victim_claim::accepted));
+  CHECK(t.claim_of(victim1) ==
+        std::optional<preempt::victim_claim>(preempt::victim_claim::accepted));
   CHECK_FALSE(t.claim_victim(victim1));  // still claimed until reported
   CHECK(t.victim_in_flight(victim1));
   t.report_victim(victim1, victim_state::gone);
@@ -222,7 +224,7 @@ TEST_CASE("victims_snapshot appends every victim in flight") {
 TEST_CASE("preemptors and victims are independent tables") {
   table_type t;
   t.reserve(4, 16);
-  t.start(victim1);  // the same uid as a preemptor...
+  t.start(victim1);                // the same uid as a preemptor...
   CHECK(t.claim_victim(victim1));  // ...and as a victim
   t.finish(victim1);
   CHECK(t.victim_in_flight(victim1));

@@ -60,8 +60,8 @@ fx::name_list sorted(fx::name_list v) {
 }  // namespace
 
 // Async executors only: inline dispatch leaves no victim in flight once apply returns.
-TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims, the view does not", X,
-                   EVF_ASYNC_EXECUTORS) {
+TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims, the view does not",
+                   X, EVF_ASYNC_EXECUTORS) {
   world w;
   const pod p1 = w.c.make("P1", high, fx::res(3000, 10));
   const pod p2 = w.c.make("P2", high, fx::res(1000, 10));
@@ -70,7 +70,8 @@ TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims,
   evf::rig<X> r(&w.c.pod_names, 1);
   if constexpr (X::threaded) r.client.hold();  // keep P1's evictions in flight
 
-  const auto& d1 = ev.evaluate(p1, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
+  const auto& d1 =
+      ev.evaluate(p1, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
   REQUIRE(d1.kind == preempt::decision_kind::nominated);
   CHECK(w.c.names(d1.victims) == fx::name_list{"v2", "v3", "v4"});
   CHECK(r.disp.apply(p1, d1).outcome.is_success());
@@ -79,7 +80,8 @@ TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims,
   if constexpr (X::async) CHECK(r.disp.is_preemption_running(p1.uid()));
 
   SUBCASE("default: the in-flight victims are chosen again, with v1 besides") {
-    const auto& d2 = ev.evaluate(p2, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
+    const auto& d2 =
+        ev.evaluate(p2, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
     REQUIRE(d2.kind == preempt::decision_kind::nominated);
     CHECK(sorted(w.c.names(d2.victims)) == fx::name_list{"v1", "v2", "v3", "v4"});
     // The victim ledger at least keeps the duplicates from reaching the API.
@@ -92,7 +94,8 @@ TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims,
     r.table.victims_snapshot(in_flight);
     CHECK(in_flight.size() == 3);
     const view_type view(w.c.cluster, in_flight);
-    const auto& d2 = view_ev.evaluate(p2, view, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
+    const auto& d2 =
+        view_ev.evaluate(p2, view, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
     REQUIRE(d2.kind == preempt::decision_kind::nominated);
     CHECK(w.c.names(d2.victims) == fx::name_list{"v1"});
     const auto res = r.disp.apply(p2, d2);
@@ -108,7 +111,8 @@ TEST_CASE_TEMPLATE("in_flight_view: the default double-counts in-flight victims,
   }
 }
 
-TEST_CASE("in_flight_view: P1's nomination still reserves the freed room for pods that yield to it") {
+TEST_CASE(
+    "in_flight_view: P1's nomination still reserves the freed room for pods that yield to it") {
   world w;
   const pod p1 = w.c.make("P1", high, fx::res(3000, 10));
   const pod p3 = w.c.make("P3", mid, fx::res(1000, 10));  // lower than P1: yields to its nomination
@@ -118,13 +122,15 @@ TEST_CASE("in_flight_view: P1's nomination still reserves the freed room for pod
   const view_type view(w.c.cluster, in_flight);
   CHECK(std::is_sorted(in_flight.begin(), in_flight.end()));  // sorted in place
   preempt::evaluator<view_type> ev;
-  const auto& d = ev.evaluate(p3, view, w.statuses, w.c.budgets, ledger.reader(), preempt::inline_executor{});
+  const auto& d =
+      ev.evaluate(p3, view, w.statuses, w.c.budgets, ledger.reader(), preempt::inline_executor{});
   REQUIRE(d.kind == preempt::decision_kind::nominated);
   CHECK(w.c.names(d.victims) == fx::name_list{"v1"});
   // Without P1's nomination the room v2..v4 left is free: P3 fits without preempting anyone, and
   // a dry run finding no victim on its only node reports that as an error.
   ledger.remove(p1.uid());
-  const auto& d2 = ev.evaluate(p3, view, w.statuses, w.c.budgets, ledger.reader(), preempt::inline_executor{});
+  const auto& d2 =
+      ev.evaluate(p3, view, w.statuses, w.c.budgets, ledger.reader(), preempt::inline_executor{});
   CHECK(d2.kind == preempt::decision_kind::error);
 }
 

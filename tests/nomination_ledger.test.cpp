@@ -180,7 +180,7 @@ TEST_CASE("ledger: clear_lower_priority drops only strictly lower priorities on 
   const pod& m1 = s.add("m1", mid);
   const pod& h1 = s.add("h1", high);  // equal to the preemptor: kept
   const pod& v1 = s.add("v1", very_high);
-  const pod& l2 = s.add("l2", low);   // lower, but another node
+  const pod& l2 = s.add("l2", low);  // lower, but another node
   const pod& m3 = s.add("m3", mid);
   ledger_type l(2);
   l.nominate(m1, 0);
@@ -241,7 +241,8 @@ TEST_CASE("ledger: the null_mutex variant behaves the same") {
 TEST_CASE("ledger: no allocation after reserve(pods, nodes, per_node)") {
   evf::scene s;
   std::vector<const pod*> pods;
-  for (int i = 0; i < 8; ++i) pods.push_back(&s.add("p" + std::to_string(i), i % 2 == 0 ? low : high));
+  for (int i = 0; i < 8; ++i)
+    pods.push_back(&s.add("p" + std::to_string(i), i % 2 == 0 ? low : high));
   std::size_t allocations = 0;
   using alloc = evf::counting_allocator<const pod*>;
   preempt::nomination_ledger<pod, preempt::null_mutex, alloc> l(0, alloc(&allocations));
@@ -250,7 +251,8 @@ TEST_CASE("ledger: no allocation after reserve(pods, nodes, per_node)") {
   out.reserve(8);
   const std::size_t before = allocations;
   for (int round = 0; round < 50; ++round) {
-    for (std::size_t i = 0; i < pods.size(); ++i) l.nominate(*pods[i], (i + static_cast<std::size_t>(round)) % 4);
+    for (std::size_t i = 0; i < pods.size(); ++i)
+      l.nominate(*pods[i], (i + static_cast<std::size_t>(round)) % 4);
     l.update(*pods[0], std::nullopt, std::nullopt);
     l.add_from_object(*pods[1], 3);
     out.clear();
@@ -293,7 +295,8 @@ struct two_pass_world {
 
 }  // namespace
 
-TEST_CASE("ledger reader: a nominee of higher or equal priority reserves room, a lower one does not") {
+TEST_CASE(
+    "ledger reader: a nominee of higher or equal priority reserves room, a lower one does not") {
   two_pass_world w;
   preempt::evaluator<preempt::model::resource_cluster> ev;
   const pod p = w.c.make("p", high, fx::res(400, 10));

@@ -76,10 +76,12 @@ template <class X>
 void run_pr(policy_case policy, bool expect_preemption) {
   pr_world w({}, policy);
   const pod& p = *w.preemptor;
-  preempt::evaluator<preempt::model::resource_cluster> ev(config_for<X>());  // outlives the rig's executor
+  preempt::evaluator<preempt::model::resource_cluster> ev(
+      config_for<X>());  // outlives the rig's executor
   evf::rig<X> r(&w.c.pod_names, 3);
 
-  const auto& d = ev.evaluate(p, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
+  const auto& d =
+      ev.evaluate(p, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
   if (expect_preemption) {
     REQUIRE(d.kind == preempt::decision_kind::nominated);
     CHECK(d.node_name == "node1");
@@ -115,7 +117,8 @@ void run_pr(policy_case policy, bool expect_preemption) {
   // Follow-up: the informer now shows the victims terminating because of preemption; the
   // preemptor retries with its nomination.
   std::set<std::string> terminating(evicted.begin(), evicted.end());
-  for (const std::string& v : evicted) r.table.report_victim(w.c.pod_ids.at(v), preempt::victim_state::terminating);
+  for (const std::string& v : evicted)
+    r.table.report_victim(w.c.pod_ids.at(v), preempt::victim_state::terminating);
   CHECK(r.table.victims_in_flight() == 0);
   pr_world w2(terminating, policy);
   CHECK(w2.preemptor->uid() == p.uid());
@@ -131,7 +134,8 @@ void run_pr(policy_case policy, bool expect_preemption) {
   CHECK_FALSE(res2.started);
   r.settle();
   CHECK(r.client.call_count() == calls_before);
-  CHECK(r.ledger.node_of(p.uid()) == (expect_preemption ? std::optional<std::size_t>(w.n1) : std::nullopt));
+  CHECK(r.ledger.node_of(p.uid()) ==
+        (expect_preemption ? std::optional<std::size_t>(w.n1) : std::nullopt));
 
   if (expect_preemption) {
     // Even past the eligibility check, the terminating victims are not evicted again.
@@ -176,7 +180,8 @@ TEST_CASE_TEMPLATE("flow: a failing eviction keeps (sync) or re-activates (async
   evf::rig<X> r(&w.c.pod_names, 3);
   r.ledger.nominate(p, w.n3);  // an earlier nomination
   r.client.set(w.c.pod_ids.at("p1.1"), evf::api::delete_fails);
-  const auto& d = ev.evaluate(p, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
+  const auto& d =
+      ev.evaluate(p, w.c.cluster, w.statuses, w.c.budgets, r.ledger.reader(), r.x.executor());
   REQUIRE(d.kind == preempt::decision_kind::nominated);
   const auto res = r.disp.apply(p, d);
   r.settle();
@@ -188,7 +193,8 @@ TEST_CASE_TEMPLATE("flow: a failing eviction keeps (sync) or re-activates (async
   } else {
     CHECK(res.outcome.code() == preempt::status_code::error);
     CHECK(res.outcome.reason() == evf::delete_failed);
-    CHECK(r.ledger.node_of(p.uid()) == std::optional<std::size_t>(w.n3));  // kept, as upstream's nil
+    CHECK(r.ledger.node_of(p.uid()) ==
+          std::optional<std::size_t>(w.n3));  // kept, as upstream's nil
     CHECK(r.rec.reactivated().empty());
   }
 }

@@ -63,7 +63,8 @@ TEST_CASE("select_victims agrees with the naive reference on random clusters") {
       const outcome got = select(w, i, scratch, victims);
       std::vector<const pod*> nominated;
       for (const pod& n : w.nominated) nominated.push_back(&n);
-      const ref::result want = ref::select_victims(w.cluster[i], w.preemptor, w.budgets, nominated, w.now);
+      const ref::result want =
+          ref::select_victims(w.cluster[i], w.preemptor, w.budgets, nominated, w.now);
       CHECK(got.code == want.code);
       CHECK(got.reasons == want.reasons);
       CHECK(got.victims == want.victims);

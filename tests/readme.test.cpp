@@ -8,9 +8,11 @@ TEST_CASE("README example: one node, one victim") {
 
   preempt::model::resource_cluster cluster;
   auto n = cluster.add_node("node-a", {4000, 8LL << 30, 110});
-  cluster.add_pod(n, resource_pod({.uid = 1, .priority = 0, .requests = {3000, 1LL << 30}, .start_time = 0}));
+  cluster.add_pod(
+      n, resource_pod({.uid = 1, .priority = 0, .requests = {3000, 1LL << 30}, .start_time = 0}));
 
-  const resource_pod preemptor({.uid = 2, .priority = 1000, .requests = {2000, 1LL << 30}, .start_time = {}});
+  const resource_pod preemptor(
+      {.uid = 2, .priority = 1000, .requests = {2000, 1LL << 30}, .start_time = {}});
 
   preempt::filter_statuses statuses(cluster.size(), preempt::status_code::unschedulable);
   preempt::nomination_ledger<resource_pod> nominations(cluster.size());

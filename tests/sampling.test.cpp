@@ -26,7 +26,8 @@ TEST_CASE("the defaults are upstream's: 10 percent, at least 100") {
   CHECK(preempt::validate(d).empty());
 }
 
-TEST_CASE("number_of_candidates: upstream's examples (5000 nodes: 500, 500: 100, 50: 50, 5 at 40%: 2)") {
+TEST_CASE(
+    "number_of_candidates: upstream's examples (5000 nodes: 500, 500: 100, 50: 50, 5 at 40%: 2)") {
   CHECK(preempt::number_of_candidates(args(40, 1), 5) == 2);
   const preempt::sampling_args defaults;
   CHECK(preempt::number_of_candidates(defaults, 5000) == 500);
@@ -36,10 +37,10 @@ TEST_CASE("number_of_candidates: upstream's examples (5000 nodes: 500, 500: 100,
 }
 
 TEST_CASE("number_of_candidates: floor of the percentage, raised to the minimum, capped at n") {
-  CHECK(preempt::number_of_candidates(args(40, 2), 5) == 2);    // DR19
-  CHECK(preempt::number_of_candidates(args(40, 3), 5) == 3);    // the minimum wins
-  CHECK(preempt::number_of_candidates(args(40, 0), 9) == 3);    // floor(3.6)
-  CHECK(preempt::number_of_candidates(args(10, 0), 9) == 0);    // floor(0.9): zero is possible
+  CHECK(preempt::number_of_candidates(args(40, 2), 5) == 2);  // DR19
+  CHECK(preempt::number_of_candidates(args(40, 3), 5) == 3);  // the minimum wins
+  CHECK(preempt::number_of_candidates(args(40, 0), 9) == 3);  // floor(3.6)
+  CHECK(preempt::number_of_candidates(args(10, 0), 9) == 0);  // floor(0.9): zero is possible
   CHECK(preempt::number_of_candidates(args(0, 7), 100) == 7);
   CHECK(preempt::number_of_candidates(args(100, 0), 37) == 37);
   CHECK(preempt::number_of_candidates(args(50, 100), 37) == 37);  // capped at n

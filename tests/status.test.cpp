@@ -29,9 +29,12 @@ TEST_CASE("status: a value, reasons in the order added") {
 }
 
 TEST_CASE("status: more reasons than fit inline are all kept") {
-  const std::vector<std::string_view> all{"Too many pods", "Insufficient cpu", "Insufficient memory",
+  const std::vector<std::string_view> all{"Too many pods",
+                                          "Insufficient cpu",
+                                          "Insufficient memory",
                                           "Insufficient ephemeral-storage",
-                                          "Insufficient example.com/fpga", "Insufficient example.com/gpu"};
+                                          "Insufficient example.com/fpga",
+                                          "Insufficient example.com/gpu"};
   preempt::status s(preempt::status_code::unschedulable_and_unresolvable);
   for (std::string_view r : all) s.add_reason(r);
   CHECK(reasons_of(s) == all);

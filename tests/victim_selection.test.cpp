@@ -41,11 +41,7 @@ void check_no_victims_found(const R& r) {
 }
 
 flt::test_pod foo_pod(std::string name, std::int32_t prio) {
-  return {.name = std::move(name),
-          .prio = prio,
-          .labels = {{"foo", ""}},
-          .cpu = 100,
-          .mem = 100};
+  return {.name = std::move(name), .prio = prio, .labels = {{"foo", ""}}, .cpu = 100, .mem = 100};
 }
 
 }  // namespace
@@ -365,8 +361,8 @@ struct nominee_setup {
     c.cluster.prepare_state(n1, state);
     counting_state<preempt::model::resource_fit_state> counted(state);
     preempt::victim_scratch<pod> scratch;
-    const auto r = preempt::select_victims(p, c.cluster[n1], counted, c.budgets, nominated,
-                                           scratch, preempt::default_policy{});
+    const auto r = preempt::select_victims(p, c.cluster[n1], counted, c.budgets, nominated, scratch,
+                                           preempt::default_policy{});
     // The state is back to "node without its victims": nominees were removed again.
     const std::int64_t victims_cpu = r.victims.empty() ? 0 : 300;
     CHECK(state.requested()[preempt::model::resource::cpu] == 300 - victims_cpu);
@@ -442,8 +438,8 @@ TEST_CASE("NP4: a state that cannot add a nominee: an error at the first check, 
   SUBCASE("at the first fit check") {
     failing_state<preempt::model::resource_fit_state> failing(state, state_op::add, 1,
                                                               "failed to add pod: n");
-    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets,
-                                           nominated, scratch, preempt::default_policy{});
+    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets, nominated,
+                                           scratch, preempt::default_policy{});
     CHECK(r.outcome.code() == status_code::error);
     CHECK(r.outcome.reason() == "failed to add pod: n");
     CHECK(r.victims.empty());
@@ -453,16 +449,16 @@ TEST_CASE("NP4: a state that cannot add a nominee: an error at the first check, 
     // RunFilterPluginsWithNominatedPods, errors included, makes the pod a victim.
     failing_state<preempt::model::resource_fit_state> failing(state, state_op::add, 3,
                                                               "failed to add pod: n");
-    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets,
-                                           nominated, scratch, preempt::default_policy{});
+    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets, nominated,
+                                           scratch, preempt::default_policy{});
     CHECK(r.outcome.is_success());
     CHECK(s.c.names(r.victims) == name_list{"v"});
   }
   SUBCASE("a fits error at the first check aborts too") {
     failing_state<preempt::model::resource_fit_state> failing(state, state_op::fits, 1,
                                                               "filter plugin failed");
-    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets,
-                                           nominated, scratch, preempt::default_policy{});
+    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets, nominated,
+                                           scratch, preempt::default_policy{});
     CHECK(r.outcome.code() == status_code::error);
     CHECK(r.outcome.reason() == "filter plugin failed");
   }
@@ -588,8 +584,8 @@ TEST_CASE("NP8: a nominee add that fails during a reprieve must not leave the no
 TEST_CASE("NP9: a nominee that cannot be removed again during a reprieve is an error") {
   // Removing a nominee again is a RemovePod extension call; at the first fit check a failure is
   // the node's outcome (status error), and extension errors during the reprieve are errors too
-  // (SelectVictimsOnNode's reprieve). Treating it as "does not fit" would go on with a state that still counts
-  // the nominee. Removes: v (step 2), n (step 4), n (reprieve of v) <- fails.
+  // (SelectVictimsOnNode's reprieve). Treating it as "does not fit" would go on with a state that
+  // still counts the nominee. Removes: v (step 2), n (step 4), n (reprieve of v) <- fails.
   nominee_setup s;
   const pod n = s.c.make("n", high, medium());
   const std::vector<const pod*> nominated{&n};
@@ -600,16 +596,16 @@ TEST_CASE("NP9: a nominee that cannot be removed again during a reprieve is an e
   SUBCASE("at the first fit check") {
     failing_state<preempt::model::resource_fit_state> failing(state, state_op::remove, 2,
                                                               "failed to remove pod: n");
-    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets,
-                                           nominated, scratch, preempt::default_policy{});
+    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets, nominated,
+                                           scratch, preempt::default_policy{});
     CHECK(r.outcome.code() == status_code::error);
     CHECK(r.outcome.reason() == "failed to remove pod: n");
   }
   SUBCASE("during the reprieve") {
     failing_state<preempt::model::resource_fit_state> failing(state, state_op::remove, 3,
                                                               "failed to remove pod: n");
-    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets,
-                                           nominated, scratch, preempt::default_policy{});
+    const auto r = preempt::select_victims(s.p, s.c.cluster[s.n1], failing, s.c.budgets, nominated,
+                                           scratch, preempt::default_policy{});
     CHECK(r.outcome.code() == status_code::error);
     CHECK(r.outcome.reason() == "failed to remove pod: n");
     CHECK(r.victims.empty());

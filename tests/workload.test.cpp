@@ -15,9 +15,9 @@
 // not Unschedulable.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <chrono>
 #include <optional>
 #include <set>
 #include <string>
@@ -163,7 +163,8 @@ TEST_CASE_TEMPLATE("WG6 group policy PreemptLowerPriority preempts", X, WL_EXECU
   check_case<X>(s, {.victims = {"p1"}}, 1, preempt::preemption_policy::preempt_lower_priority);
 }
 
-TEST_CASE_TEMPLATE("WG7 group policy PreemptLowerPriority ignores a member's Never", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("WG7 group policy PreemptLowerPriority ignores a member's Never", X,
+                   WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 1, false);
   s.member("p", wl::no_node, preempt::preemption_policy::never);
@@ -192,8 +193,8 @@ TEST_CASE_TEMPLATE("WG9 a terminating pod on a member's nominated node: ongoing 
   check_case<X>(s, {.message = "ongoing preemption on nominated nodes",
                     .kind = wl::group_decision_kind::ongoing});
   evaluator ev;
-  const auto& d = ev.evaluate(s.preemptor(), s.cluster, s.grps, s.budgets, preempt::no_nominations{},
-                              wlf::round_robin{});
+  const auto& d = ev.evaluate(s.preemptor(), s.cluster, s.grps, s.budgets,
+                              preempt::no_nominations{}, wlf::round_robin{});
   CHECK_FALSE(d.evaluated);
   REQUIRE(d.nominations.size() == 2);
   CHECK(d.nominations[0] == wl::member_nomination{0, wl::no_node});
@@ -211,11 +212,16 @@ TEST_CASE_TEMPLATE("WG10 a terminating pod on a node no member is nominated to",
   check_case<X>(s, {.victims = {"other-victim", "victim"}});
 }
 
-TEST_CASE_TEMPLATE("WG11 a terminating pod whose all-mode group is of lower priority", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("WG11 a terminating pod whose all-mode group is of lower priority", X,
+                   WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 100);
   s.group("victim-pg", true, low);
-  s.add({.name = "victim", .node = "n1", .priority = high, .group = "victim-pg", .terminating = true});
+  s.add({.name = "victim",
+         .node = "n1",
+         .priority = high,
+         .group = "victim-pg",
+         .terminating = true});
   s.member("p1");
   s.member("p2", 0);
   check_case<X>(s, {.message = "ongoing preemption on nominated nodes",
@@ -227,7 +233,11 @@ TEST_CASE_TEMPLATE("WG13 a terminating pod whose single-mode group is of lower p
   wlf::scene s;
   s.node("n1", 100);
   s.group("victim-pg", false, low);
-  s.add({.name = "victim", .node = "n1", .priority = high, .group = "victim-pg", .terminating = true});
+  s.add({.name = "victim",
+         .node = "n1",
+         .priority = high,
+         .group = "victim-pg",
+         .terminating = true});
   s.member("p1");
   s.member("p2", 0);
   check_case<X>(s, {.message = "ongoing preemption on nominated nodes",
@@ -256,7 +266,8 @@ TEST_CASE_TEMPLATE("WG15 a single lower-priority pod", X, WL_EXECUTORS) {
   check_case<X>(s, {.victims = {"p1"}});
 }
 
-TEST_CASE_TEMPLATE("WG16 lower priorities go first; equal priority is untouchable", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("WG16 lower priorities go first; equal priority is untouchable", X,
+                   WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.add({.name = "p1", .node = "n1", .priority = low});
@@ -320,7 +331,8 @@ TEST_CASE_TEMPLATE("WG23 budgets: an unavoidable violation is counted", X, WL_EX
   check_case<X>(s, {.victims = {"p1"}, .pdbv = 1});
 }
 
-TEST_CASE_TEMPLATE("WG24 an all-mode group across two nodes is evicted as a whole", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("WG24 an all-mode group across two nodes is evicted as a whole", X,
+                   WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 1);
   s.node("n2", 0);
@@ -342,7 +354,8 @@ TEST_CASE_TEMPLATE("WG25 a plain pod is preferred over an all-mode group", X, WL
   check_case<X>(s, {.victims = {"p1"}});
 }
 
-TEST_CASE_TEMPLATE("WG26 an all-mode group on one node against a higher plain pod", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("WG26 an all-mode group on one node against a higher plain pod", X,
+                   WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 3);
   s.group("pg1", true, low);
@@ -367,8 +380,8 @@ TEST_CASE_TEMPLATE("WG27 budgets: a unit violates if any member does", X, WL_EXE
 
 namespace {
 const expected no_victims{.code = status_code::unschedulable_and_unresolvable,
-                              .message = "No preemption victims found for incoming preemptor",
-                              .kind = wl::group_decision_kind::unschedulable};
+                          .message = "No preemption victims found for incoming preemptor",
+                          .kind = wl::group_decision_kind::unschedulable};
 }
 
 TEST_CASE_TEMPLATE("WG28 only higher-priority pods: no victims", X, WL_EXECUTORS) {
@@ -537,14 +550,16 @@ void two_victims(wlf::scene& s) {
 }
 }  // namespace
 
-TEST_CASE("group dispatch (manual executor): the group is gated while its evictions run; members "
-          "are nominated first") {
+TEST_CASE(
+    "group dispatch (manual executor): the group is gated while its evictions run; members "
+    "are nominated first") {
   wlf::scene s;
   two_victims(s);
   const auto g = s.preemptor();
   evf::rig<evf::manual_fifo> r(&s.names, s.cluster.size());
   evaluator ev;
-  const auto& d = ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
+  const auto& d =
+      ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
   REQUIRE(d.kind == wl::group_decision_kind::preempt);
   CHECK(s.named(d.victims) == std::set<std::string>{"v1", "v2"});
   const wlf::pod group = s.group_pod();
@@ -575,8 +590,10 @@ TEST_CASE("group dispatch (manual executor): the group is gated while its evicti
   CHECK(r.rec.dispatched().empty());  // nor feeds the single-pod victims metric
 }
 
-TEST_CASE_TEMPLATE("group dispatch: a failed eviction wakes the group (async) or fails the "
-                   "attempt and nominates nobody (inline)", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "group dispatch: a failed eviction wakes the group (async) or fails the "
+    "attempt and nominates nobody (inline)",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   two_victims(s);
   const auto g = s.preemptor();
@@ -584,7 +601,8 @@ TEST_CASE_TEMPLATE("group dispatch: a failed eviction wakes the group (async) or
   r.client.set(s.ids.at("v1"), evf::api::delete_fails);
   r.client.set(s.ids.at("v2"), evf::api::delete_fails);
   evaluator ev;
-  const auto& d = ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
+  const auto& d =
+      ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
   REQUIRE(d.kind == wl::group_decision_kind::preempt);
   wl::workload_metrics m;
   const wlf::pod group = s.group_pod();
@@ -604,7 +622,8 @@ TEST_CASE_TEMPLATE("group dispatch: a failed eviction wakes the group (async) or
   }
 }
 
-TEST_CASE_TEMPLATE("group dispatch: victims already terminating are not evicted again", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("group dispatch: victims already terminating are not evicted again", X,
+                   WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 1);
   s.add({.name = "v1", .node = "n1", .terminating = true});
@@ -612,7 +631,8 @@ TEST_CASE_TEMPLATE("group dispatch: victims already terminating are not evicted 
   const auto g = s.preemptor();
   evf::rig<X> r(&s.names, s.cluster.size());
   evaluator ev;
-  const auto& d = ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
+  const auto& d =
+      ev.evaluate(g, s.cluster, s.grps, s.budgets, r.ledger.reader(), wlf::round_robin{});
   REQUIRE(d.kind == wl::group_decision_kind::preempt);
   CHECK(s.named(d.victims) == std::set<std::string>{"v1"});  // selected again, counted
   const wlf::pod group = s.group_pod();

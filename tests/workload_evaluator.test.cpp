@@ -1,8 +1,9 @@
-// Single-pod preemption with pod groups as victims through the whole decision (preempt/evaluator.hpp,
-// the overload taking a workload::group_set; Kubernetes v1.37 DefaultPreemption with
-// GenericWorkload): units built once per decision, whole units evicted across nodes, the node
-// choice on the flattened victims, group priority in the terminating-pod check; and with
-// workload::no_groups, the decision of the overload without groups, on every executor.
+// Single-pod preemption with pod groups as victims through the whole decision
+// (preempt/evaluator.hpp, the overload taking a workload::group_set; Kubernetes v1.37
+// DefaultPreemption with GenericWorkload): units built once per decision, whole units evicted
+// across nodes, the node choice on the flattened victims, group priority in the terminating-pod
+// check; and with workload::no_groups, the decision of the overload without groups, on every
+// executor.
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -48,8 +49,8 @@ TEST_CASE("evaluator with groups: an all-mode group is evicted whole, across nod
   const wlf::pod me = preemptor_pod(wlf::high);
   const auto statuses = all_unschedulable(2);
   evaluator ev;
-  const auto& d = ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
-                              preempt::no_nominations{}, preempt::inline_executor{},
+  const auto& d = ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets, preempt::no_nominations{},
+                              preempt::inline_executor{},
                               preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
   REQUIRE(d.kind == preempt::decision_kind::nominated);
   // n1: evicting the gang takes g2 on n2 too (2 pods); n2: p2 alone suffices (a plain pod is
@@ -61,8 +62,8 @@ TEST_CASE("evaluator with groups: an all-mode group is evicted whole, across nod
     if (c.node_name == "n1") CHECK(s.named(c.victims) == std::set<std::string>{"g1", "g2"});
 
   SUBCASE("without groups every pod is its own victim") {
-    const auto& plain = ev.evaluate(me, s.cluster, statuses, s.budgets,
-                                    preempt::no_nominations{}, preempt::inline_executor{},
+    const auto& plain = ev.evaluate(me, s.cluster, statuses, s.budgets, preempt::no_nominations{},
+                                    preempt::inline_executor{},
                                     preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
     REQUIRE(plain.kind == preempt::decision_kind::nominated);
     for (const auto& c : plain.candidates)
@@ -78,11 +79,12 @@ TEST_CASE("evaluator with groups: a member's priority is its group's") {
   const wlf::pod me = preemptor_pod(wlf::high);
   const auto statuses = all_unschedulable(1);
   evaluator ev;
-  const auto& d = ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
-                              preempt::no_nominations{}, preempt::inline_executor{},
+  const auto& d = ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets, preempt::no_nominations{},
+                              preempt::inline_executor{},
                               preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
   CHECK(d.kind == preempt::decision_kind::unschedulable);
-  CHECK(d.message == "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
+  CHECK(d.message ==
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
 }
 
 TEST_CASE("evaluator with groups: the terminating-pod check compares the group's priority") {
@@ -99,25 +101,27 @@ TEST_CASE("evaluator with groups: the terminating-pod check compares the group's
 
   SUBCASE("a pod of high priority in a lower group blocks") {
     s.add({.name = "t", .node = "n1", .priority = 5000, .group = "low-group", .terminating = true});
-    const auto& d = ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
-                                preempt::no_nominations{}, preempt::inline_executor{},
-                                nominated_n1);
+    const auto& d =
+        ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets, preempt::no_nominations{},
+                    preempt::inline_executor{}, nominated_n1);
     CHECK(d.kind == preempt::decision_kind::not_eligible);
     // Without groups the pod's own priority (5000) does not block.
-    const auto& plain = ev.evaluate(me, s.cluster, statuses, s.budgets,
-                                    preempt::no_nominations{}, preempt::inline_executor{},
-                                    nominated_n1);
+    const auto& plain = ev.evaluate(me, s.cluster, statuses, s.budgets, preempt::no_nominations{},
+                                    preempt::inline_executor{}, nominated_n1);
     CHECK(plain.kind != preempt::decision_kind::not_eligible);
   }
   SUBCASE("a pod of low priority in a higher group does not block") {
-    s.add({.name = "t", .node = "n1", .priority = wlf::low, .group = "high-group", .terminating = true});
-    const auto& d = ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
-                                preempt::no_nominations{}, preempt::inline_executor{},
-                                nominated_n1);
+    s.add({.name = "t",
+           .node = "n1",
+           .priority = wlf::low,
+           .group = "high-group",
+           .terminating = true});
+    const auto& d =
+        ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets, preempt::no_nominations{},
+                    preempt::inline_executor{}, nominated_n1);
     CHECK(d.kind != preempt::decision_kind::not_eligible);
-    const auto& plain = ev.evaluate(me, s.cluster, statuses, s.budgets,
-                                    preempt::no_nominations{}, preempt::inline_executor{},
-                                    nominated_n1);
+    const auto& plain = ev.evaluate(me, s.cluster, statuses, s.budgets, preempt::no_nominations{},
+                                    preempt::inline_executor{}, nominated_n1);
     CHECK(plain.kind == preempt::decision_kind::not_eligible);
   }
 }
@@ -141,35 +145,49 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
                                  std::string(d.message), std::to_string(d.pdb_violations)};
     for (const auto* v : d.victims) out.push_back(s.names.at(v->uid()));
     for (const auto& diag : d.diagnosis)
-      out.push_back(std::to_string(diag.node_index) + ":" + std::string(preempt::to_string(diag.outcome.code())));
+      out.push_back(std::to_string(diag.node_index) + ":" +
+                    std::string(preempt::to_string(diag.outcome.code())));
     return out;
   };
   for (std::size_t offset = 0; offset < 12; offset += 5) {
     evaluator plain_ev;
-    const auto want = summary(plain_ev.evaluate(me, s.cluster, statuses, s.budgets,
-                                                preempt::no_nominations{},
-                                                preempt::inline_executor{},
-                                                preempt::attempt{.offset = offset, .nominated_node = std::nullopt}));
+    const auto want = summary(plain_ev.evaluate(
+        me, s.cluster, statuses, s.budgets, preempt::no_nominations{}, preempt::inline_executor{},
+        preempt::attempt{.offset = offset, .nominated_node = std::nullopt}));
     evaluator inline_ev;
-    CHECK(summary(inline_ev.evaluate(me, s.cluster, wl::no_groups{}, statuses, s.budgets,
-                                     preempt::no_nominations{}, preempt::inline_executor{},
-                                     preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
+    CHECK(summary(inline_ev.evaluate(
+              me, s.cluster, wl::no_groups{}, statuses, s.budgets, preempt::no_nominations{},
+              preempt::inline_executor{},
+              preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
     preempt::thread_pool pool(2);
-    evaluator pooled([] { preempt::evaluator_config c; c.parallelism = 3; c.chunk = 1; return c; }());
-    CHECK(summary(pooled.evaluate(me, s.cluster, wl::no_groups{}, statuses, s.budgets,
-                                  preempt::no_nominations{}, pool.get_executor(),
-                                  preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
+    evaluator pooled([] {
+      preempt::evaluator_config c;
+      c.parallelism = 3;
+      c.chunk = 1;
+      return c;
+    }());
+    CHECK(summary(pooled.evaluate(
+              me, s.cluster, wl::no_groups{}, statuses, s.budgets, preempt::no_nominations{},
+              pool.get_executor(),
+              preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
     preempt::manual_context manual;
-    evaluator manual_ev([] { preempt::evaluator_config c; c.parallelism = 2; c.chunk = 2; return c; }());
-    CHECK(summary(manual_ev.evaluate(me, s.cluster, wl::no_groups{}, statuses, s.budgets,
-                                     preempt::no_nominations{}, manual.get_executor(),
-                                     preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
+    evaluator manual_ev([] {
+      preempt::evaluator_config c;
+      c.parallelism = 2;
+      c.chunk = 2;
+      return c;
+    }());
+    CHECK(summary(manual_ev.evaluate(
+              me, s.cluster, wl::no_groups{}, statuses, s.budgets, preempt::no_nominations{},
+              manual.get_executor(),
+              preempt::attempt{.offset = offset, .nominated_node = std::nullopt})) == want);
     manual.drain();
   }
 }
 
-TEST_CASE("evaluator with groups: every executor gives the same decision; units are evicted whole "
-          "(random clusters)") {
+TEST_CASE(
+    "evaluator with groups: every executor gives the same decision; units are evicted whole "
+    "(random clusters)") {
   std::size_t whole_units_seen = 0;  // candidates evicting an all-mode unit of several pods
   for (std::uint32_t seed = 1; seed <= 40; ++seed) {
     std::uint32_t state = seed * 2654435761u;
@@ -186,18 +204,24 @@ TEST_CASE("evaluator with groups: every executor gives the same decision; units 
     int k = 0;
     for (std::size_t i = 0; i < nodes; ++i)
       for (std::size_t j = 0, n = 1 + next(3); j < n; ++j)
-        s.add({.name = "p" + std::to_string(k++), .node = "n" + std::to_string(i),
+        s.add({.name = "p" + std::to_string(k++),
+               .node = "n" + std::to_string(i),
                .priority = static_cast<std::int32_t>(10 * next(4)),
-               .group = next(2) == 0 ? "g" + std::to_string(next(static_cast<std::uint32_t>(groups))) : "",
-               .start = static_cast<preempt::timestamp>(next(5)), .foo = next(4) == 0});
+               .group = next(2) == 0
+                            ? "g" + std::to_string(next(static_cast<std::uint32_t>(groups)))
+                            : "",
+               .start = static_cast<preempt::timestamp>(next(5)),
+               .foo = next(4) == 0});
     s.pdb_foo(static_cast<std::int32_t>(next(2)));
     const auto statuses = all_unschedulable(nodes);
     const wlf::pod me = preemptor_pod(25, 1 + next(2));
-    const preempt::attempt at{.offset = next(static_cast<std::uint32_t>(nodes)), .nominated_node = std::nullopt};
+    const preempt::attempt at{.offset = next(static_cast<std::uint32_t>(nodes)),
+                              .nominated_node = std::nullopt};
 
     const auto summary = [&](const evaluator::decision_type& d) {
-      std::vector<std::string> out{std::to_string(static_cast<int>(d.kind)), std::string(d.node_name),
-                                   std::string(d.message), std::to_string(d.pdb_violations)};
+      std::vector<std::string> out{std::to_string(static_cast<int>(d.kind)),
+                                   std::string(d.node_name), std::string(d.message),
+                                   std::to_string(d.pdb_violations)};
       for (const auto* v : d.victims) out.push_back(s.names.at(v->uid()));
       for (const auto& c : d.candidates) {
         out.push_back(std::string(c.node_name));
@@ -228,20 +252,32 @@ TEST_CASE("evaluator with groups: every executor gives the same decision; units 
         }
     }
     preempt::thread_pool pool(2);
-    evaluator pooled([] { preempt::evaluator_config c; c.parallelism = 3; c.chunk = 1; return c; }());
+    evaluator pooled([] {
+      preempt::evaluator_config c;
+      c.parallelism = 3;
+      c.chunk = 1;
+      return c;
+    }());
     CHECK(summary(pooled.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
                                   preempt::no_nominations{}, pool.get_executor(), at)) == want);
     preempt::manual_context manual;
-    evaluator manual_ev([] { preempt::evaluator_config c; c.parallelism = 2; c.chunk = 2; return c; }());
+    evaluator manual_ev([] {
+      preempt::evaluator_config c;
+      c.parallelism = 2;
+      c.chunk = 2;
+      return c;
+    }());
     CHECK(summary(manual_ev.evaluate(me, s.cluster, s.grps, statuses, s.budgets,
-                                     preempt::no_nominations{}, manual.get_executor(), at)) == want);
+                                     preempt::no_nominations{}, manual.get_executor(), at)) ==
+          want);
     manual.drain();
   }
   CHECK(whole_units_seen > 0);
 }
 
-TEST_CASE("evaluator with no_groups: many equally important victims come out in upstream's "
-          "sort.Slice order, as without groups") {
+TEST_CASE(
+    "evaluator with no_groups: many equally important victims come out in upstream's "
+    "sort.Slice order, as without groups") {
   wlf::scene s;
   const std::size_t n0 = s.cluster.add_node("n0", {24'000, 1LL << 40, 100});
   const std::size_t budget = s.budgets.add_budget(0, 2);
@@ -257,8 +293,8 @@ TEST_CASE("evaluator with no_groups: many equally important victims come out in 
   const wlf::pod me({.uid = 5000, .priority = 25, .requests = {17'000, 0, 1}, .start_time = {}});
   const preempt::attempt at{.offset = 0, .nominated_node = std::nullopt};
   evaluator plain_ev, unit_ev;
-  const auto& plain = plain_ev.evaluate(me, s.cluster, statuses, s.budgets, preempt::no_nominations{},
-                                        preempt::inline_executor{}, at);
+  const auto& plain = plain_ev.evaluate(me, s.cluster, statuses, s.budgets,
+                                        preempt::no_nominations{}, preempt::inline_executor{}, at);
   const auto& units = unit_ev.evaluate(me, s.cluster, wl::no_groups{}, statuses, s.budgets,
                                        preempt::no_nominations{}, preempt::inline_executor{}, at);
   REQUIRE(plain.kind == preempt::decision_kind::nominated);

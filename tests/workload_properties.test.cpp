@@ -26,7 +26,9 @@ using wlf::pod_def;
 
 constexpr preempt::timestamp now = 1'000'000;
 
-std::size_t pick(std::mt19937_64& rng, std::size_t n) { return static_cast<std::size_t>(rng() % n); }
+std::size_t pick(std::mt19937_64& rng, std::size_t n) {
+  return static_cast<std::size_t>(rng() % n);
+}
 
 const std::int32_t priorities[] = {wlf::low, wlf::mid, wlf::high};
 
@@ -38,7 +40,8 @@ void random_scene(wlf::scene& s, std::mt19937_64& rng, bool with_groups) {
   std::vector<std::string> groups;
   if (with_groups) {
     if (pick(rng, 2) == 0) {
-      s.group("cpg", pick(rng, 2) == 0, priorities[pick(rng, 3)], wl::group_kind::composite_pod_group);
+      s.group("cpg", pick(rng, 2) == 0, priorities[pick(rng, 3)],
+              wl::group_kind::composite_pod_group);
     }
     const std::size_t count = pick(rng, 5);
     for (std::size_t g = 0; g < count; ++g) {
@@ -77,7 +80,8 @@ TEST_CASE("workload properties: whole units, lower priority only, placed count k
     s.group_priority = priorities[1 + pick(rng, 2)];
     const std::size_t members = 1 + pick(rng, 3);
     for (std::size_t m = 0; m < members; ++m)
-      s.member("m" + std::to_string(m), wl::no_node, preempt::preemption_policy::preempt_lower_priority,
+      s.member("m" + std::to_string(m), wl::no_node,
+               preempt::preemption_policy::preempt_lower_priority,
                1 + static_cast<std::int64_t>(pick(rng, 2)));
     const auto g = s.preemptor();
     const wlf::round_robin place{1 + pick(rng, members)};
@@ -101,7 +105,8 @@ TEST_CASE("workload properties: whole units, lower priority only, placed count k
     std::size_t evicted_units = 0, evicted_groups = 0;
     for (const wl::victim_unit& u : ev.units().units()) {
       std::size_t in = 0;
-      for (const auto& m : ev.units().members_of(u)) in += static_cast<std::size_t>(is_victim.count(m.pod));
+      for (const auto& m : ev.units().members_of(u))
+        in += static_cast<std::size_t>(is_victim.count(m.pod));
       CHECK((in == 0 || in == u.size));
       if (in != 0) {
         CHECK(u.priority < g.priority);
@@ -129,16 +134,19 @@ TEST_CASE("workload properties: whole units, lower priority only, placed count k
     }
 
     // Determinism.
-    const auto& again = ev.evaluate(g, s.cluster, s.grps, s.budgets, preempt::no_nominations{}, place);
+    const auto& again =
+        ev.evaluate(g, s.cluster, s.grps, s.budgets, preempt::no_nominations{}, place);
     CHECK(std::vector<const wlf::pod*>(again.victims.begin(), again.victims.end()) == victims);
-    CHECK(std::vector<wl::member_nomination>(again.nominations.begin(), again.nominations.end()) == placed);
+    CHECK(std::vector<wl::member_nomination>(again.nominations.begin(), again.nominations.end()) ==
+          placed);
     CHECK(again.pdb_violations == pdbv);
   }
-  CHECK(preempted > 50);           // the generator reaches the interesting cases
+  CHECK(preempted > 50);  // the generator reaches the interesting cases
   CHECK(with_group_victims > 10);
 }
 
-TEST_CASE("workload properties: without groups, the victims on the member's node are select_victims'") {
+TEST_CASE(
+    "workload properties: without groups, the victims on the member's node are select_victims'") {
   std::size_t compared = 0;
   for (const std::uint64_t seed : rnd::seeds(300)) {
     CAPTURE(seed);
@@ -189,7 +197,8 @@ TEST_CASE("workload properties: single-pod victims on units equal select_victims
     std::mt19937_64 rng(seed);
     wlf::scene s;
     random_scene(s, rng, false);  // one budget at most: no pod counts against two
-    const wlf::pod preemptor({.uid = 5000, .priority = priorities[pick(rng, 3)],
+    const wlf::pod preemptor({.uid = 5000,
+                              .priority = priorities[pick(rng, 3)],
                               .requests = {0, 0, 1 + static_cast<std::int64_t>(pick(rng, 2))},
                               .start_time = {}});
     wl::unit_scratch<wlf::pod> units;
@@ -223,8 +232,10 @@ TEST_CASE("workload properties: single-pod victims on units are whole lower-prio
     std::mt19937_64 rng(seed);
     wlf::scene s;
     random_scene(s, rng, true);
-    const wlf::pod preemptor({.uid = 5000, .priority = priorities[1 + pick(rng, 2)],
-                              .requests = {0, 0, 1}, .start_time = {}});
+    const wlf::pod preemptor({.uid = 5000,
+                              .priority = priorities[1 + pick(rng, 2)],
+                              .requests = {0, 0, 1},
+                              .start_time = {}});
     wl::unit_scratch<wlf::pod> units;
     wl::build_victim_units(s.cluster, s.grps, now, units);
     wl::unit_selection_scratch<wlf::pod> unit_scratch;
@@ -239,7 +250,8 @@ TEST_CASE("workload properties: single-pod victims on units are whole lower-prio
       for (const wlf::pod* v : got.victims) ++is_victim[v];
       for (const wl::victim_unit& u : units.units()) {
         std::size_t in = 0;
-        for (const auto& m : units.members_of(u)) in += static_cast<std::size_t>(is_victim.count(m.pod));
+        for (const auto& m : units.members_of(u))
+          in += static_cast<std::size_t>(is_victim.count(m.pod));
         CHECK((in == 0 || in == u.size));
         if (in != 0) {
           CHECK(u.priority < preemptor.priority());

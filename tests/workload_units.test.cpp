@@ -1,8 +1,8 @@
 // Workload-aware preemption: victim construction (preempt/workload/group_set.hpp,
-// victim_units.hpp, group_preemptor.hpp), upstream's types_test.go tables: TestGetHighestAllAncestor
-// (WG40-WG48), TestNewPodGroupPreemptorResolvesPreemptionPolicy (WG49-WG58),
-// TestNewDomainForWorkloadPreemption (WG59-WG79), TestNewVictim / TestNewDomainVictim (WG82-WG84,
-// WG86), plus the total importance order.
+// victim_units.hpp, group_preemptor.hpp), upstream's types_test.go tables:
+// TestGetHighestAllAncestor (WG40-WG48), TestNewPodGroupPreemptorResolvesPreemptionPolicy
+// (WG49-WG58), TestNewDomainForWorkloadPreemption (WG59-WG79), TestNewVictim / TestNewDomainVictim
+// (WG82-WG84, WG86), plus the total importance order.
 //
 // These are pure functions of the cluster and its groups: no executor takes part.
 // WG80 (no pods), WG81 (an empty key type) and WG85 (a pod on a node missing from the snapshot)
@@ -149,23 +149,26 @@ TEST_CASE("WG49-WG58 the preemptor's preemption policy (resolvePreemptionPolicy)
                           std::vector<preemption_policy> pods, bool gate) {
     std::vector<wlf::pod> members;
     for (std::size_t i = 0; i < pods.size(); ++i)
-      members.push_back(wlf::pod({.uid = i + 1, .priority = 0, .requests = {}, .start_time = {},
+      members.push_back(wlf::pod({.uid = i + 1,
+                                  .priority = 0,
+                                  .requests = {},
+                                  .start_time = {},
                                   .preemption_policy = pods[i]}));
     std::vector<const wlf::pod*> ptrs;
     for (const auto& m : members) ptrs.push_back(&m);
     return wl::resolve_preemption_policy(group, std::span<const wlf::pod* const>(ptrs), gate);
   };
   // An unset member policy is PreemptLowerPriority (the pod type's default).
-  CHECK(resolve(never, {plp}, true) == never);            // WG49
-  CHECK(resolve(plp, {plp, plp}, true) == plp);           // WG50
-  CHECK(resolve(never, {plp}, false) == plp);             // WG51
-  CHECK(resolve(plp, {never, plp, plp}, false) == never); // WG52
-  CHECK(resolve(std::nullopt, {plp, plp}, false) == plp); // WG53 (CompositePodGroup, unset)
+  CHECK(resolve(never, {plp}, true) == never);                 // WG49
+  CHECK(resolve(plp, {plp, plp}, true) == plp);                // WG50
+  CHECK(resolve(never, {plp}, false) == plp);                  // WG51
+  CHECK(resolve(plp, {never, plp, plp}, false) == never);      // WG52
+  CHECK(resolve(std::nullopt, {plp, plp}, false) == plp);      // WG53 (CompositePodGroup, unset)
   CHECK(resolve(std::nullopt, {never, plp}, false) == never);  // WG54
-  CHECK(resolve(never, {plp}, true) == never);            // WG55 (CompositePodGroup Never)
-  CHECK(resolve(plp, {plp, never}, true) == plp);         // WG56
-  CHECK(resolve(never, {plp, plp}, false) == plp);        // WG57
-  CHECK(resolve(std::nullopt, {never}, true) == plp);     // WG58
+  CHECK(resolve(never, {plp}, true) == never);                 // WG55 (CompositePodGroup Never)
+  CHECK(resolve(plp, {plp, never}, true) == plp);              // WG56
+  CHECK(resolve(never, {plp, plp}, false) == plp);             // WG57
+  CHECK(resolve(std::nullopt, {never}, true) == plp);          // WG58
 }
 
 // ---- TestNewDomainForWorkloadPreemption -------------------------------------------------------
@@ -450,20 +453,27 @@ TEST_CASE("importance order: priority, kind, size, earliest start, construction 
     u.order = order;
     return u;
   };
-  CHECK(wl::more_important_unit(unit(2, unit_kind::pod, 1, 9, 9), unit(1, unit_kind::composite_pod_group, 9, 0, 0)));
-  CHECK(wl::more_important_unit(unit(1, unit_kind::composite_pod_group, 1, 9, 9), unit(1, unit_kind::pod_group, 9, 0, 0)));
-  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 1, 9, 9), unit(1, unit_kind::pod, 9, 0, 0)));
-  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 3, 9, 9), unit(1, unit_kind::pod_group, 2, 0, 0)));
-  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 2, 0, 9), unit(1, unit_kind::pod_group, 2, 1, 0)));
-  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 2, 0, 0), unit(1, unit_kind::pod_group, 2, 0, 1)));
+  CHECK(wl::more_important_unit(unit(2, unit_kind::pod, 1, 9, 9),
+                                unit(1, unit_kind::composite_pod_group, 9, 0, 0)));
+  CHECK(wl::more_important_unit(unit(1, unit_kind::composite_pod_group, 1, 9, 9),
+                                unit(1, unit_kind::pod_group, 9, 0, 0)));
+  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 1, 9, 9),
+                                unit(1, unit_kind::pod, 9, 0, 0)));
+  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 3, 9, 9),
+                                unit(1, unit_kind::pod_group, 2, 0, 0)));
+  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 2, 0, 9),
+                                unit(1, unit_kind::pod_group, 2, 1, 0)));
+  CHECK(wl::more_important_unit(unit(1, unit_kind::pod_group, 2, 0, 0),
+                                unit(1, unit_kind::pod_group, 2, 0, 1)));
   const wl::victim_unit u = unit(1, unit_kind::pod, 1, 0, 0);
   CHECK_FALSE(wl::more_important_unit(u, u));  // irreflexive
 }
 
 // ---- single-pod preemption with pod groups as victims (v1.37 SelectVictimsOnNode) --------------
 
-TEST_CASE("single-pod victims on units: an all-mode group is evicted across nodes; a member has "
-          "its group's priority") {
+TEST_CASE(
+    "single-pod victims on units: an all-mode group is evicted across nodes; a member has "
+    "its group's priority") {
   wlf::scene s;
   s.node("n1", 2);
   s.node("n2", 2);
@@ -471,7 +481,10 @@ TEST_CASE("single-pod victims on units: an all-mode group is evicted across node
   s.group("important", false, 2000);
   s.add({.name = "g1", .node = "n1", .priority = 10, .group = "gang"});
   s.add({.name = "g2", .node = "n2", .priority = 10, .group = "gang"});
-  s.add({.name = "inverted", .node = "n1", .priority = 5, .group = "important"});  // 2000, untouchable
+  s.add({.name = "inverted",
+         .node = "n1",
+         .priority = 5,
+         .group = "important"});  // 2000, untouchable
   const wlf::pod preemptor({.uid = 500, .priority = 1000, .requests = {}, .start_time = {}});
   wl::unit_scratch<wlf::pod> units;
   wl::build_victim_units(s.cluster, s.grps, 0, units);
@@ -493,9 +506,9 @@ TEST_CASE("single-pod victims on units: an all-mode group is evicted across node
     };
     auto fresh = s.cluster.make_state();
     s.cluster.prepare_state(0, fresh);
-    const auto none = wl::select_unit_victims(preemptor, 0, s.cluster, fresh, units, s.budgets,
-                                              preempt::no_nominated_pods<wlf::pod>, scratch,
-                                              not_on_n2{});
+    const auto none =
+        wl::select_unit_victims(preemptor, 0, s.cluster, fresh, units, s.budgets,
+                                preempt::no_nominated_pods<wlf::pod>, scratch, not_on_n2{});
     CHECK(none.outcome.code() == preempt::status_code::unschedulable_and_unresolvable);
     CHECK(none.outcome.reason() == preempt::no_victims_reason);
   }

@@ -8,8 +8,8 @@
 //   huge pod            9 CPU, 500Mi, priority 10: fits no node (the Unschedulable workload)
 //
 // Start times are distinct and seeded-random, so a node's insertion order is not its importance
-// order (model::resource_cluster sorts on insert, as a scheduler cache would keep it). Every node's filter
-// status is Unschedulable (resource shortage), so every node is a potential node.
+// order (model::resource_cluster sorts on insert, as a scheduler cache would keep it). Every node's
+// filter status is Unschedulable (resource shortage), so every node is a potential node.
 //
 // The same data is also given in the naive reference's form (naive_reference::input) so that
 // x_reference compares both on identical fixtures. Everything is built outside the timed loops.
@@ -53,14 +53,18 @@ inline constexpr std::int64_t pod_memory = 500 * Mi;
 
 inline resource_vector node_allocatable() { return {node_cpu, node_memory, node_slots}; }
 inline std::int64_t low_pod_cpu(std::int64_t per_node) { return used_cpu / per_node; }
-inline std::int64_t low_pod_memory(std::int64_t per_node) { return std::min(pod_memory, 28 * Gi / per_node); }
+inline std::int64_t low_pod_memory(std::int64_t per_node) {
+  return std::min(pod_memory, 28 * Gi / per_node);
+}
 }  // namespace shapes
 
 enum class preemptor_kind { high, huge };
 
 inline pod make_preemptor(preemptor_kind k, pod_id uid) {
   const std::int64_t cpu = k == preemptor_kind::high ? shapes::preemptor_cpu : shapes::huge_cpu;
-  return pod({.uid = uid, .priority = shapes::high_priority, .requests = {cpu, shapes::pod_memory},
+  return pod({.uid = uid,
+              .priority = shapes::high_priority,
+              .requests = {cpu, shapes::pod_memory},
               .start_time = {}});
 }
 
@@ -93,7 +97,8 @@ struct world {
   world& operator=(const world&) = delete;
 
   // The reference's view of this world.
-  naive_reference::input reference_input(preempt::sampling_args sampling, std::size_t offset = 0) const {
+  naive_reference::input reference_input(preempt::sampling_args sampling,
+                                         std::size_t offset = 0) const {
     naive_reference::input in;
     in.cluster = &cluster;
     in.statuses = codes;
@@ -123,8 +128,10 @@ inline std::unique_ptr<world> make_world(std::size_t nodes, std::size_t total_po
   const std::int64_t mem = shapes::low_pod_memory(per_node_shape);
   for (std::size_t i = 0; i < total_pods; ++i) {
     const std::int64_t t = start(g);
-    w->cluster.add_pod(i % nodes, pod({.uid = w->next_uid++, .priority = shapes::low_priority,
-                                       .requests = {cpu, mem}, .start_time = t}));
+    w->cluster.add_pod(i % nodes, pod({.uid = w->next_uid++,
+                                       .priority = shapes::low_priority,
+                                       .requests = {cpu, mem},
+                                       .start_time = t}));
   }
   w->pods = total_pods;
   w->statuses = preempt::filter_statuses(nodes, preempt::status_code::unschedulable);
@@ -139,9 +146,10 @@ inline std::unique_ptr<world> make_world_per_node(std::size_t nodes, std::int64_
 }
 
 // Budgets over the pods of `w` (W3). Pod g in global order "slot-major" (g = slot * nodes + node,
-// so consecutive g are on different nodes). Disjoint: budget b selects pods 3b .. 3b+2. Overlapping:
-// budget b selects pods 3b .. 3b+5, so most selected pods count against two budgets. Every budget
-// allows `allowed` disruptions; every fourth budget lists its first pod in disruptedPods.
+// so consecutive g are on different nodes). Disjoint: budget b selects pods 3b .. 3b+2.
+// Overlapping: budget b selects pods 3b .. 3b+5, so most selected pods count against two budgets.
+// Every budget allows `allowed` disruptions; every fourth budget lists its first pod in
+// disruptedPods.
 inline void add_budgets(world& w, std::size_t count, bool overlapping, std::int32_t allowed) {
   const std::size_t nodes = w.cluster.size();
   std::vector<const pod*> order;  // slot-major
@@ -188,8 +196,10 @@ inline void add_nominations(world& w, std::size_t per_node) {
   for (std::size_t n = 0; n < nodes; ++n)
     for (std::size_t j = 0; j < per_node; ++j) {
       const std::int32_t prio = j % 2 == 0 ? shapes::high_priority : shapes::high_priority / 2;
-      w.pending.emplace_back(pod_spec{.uid = w.next_uid++, .priority = prio,
-                                      .requests = {100, shapes::pod_memory}, .start_time = {}});
+      w.pending.emplace_back(pod_spec{.uid = w.next_uid++,
+                                      .priority = prio,
+                                      .requests = {100, shapes::pod_memory},
+                                      .start_time = {}});
       w.ledger.nominate(w.pending.back(), n);
       w.ref_nominated[n].push_back(&w.pending.back());
     }
@@ -197,7 +207,8 @@ inline void add_nominations(world& w, std::size_t per_node) {
 
 // The "physical limit": read every pod's priority, start time and all its requests, on the given
 // nodes, once.
-inline std::int64_t plain_scan(const preempt::model::resource_cluster& c, std::span<const std::size_t> nodes) {
+inline std::int64_t plain_scan(const preempt::model::resource_cluster& c,
+                               std::span<const std::size_t> nodes) {
   std::int64_t sum = 0;
   for (const std::size_t n : nodes)
     for (const pod& p : c[n].pods()) {
@@ -215,7 +226,8 @@ inline std::vector<std::size_t> all_nodes(const preempt::model::resource_cluster
   return v;
 }
 
-inline std::size_t pods_on(const preempt::model::resource_cluster& c, std::span<const std::size_t> nodes) {
+inline std::size_t pods_on(const preempt::model::resource_cluster& c,
+                           std::span<const std::size_t> nodes) {
   std::size_t n = 0;
   for (const std::size_t i : nodes) n += c[i].pods().size();
   return n;

@@ -60,7 +60,9 @@ enum class timer { thread_cpu, wall };
 // Now, in nanoseconds, on the given timer.
 inline double now_ns(timer t) {
   if (t == timer::wall)
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double, std::nano>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
@@ -128,14 +130,16 @@ double timed_loop(benchmark::State& state, Body&& body, timer t = timer::thread_
   const double start = now_ns(t);
   for (auto _ : state) body();
   const double ns = now_ns(t) - start;
-  const auto iterations = static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1));
-  state.counters["allocs_per_op"] = static_cast<double>(counting::count() - allocs_before) / iterations;
+  const auto iterations =
+      static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1));
+  state.counters["allocs_per_op"] =
+      static_cast<double>(counting::count() - allocs_before) / iterations;
   return ns / iterations;
 }
 
 // The common counters.
-inline void report(benchmark::State& state, double ns_per_op, std::size_t pods_read, double scan_ns_per_pod,
-                   double ref_ns_per_op) {
+inline void report(benchmark::State& state, double ns_per_op, std::size_t pods_read,
+                   double scan_ns_per_pod, double ref_ns_per_op) {
   const double per_pod = ns_per_op / static_cast<double>(std::max<std::size_t>(pods_read, 1));
   state.counters["ns_per_pod"] = per_pod;
   state.counters["x_plain_scan"] = per_pod / scan_ns_per_pod;

@@ -29,10 +29,13 @@ bool quantity_text(context& x, dom::element e, std::string& text) {
       return true;
     }
     case dom::element_type::INT64: text = std::to_string(e.get_int64().value_unsafe()); return true;
-    case dom::element_type::UINT64: text = std::to_string(e.get_uint64().value_unsafe()); return true;
+    case dom::element_type::UINT64:
+      text = std::to_string(e.get_uint64().value_unsafe());
+      return true;
     case dom::element_type::DOUBLE: {
       std::array<char, 64> buf{};
-      const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), e.get_double().value_unsafe());
+      const auto r =
+          std::to_chars(buf.data(), buf.data() + buf.size(), e.get_double().value_unsafe());
       text.assign(buf.data(), r.ptr);
       return true;
     }
@@ -239,7 +242,8 @@ bool read_string_map(context& x, dom::element e, k8s::label_set& out) {
 
 bool read_string_map(context& x, dom::element e,
                      std::vector<std::pair<std::string, std::string>>& out) {
-  return for_each_string(x, e, [&](std::string_view k, std::string_view v) { set_pair(out, k, v); });
+  return for_each_string(x, e,
+                         [&](std::string_view k, std::string_view v) { set_pair(out, k, v); });
 }
 
 bool read_resource_map(context& x, dom::element e, k8s::resource_list& out) {

@@ -200,8 +200,8 @@ bool read_fields(context& x, dom::element e, const field<T> (&table)[N], U& targ
 
 // ---- Readers ---------------------------------------------------------------------------------
 // Each names its target by a member path from the table's type: `text<&pod_object::phase>`
-// stores into `target.phase`, `text<&pod_object::priority, &pod_priority_spec::priority_class_name>`
-// into `target.priority.priority_class_name`.
+// stores into `target.phase`, `text<&pod_object::priority,
+// &pod_priority_spec::priority_class_name>` into `target.priority.priority_class_name`.
 
 namespace detail {
 
@@ -221,7 +221,7 @@ using owner_of = typename first_owner<Path...>::type;
 
 template <auto... Path, class T>
 auto& at(T& t) {
-  return (t .* ... .* Path);
+  return (t.*....*Path);
 }
 
 // What null does to a member of type V: Go sets pointers, maps and slices to nil.
@@ -264,7 +264,8 @@ bool read_each(context& x, dom::element e, std::vector<V>& out, ReadOne&& read_o
 }
 
 bool read_string_map(context& x, dom::element e, k8s::label_set& out);
-bool read_string_map(context& x, dom::element e, std::vector<std::pair<std::string, std::string>>& out);
+bool read_string_map(context& x, dom::element e,
+                     std::vector<std::pair<std::string, std::string>>& out);
 bool read_resource_map(context& x, dom::element e, k8s::resource_list& out);
 
 }  // namespace detail
@@ -296,8 +297,9 @@ using instant = scalar<preempt::timestamp, &context::read_time, Path...>;
 template <auto... Path>
 struct strings : detail::member_reader<Path...> {
   static bool read(context& x, dom::element e, detail::owner_of<Path...>& t) {
-    return detail::read_each(x, e, detail::at<Path...>(t),
-                             [&](dom::element v, std::string& out) { return x.read_string(v, out); });
+    return detail::read_each(x, e, detail::at<Path...>(t), [&](dom::element v, std::string& out) {
+      return x.read_string(v, out);
+    });
   }
 };
 

@@ -39,7 +39,7 @@ struct pod_object {
   std::string phase;
   std::optional<preempt::timestamp> start_time;
   std::optional<preempt::timestamp> created;  // metadata.creationTimestamp
-  bool deleting = false;  // metadata.deletionTimestamp is set
+  bool deleting = false;                      // metadata.deletionTimestamp is set
   bool terminating_by_preemption = false;
   k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)
   // Read for pods without spec.nodeName only (the pending pods, among them the preemptor).
@@ -79,8 +79,8 @@ struct group_object {
   kind_type kind = kind_type::pod_group;
   std::string ns;
   std::string name;
-  std::string parent;          // spec.parentCompositePodGroupName ("" when none)
-  bool disrupt_all = false;    // spec.disruptionMode is {all: {}} (unset and {single: {}} are not)
+  std::string parent;        // spec.parentCompositePodGroupName ("" when none)
+  bool disrupt_all = false;  // spec.disruptionMode is {all: {}} (unset and {single: {}} are not)
   // spec.priority, spec.priorityClassName and spec.preemptionPolicy.
   k8s::pod_priority_spec priority;
   bool gang = false;           // spec.schedulingPolicy.gang (else basic)

@@ -35,7 +35,8 @@ class descriptor {
   int fd_;
 };
 
-std::string too_large(const std::string& name, std::uint64_t max_size, std::optional<std::uint64_t> size) {
+std::string too_large(const std::string& name, std::uint64_t max_size,
+                      std::optional<std::uint64_t> size) {
   std::string m = name + ": ";
   m += size ? "is " + format_size(*size) : std::string("holds more than ") + format_size(max_size);
   m += ", more than the input size limit of " + format_size(max_size) +
@@ -116,7 +117,8 @@ std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_
   return read_all(fd, out.name, max_size, first_stream_buffer, out.bytes);
 }
 
-std::optional<load_error> read_source(const std::string& path, std::uint64_t max_size, source& out) {
+std::optional<load_error> read_source(const std::string& path, std::uint64_t max_size,
+                                      source& out) {
   if (path == "-") return read_descriptor(STDIN_FILENO, "<stdin>", max_size, out);
   int fd = -1;
   do {
@@ -135,7 +137,8 @@ source make_source(std::string name, std::string_view bytes) {
 }
 
 std::string format_size(std::uint64_t bytes) {
-  constexpr std::pair<std::string_view, int> units[] = {{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}};
+  constexpr std::pair<std::string_view, int> units[] = {
+      {"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}};
   for (const auto& [unit, shift] : units) {
     const std::uint64_t u = std::uint64_t{1} << shift;
     if (bytes >= u && bytes % u == 0) return std::to_string(bytes / u) + " " + std::string(unit);
@@ -152,7 +155,8 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   }
   if (i == 0) return std::nullopt;
   std::string suffix;
-  for (; i < text.size(); ++i) suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+  for (; i < text.size(); ++i)
+    suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
   int shift = 0;
   if (suffix.empty() || suffix == "b") {
     shift = 0;

@@ -114,7 +114,8 @@ class checker {
   }
 
   std::optional<json_error> literal(std::string_view word) {
-    if (s_.substr(pos_, word.size()) != word) return fail("invalid literal (expected true, false or null)");
+    if (s_.substr(pos_, word.size()) != word)
+      return fail("invalid literal (expected true, false or null)");
     pos_ += word.size();
     return std::nullopt;
   }
@@ -153,7 +154,8 @@ class checker {
       const bool negative = text.front() == '-';
       const std::string_view magnitude = negative ? text.substr(1) : text;
       const std::string_view limit = negative ? "9223372036854775808" : "18446744073709551615";
-      if (magnitude.size() > limit.size() || (magnitude.size() == limit.size() && magnitude > limit)) {
+      if (magnitude.size() > limit.size() ||
+          (magnitude.size() == limit.size() && magnitude > limit)) {
         pos_ = start;
         return fail("integer does not fit in 64 bits");
       }
@@ -213,7 +215,8 @@ class checker {
         if (e == 'u') {
           unsigned unit = 0;
           if (auto err = unicode_escape(unit)) return err;
-          if (unit >= 0xDC00 && unit <= 0xDFFF) return fail("invalid \\u escape: a lone low surrogate");
+          if (unit >= 0xDC00 && unit <= 0xDFFF)
+            return fail("invalid \\u escape: a lone low surrogate");
           if (unit >= 0xD800 && unit <= 0xDBFF) {
             const std::size_t high = pos_;
             pos_ += 6;
@@ -223,7 +226,8 @@ class checker {
             }
             unsigned low = 0;
             if (auto err = unicode_escape(low)) return err;
-            if (low < 0xDC00 || low > 0xDFFF) return fail("invalid \\u escape: a low surrogate is expected");
+            if (low < 0xDC00 || low > 0xDFFF)
+              return fail("invalid \\u escape: a low surrogate is expected");
           }
           pos_ += 6;
           continue;
@@ -297,8 +301,8 @@ std::string format_json_error(std::string_view text, const json_error& e) {
       ++column;
     }
   }
-  std::string m = "line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
-                  std::to_string(offset) + "): ";
+  std::string m = "line " + std::to_string(line) + ", column " + std::to_string(column) +
+                  " (byte " + std::to_string(offset) + "): ";
   m += e.what;
   return m;
 }

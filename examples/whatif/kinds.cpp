@@ -172,7 +172,8 @@ constexpr field<k8s::node_selector_requirement> node_requirement_fields[] = {
 constexpr field<k8s::node_selector_term> node_term_fields[] = {
     {"matchExpressions",
      decode::list<node_requirement_fields, &k8s::node_selector_term::match_expressions>{}},
-    {"matchFields", decode::list<node_requirement_fields, &k8s::node_selector_term::match_fields>{}},
+    {"matchFields",
+     decode::list<node_requirement_fields, &k8s::node_selector_term::match_fields>{}},
 };
 k8s::result<void> valid_term(const k8s::node_selector_term& t) { return k8s::validate(t); }
 constexpr field<k8s::node_selector> node_selector_fields[] = {
@@ -226,7 +227,8 @@ template <std::optional<k8s::node_inclusion_policy> k8s::spread_constraint::*Mem
 bool read_inclusion_policy(context& x, dom::element e, k8s::spread_constraint& c) {
   std::string_view s;
   if (!x.read_string(e, s)) return false;
-  if (s != "Honor" && s != "Ignore") return x.fail("must be Honor or Ignore, not \"" + clip(s) + "\"");
+  if (s != "Honor" && s != "Ignore")
+    return x.fail("must be Honor or Ignore, not \"" + clip(s) + "\"");
   c.*Member = s == "Honor" ? k8s::node_inclusion_policy::honor : k8s::node_inclusion_policy::ignore;
   return true;
 }
@@ -315,8 +317,8 @@ constexpr field<pod_object> scheduling_group_fields[] = {
 constexpr field<pod_decoding> pod_spec_fields[] = {
     {"containers",
      decode::list<container_fields, &pod_decoding::resources, &k8s::pod_resources::containers>{}},
-    {"initContainers",
-     decode::list<container_fields, &pod_decoding::resources, &k8s::pod_resources::init_containers>{}},
+    {"initContainers", decode::list<container_fields, &pod_decoding::resources,
+                                    &k8s::pod_resources::init_containers>{}},
     {"overhead", decode::resource_map<&pod_decoding::resources, &k8s::pod_resources::overhead>{}},
     // Pod-level resources (Kubernetes 1.34+), see kubernetes/requests.hpp.
     {"resources",
@@ -456,8 +458,10 @@ bool read_disruption_mode(context& x, dom::element e, group_object& g) {
   if (!x.read_object(e, o)) return false;
   for (dom::key_value_pair kv : o) {
     if (kv.value.is_null()) continue;
-    if (kv.key == "all") g.disrupt_all = true;
-    else if (kv.key == "single") g.disrupt_all = false;
+    if (kv.key == "all")
+      g.disrupt_all = true;
+    else if (kv.key == "single")
+      g.disrupt_all = false;
   }
   return true;
 }

@@ -32,7 +32,8 @@ struct pipe_ends {
 std::string first_line(std::FILE* f) {
   std::rewind(f);
   std::string line;
-  for (int c = std::fgetc(f); c != EOF && c != '\n'; c = std::fgetc(f)) line += static_cast<char>(c);
+  for (int c = std::fgetc(f); c != EOF && c != '\n'; c = std::fgetc(f))
+    line += static_cast<char>(c);
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
   return line;
 }
@@ -50,14 +51,16 @@ std::optional<load_error> read_kubectl(const std::vector<std::string>& args, std
   const std::string command = command_line(args);
   out.name = command;
   std::FILE* errors = std::tmpfile();
-  if (errors == nullptr) return load_error{command + ": cannot make a temporary file: " + std::strerror(errno)};
+  if (errors == nullptr)
+    return load_error{command + ": cannot make a temporary file: " + std::strerror(errno)};
   struct closer {
     std::FILE* f;
     ~closer() { std::fclose(f); }
   } close_errors{errors};
   pipe_ends output;
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return load_error{command + ": cannot make a pipe: " + std::strerror(errno)};
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return load_error{command + ": cannot make a pipe: " + std::strerror(errno)};
   output.read = fds[0];
   output.write = fds[1];
 
@@ -85,8 +88,7 @@ std::optional<load_error> read_kubectl(const std::vector<std::string>& args, std
   ::close(output.read);  // a kubectl still writing (over the size limit) gets SIGPIPE
   output.read = -1;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (read_error) return read_error;
   if (!ok) {

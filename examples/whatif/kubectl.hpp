@@ -24,8 +24,8 @@ namespace whatif {
 
 // The arguments the plugin passes to kubectl.
 inline const std::vector<std::string>& kubectl_get_arguments() {
-  static const std::vector<std::string> args = {"get", "nodes,pods,pdb,priorityclasses", "-A",
-                                                "-o", "json"};
+  static const std::vector<std::string> args = {"get", "nodes,pods,pdb,priorityclasses", "-A", "-o",
+                                                "json"};
   return args;
 }
 

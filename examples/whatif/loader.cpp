@@ -53,8 +53,10 @@ std::optional<load_error> from_utf16(const source& src, std::string_view bytes, 
   };
   if (bytes.size() % 2 != 0) return fail(bytes.size() - 1, "an odd number of bytes");
   const auto unit = [&](std::size_t i) {
-    const auto a = static_cast<unsigned char>(bytes[i]), b = static_cast<unsigned char>(bytes[i + 1]);
-    return big_endian ? static_cast<std::uint32_t>(a << 8 | b) : static_cast<std::uint32_t>(b << 8 | a);
+    const auto a = static_cast<unsigned char>(bytes[i]),
+               b = static_cast<unsigned char>(bytes[i + 1]);
+    return big_endian ? static_cast<std::uint32_t>(a << 8 | b)
+                      : static_cast<std::uint32_t>(b << 8 | a);
   };
   out.reserve(bytes.size() / 2 + bytes.size() / 4);
   for (std::size_t i = 0; i < bytes.size(); i += 2) {
@@ -76,14 +78,16 @@ std::optional<load_error> from_utf16(const source& src, std::string_view bytes, 
 // The UTF-8 text of a source: its bytes without a UTF-8 byte-order mark, or their conversion
 // from UTF-16 into `converted`. UTF-16 is recognized by its byte-order mark, or, without one, by
 // the zero bytes of ASCII text (RFC 4627's rule).
-std::optional<load_error> utf8_text(const source& src, text_buffer& converted, std::string_view& text) {
+std::optional<load_error> utf8_text(const source& src, text_buffer& converted,
+                                    std::string_view& text) {
   const std::string_view b = src.bytes.view();
   const auto starts = [&](std::string_view prefix) { return b.substr(0, prefix.size()) == prefix; };
   using namespace std::string_view_literals;
   if (starts("\xff\xfe\0\0"sv) || starts("\0\0\xfe\xff"sv) ||
       (b.size() >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] != 0) ||
       (b.size() >= 4 && b[0] != 0 && b[1] == 0 && b[2] == 0 && b[3] == 0))
-    return load_error{src.name + ": is UTF-32 text; convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)"};
+    return load_error{src.name +
+                      ": is UTF-32 text; convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)"};
   std::optional<bool> big_endian;
   std::size_t skip = 0;
   if (starts("\xef\xbb\xbf")) {
@@ -144,8 +148,8 @@ std::size_t skip_container_logs(std::string_view text, std::size_t pos) {
 
 // ---- Documents ------------------------------------------------------------------------------
 
-std::string malformed_json(const source& src, std::string_view text, std::optional<json_error> located,
-                           simdjson::error_code code) {
+std::string malformed_json(const source& src, std::string_view text,
+                           std::optional<json_error> located, simdjson::error_code code) {
   std::string m = src.name + ": malformed JSON";
   if (located) {
     m += " at ";
@@ -207,7 +211,8 @@ class document_walker {
     return src_.name + ": " + (position.empty() ? std::string("document") : position);
   }
 
-  std::optional<load_error> walk(dom::element v, std::string_view implied_kind, std::string position) {
+  std::optional<load_error> walk(dom::element v, std::string_view implied_kind,
+                                 std::string position) {
     dom::object obj;
     if (v.get_object().get(obj) != simdjson::SUCCESS)
       return load_error{where(position) + ": expected a Kubernetes object, found " +
@@ -231,14 +236,16 @@ class document_walker {
     if (kind.empty()) kind = !implied_kind.empty() ? implied_kind : fallback_kind_;
     if (kind.empty()) return load_error{where(position) + ": kind: missing"};
     constexpr std::string_view list_suffix = "List";
-    if (kind.size() < list_suffix.size() || kind.substr(kind.size() - list_suffix.size()) != list_suffix)
+    if (kind.size() < list_suffix.size() ||
+        kind.substr(kind.size() - list_suffix.size()) != list_suffix)
       return visit_.object(kind, v, position);
     // A List (items carry their kind) or a <Kind>List (items may leave it out).
     if (!has_items || items.is_null()) return std::nullopt;
     dom::array a;
     if (items.get_array().get(a) != simdjson::SUCCESS)
       return load_error{src_.name + ": " + (position.empty() ? "" : position + ": ") + clip(kind) +
-                        ": items: expected an array, found " + std::string(type_name(items.type()))};
+                        ": items: expected an array, found " +
+                        std::string(type_name(items.type()))};
     const std::string_view item_kind = kind.substr(0, kind.size() - list_suffix.size());
     std::size_t i = 0;
     for (dom::element e : a)
@@ -276,9 +283,10 @@ std::optional<load_error> loader::for_each_object(const source& src, std::string
     if (docs.empty()) return load_error{src.name + ": holds no YAML document"};
     for (std::size_t d = 0; d < docs.size(); ++d) {
       dom::element root;
-      if (const auto err = timed_parse(json.data() + docs[d].begin, docs[d].end - docs[d].begin, root))
-        return load_error{src.name + ": YAML document at line " + std::to_string(docs[d].line) + ": " +
-                          simdjson::error_message(err)};
+      if (const auto err =
+              timed_parse(json.data() + docs[d].begin, docs[d].end - docs[d].begin, root))
+        return load_error{src.name + ": YAML document at line " + std::to_string(docs[d].line) +
+                          ": " + simdjson::error_message(err)};
       const std::string label = docs.size() > 1 ? "document " + std::to_string(d + 1) : "";
       if (auto e = walker.walk_document(root, label)) return e;
     }
@@ -297,8 +305,10 @@ std::optional<load_error> loader::for_each_object(const source& src, std::string
   for (std::size_t d = 0;; ++d) {
     const json_value_scan scan = scan_json_value(text.substr(pos));
     if (scan.error)
-      return load_error{malformed_json(src, text, json_error{pos + scan.error->offset, scan.error->what}, whole)};
-    if (d == 0 && scan.end == text.size()) return load_error{malformed_json(src, text, std::nullopt, whole)};
+      return load_error{
+          malformed_json(src, text, json_error{pos + scan.error->offset, scan.error->what}, whole)};
+    if (d == 0 && scan.end == text.size())
+      return load_error{malformed_json(src, text, std::nullopt, whole)};
     if (const auto err = timed_parse(text.data() + pos, scan.end, root))
       return load_error{malformed_json(src, text, std::nullopt, err) + " (document " +
                         std::to_string(d + 1) + ")"};
@@ -306,7 +316,8 @@ std::optional<load_error> loader::for_each_object(const source& src, std::string
     pos = skip_container_logs(text, pos + scan.end);
     if (pos == text.size()) return std::nullopt;
     if (!can_start_value(text[pos]))
-      return load_error{malformed_json(src, text, json_error{pos, "unexpected text after the JSON value"}, whole)};
+      return load_error{malformed_json(
+          src, text, json_error{pos, "unexpected text after the JSON value"}, whole)};
   }
 }
 

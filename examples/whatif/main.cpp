@@ -48,7 +48,6 @@ int bad_input(const std::string& message) {
   return exit_bad_input;
 }
 
-
 struct command_line {
   std::vector<std::string> cluster_files;
   std::string pod_file, pod_name, pod_group, output = "text", offset = "0", max_input_size;
@@ -70,7 +69,8 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
   cl.plugin = argc > 0 && whatif::invoked_as_kubectl_plugin(argv[0]);
   CLI::App app{
       "What would kube-scheduler's preemption do for a pending pod? Reads a cluster dump\n"
-      "(kubectl get nodes,pods,pdb,priorityclasses -A -o json, or -o yaml) and a pod, and explains\n"
+      "(kubectl get nodes,pods,pdb,priorityclasses -A -o json, or -o yaml) and a pod, and "
+      "explains\n"
       "the decision: the nominated node, the victims, and why. Without arguments it runs on a\n"
       "bundled example. Installed as kubectl-preempt_whatif it is a kubectl plugin that reads the\n"
       "current context's cluster through kubectl unless --cluster is given.",
@@ -129,12 +129,15 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
                                       std::uint64_t& max_size) {
   if (const std::string invalid = preempt::validate(cl.sampling); !invalid.empty())
     return bad_input(invalid);
-  if (cl.scheduler_name.empty()) return bad_input("--scheduler-name: must not be empty (see --help)");
+  if (cl.scheduler_name.empty())
+    return bad_input("--scheduler-name: must not be empty (see --help)");
   if (!cl.offset.empty() && cl.offset.front() == '-')
     return bad_input("--offset: must not be negative (see --help)");
-  const auto [end, ec] = std::from_chars(cl.offset.data(), cl.offset.data() + cl.offset.size(), offset);
+  const auto [end, ec] =
+      std::from_chars(cl.offset.data(), cl.offset.data() + cl.offset.size(), offset);
   if (ec == std::errc::result_out_of_range)
-    return bad_input("--offset " + cl.offset + ": out of range (it must be less than the number of nodes)");
+    return bad_input("--offset " + cl.offset +
+                     ": out of range (it must be less than the number of nodes)");
   if (ec != std::errc() || end != cl.offset.data() + cl.offset.size())
     return bad_input("--offset: not a number: \"" + whatif::clip(cl.offset) + "\" (see --help)");
   max_size = whatif::default_max_input_size;
@@ -146,9 +149,11 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
     max_size = *parsed;
   }
   if (cl.bundled()) return std::nullopt;
-  if (cl.cluster_files.empty() && !cl.from_kubectl()) return bad_input("--cluster is required (see --help)");
+  if (cl.cluster_files.empty() && !cl.from_kubectl())
+    return bad_input("--cluster is required (see --help)");
   if (cl.pod_file.empty() && cl.pod_name.empty() && cl.pod_group.empty() && !cl.all_pending)
-    return bad_input("one of --pod, --pod-name, --pod-group or --all-pending is required (see --help)");
+    return bad_input(
+        "one of --pod, --pod-name, --pod-group or --all-pending is required (see --help)");
   std::size_t stdin_uses = cl.pod_file == "-" ? 1u : 0u;
   for (const std::string& f : cl.cluster_files) stdin_uses += f == "-" ? 1u : 0u;
   if (stdin_uses > 1) return bad_input("'-' (standard input) can be used only once");
@@ -162,10 +167,12 @@ struct loaded {
   std::string origin;      // shown in the text output's header
 };
 
-std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint64_t max_size, loaded& in) {
+std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint64_t max_size,
+                                              loaded& in) {
   if (cl.bundled()) {
     in.origin = "bundled example: examples/data/cluster.json and examples/data/pod.json";
-    const auto cluster = whatif::make_source("examples/data/cluster.json", whatif::bundled_cluster());
+    const auto cluster =
+        whatif::make_source("examples/data/cluster.json", whatif::bundled_cluster());
     if (auto e = in.loader.add_cluster(cluster, in.dump)) return e;
     const auto p = whatif::make_source("examples/data/pod.json", whatif::bundled_pod());
     return in.loader.read_pod(p, in.pod);
@@ -204,9 +211,9 @@ void print_timings(const loaded& in, double load_wall, double load_cpu, const wh
                "  build   %7.3f s wall, %7.3f s cpu (model, budgets, nominations)\n"
                "  decide  %7.3f s wall, %7.3f s cpu (filters on every node + preemption, %zu "
                "decision%s)\n",
-               in.dump.nodes.size(), in.dump.pods.size(), load_wall, load_cpu, parse, load_cpu - parse,
-               a.build_seconds(), a.build_cpu_seconds(), decide_wall, decide_cpu, decisions,
-               decisions == 1 ? "" : "s");
+               in.dump.nodes.size(), in.dump.pods.size(), load_wall, load_cpu, parse,
+               load_cpu - parse, a.build_seconds(), a.build_cpu_seconds(), decide_wall, decide_cpu,
+               decisions, decisions == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -222,9 +229,10 @@ int main(int argc, char** argv) {
   if (auto e = load_inputs(cl, max_size, in)) return bad_input(e->message);
   const double load_wall = load_clock.wall_seconds(), load_cpu = load_clock.cpu_seconds();
   if (offset > 0 && offset >= in.dump.nodes.size())
-    return bad_input("--offset " + cl.offset + ": out of range: the dump has " +
-                     std::to_string(in.dump.nodes.size()) + " node(s), so the offset is at most " +
-                     (in.dump.nodes.empty() ? std::string("0") : std::to_string(in.dump.nodes.size() - 1)));
+    return bad_input(
+        "--offset " + cl.offset + ": out of range: the dump has " +
+        std::to_string(in.dump.nodes.size()) + " node(s), so the offset is at most " +
+        (in.dump.nodes.empty() ? std::string("0") : std::to_string(in.dump.nodes.size() - 1)));
 
   whatif::analysis analysis;
   if (auto e = analysis.build(in.dump, cl.scheduler_name)) return bad_input(e->message);
@@ -244,9 +252,11 @@ int main(int argc, char** argv) {
   } else if (cl.all_pending) {
     for (std::size_t i : analysis.pending_in_queue_order()) {
       reports.emplace_back();
-      if (auto e = analysis.decide(in.dump.pods[i], opts, reports.back())) return bad_input(e->message);
+      if (auto e = analysis.decide(in.dump.pods[i], opts, reports.back()))
+        return bad_input(e->message);
     }
-    print(cl.output == "json" ? whatif::to_json(reports) : whatif::to_text_table(reports, in.origin));
+    print(cl.output == "json" ? whatif::to_json(reports)
+                              : whatif::to_text_table(reports, in.origin));
   } else {
     reports.emplace_back();
     if (auto e = analysis.decide(in.pod, opts, reports.back())) return bad_input(e->message);

@@ -3,7 +3,8 @@
 //
 //   clip(value)        a value from the input as a message shows it: control characters and bytes
 //                      that are not UTF-8 escaped (\n, \t, \u0007, \xff), and a value longer than
-//                      80 bytes cut to its first 60 with "..." and its length: `aaaa...(5000 bytes)`
+//                      80 bytes cut to its first 60 with "..." and its length: `aaaa...(5000
+//                      bytes)`
 //   one_line(message)  the whole message with control characters escaped (a file name from the
 //                      command line may hold a newline too)
 //   replace_value(message, value)  the message with the first occurrence of `value` replaced by

@@ -92,7 +92,8 @@ std::string format_time(preempt::timestamp t) {
     return d;
   };
   std::string s = digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2) + "T" +
-                  digits(rem / 3600, 2) + ":" + digits(rem / 60 % 60, 2) + ":" + digits(rem % 60, 2);
+                  digits(rem / 3600, 2) + ":" + digits(rem / 60 % 60, 2) + ":" +
+                  digits(rem % 60, 2);
   if (nanos != 0) {
     std::string frac = digits(nanos, 9);
     while (frac.back() == '0') frac.pop_back();
@@ -109,11 +110,12 @@ std::string format_amount(std::string_view resource, std::int64_t amount) {
   }
   if (resource == "memory" || resource == "ephemeral-storage" ||
       resource.substr(0, 10) == "hugepages-") {
-    constexpr std::pair<std::string_view, int> units[] = {
-        {"Ei", 60}, {"Pi", 50}, {"Ti", 40}, {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
+    constexpr std::pair<std::string_view, int> units[] = {{"Ei", 60}, {"Pi", 50}, {"Ti", 40},
+                                                          {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
     for (const auto& [suffix, shift] : units) {
       const std::int64_t unit = std::int64_t{1} << shift;
-      if (amount != 0 && amount % unit == 0) return std::to_string(amount / unit) + std::string(suffix);
+      if (amount != 0 && amount % unit == 0)
+        return std::to_string(amount / unit) + std::string(suffix);
     }
   }
   return std::to_string(amount);
@@ -166,7 +168,8 @@ void append_victims_table(std::string& o, const std::vector<victim_info>& victim
     std::string budgets;
     for (const std::string& b : v.budgets) budgets += (budgets.empty() ? "" : ", ") + b;
     o += "  " + pad(v.name, w + 2) + pad(priority(v), priority_width) +
-         (unit_width > 0 ? pad(v.unit.empty() ? std::string("-") : v.unit, unit_width) : std::string()) +
+         (unit_width > 0 ? pad(v.unit.empty() ? std::string("-") : v.unit, unit_width)
+                         : std::string()) +
          pad(started(v), started_width + 2) + (budgets.empty() ? std::string("-") : budgets) + "\n";
   }
   if (unit_width > 0 || priority_width > 12)
@@ -267,15 +270,17 @@ std::string to_text(const report& r, std::string_view origin) {
          plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
          ").\n";
     if (r.candidates > 1) {
-      o += "Chosen among " + std::to_string(r.candidates) + " candidate nodes; decided by: " +
-           r.decided_by + ".\n";
+      o += "Chosen among " + std::to_string(r.candidates) +
+           " candidate nodes; decided by: " + r.decided_by + ".\n";
       if (r.tie_break.size() > 1) {
         std::size_t w = 0;
         for (const auto& [node, value] : r.tie_break) w = std::max(w, node.size());
         std::size_t shown = 0;
         for (const auto& [node, value] : r.tie_break) {
           if (shown++ == 8) {
-            o += "  ... and " + plural(r.tie_break.size() - 8, "more tied candidate", "more tied candidates") + "\n";
+            o += "  ... and " +
+                 plural(r.tie_break.size() - 8, "more tied candidate", "more tied candidates") +
+                 "\n";
             break;
           }
           o += "  " + pad(node, w + 2) + value + (shown == 1 ? "  <- chosen" : "") + "\n";
@@ -285,8 +290,7 @@ std::string to_text(const report& r, std::string_view origin) {
       o += "It was the only candidate node.\n";
     }
     if (!r.cleared_nominations.empty()) {
-      o += "Pods nominated to " + r.nominated_node +
-           " with lower priority lose their nomination: ";
+      o += "Pods nominated to " + r.nominated_node + " with lower priority lose their nomination: ";
       for (std::size_t i = 0; i < r.cleared_nominations.size(); ++i)
         o += (i ? ", " : "") + r.cleared_nominations[i];
       o += ".\n";
@@ -341,8 +345,10 @@ std::string to_text(const report& r, std::string_view origin) {
              " (--output json lists every node)\n";
     }
     if (r.potential_nodes > r.evaluation_order.size())
-      o += "  " + plural(r.potential_nodes - r.evaluation_order.size(), "other node", "other nodes") +
-           " preemption may help " + (r.potential_nodes - r.evaluation_order.size() == 1 ? "was" : "were") +
+      o += "  " +
+           plural(r.potential_nodes - r.evaluation_order.size(), "other node", "other nodes") +
+           " preemption may help " +
+           (r.potential_nodes - r.evaluation_order.size() == 1 ? "was" : "were") +
            " not evaluated: enough candidates were found.\n";
   }
 
@@ -442,7 +448,8 @@ std::string to_text(const group_report& r, std::string_view origin) {
     }
   } else if (r.result == "ongoing") {
     o += "Decision: an earlier preemption for the group is still under way; every member keeps "
-         "its nomination.\n  " + r.message + "\n";
+         "its nomination.\n  " +
+         r.message + "\n";
     placement("\nCurrent nominations:\n");
   } else if (r.result == "not-eligible") {
     o += "Decision: the group may not preempt.\n  " + r.message + "\n";
@@ -478,14 +485,17 @@ std::vector<std::string> table_row(const report& r) {
     for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
       victims += (v ? ", " : ": ") + r.victims[v].name;
     if (r.victims.size() > 2) victims += ", ...";
-    if (r.pdb_violations > 0) detail = plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations");
+    if (r.pdb_violations > 0)
+      detail =
+          plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations");
   } else if (r.result == "fits") {
     detail = "fits on " + plural(r.nodes.size(), "node", "nodes") + " as they are";
   } else {
     detail = r.message;
   }
-  return {r.preemptor, std::to_string(r.priority), r.result, r.nominated_node.empty() ? "-" : r.nominated_node,
-          victims, detail};
+  return {r.preemptor, std::to_string(r.priority),
+          r.result,    r.nominated_node.empty() ? "-" : r.nominated_node,
+          victims,     detail};
 }
 
 }  // namespace
@@ -496,14 +506,16 @@ std::string to_text_table(const std::vector<report>& reports, std::string_view o
   if (reports.empty()) return o + ": none.\n";
   o += ", in the scheduler's queue order (priority, then creation time), each decided on its own "
        "against the same cluster:\n\n";
-  std::vector<std::vector<std::string>> rows = {{"POD", "PRIORITY", "DECISION", "NODE", "VICTIMS", "DETAIL"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"POD", "PRIORITY", "DECISION", "NODE", "VICTIMS", "DETAIL"}};
   for (const report& r : reports) rows.push_back(table_row(r));
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   for (const auto& row : rows) {
     std::string line = " ";
-    for (std::size_t c = 0; c < row.size(); ++c) line += " " + (c + 1 < row.size() ? pad(row[c], width[c] + 1) : row[c]);
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line += " " + (c + 1 < row.size() ? pad(row[c], width[c] + 1) : row[c]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     o += line + "\n";
   }

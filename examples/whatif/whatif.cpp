@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <limits>
 #include <span>
 #include <string>
@@ -18,8 +18,8 @@
 
 #include "one_line.hpp"
 #include "output.hpp"
-#include "stopwatch.hpp"
 #include "preempt/preempt.hpp"
+#include "stopwatch.hpp"
 
 namespace whatif {
 
@@ -40,7 +40,6 @@ struct victim_recorder {
     (*violations)[node] = pdb_violations;
   }
 };
-
 
 std::string join_reasons(std::span<const std::string_view> reasons) {
   std::string r;
@@ -67,8 +66,8 @@ struct resolved_pod {
   std::string class_name;
 };
 
-std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p, std::string_view where,
-                                  resolved_pod& out) {
+std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p,
+                                  std::string_view where, resolved_pod& out) {
   auto r = k8s::resolve_priority(p.priority, dump.classes);
   if (!r) return load_error{std::string(where) + ": spec.priorityClassName: " + r.message()};
   out.priority = r->priority;
@@ -159,7 +158,6 @@ struct group_table {
 };
 static_assert(wl::group_set<group_table, pod>);
 
-
 }  // namespace
 
 // Everything built once per dump. The uid of a dump pod is its index + 1.
@@ -207,14 +205,15 @@ struct analysis::model {
 
   // Is the pod for the scheduler decided for?
   bool ours(const pod_object& p) const {
-    return (p.scheduler_name.empty() ? default_scheduler_name : std::string_view(p.scheduler_name)) ==
-           scheduler_name;
+    return (p.scheduler_name.empty() ? default_scheduler_name
+                                     : std::string_view(p.scheduler_name)) == scheduler_name;
   }
 
   std::optional<load_error> add_nodes();
   std::optional<load_error> check_priority_classes() const;
   std::optional<load_error> index_pods();
-  std::optional<load_error> count_on_node(std::size_t node, const preempt::model::resource_vector& req);
+  std::optional<load_error> count_on_node(std::size_t node,
+                                          const preempt::model::resource_vector& req);
   std::optional<load_error> add_pods();
   struct budget_index;
   budget_index index_for_budgets();
@@ -257,9 +256,9 @@ std::optional<load_error> analysis::model::check_priority_classes() const {
   for (std::size_t i = 0; i < classes.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (classes[i].name == classes[j].name)
-        return load_error{object_where(*dump, dump->class_files[i], "PriorityClass",
-                                       classes[i].name) +
-                          ": metadata.name: duplicate PriorityClass"};
+        return load_error{
+            object_where(*dump, dump->class_files[i], "PriorityClass", classes[i].name) +
+            ": metadata.name: duplicate PriorityClass"};
   return std::nullopt;
 }
 
@@ -297,17 +296,18 @@ std::optional<load_error> analysis::model::index_pods() {
 
 // Per node, the requests of its pods and of the pods nominated to it must add up to at most
 // 2^62 in every dimension, so that no sum the algorithms form can overflow.
-std::optional<load_error> analysis::model::count_on_node(std::size_t node,
-                                                        const preempt::model::resource_vector& req) {
+std::optional<load_error> analysis::model::count_on_node(
+    std::size_t node, const preempt::model::resource_vector& req) {
   constexpr std::int64_t limit = std::int64_t{1} << 62;
   preempt::model::resource_vector& t = totals[node];
   if (t.size() < req.size()) t.resize(req.size());
   for (std::size_t d = 0; d < req.size(); ++d) {
     std::int64_t sum = 0;
     if (__builtin_add_overflow(t[d], req[d], &sum) || sum > limit)
-      return load_error{object_where(*dump, dump->nodes[node].file, "Node", dump->nodes[node].name) +
-                        ": the requests of the pods on the node add up to more than 2^62 " +
-                        std::string(names.name(d))};
+      return load_error{
+          object_where(*dump, dump->nodes[node].file, "Node", dump->nodes[node].name) +
+          ": the requests of the pods on the node add up to more than 2^62 " +
+          std::string(names.name(d))};
     t.set(d, sum);
   }
   return std::nullopt;
@@ -386,7 +386,8 @@ struct analysis::model::budget_index {
   std::unordered_map<std::string, std::vector<std::size_t>> by_label;
 
   // The pods a budget's selector may match.
-  const std::vector<std::size_t>* candidates(std::uint32_t ns, const k8s::label_selector& sel) const {
+  const std::vector<std::size_t>* candidates(std::uint32_t ns,
+                                             const k8s::label_selector& sel) const {
     if (!sel.match_labels.empty()) {
       const auto& [k, v] = sel.match_labels.front();
       const auto it = by_label.find(label_key(ns, k, v));
@@ -405,13 +406,15 @@ analysis::model::budget_index analysis::model::index_for_budgets() {
       index.by_ns[namespace_id(pods[i].ns)].push_back(i);
   std::vector<std::string> keys;
   for (const pdb_object& b : dump->pdbs)
-    if (b.selector && !b.selector->match_labels.empty()) keys.push_back(b.selector->match_labels.front().first);
+    if (b.selector && !b.selector->match_labels.empty())
+      keys.push_back(b.selector->match_labels.front().first);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   for (const auto& [ns, list] : index.by_ns)
     for (std::size_t i : list)
       for (const std::string& k : keys)
-        if (const std::string* v = pods[i].labels.find(k)) index.by_label[label_key(ns, k, *v)].push_back(i);
+        if (const std::string* v = pods[i].labels.find(k))
+          index.by_label[label_key(ns, k, *v)].push_back(i);
   return index;
 }
 
@@ -467,7 +470,7 @@ std::optional<load_error> analysis::model::add_groups() {
     if (!r) return load_error{where + ": spec.priorityClassName: " + r.message()};
     group_table::entry& e = groups.entries[g];
     e.kind = o.kind == group_object::kind_type::pod_group ? wl::group_kind::pod_group
-                                                           : wl::group_kind::composite_pod_group;
+                                                          : wl::group_kind::composite_pod_group;
     e.all = o.disrupt_all;
     e.priority = r->priority;
     group_labels.push_back(std::string(o.kind_name()) + " " + o.key());
@@ -482,14 +485,16 @@ std::optional<load_error> analysis::model::add_groups() {
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (!pods[i].pod_group) continue;
     grouped = true;
-    const std::size_t g = find_group(group_object::kind_type::pod_group, pods[i].ns, *pods[i].pod_group);
+    const std::size_t g =
+        find_group(group_object::kind_type::pod_group, pods[i].ns, *pods[i].pod_group);
     groups.links[i] = wl::group_link{true, g};
     if (g == wl::no_group && !k8s::is_terminal_phase(pods[i].phase)) ++missing;
   }
   if (missing > 0)
-    warnings.push_back(std::to_string(missing) +
-                       " pod(s) name a PodGroup that is not in the dump (spec.schedulingGroup); each "
-                       "is a victim of its own, with its own priority");
+    warnings.push_back(
+        std::to_string(missing) +
+        " pod(s) name a PodGroup that is not in the dump (spec.schedulingGroup); each "
+        "is a victim of its own, with its own priority");
   if (missing_parents > 0)
     warnings.push_back(std::to_string(missing_parents) +
                        " group(s) name a parent CompositePodGroup that is not in the dump; the "
@@ -518,7 +523,8 @@ victim_info analysis::model::victim(const pod* p) const {
   const auto range = std::equal_range(
       members.begin(), members.end(), std::pair<pod_id, std::uint32_t>{p->uid(), 0},
       [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto it = range.first; it != range.second; ++it) vi.budgets.push_back(budget_labels[it->second]);
+  for (auto it = range.first; it != range.second; ++it)
+    vi.budgets.push_back(budget_labels[it->second]);
   return vi;
 }
 
@@ -527,7 +533,8 @@ void analysis::model::warn_ignored_kinds() {
   if (dump->ignored.empty()) return;
   std::vector<std::pair<std::size_t, std::string_view>> kinds;
   for (const auto& [kind, count] : dump->ignored) kinds.emplace_back(count, kind);
-  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string w = "ignored ";
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     if (i > 0) w += ", ";
@@ -554,7 +561,8 @@ analysis::~analysis() = default;
 analysis::analysis(analysis&&) noexcept = default;
 analysis& analysis::operator=(analysis&&) noexcept = default;
 
-std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_view scheduler_name) {
+std::optional<load_error> analysis::build(const cluster_dump& dump,
+                                          std::string_view scheduler_name) {
   const stopwatch clock;
   model_ = std::make_unique<model>();
   model& m = *model_;
@@ -584,7 +592,8 @@ std::vector<std::size_t> analysis::pending_in_queue_order() const {
   constexpr preempt::timestamp never = std::numeric_limits<preempt::timestamp>::max();
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (priority[a] != priority[b]) return priority[a] > priority[b];
-    const preempt::timestamp ta = pods[a].created.value_or(never), tb = pods[b].created.value_or(never);
+    const preempt::timestamp ta = pods[a].created.value_or(never),
+                             tb = pods[b].created.value_or(never);
     if (ta != tb) return ta < tb;
     return std::pair(std::string_view(pods[a].ns), std::string_view(pods[a].name)) <
            std::pair(std::string_view(pods[b].ns), std::string_view(pods[b].name));
@@ -604,7 +613,6 @@ struct preemptor_pod {
   resolved_pod resolved;
   pod model_pod;
 };
-
 
 void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
@@ -636,7 +644,8 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
       continue;
     }
     cluster.prepare_state(i, state);
-    const preempt::status fit = preempt::fits_with_nominated(state, preemptor, ledger.nominated_to(i));
+    const preempt::status fit =
+        preempt::fits_with_nominated(state, preemptor, ledger.nominated_to(i));
     if (fit.is_success()) {
       out.statuses.set(i, preempt::status_code::success);
       v.status = "Success";
@@ -680,7 +689,8 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
     out.result = "other-scheduler";
     out.message = "the pod's spec.schedulerName is \"" + preemptor_object.scheduler_name +
-                  "\", not " + m.scheduler_name + " (--scheduler-name): that scheduler decides for it";
+                  "\", not " + m.scheduler_name +
+                  " (--scheduler-name): that scheduler decides for it";
     out.decide_seconds = clock.wall_seconds();
     out.decide_cpu_seconds = clock.cpu_seconds();
     return std::nullopt;
@@ -689,10 +699,10 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)
-    out.warnings.push_back("the pod belongs to PodGroup " + preemptor_object.ns + "/" +
-                           *preemptor_object.pod_group +
-                           ": with GenericWorkload, kube-scheduler schedules it in its group's cycle "
-                           "(--pod-group decides for the group); decided here as a single pod");
+    out.warnings.push_back(
+        "the pod belongs to PodGroup " + preemptor_object.ns + "/" + *preemptor_object.pod_group +
+        ": with GenericWorkload, kube-scheduler schedules it in its group's cycle "
+        "(--pod-group decides for the group); decided here as a single pod");
 
   filter_pass filters;
   run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
@@ -717,7 +727,8 @@ std::optional<load_error> analysis::model::make_preemptor(const pod_object& p, r
       p.source.empty() ? object_where(*dump, p.file, "Pod", key) : p.source + ": Pod " + key;
   if (auto e = resolve(*dump, p, where, me)) return e;
   const auto in_dump = pod_by_key.find(key);
-  const bool pending_in_dump = in_dump != pod_by_key.end() && bound_node[in_dump->second] == not_bound &&
+  const bool pending_in_dump = in_dump != pod_by_key.end() &&
+                               bound_node[in_dump->second] == not_bound &&
                                dump->pods[in_dump->second].node_name.empty() &&
                                !k8s::is_terminal_phase(dump->pods[in_dump->second].phase);
   const auto ns = find_namespace(p.ns);
@@ -732,10 +743,11 @@ std::optional<load_error> analysis::model::make_preemptor(const pod_object& p, r
 }
 
 void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
-  view.prefilter(k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
-                                  p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
-                                  &p.placement},
-                 namespace_facts);
+  view.prefilter(
+      k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
+                       p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
+                       &p.placement},
+      namespace_facts);
 }
 
 // Runs the preemption evaluation and explains it: every evaluated node with its outcome and
@@ -793,8 +805,9 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
 
 // The chosen node: its victims with the budgets they count in, the lower-priority nominations
 // it clears (reported, not applied: every decision sees the same cluster), and the tie-break.
-void analysis::model::explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
-                                         const options& opts, report& out) const {
+void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
+                                         const pod& preemptor, const options& opts,
+                                         report& out) const {
   out.nominated_node = std::string(d.node_name);
   out.pdb_violations = d.pdb_violations;
   for (const pod* p : d.victims) out.victims.push_back(victim(p));
@@ -836,7 +849,8 @@ struct first_fit_placement {
       out[k] = wl::no_node;
       for (std::size_t i = 0; i < states.size(); ++i) {
         if (!(*allowed)[k][i]) continue;
-        if (!preempt::fits_with_nominated(states[i], *members[k], ledger->nominated_to(i)).is_success())
+        if (!preempt::fits_with_nominated(states[i], *members[k], ledger->nominated_to(i))
+                 .is_success())
           continue;
         if (!states[i].add_pod(*members[k]).is_success()) continue;
         assumed.emplace_back(i, members[k]);
@@ -872,7 +886,8 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     return load_error{"--pod-group " + key + ": expected NAMESPACE/NAME"};
   const std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
   const std::size_t g = find_group(group_object::kind_type::pod_group, ns, name);
-  if (g == wl::no_group) return load_error{"--pod-group " + key + ": no such PodGroup in the cluster dump"};
+  if (g == wl::no_group)
+    return load_error{"--pod-group " + key + ": no such PodGroup in the cluster dump"};
   const group_object& object = dump->groups[g];
 
   // The preemptor: the pending members in input order; already scheduled members stay.
@@ -888,20 +903,25 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (std::size_t i = 0; i < dump->pods.size(); ++i)
     if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
   if (member_pods.empty())
-    return load_error{"--pod-group " + key + ": the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName " + name + ", no spec.nodeName)"};
+    return load_error{
+        "--pod-group " + key +
+        ": the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName " + name +
+        ", no spec.nodeName)"};
 
   // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
   std::size_t top = g;
-  for (std::size_t depth = 1, up = groups.parent(g); depth < wl::max_tree_depth && up != wl::no_group;
-       ++depth, up = groups.parent(up))
+  for (std::size_t depth = 1, up = groups.parent(g);
+       depth < wl::max_tree_depth && up != wl::no_group; ++depth, up = groups.parent(up))
     top = up;
   if (top != g)
-    out.warnings.push_back("the PodGroup belongs to " + group_labels[top] +
-                           ": kube-scheduler schedules the whole hierarchy as one unit; decided here "
-                           "for this PodGroup's pending members, with the root's priority");
+    out.warnings.push_back(
+        "the PodGroup belongs to " + group_labels[top] +
+        ": kube-scheduler schedules the whole hierarchy as one unit; decided here "
+        "for this PodGroup's pending members, with the root's priority");
   if (object.topology)
-    out.warnings.push_back("the PodGroup's schedulingConstraints.topology was ignored (topology-aware "
-                           "placement is not modelled)");
+    out.warnings.push_back(
+        "the PodGroup's schedulingConstraints.topology was ignored (topology-aware "
+        "placement is not modelled)");
   wl::group_preemptor<pod> preemptor;
   preemptor.priority = groups.priority(top);
   preemptor.kind = wl::unit_kind::pod_group;
@@ -912,11 +932,13 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   preemptor.policy = wl::resolve_preemption_policy(object.priority.policy, preemptor.members,
                                                    object.priority.policy.has_value());
   out.priority = preemptor.priority;
-  out.policy = preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";
+  out.policy =
+      preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";
   std::size_t needed = 1;
   if (object.gang) {
     out.scheduling = "gang, minCount " + std::to_string(object.min_count);
-    const std::size_t min_count = object.min_count > 0 ? static_cast<std::size_t>(object.min_count) : 0;
+    const std::size_t min_count =
+        object.min_count > 0 ? static_cast<std::size_t>(object.min_count) : 0;
     needed = min_count > out.scheduled_members ? min_count - out.scheduled_members : 1;
   } else {
     out.scheduling = "basic";
@@ -939,8 +961,9 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   const auto show = [&](std::span<const std::size_t> nodes) {
     out.members.clear();
     for (std::size_t k = 0; k < member_pods.size(); ++k)
-      out.members.emplace_back(pod_name(member_pods[k]),
-                               nodes[k] == wl::no_node ? std::string() : dump->nodes[nodes[k]].name);
+      out.members.emplace_back(pod_name(member_pods[k]), nodes[k] == wl::no_node
+                                                             ? std::string()
+                                                             : dump->nodes[nodes[k]].name);
   };
 
   // First the pod-group cycle itself: if the group fits as the cluster is, no preemption runs.
@@ -960,11 +983,13 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     }
   }
 
-  wl::pod_group_evaluator<preempt::model::resource_cluster> ev(wl::group_evaluator_config{opts.now});
+  wl::pod_group_evaluator<preempt::model::resource_cluster> ev(
+      wl::group_evaluator_config{opts.now});
   const auto reader = ledger.reader();
   const auto& d = ev.evaluate(preemptor, cluster, groups, budgets, reader, place);
   out.message = std::string(d.outcome.reason());
-  if (!out.message.empty()) out.message = std::string(wl::pod_group_preemption_prefix) + out.message;
+  if (!out.message.empty())
+    out.message = std::string(wl::pod_group_preemption_prefix) + out.message;
   std::vector<std::size_t> where(member_pods.size(), wl::no_node);
   for (const wl::member_nomination& nm : d.nominations) where[nm.member] = nm.node;
   show(where);
@@ -1005,7 +1030,8 @@ struct repeated_evaluation::state {
 repeated_evaluation::repeated_evaluation() = default;
 repeated_evaluation::~repeated_evaluation() = default;
 
-std::optional<load_error> repeated_evaluation::prepare(const analysis& a, const pod_object& preemptor,
+std::optional<load_error> repeated_evaluation::prepare(const analysis& a,
+                                                       const pod_object& preemptor,
                                                        const options& opts) {
   state_ = std::make_unique<state>();
   state& st = *state_;
@@ -1014,8 +1040,9 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a, const 
   resolved_pod me;
   if (auto e = st.m->make_preemptor(preemptor, me, st.preemptor)) return e;
   if (!st.m->ours(preemptor))
-    return load_error{"Pod " + preemptor.key() + " belongs to scheduler \"" + preemptor.scheduler_name +
-                      "\", not " + st.m->scheduler_name + ": nothing to evaluate"};
+    return load_error{"Pod " + preemptor.key() + " belongs to scheduler \"" +
+                      preemptor.scheduler_name + "\", not " + st.m->scheduler_name +
+                      ": nothing to evaluate"};
   st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
   st.m->prefilter(*st.view, preemptor);
   run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, st.filters);
@@ -1032,7 +1059,9 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a, const 
   return std::nullopt;
 }
 
-std::size_t repeated_evaluation::evaluate_inline() { return state_->run(*state_->inline_ev, preempt::inline_executor{}); }
+std::size_t repeated_evaluation::evaluate_inline() {
+  return state_->run(*state_->inline_ev, preempt::inline_executor{});
+}
 
 std::size_t repeated_evaluation::evaluate_on(preempt::thread_pool& pool) {
   state& st = *state_;
@@ -1048,7 +1077,8 @@ std::size_t repeated_evaluation::evaluate_on(preempt::thread_pool& pool) {
 
 std::string repeated_evaluation::nominated_node() const {
   const auto* d = state_->last;
-  return d && d->kind == preempt::decision_kind::nominated ? std::string(d->node_name) : std::string();
+  return d && d->kind == preempt::decision_kind::nominated ? std::string(d->node_name)
+                                                           : std::string();
 }
 
 std::vector<std::string> repeated_evaluation::victims() const {
@@ -1058,7 +1088,9 @@ std::vector<std::string> repeated_evaluation::victims() const {
   return out;
 }
 
-std::size_t repeated_evaluation::nodes_evaluated() const { return state_->last ? state_->last->diagnosis.size() : 0; }
+std::size_t repeated_evaluation::nodes_evaluated() const {
+  return state_->last ? state_->last->diagnosis.size() : 0;
+}
 
 std::optional<load_error> analyze(const cluster_dump& dump, const pod_object& preemptor,
                                   const options& opts, report& out) {

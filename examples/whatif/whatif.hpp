@@ -183,7 +183,8 @@ class repeated_evaluation {
   repeated_evaluation& operator=(const repeated_evaluation&) = delete;
 
   // Errors: as analysis::decide's, and a pod that fits a node (nothing to evaluate).
-  std::optional<load_error> prepare(const analysis& a, const pod_object& preemptor, const options& opts);
+  std::optional<load_error> prepare(const analysis& a, const pod_object& preemptor,
+                                    const options& opts);
 
   // One evaluation on the inline executor; the index of the nominated node (in the dump's
   // order), or npos when preemption cannot help.

@@ -14,10 +14,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -30,7 +30,7 @@ namespace whatif {
 namespace {
 
 constexpr std::size_t max_depth = 1024;  // simdjson's, which reads the result
-constexpr std::size_t hashed_from = 16;   // members from which a mapping keeps key hashes
+constexpr std::size_t hashed_from = 16;  // members from which a mapping keeps key hashes
 constexpr std::string_view tag_prefix = "tag:yaml.org,2002:";
 
 // ---- Scalars, as go-yaml v2 resolves them -------------------------------------------------------
@@ -40,7 +40,7 @@ enum class scalar_kind { string, null, boolean, integer, floating, not_a_number 
 struct scalar_value {
   scalar_kind kind = scalar_kind::string;
   std::optional<std::string> binary;  // a !!binary string's bytes (as UTF-8 text)
-  bool truth = false;  // boolean
+  bool truth = false;                 // boolean
   bool negative = false;
   std::uint64_t magnitude = 0;  // integer
   double real = 0;              // floating
@@ -82,7 +82,8 @@ bool go_parse_int(std::string_view s, bool with_sign, bool& negative, std::uint6
     if (v > (std::numeric_limits<std::uint64_t>::max() - d) / base) return false;
     v = v * base + d;
   }
-  if (with_sign && v > (negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1)) return false;
+  if (with_sign && v > (negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1))
+    return false;
   magnitude = v;
   return true;
 }
@@ -124,13 +125,14 @@ bool parse_float(std::string_view s, double& out) {
   return !(errno == ERANGE && std::isinf(out));
 }
 
-constexpr std::string_view true_words[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
-                                           "on", "On", "ON"};
-constexpr std::string_view false_words[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
-                                            "off", "Off", "OFF"};
+constexpr std::string_view true_words[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                           "True", "TRUE", "on",  "On",  "ON"};
+constexpr std::string_view false_words[] = {"n",     "N",     "no",  "No",  "NO", "false",
+                                            "False", "FALSE", "off", "Off", "OFF"};
 constexpr std::string_view null_words[] = {"", "~", "null", "Null", "NULL"};
-constexpr std::string_view special_floats[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
-                                               "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
+constexpr std::string_view special_floats[] = {".nan",  ".NaN",  ".NAN",  ".inf",
+                                               ".Inf",  ".INF",  "+.inf", "+.Inf",
+                                               "+.INF", "-.inf", "-.Inf", "-.INF"};
 
 template <std::size_t N>
 bool one_of(std::string_view s, const std::string_view (&words)[N]) {
@@ -185,9 +187,14 @@ std::string utf8_or_replacement(std::string_view bytes) {
   std::string text;
   for (std::size_t i = 0; i < bytes.size();) {
     const auto c = static_cast<unsigned char>(bytes[i]);
-    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    const std::size_t n = c < 0x80         ? 1
+                          : (c >> 5) == 6  ? 2
+                          : (c >> 4) == 14 ? 3
+                          : (c >> 3) == 30 ? 4
+                                           : 0;
     bool valid = n > 0 && i + n <= bytes.size() && !(n == 2 && c < 0xc2) && !(n == 4 && c > 0xf4);
-    for (std::size_t k = 1; valid && k < n; ++k) valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 2;
+    for (std::size_t k = 1; valid && k < n; ++k)
+      valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 2;
     if (valid && n >= 3) {
       const auto d = static_cast<unsigned char>(bytes[i + 1]);
       valid = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d > 0x9f) && !(c == 0xf0 && d < 0x90) &&
@@ -281,7 +288,8 @@ std::string json_float_text(double f) {
   std::string s(buf.data(), r.ptr);
   // e-07 -> e-7, as Go writes it.
   const std::size_t n = s.size();
-  if (exponent && n >= 4 && s[n - 4] == 'e' && s[n - 3] == '-' && s[n - 2] == '0') s.erase(n - 2, 1);
+  if (exponent && n >= 4 && s[n - 4] == 'e' && s[n - 3] == '-' && s[n - 2] == '0')
+    s.erase(n - 2, 1);
   return s;
 }
 
@@ -313,7 +321,10 @@ class converter {
  public:
   converter(std::string_view name, std::string_view yaml, text_buffer& json,
             std::vector<json_document>& docs)
-      : name_(name), yaml_(yaml), out_(json), docs_(docs),
+      : name_(name),
+        yaml_(yaml),
+        out_(json),
+        docs_(docs),
         budget_(yaml.size() * 16 + (std::size_t{64} << 20)) {
     frames_.resize(8);
   }
@@ -401,10 +412,8 @@ class converter {
         return std::nullopt;
       case YAML_SCALAR_EVENT: return scalar(e);
       case YAML_ALIAS_EVENT: return alias(e);
-      case YAML_MAPPING_START_EVENT:
-        return open(e, true, e.data.mapping_start.anchor);
-      case YAML_SEQUENCE_START_EVENT:
-        return open(e, false, e.data.sequence_start.anchor);
+      case YAML_MAPPING_START_EVENT: return open(e, true, e.data.mapping_start.anchor);
+      case YAML_SEQUENCE_START_EVENT: return open(e, false, e.data.sequence_start.anchor);
       case YAML_MAPPING_END_EVENT:
       case YAML_SEQUENCE_END_EVENT: return close(e);
       default: return std::nullopt;
@@ -429,7 +438,8 @@ class converter {
       v = plain ? resolve_plain(value) : scalar_value{};
       return std::nullopt;
     }
-    if (tag.substr(0, tag_prefix.size()) != tag_prefix) return std::nullopt;  // "!" or local: a string
+    if (tag.substr(0, tag_prefix.size()) != tag_prefix)
+      return std::nullopt;  // "!" or local: a string
     tag.remove_prefix(tag_prefix.size());
     if (tag == "binary") {
       v.binary = decode_base64(value);
@@ -438,14 +448,16 @@ class converter {
     }
     if (tag == "str" || tag == "timestamp") return std::nullopt;
     v = resolve_plain(value);
-    const bool fits = (tag == "int" && v.kind == scalar_kind::integer) ||
-                      (tag == "float" && (v.kind == scalar_kind::floating ||
-                                          v.kind == scalar_kind::integer ||
-                                          v.kind == scalar_kind::not_a_number)) ||
-                      (tag == "bool" && v.kind == scalar_kind::boolean) ||
-                      (tag == "null" && v.kind == scalar_kind::null);
+    const bool fits =
+        (tag == "int" && v.kind == scalar_kind::integer) ||
+        (tag == "float" && (v.kind == scalar_kind::floating || v.kind == scalar_kind::integer ||
+                            v.kind == scalar_kind::not_a_number)) ||
+        (tag == "bool" && v.kind == scalar_kind::boolean) ||
+        (tag == "null" && v.kind == scalar_kind::null);
     if (tag == "int" || tag == "float" || tag == "bool" || tag == "null") {
-      if (!fits) return fail(e.start_mark, "cannot read \"" + std::string(value) + "\" as !!" + std::string(tag));
+      if (!fits)
+        return fail(e.start_mark,
+                    "cannot read \"" + std::string(value) + "\" as !!" + std::string(tag));
       if (tag == "float" && v.kind == scalar_kind::integer) {
         v.real = static_cast<double>(v.magnitude) * (v.negative ? -1.0 : 1.0);
         v.kind = scalar_kind::floating;
@@ -472,8 +484,9 @@ class converter {
       case scalar_kind::integer: out_.append(integer_text(v)); break;
       case scalar_kind::floating: out_.append(json_float_text(v.real)); break;
       case scalar_kind::not_a_number:
-        return fail(e.start_mark, "\"" + std::string(text_of(e.data.scalar.value, e.data.scalar.length)) +
-                                      "\" is not a number JSON can hold (Kubernetes rejects it too)");
+        return fail(e.start_mark,
+                    "\"" + std::string(text_of(e.data.scalar.value, e.data.scalar.length)) +
+                        "\" is not a number JSON can hold (Kubernetes rejects it too)");
       case scalar_kind::string:
         append_json_string(out_, v.binary ? std::string_view(*v.binary)
                                           : text_of(e.data.scalar.value, e.data.scalar.length));
@@ -483,7 +496,8 @@ class converter {
   }
 
   // The key a scalar makes, as sigs.k8s.io/yaml makes it (escaped JSON string), or an error.
-  std::optional<load_error> key_text(const yaml_event_t& e, const scalar_value& v, std::string& key) {
+  std::optional<load_error> key_text(const yaml_event_t& e, const scalar_value& v,
+                                     std::string& key) {
     const std::string_view value = text_of(e.data.scalar.value, e.data.scalar.length);
     key.clear();
     switch (v.kind) {
@@ -492,17 +506,22 @@ class converter {
         return std::nullopt;
       case scalar_kind::boolean: key = v.truth ? "\"true\"" : "\"false\""; return std::nullopt;
       case scalar_kind::integer:
-        if (!v.negative && v.magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-          return fail(e.start_mark, "mapping key " + std::string(value) + " is beyond 64-bit integers");
+        if (!v.negative &&
+            v.magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+          return fail(e.start_mark,
+                      "mapping key " + std::string(value) + " is beyond 64-bit integers");
         append_json_string(key, integer_text(v));
         return std::nullopt;
-      case scalar_kind::floating: append_json_string(key, go_float32_key(v.real)); return std::nullopt;
+      case scalar_kind::floating:
+        append_json_string(key, go_float32_key(v.real));
+        return std::nullopt;
       case scalar_kind::not_a_number: {
         const bool nan = value.find_first_of("nN") != std::string_view::npos;
         append_json_string(key, nan ? ".nan" : value.front() == '-' ? "-.inf" : ".inf");
         return std::nullopt;
       }
-      case scalar_kind::null: return fail(e.start_mark, "a null mapping key (Kubernetes rejects it)");
+      case scalar_kind::null:
+        return fail(e.start_mark, "a null mapping key (Kubernetes rejects it)");
     }
     return std::nullopt;
   }
@@ -590,7 +609,8 @@ class converter {
     scalar_value v;
     if (auto err = typed(e, v)) return err;
     if (f != nullptr && f->merging)
-      return fail(e.start_mark, "a merge key (<<) takes a mapping, an alias of one, or a list of them");
+      return fail(e.start_mark,
+                  "a merge key (<<) takes a mapping, an alias of one, or a list of them");
     if (f != nullptr && f->is_map && f->expect_key) {
       if (is_merge_key(e)) {
         f->merging = true;
@@ -602,7 +622,8 @@ class converter {
       if (e.data.scalar.anchor != nullptr) {
         const std::size_t begin = out_.size();
         const bool as_value = !value_text(e, v);
-        record_key_anchor(e, key_, as_value ? std::string(out_.view().substr(begin)) : std::string());
+        record_key_anchor(e, key_,
+                          as_value ? std::string(out_.view().substr(begin)) : std::string());
         out_.resize(begin);
       }
       start_member(key_);
@@ -634,18 +655,21 @@ class converter {
     frame* f = top();
     if (f != nullptr && f->merging) {
       if (!a.is_map)
-        return fail(e.start_mark, "a merge key (<<) takes a mapping, an alias of one, or a list of them");
+        return fail(e.start_mark,
+                    "a merge key (<<) takes a mapping, an alias of one, or a list of them");
       f->merge_sources.push_back(&a);
       if (!f->merge_list) return finish_merge(e.start_mark);
       return std::nullopt;
     }
     if (f != nullptr && f->is_map && f->expect_key) {
       if (!a.key || a.json.empty())
-        return fail(e.start_mark, "alias *" + name + " is not a scalar and cannot be a mapping key");
+        return fail(e.start_mark,
+                    "alias *" + name + " is not a scalar and cannot be a mapping key");
       start_member(*a.key);
       return std::nullopt;
     }
-    if (a.json.empty()) return fail(e.start_mark, "alias *" + name + " names a value JSON cannot hold");
+    if (a.json.empty())
+      return fail(e.start_mark, "alias *" + name + " names a value JSON cannot hold");
     before_value();
     out_.append(a.json);
     return after_value(e.start_mark);
@@ -678,7 +702,8 @@ class converter {
     const bool merge_source = f != nullptr && f->merging && is_map;
     if (f != nullptr && f->merging && !is_map) {
       if (f->merge_list)
-        return fail(e.start_mark, "a merge key (<<) takes a mapping, an alias of one, or a list of them");
+        return fail(e.start_mark,
+                    "a merge key (<<) takes a mapping, an alias of one, or a list of them");
       f->merge_list = true;
       return std::nullopt;
     }
@@ -748,7 +773,7 @@ class converter {
   json_document doc_;
   std::unordered_map<std::string, anchored> anchors_;
   std::vector<std::unique_ptr<anchored>> inline_sources_;  // mappings written in merge keys
-  std::string key_;  // the current key, reused
+  std::string key_;                                        // the current key, reused
 };
 
 }  // namespace

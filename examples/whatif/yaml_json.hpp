@@ -3,14 +3,15 @@
 // that a YAML dump goes through the same simdjson parse and the same field tables as a JSON one.
 //
 // Parsed with libyaml (events, chosen by measured speed on a 5000-node dump, see README). One
-// JSON document per YAML document (`---`) in `docs`; empty documents (null) are left out. Scalars resolve as go-yaml v2
-// resolves them: unquoted true/false/yes/no/on/off/y/n (any of their usual capitalizations) are
-// booleans, ~/null/empty are null, integers take Go's base prefixes (0x, 0o, 0b, a leading 0 for
-// octal) and underscores, floats YAML's decimal syntax; quoted scalars and everything else are
-// strings, as are unquoted timestamps (kept as written). Explicit tags (!!str, !!int, ...) are
-// honoured. Mapping keys become strings as sigs.k8s.io/yaml makes them (true -> "true", 0x10 ->
-// "16"); a null, timestamp or collection key is an error. A key given twice keeps its last value
-// (the earlier member is removed, so nothing merges). Anchors and aliases are expanded, merge keys
+// JSON document per YAML document (`---`) in `docs`; empty documents (null) are left out. Scalars
+// resolve as go-yaml v2 resolves them: unquoted true/false/yes/no/on/off/y/n (any of their usual
+// capitalizations) are booleans, ~/null/empty are null, integers take Go's base prefixes (0x, 0o,
+// 0b, a leading 0 for octal) and underscores, floats YAML's decimal syntax; quoted scalars and
+// everything else are strings, as are unquoted timestamps (kept as written). Explicit tags (!!str,
+// !!int, ...) are honoured. Mapping keys become strings as sigs.k8s.io/yaml makes them (true ->
+// "true", 0x10 -> "16"); a null, timestamp or collection key is an error. A key given twice keeps
+// its last value (the earlier member is removed, so nothing merges). Anchors and aliases are
+// expanded, merge keys
 // (`<<: *base`, `<<: [*a, *b]`) too, with explicit keys winning; expansion is capped (16 times the
 // input plus 64 MiB) against alias bombs. .nan and .inf are errors (JSON has no such numbers).
 //

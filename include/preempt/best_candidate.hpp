@@ -42,10 +42,9 @@ struct default_scores {
   timestamp now = 0;  // start time assumed for victims that have none
 
   static constexpr std::string_view name(std::size_t k) noexcept {
-    constexpr std::string_view names[] = {
-        "fewest PDB violations", "lowest highest-priority victim",
-        "smallest sum of victim priorities", "fewest victims",
-        "latest start of the highest-priority victims"};
+    constexpr std::string_view names[] = {"fewest PDB violations", "lowest highest-priority victim",
+                                          "smallest sum of victim priorities", "fewest victims",
+                                          "latest start of the highest-priority victims"};
     return k < count ? names[k] : std::string_view("first candidate found");
   }
 

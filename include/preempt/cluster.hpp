@@ -39,12 +39,13 @@
 PREEMPT_NAMESPACE_BEGIN
 
 template <class C>
-concept cluster = requires(const C& c, std::size_t i, typename C::state_type& state) {
-  { c.size() } -> std::convertible_to<std::size_t>;
-  c[i];
-  { c.make_state() } -> std::same_as<typename C::state_type>;
-  c.prepare_state(i, state);
-} && node<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>> &&
+concept cluster =
+    requires(const C& c, std::size_t i, typename C::state_type& state) {
+      { c.size() } -> std::convertible_to<std::size_t>;
+      c[i];
+      { c.make_state() } -> std::same_as<typename C::state_type>;
+      c.prepare_state(i, state);
+    } && node<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>> &&
     node_state<typename C::state_type,
                node_pod_t<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>>>;
 

@@ -122,17 +122,21 @@ class dispatcher {
   static constexpr bool is_async = !is_always_inline_v<E>;
 
   static_assert(std::copy_constructible<P>, "the dispatcher keeps copies of the pods it evicts");
-  static_assert(!is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
-                "async dispatch needs hooks with reactivate(preemptor): a failed or finished "
-                "preemption must be able to wake its preemptor");
+  static_assert(
+      !is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
+      "async dispatch needs hooks with reactivate(preemptor): a failed or finished "
+      "preemption must be able to wake its preemptor");
 #if defined(PREEMPT_NO_THREADS)
-  static_assert(!is_async, "PREEMPT_NO_THREADS: the dispatcher dispatches inline only (give it an "
-                           "executor with `static constexpr bool always_inline = true`)");
+  static_assert(!is_async,
+                "PREEMPT_NO_THREADS: the dispatcher dispatches inline only (give it an "
+                "executor with `static constexpr bool always_inline = true`)");
 #endif
 
-  dispatcher(ledger_type& ledger, in_flight_table<P>& table, Client& client, E ex,
-             Hooks hooks = {})
-      : ledger_(&ledger), table_(&table), client_(&client), ex_(std::move(ex)),
+  dispatcher(ledger_type& ledger, in_flight_table<P>& table, Client& client, E ex, Hooks hooks = {})
+      : ledger_(&ledger),
+        table_(&table),
+        client_(&client),
+        ex_(std::move(ex)),
         hooks_(std::move(hooks)) {}
   dispatcher(const dispatcher&) = delete;
   dispatcher& operator=(const dispatcher&) = delete;
@@ -375,7 +379,9 @@ class dispatcher {
     const bool success = !j.failed.load(std::memory_order_acquire);
     table_->finish(j.preemptor->uid());
     if (!success || !j.last_deleted) hooks_.reactivate(*j.preemptor);
-    if constexpr (requires { hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started); })
+    if constexpr (requires {
+                    hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started);
+                  })
       hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started);
     done_with(&j);
   }

@@ -144,7 +144,8 @@ class evaluator {
         crew_(std::max<std::size_t>(config.parallelism, 1)),
         workers_(std::max<std::size_t>(config.parallelism, 1)) {
 #endif
-    PREEMPT_ASSERT(preempt::validate(config.sampling).empty(), "evaluator: invalid sampling arguments");
+    PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
+                   "evaluator: invalid sampling arguments");
     config_.parallelism = workers_.size();
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
   }
@@ -171,8 +172,8 @@ class evaluator {
     if (options.nominated_node && *options.nominated_node < cluster.size()) {
       const std::size_t nn = *options.nominated_node;
       const auto& nominated_node = cluster[nn];  // may be a proxy returned by value
-      const status eligible = preempt::check_eligibility(preemptor, &nominated_node,
-                                                status_code(statuses.code_of(nn)), policy_);
+      const status eligible = preempt::check_eligibility(
+          preemptor, &nominated_node, status_code(statuses.code_of(nn)), policy_);
       if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
     } else if (status eligible = preempt::check_eligibility<node_type>(
                    preemptor, nullptr, status_code::unschedulable, policy_);
@@ -291,7 +292,8 @@ class evaluator {
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
-    const std::size_t node_index = potential_[(decision_.offset + batch_base_ + item) % potential_.size()];
+    const std::size_t node_index =
+        potential_[(decision_.offset + batch_base_ + item) % potential_.size()];
     worker& wk = workers_[w];
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
@@ -305,7 +307,8 @@ class evaluator {
     out.outcome = r.outcome;
     out.victims.assign(r.victims.begin(), r.victims.end());
     out.violations = r.pdb_violations;
-    if (r.outcome.is_success() && r.victims.empty()) out.outcome = status::error(zero_victims_reason);
+    if (r.outcome.is_success() && r.victims.empty())
+      out.outcome = status::error(zero_victims_reason);
   }
 
   template <class B, class N, class E>
@@ -374,9 +377,10 @@ class evaluator {
 
   void collect_candidates(const C& cluster) {
     const auto add = [&](const kept_candidate& k) {
-      candidates_.push_back({k.node_index, cluster[k.node_index].name(),
-                             std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
-                             k.violations});
+      candidates_.push_back(
+          {k.node_index, cluster[k.node_index].name(),
+           std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
+           k.violations});
     };
     for (const kept_candidate& k : without_violations_) add(k);
     for (const kept_candidate& k : with_violations_) add(k);
@@ -427,7 +431,7 @@ class evaluator {
     const std::span<const candidate<pod_type>> cands(candidates_);
     if constexpr (requires { policy_.score_functions(); })
       decision_.choice = preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(),
-                                                       detail::now_of(policy_));
+                                                                detail::now_of(policy_));
     else
       decision_.choice = preempt::pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
     const candidate<pod_type>& best = candidates_[decision_.choice.index];

@@ -30,7 +30,9 @@ struct eviction_result {
   std::string_view message;
 
   static constexpr eviction_result evicted() noexcept { return {}; }
-  static constexpr eviction_result not_found() noexcept { return {eviction_outcome::not_found, {}}; }
+  static constexpr eviction_result not_found() noexcept {
+    return {eviction_outcome::not_found, {}};
+  }
   static constexpr eviction_result failed(std::string_view why) noexcept {
     return {eviction_outcome::failed, why};
   }
@@ -46,7 +48,9 @@ namespace detail {
 // Whether a pod already carries a deletion timestamp (optional member `terminating()`).
 template <class P>
 constexpr bool is_terminating(const P& p) {
-  if constexpr (requires { { p.terminating() } -> std::convertible_to<bool>; })
+  if constexpr (requires {
+                  { p.terminating() } -> std::convertible_to<bool>;
+                })
     return p.terminating();
   else
     return p.terminating_by_preemption();

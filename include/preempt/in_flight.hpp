@@ -210,7 +210,6 @@ class in_flight_table {
   }
 
  public:
-
   std::size_t followers() const {
     detail::exclusive_guard lock(mutex_);
     return followers_.size();

@@ -64,7 +64,8 @@ class metrics {
 
   void record_victims(std::size_t victims) noexcept {
     std::size_t bucket = 0;
-    for (std::size_t bound = 1; bucket + 1 < victim_buckets && victims > bound; bound *= 2) ++bucket;
+    for (std::size_t bound = 1; bucket + 1 < victim_buckets && victims > bound; bound *= 2)
+      ++bucket;
     victims_[bucket].fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -73,7 +74,8 @@ class metrics {
     executions_[r].fetch_add(1, std::memory_order_relaxed);
     const double seconds = std::chrono::duration<double>(elapsed).count();
     std::size_t bucket = 0;
-    for (double bound = 0.01; bucket + 1 < duration_buckets && seconds > bound; bound *= 2) ++bucket;
+    for (double bound = 0.01; bucket + 1 < duration_buckets && seconds > bound; bound *= 2)
+      ++bucket;
     durations_[r][bucket].fetch_add(1, std::memory_order_relaxed);
     duration_sum_ns_[r].fetch_add(static_cast<std::uint64_t>(elapsed.count()),
                                   std::memory_order_relaxed);
@@ -95,8 +97,8 @@ class metrics {
     return durations_[success ? 0 : 1][b].load(std::memory_order_relaxed);
   }
   std::chrono::nanoseconds async_duration_sum(bool success) const noexcept {
-    return std::chrono::nanoseconds(
-        static_cast<std::int64_t>(duration_sum_ns_[success ? 0 : 1].load(std::memory_order_relaxed)));
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(
+        duration_sum_ns_[success ? 0 : 1].load(std::memory_order_relaxed)));
   }
 
  private:

@@ -31,15 +31,17 @@ using node_pods_range_t = decltype(std::declval<const N&>().pods());
 }  // namespace detail
 
 template <class N>
-concept node = requires(const N& n) {
-  { n.name() } -> std::convertible_to<std::string_view>;
-  { n.pods() } -> std::ranges::forward_range;
-} && std::is_lvalue_reference_v<std::ranges::range_reference_t<detail::node_pods_range_t<N>>> &&
+concept node =
+    requires(const N& n) {
+      { n.name() } -> std::convertible_to<std::string_view>;
+      { n.pods() } -> std::ranges::forward_range;
+    } && std::is_lvalue_reference_v<std::ranges::range_reference_t<detail::node_pods_range_t<N>>> &&
     pod<std::remove_cvref_t<std::ranges::range_reference_t<detail::node_pods_range_t<N>>>>;
 
 // The pod type of a node.
 template <node N>
-using node_pod_t = std::remove_cvref_t<std::ranges::range_reference_t<detail::node_pods_range_t<N>>>;
+using node_pod_t =
+    std::remove_cvref_t<std::ranges::range_reference_t<detail::node_pods_range_t<N>>>;
 
 PREEMPT_NAMESPACE_END
 

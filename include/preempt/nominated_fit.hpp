@@ -44,7 +44,9 @@ constexpr bool yields_to(const P& nominee, const P& preemptor) {
 // for states that build reason strings), else fits(p).
 template <class S, class P>
 constexpr bool passes(S& state, const P& p) {
-  if constexpr (requires { { state.can_fit(p) } -> std::convertible_to<bool>; })
+  if constexpr (requires {
+                  { state.can_fit(p) } -> std::convertible_to<bool>;
+                })
     return state.can_fit(p);
   else
     return status(state.fits(p)).is_success();

@@ -44,14 +44,17 @@
 
 PREEMPT_NAMESPACE_BEGIN
 
-template <pod P, class Mutex = detail::default_shared_mutex, class Allocator = std::allocator<const P*>>
+template <pod P, class Mutex = detail::default_shared_mutex,
+          class Allocator = std::allocator<const P*>>
 class nomination_ledger {
  public:
   using uid_type = pod_uid_t<P>;
   using pod_list = std::vector<const P*, Allocator>;
 
   explicit nomination_ledger(std::size_t nodes = 0, const Allocator& alloc = Allocator())
-      : alloc_(alloc), by_node_(nodes, pod_list(alloc), bucket_alloc(alloc)), by_pod_(pod_map_alloc(alloc)) {}
+      : alloc_(alloc),
+        by_node_(nodes, pod_list(alloc), bucket_alloc(alloc)),
+        by_pod_(pod_map_alloc(alloc)) {}
 
   // Makes room for `pods` nominated pods over `nodes` nodes, `per_node` on any one node.
   void reserve(std::size_t pods, std::size_t nodes, std::size_t per_node) {

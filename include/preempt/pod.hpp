@@ -26,8 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <ranges>
 #include <optional>
+#include <ranges>
 #include <type_traits>
 #include <utility>
 
@@ -69,7 +69,9 @@ namespace detail {
 struct preemption_policy_of_fn {
   template <pod P>
   constexpr preemption_policy operator()(const P& p) const {
-    if constexpr (requires { { p.preemption_policy() } -> std::convertible_to<preemption_policy>; })
+    if constexpr (requires {
+                    { p.preemption_policy() } -> std::convertible_to<preemption_policy>;
+                  })
       return p.preemption_policy();
     else
       return preemption_policy::preempt_lower_priority;

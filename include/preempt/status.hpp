@@ -95,7 +95,7 @@ class reason_lists {
  private:
   std::string_view text(std::string_view r) { return *texts_.emplace(r).first; }
 
-  default_mutex mutex_;  // null_mutex under PREEMPT_NO_THREADS
+  default_mutex mutex_;                              // null_mutex under PREEMPT_NO_THREADS
   std::unordered_set<std::string> texts_;            // node-based: the texts never move
   std::deque<std::vector<std::string_view>> lists_;  // a deque: the lists never move
   std::unordered_multimap<std::size_t, std::size_t> by_hash_;
@@ -138,8 +138,10 @@ class status {
     }
     const std::span<const std::string_view> head = reasons();
     const std::string_view* interned = detail::reason_lists::instance().intern(head, reason);
-    if (count_ == inline_reasons) std::construct_at(&store_.interned, interned);
-    else store_.interned = interned;
+    if (count_ == inline_reasons)
+      std::construct_at(&store_.interned, interned);
+    else
+      store_.interned = interned;
     ++count_;
     return *this;
   }
@@ -168,7 +170,7 @@ class status {
     constexpr reason_store() noexcept : none() {}
     char none;
     std::array<std::string_view, inline_reasons> list;  // count_ <= inline_reasons
-    const std::string_view* interned;                    // count_ > inline_reasons
+    const std::string_view* interned;                   // count_ > inline_reasons
   };
 
   status_code code_ = status_code::success;

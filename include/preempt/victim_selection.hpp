@@ -25,8 +25,8 @@
 // (sort.Slice) when both kinds of potential victims existed.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
-// order, O(v) when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets per pod.
-// Allocation: none once `scratch` has seen a node of this size and budget count (or after
+// order, O(v) when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets
+// per pod. Allocation: none once `scratch` has seen a node of this size and budget count (or after
 // scratch.reserve). Exceptions: none of its own; whatever the caller's hooks throw passes through.
 // Thread-safety: the scratch and the state are mutated; give each thread its own.
 //
@@ -58,7 +58,8 @@
 
 PREEMPT_NAMESPACE_BEGIN
 
-inline constexpr std::string_view no_victims_reason = "No preemption victims found for incoming pod";
+inline constexpr std::string_view no_victims_reason =
+    "No preemption victims found for incoming pod";
 
 // The outcome of victim selection on one node.
 template <class P>
@@ -147,7 +148,9 @@ namespace detail {
 // the node's own order.
 template <class N>
 std::uint32_t cache_position(const N& node, std::size_t i) {
-  if constexpr (requires { { node.cache_position(i) } -> std::convertible_to<std::uint32_t>; })
+  if constexpr (requires {
+                  { node.cache_position(i) } -> std::convertible_to<std::uint32_t>;
+                })
     return node.cache_position(i);
   else
     return static_cast<std::uint32_t>(i);
@@ -167,9 +170,9 @@ bool in_strict_importance_order(std::span<const Entry> entries, const Policy& po
 template <class Entry, class Policy>
 void order_by_importance(std::span<Entry> entries, const Policy& policy) {
   if (detail::in_strict_importance_order(std::span<const Entry>(entries), policy)) return;
-  const bool in_cache_order = std::is_sorted(
-      entries.begin(), entries.end(),
-      [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  const bool in_cache_order =
+      std::is_sorted(entries.begin(), entries.end(),
+                     [](const Entry& a, const Entry& b) { return a.position < b.position; });
   if (!in_cache_order)
     std::sort(entries.begin(), entries.end(),
               [](const Entry& a, const Entry& b) { return a.position < b.position; });
@@ -219,7 +222,8 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   }
   if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
 
-  if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) return {st, {}, 0};
+  if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st)
+    return {st, {}, 0};
 
   const std::span<entry> ordered(entries.data(), entries.size());
   detail::order_by_importance(ordered, policy);
@@ -266,8 +270,8 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
                                                S& state, const B& budgets,
                                                victim_scratch<node_pod_t<N>, Allocator>& scratch,
                                                const Policy& policy = {}) {
-  return preempt::select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>, scratch,
-                        policy);
+  return preempt::select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>,
+                                 scratch, policy);
 }
 
 PREEMPT_NAMESPACE_END

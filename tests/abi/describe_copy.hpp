@@ -22,10 +22,10 @@ namespace abi_test {
 using any_function = void (*)();
 
 struct copy_report {
-  std::string abi_namespace;       // PREEMPT_ABI_NAMESPACE as text
+  std::string abi_namespace;           // PREEMPT_ABI_NAMESPACE as text
   any_function to_string = nullptr;    // &preempt::to_string(decision_kind), an inline function
   any_function kept_before = nullptr;  // &preempt::model::kept_before, another one
-  std::string nominated_node;      // the decision of a small preemption
+  std::string nominated_node;          // the decision of a small preemption
   std::size_t victims = 0;
 };
 
@@ -46,9 +46,12 @@ namespace {
   preempt::model::resource_cluster cluster;
   const auto a = cluster.add_node("node-a", {1000, 1000, 10});
   const auto b = cluster.add_node("node-b", {1000, 1000, 10});
-  cluster.add_pod(a, resource_pod({.uid = 1, .priority = 10, .requests = {800, 100}, .start_time = 0}));
-  cluster.add_pod(b, resource_pod({.uid = 2, .priority = 0, .requests = {800, 100}, .start_time = 0}));
-  const resource_pod preemptor({.uid = 3, .priority = 10, .requests = {500, 100}, .start_time = {}});
+  cluster.add_pod(
+      a, resource_pod({.uid = 1, .priority = 10, .requests = {800, 100}, .start_time = 0}));
+  cluster.add_pod(b,
+                  resource_pod({.uid = 2, .priority = 0, .requests = {800, 100}, .start_time = 0}));
+  const resource_pod preemptor(
+      {.uid = 3, .priority = 10, .requests = {500, 100}, .start_time = {}});
   preempt::filter_statuses statuses(cluster.size(), preempt::status_code::unschedulable);
   preempt::evaluator<preempt::model::resource_cluster> evaluator;
   const auto& d = evaluator.evaluate(preemptor, cluster, statuses, preempt::no_budgets{},

@@ -25,7 +25,8 @@ int main() {
 #if PREEMPT_SIZE_PROBE == 1
   using P = tiny::pod<>;
   static P pods[] = {{1, 10, 5}, {2, 20, 6}, {3, 5, 5}, {4, 50, 6}, {5, 200, 5}, {6, 1, 6}};
-  const tiny::node<> nodes[] = {{"a", {pods, 2}, 2}, {"b", {pods + 2, 2}, 2}, {"c", {pods + 4, 2}, 2}};
+  const tiny::node<> nodes[] = {
+      {"a", {pods, 2}, 2}, {"b", {pods + 2, 2}, 2}, {"c", {pods + 4, 2}, 2}};
   const tiny::cluster<> c{nodes};
   const P preemptor{100, preemptor_priority, 0};
   preempt::victim_scratch<P> scratch[3];
@@ -34,7 +35,8 @@ int main() {
   for (std::size_t i = 0; i < 3; ++i) {
     tiny::state<> st;
     c.prepare_state(i, st);
-    const auto r = preempt::select_victims(preemptor, nodes[i], st, preempt::no_budgets{}, scratch[i]);
+    const auto r =
+        preempt::select_victims(preemptor, nodes[i], st, preempt::no_budgets{}, scratch[i]);
     if (r.is_candidate()) cands[count++] = {i, nodes[i].name(), r.victims, r.pdb_violations};
   }
   const auto best =

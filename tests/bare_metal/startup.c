@@ -22,8 +22,7 @@ void _fini(void) {}
 void* __dso_handle = &__dso_handle;
 
 void reset_handler(void) {
-  memcpy(&__data_start, &__data_load,
-         (size_t)((char*)&__data_end - (char*)&__data_start));
+  memcpy(&__data_start, &__data_load, (size_t)((char*)&__data_end - (char*)&__data_start));
   memset(&__bss_start__, 0, (size_t)((char*)&__bss_end__ - (char*)&__bss_start__));
   initialise_monitor_handles();
   __libc_init_array();

@@ -56,9 +56,10 @@ struct recording_client {
              (o == preempt::eviction_outcome::evicted     ? "evicted"
               : o == preempt::eviction_outcome::not_found ? "not_found"
                                                           : "failed"));
-    if (o == preempt::eviction_outcome::failed) return preempt::eviction_result::failed("delete pod failed");
+    if (o == preempt::eviction_outcome::failed)
+      return preempt::eviction_result::failed("delete pod failed");
     return o == preempt::eviction_outcome::not_found ? preempt::eviction_result::not_found()
-                                                      : preempt::eviction_result::evicted();
+                                                     : preempt::eviction_result::evicted();
   }
 };
 
@@ -111,21 +112,24 @@ int main(int argc, char** argv) {
     }
     std::map<std::string, std::string> f;
     for (std::string tok; in >> tok;)
-      if (const auto eq = tok.find('='); eq != std::string::npos) f[tok.substr(0, eq)] = tok.substr(eq + 1);
+      if (const auto eq = tok.find('='); eq != std::string::npos)
+        f[tok.substr(0, eq)] = tok.substr(eq + 1);
     const auto uid = integer(id);
     const auto prio = integer(f.count("prio") ? f["prio"] : "0");
     if (!uid || !prio || nominated.size() == 64 || victims.size() == 64) {
-      std::cerr << "preempt_conformance_dispatch_driver: " << argv[1] << ": bad line: " << text << "\n";
+      std::cerr << "preempt_conformance_dispatch_driver: " << argv[1] << ": bad line: " << text
+                << "\n";
       return 2;
     }
-    preempt::model::pod_spec spec{.uid = static_cast<preempt::model::pod_id>(*uid),
-                                  .priority = static_cast<std::int32_t>(*prio),
-                                  .requests = {},
-                                  .start_time = std::nullopt,
-                                  .namespace_id = 0,
-                                  .terminating = false,
-                                  .terminating_by_preemption = false,
-                                  .preemption_policy = preempt::preemption_policy::preempt_lower_priority};
+    preempt::model::pod_spec spec{
+        .uid = static_cast<preempt::model::pod_id>(*uid),
+        .priority = static_cast<std::int32_t>(*prio),
+        .requests = {},
+        .start_time = std::nullopt,
+        .namespace_id = 0,
+        .terminating = false,
+        .terminating_by_preemption = false,
+        .preemption_policy = preempt::preemption_policy::preempt_lower_priority};
     if (kind == "preemptor") {
       preemptor.emplace(std::move(spec));
     } else if (kind == "nominated") {
@@ -164,6 +168,7 @@ int main(int argc, char** argv) {
     d.wait_idle();
   }
   for (const std::string& l : out.lines) std::cout << l << "\n";
-  std::cout << "nominated " << (ledger.node_of(preemptor->uid()) == std::optional<std::size_t>(0) ? 1 : 0) << "\n";
+  std::cout << "nominated "
+            << (ledger.node_of(preemptor->uid()) == std::optional<std::size_t>(0) ? 1 : 0) << "\n";
   return 0;
 }

@@ -1,7 +1,8 @@
 // tests/conformance/model_driver.cpp - the library itself against kube-scheduler: reads the text
 // form of a resource-only cluster (internal/gen/model.go documents it), builds the ready model
-// (model::resource_cluster, model::budget_table, a nomination_ledger), filters the preemptor on every node
-// with fits_with_nominated, runs preempt::evaluator, and prints preempt-whatif's JSON contract.
+// (model::resource_cluster, model::budget_table, a nomination_ledger), filters the preemptor on
+// every node with fits_with_nominated, runs preempt::evaluator, and prints preempt-whatif's JSON
+// contract.
 //
 //   preempt_conformance_model_driver FILE [--output json]
 //   preempt_conformance_model_driver --gosort
@@ -170,7 +171,8 @@ int main(int argc, char** argv) {
     if (text.empty() || text[0] == '#') continue;
     auto l = parse(text);
     if (!l) {
-      std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": bad line: " << text << "\n";
+      std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": bad line: " << text
+                << "\n";
       return 2;
     }
     if (l->kind == "pod" && l->fields["node"] == "-") ++pending_count;
@@ -195,7 +197,8 @@ int main(int argc, char** argv) {
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
   std::string bad;  // the first unknown node or pod, or malformed field
-  const auto find = [&](const std::map<std::string, std::size_t>& m, const std::string& k) -> std::size_t {
+  const auto find = [&](const std::map<std::string, std::size_t>& m,
+                        const std::string& k) -> std::size_t {
     const auto it = m.find(k);
     if (it != m.end()) return it->second;
     if (bad.empty()) bad = k;
@@ -221,12 +224,14 @@ int main(int argc, char** argv) {
         .uid = uid,
         .priority = static_cast<std::int32_t>(number("prio", l)),
         .requests = vector_of(l),
-        .start_time = start == "-" ? std::nullopt : std::optional<preempt::timestamp>(number("start", l)),
+        .start_time =
+            start == "-" ? std::nullopt : std::optional<preempt::timestamp>(number("start", l)),
         .namespace_id = namespace_id(l.fields["ns"]),
         .terminating = l.fields["deleting"] == "1",
         .terminating_by_preemption = l.fields["preempting"] == "1",
-        .preemption_policy = l.fields["policy"] == "never" ? preempt::preemption_policy::never
-                                                          : preempt::preemption_policy::preempt_lower_priority};
+        .preemption_policy = l.fields["policy"] == "never"
+                                 ? preempt::preemption_policy::never
+                                 : preempt::preemption_policy::preempt_lower_priority};
   };
   for (line& l : lines) {
     if (l.kind == "node") {
@@ -247,13 +252,15 @@ int main(int argc, char** argv) {
     } else if (l.kind == "pdb") {
       const std::size_t b = budgets.add_budget(namespace_id(l.fields["ns"]),
                                                static_cast<std::int32_t>(number("allowed", l)));
-      for (const std::string& k : split(l.fields["members"])) budgets.add_member(b, find(uid_of, k));
+      for (const std::string& k : split(l.fields["members"]))
+        budgets.add_member(b, find(uid_of, k));
       for (const std::string& k : split(l.fields["disrupted"]))
         if (uid_of.count(k)) budgets.add_disrupted(b, uid_of.at(k));
     } else if (l.kind == "preemptor") {
       pod_keys.push_back(l.key);
       preemptor.emplace(spec_of(l, pod_keys.size() - 1));
-      if (l.fields["nominated"] != "-") preemptor_nominated = find(node_index, l.fields["nominated"]);
+      if (l.fields["nominated"] != "-")
+        preemptor_nominated = find(node_index, l.fields["nominated"]);
     } else if (l.kind == "args") {
       sampling.min_candidate_nodes_percentage = static_cast<std::int32_t>(number("percentage", l));
       sampling.min_candidate_nodes_absolute = static_cast<std::int32_t>(number("absolute", l));
@@ -261,7 +268,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!bad.empty()) {
-    std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": unknown or malformed " << bad << "\n";
+    std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": unknown or malformed " << bad
+              << "\n";
     return 2;
   }
   if (!preemptor) {
@@ -277,9 +285,11 @@ int main(int argc, char** argv) {
   auto state = cluster.make_state();
   for (std::size_t i = 0; i < n; ++i) {
     cluster.prepare_state(i, state);
-    const preempt::status fit = preempt::fits_with_nominated(state, *preemptor, ledger.nominated_to(i));
+    const preempt::status fit =
+        preempt::fits_with_nominated(state, *preemptor, ledger.nominated_to(i));
     auto code = fit.code();
-    if (!fit.is_success() && preempt::kubernetes::exceeds_allocatable(preemptor->requests(), allocatable[i]))
+    if (!fit.is_success() &&
+        preempt::kubernetes::exceeds_allocatable(preemptor->requests(), allocatable[i]))
       code = preempt::status_code::unschedulable_and_unresolvable;
     statuses.set(i, code);
     status_names[i] = std::string(preempt::to_string(code));
@@ -289,8 +299,8 @@ int main(int argc, char** argv) {
 
   std::string o = "{\n  \"preemptor\": ";
   json_string(o, pod_keys[preemptor->uid()]);
-  const auto node_json = [&](std::size_t i, const std::vector<std::string>& victims, std::int64_t pdb,
-                             bool evaluated) {
+  const auto node_json = [&](std::size_t i, const std::vector<std::string>& victims,
+                             std::int64_t pdb, bool evaluated) {
     o += "    {\"name\": ";
     json_string(o, node_names[i]);
     o += ", \"status\": ";
@@ -299,10 +309,12 @@ int main(int argc, char** argv) {
     json_string(o, reason_texts[i]);
     o += ", \"victims\": ";
     json_list(o, victims);
-    o += ", \"pdbViolations\": " + std::to_string(pdb) + ", \"evaluated\": " + (evaluated ? "true" : "false") + "}";
+    o += ", \"pdbViolations\": " + std::to_string(pdb) +
+         ", \"evaluated\": " + (evaluated ? "true" : "false") + "}";
   };
   if (!feasible.empty()) {
-    o += ",\n  \"result\": \"fits\",\n  \"nominatedNodeName\": \"\",\n  \"victims\": [],\n  \"pdbViolations\": 0,"
+    o += ",\n  \"result\": \"fits\",\n  \"nominatedNodeName\": \"\",\n  \"victims\": [],\n  "
+         "\"pdbViolations\": 0,"
          "\n  \"clearedNominations\": [],\n  \"message\": \"\",\n  \"nodes\": [\n";
     for (std::size_t k = 0; k < feasible.size(); ++k) {
       if (k) o += ",\n";
@@ -318,8 +330,9 @@ int main(int argc, char** argv) {
   config.sampling = sampling;
   preempt::evaluator<model::resource_cluster, preempt::default_policy, recorder> ev(
       config, preempt::default_policy{now}, recorder{&recorded, &recorded_violations});
-  const auto& d = ev.evaluate(*preemptor, cluster, statuses, budgets, ledger.reader(), preempt::inline_executor{},
-                              preempt::attempt{.offset = offset, .nominated_node = preemptor_nominated});
+  const auto& d = ev.evaluate(
+      *preemptor, cluster, statuses, budgets, ledger.reader(), preempt::inline_executor{},
+      preempt::attempt{.offset = offset, .nominated_node = preemptor_nominated});
   const auto keys = [&](const auto& pods) {
     std::vector<std::string> out;
     for (const pod* p : pods) out.push_back(pod_keys[p->uid()]);
@@ -339,10 +352,13 @@ int main(int argc, char** argv) {
     cleared = keys(out);
   }
   o += ",\n  \"result\": \"" + std::string(result) + "\",\n  \"nominatedNodeName\": ";
-  json_string(o, d.kind == preempt::decision_kind::nominated ? std::string(d.node_name) : std::string());
+  json_string(
+      o, d.kind == preempt::decision_kind::nominated ? std::string(d.node_name) : std::string());
   o += ",\n  \"victims\": ";
-  json_list(o, d.kind == preempt::decision_kind::nominated ? keys(d.victims) : std::vector<std::string>{});
-  o += ",\n  \"pdbViolations\": " + std::to_string(d.kind == preempt::decision_kind::nominated ? d.pdb_violations : 0);
+  json_list(o, d.kind == preempt::decision_kind::nominated ? keys(d.victims)
+                                                           : std::vector<std::string>{});
+  o += ",\n  \"pdbViolations\": " +
+       std::to_string(d.kind == preempt::decision_kind::nominated ? d.pdb_violations : 0);
   o += ",\n  \"clearedNominations\": ";
   json_list(o, cleared);
   o += ",\n  \"message\": ";
@@ -361,8 +377,8 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < n; ++i) {
     if (i) o += ",\n";
     const bool success = evaluated[i] && status_names[i] == "Success";
-    node_json(i, success ? keys(recorded[i]) : std::vector<std::string>{}, success ? recorded_violations[i] : 0,
-              evaluated[i]);
+    node_json(i, success ? keys(recorded[i]) : std::vector<std::string>{},
+              success ? recorded_violations[i] : 0, evaluated[i]);
   }
   std::cout << o << "\n  ]\n}\n";
   return 0;

@@ -119,7 +119,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   read_through_pipe(input, salt);
   check_yaml_conversion(input);
   const whatif::json_value_scan scan = whatif::scan_json_value(input);
-  if (scan.end > input.size() || (scan.error && scan.error->offset > input.size())) __builtin_trap();
+  if (scan.end > input.size() || (scan.error && scan.error->offset > input.size()))
+    __builtin_trap();
   // The locator must name a position whenever simdjson rejects the text (else the message
   // would have no position).
   const auto located = whatif::find_json_error(input);

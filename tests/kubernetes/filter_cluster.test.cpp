@@ -30,7 +30,8 @@ struct nodes_of {
 using view = k8s::filter_cluster<model::resource_cluster, facts_of, nodes_of>;
 
 model::resource_pod make(model::pod_id uid, int priority, std::int64_t start) {
-  return model::resource_pod({.uid = uid, .priority = priority, .requests = {100, 1}, .start_time = start});
+  return model::resource_pod(
+      {.uid = uid, .priority = priority, .requests = {100, 1}, .start_time = start});
 }
 
 }  // namespace
@@ -40,9 +41,9 @@ TEST_CASE("kubernetes filter_cluster: spread victims, reprieve, and the shared c
   const k8s::label_set z1{{"zone", "z1"}}, z2{{"zone", "z2"}}, web{{"app", "web"}},
       other{{"app", "db"}};
   const std::vector<k8s::node_facts> nodes{{"n0", &z1, {}, false}, {"n1", &z2, {}, false}};
-  const std::vector<k8s::pod_filter_facts> pods{
-      {{"default", &web, false, {}}, {}}, {{"default", &web, false, {}}, {}},
-      {{"default", &other, false, {}}, {}}};
+  const std::vector<k8s::pod_filter_facts> pods{{{"default", &web, false, {}}, {}},
+                                                {{"default", &web, false, {}}, {}},
+                                                {{"default", &other, false, {}}, {}}};
   model::resource_cluster c;
   c.add_node("n0", {10000, 1 << 30, 110});
   c.add_node("n1", {10000, 1 << 30, 110});
@@ -87,7 +88,7 @@ TEST_CASE("kubernetes filter_cluster: host ports and existing anti-affinity thro
   hate[0].topology_key = "kubernetes.io/hostname";
   const std::vector<k8s::host_port> port80{{"", "TCP", 80}};
   const std::vector<k8s::pod_filter_facts> pods{
-      {{"default", &none, false, hate}, {}},   // uid 1: anti-affinity against web
+      {{"default", &none, false, hate}, {}},    // uid 1: anti-affinity against web
       {{"default", &none, false, {}}, port80},  // uid 2: holds port 80
       {{"default", &none, false, {}}, {}}};     // uid 3: neither
   model::resource_cluster c;

@@ -17,18 +17,17 @@ TEST_CASE("kubernetes taints: ToleratesTaint") {
   CHECK(k8s::tolerates({"dedicated", "", "gpu", "NoSchedule"}, t));  // "" = Equal
   CHECK_FALSE(k8s::tolerates({"dedicated", "Equal", "cpu", "NoSchedule"}, t));
   CHECK(k8s::tolerates({"dedicated", "Exists", "", "NoSchedule"}, t));
-  CHECK(k8s::tolerates({"dedicated", "Exists", "", ""}, t));          // every effect
+  CHECK(k8s::tolerates({"dedicated", "Exists", "", ""}, t));  // every effect
   CHECK_FALSE(k8s::tolerates({"dedicated", "Exists", "", "NoExecute"}, t));
-  CHECK(k8s::tolerates({"", "Exists", "", ""}, t));                   // every taint
-  CHECK_FALSE(k8s::tolerates({"", "Equal", "", ""}, t));              // empty key needs Exists
+  CHECK(k8s::tolerates({"", "Exists", "", ""}, t));       // every taint
+  CHECK_FALSE(k8s::tolerates({"", "Equal", "", ""}, t));  // empty key needs Exists
   CHECK_FALSE(k8s::tolerates({"other", "Exists", "", ""}, t));
-  CHECK_FALSE(k8s::tolerates({"dedicated", "Lt", "gpu", ""}, t));     // unknown operator
+  CHECK_FALSE(k8s::tolerates({"dedicated", "Lt", "gpu", ""}, t));  // unknown operator
 }
 
 TEST_CASE("kubernetes taints: only NoSchedule and NoExecute taints filter") {
-  const std::vector<k8s::taint> taints = {{"soft", "x", "PreferNoSchedule"},
-                                          {"a", "1", "NoExecute"},
-                                          {"b", "2", "NoSchedule"}};
+  const std::vector<k8s::taint> taints = {
+      {"soft", "x", "PreferNoSchedule"}, {"a", "1", "NoExecute"}, {"b", "2", "NoSchedule"}};
   const k8s::taint* t = k8s::first_untolerated(taints, {});
   REQUIRE(t != nullptr);
   CHECK(t->key == "a");
@@ -49,7 +48,8 @@ TEST_CASE("kubernetes node affinity: nodeSelector terms") {
   CHECK(k8s::matches(sel({zone_a}), labels, "n1"));
   CHECK_FALSE(k8s::matches(sel({zone_c}), labels, "n1"));
   CHECK(k8s::matches(sel({zone_c, zone_a}), labels, "n1"));  // terms are ORed
-  CHECK(k8s::matches(sel({term{{{"zone", "NotIn", {"c"}}, {"gpu", "Exists", {}}}, {}}}), labels, "n"));
+  CHECK(k8s::matches(sel({term{{{"zone", "NotIn", {"c"}}, {"gpu", "Exists", {}}}, {}}}), labels,
+                     "n"));
   CHECK_FALSE(k8s::matches(sel({term{{{"zone", "In", {"a"}}, {"gpu", "DoesNotExist", {}}}, {}}}),
                            labels, "n"));  // requirements are ANDed
   CHECK(k8s::matches(sel({term{{{"cores", "Gt", {"8"}}}, {}}}), labels, "n"));
@@ -70,7 +70,8 @@ TEST_CASE("kubernetes node affinity: nodeSelector terms") {
   CHECK_FALSE(k8s::validate(sel({term{{{"cores", "Gt", {"8", "9"}}}, {}}})).ok());
   CHECK_FALSE(k8s::validate(sel({term{{}, {{"metadata.labels", "In", {"x"}}}}})).ok());
   CHECK(k8s::validate(sel({zone_a})).message().empty());
-  CHECK(k8s::validate(sel({invalid})).message() == "unknown operator (key \"zone\", operator \"Is\")");
+  CHECK(k8s::validate(sel({invalid})).message() ==
+        "unknown operator (key \"zone\", operator \"Is\")");
 }
 
 TEST_CASE("kubernetes filters: order and reasons of filter_node") {

@@ -49,11 +49,12 @@ struct world {
         if (nodes[i].first == q.node) on_node[i].push_back(q.facts());
     std::vector<k8s::namespace_facts> ns;
     for (const auto& [name, labels] : namespaces) ns.push_back({name, &labels});
-    pre.prefilter(p, ns, nodes.size(),
-                  [&](std::size_t i) -> const k8s::label_set& { return nodes[i].second; },
-                  [&](std::size_t i, const auto& visit) {
-                    for (const k8s::pod_facts& q : on_node[i]) visit(q);
-                  });
+    pre.prefilter(
+        p, ns, nodes.size(),
+        [&](std::size_t i) -> const k8s::label_set& { return nodes[i].second; },
+        [&](std::size_t i, const auto& visit) {
+          for (const k8s::pod_facts& q : on_node[i]) visit(q);
+        });
   }
   preempt::status filter(std::size_t i) const {
     k8s::inter_pod_affinity_overlay o(&pre);
@@ -137,7 +138,7 @@ TEST_CASE("kubernetes inter-pod affinity: TestRequiredAffinitySingleNode") {
     w.pods = {{"node1", security, "subteam2.team1"}};
     w.build(other());
     CHECK(w.filter(0).code() == status_code::unschedulable);  // anti-affinity, matching
-    anti[0].namespace_selector = k8s::label_selector{};        // matching all namespaces
+    anti[0].namespace_selector = k8s::label_selector{};       // matching all namespaces
     w.build(other());
     CHECK(w.filter(0).code() == status_code::unschedulable);
     anti[0].namespace_selector = in("team", {"team1"});

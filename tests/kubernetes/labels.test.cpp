@@ -89,7 +89,8 @@ TEST_CASE("kubernetes labels: validation as LabelSelectorAsSelector") {
   const auto bad_op = k8s::validate(expr("app", selector_operator::invalid));
   CHECK_FALSE(bad_op.ok());
   CHECK(bad_op.message() == "operator must be In, NotIn, Exists or DoesNotExist for key \"app\"");
-  CHECK(k8s::validate(match_labels({{"bad key", "x"}})).message() == "invalid label key \"bad key\"");
+  CHECK(k8s::validate(match_labels({{"bad key", "x"}})).message() ==
+        "invalid label key \"bad key\"");
 }
 
 TEST_CASE("kubernetes labels: budgets read selectors as preemption does") {

@@ -29,18 +29,18 @@ bool fits(std::vector<std::string> want, std::vector<std::string> used) {
 }  // namespace
 
 TEST_CASE("kubernetes node ports: upstream's conflict table") {
-  CHECK(fits({"UDP/127.0.0.1/8080"}, {"UDP/127.0.0.1/9090"}));                  // other port
-  CHECK_FALSE(fits({"UDP/127.0.0.1/8080"}, {"UDP/127.0.0.1/8080"}));            // same udp port
-  CHECK_FALSE(fits({"TCP/127.0.0.1/8080"}, {"TCP/127.0.0.1/8080"}));            // same tcp port
-  CHECK(fits({"TCP/127.0.0.1/8080"}, {"TCP/127.0.0.2/8080"}));                  // different host ip
-  CHECK(fits({"UDP/127.0.0.1/8080"}, {"TCP/127.0.0.1/8080"}));                  // different protocol
+  CHECK(fits({"UDP/127.0.0.1/8080"}, {"UDP/127.0.0.1/9090"}));        // other port
+  CHECK_FALSE(fits({"UDP/127.0.0.1/8080"}, {"UDP/127.0.0.1/8080"}));  // same udp port
+  CHECK_FALSE(fits({"TCP/127.0.0.1/8080"}, {"TCP/127.0.0.1/8080"}));  // same tcp port
+  CHECK(fits({"TCP/127.0.0.1/8080"}, {"TCP/127.0.0.2/8080"}));        // different host ip
+  CHECK(fits({"UDP/127.0.0.1/8080"}, {"TCP/127.0.0.1/8080"}));        // different protocol
   CHECK_FALSE(fits({"UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"}, {"UDP/127.0.0.1/8080"}));
   CHECK_FALSE(fits({"TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"},
                    {"TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"}));
-  CHECK_FALSE(fits({"TCP/0.0.0.0/8001"}, {"TCP/127.0.0.1/8001"}));              // 0.0.0.0 wants all
+  CHECK_FALSE(fits({"TCP/0.0.0.0/8001"}, {"TCP/127.0.0.1/8001"}));  // 0.0.0.0 wants all
   CHECK_FALSE(fits({"TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"}, {"TCP/127.0.0.1/8001"}));
-  CHECK_FALSE(fits({"TCP/127.0.0.1/8001"}, {"TCP/0.0.0.0/8001"}));              // 0.0.0.0 held
-  CHECK(fits({"UDP/127.0.0.1/8001"}, {"TCP/0.0.0.0/8001"}));                    // other protocol
+  CHECK_FALSE(fits({"TCP/127.0.0.1/8001"}, {"TCP/0.0.0.0/8001"}));  // 0.0.0.0 held
+  CHECK(fits({"UDP/127.0.0.1/8001"}, {"TCP/0.0.0.0/8001"}));        // other protocol
   CHECK_FALSE(fits({"UDP/127.0.0.1/8001"}, {"TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"}));
 }
 
@@ -65,7 +65,8 @@ TEST_CASE("kubernetes node ports: the set forgets a port removed once (HostPortI
   CHECK_FALSE(node.fits(want));
 }
 
-TEST_CASE("kubernetes node ports: a nominated pod's ports come and go without touching the node's") {
+TEST_CASE(
+    "kubernetes node ports: a nominated pod's ports come and go without touching the node's") {
   k8s::used_ports node;
   const std::vector<k8s::host_port> p80{{"", "TCP", 80}}, p81{{"", "TCP", 81}};
   node.add(p80);

@@ -36,9 +36,11 @@ TEST_CASE("kubernetes pod status: terminating because of preemption") {
   CHECK(k8s::terminating_by_preemption(true, preempted));
   CHECK_FALSE(k8s::terminating_by_preemption(false, preempted));  // no deletionTimestamp
   CHECK_FALSE(k8s::terminating_by_preemption(
-      true, std::vector<k8s::pod_condition>{{"DisruptionTarget", "True", "EvictionByEvictionAPI"}}));
+      true,
+      std::vector<k8s::pod_condition>{{"DisruptionTarget", "True", "EvictionByEvictionAPI"}}));
   CHECK_FALSE(k8s::terminating_by_preemption(
-      true, std::vector<k8s::pod_condition>{{"DisruptionTarget", "False", "PreemptionByScheduler"}}));
+      true,
+      std::vector<k8s::pod_condition>{{"DisruptionTarget", "False", "PreemptionByScheduler"}}));
   CHECK_FALSE(k8s::terminating_by_preemption(true, {}));
 }
 

@@ -35,9 +35,9 @@ TEST_CASE("kubernetes priority: the named class") {
   // The class's policy applies when the pod sets none; the pod's own wins.
   CHECK(k8s::resolve_priority({.priority_class_name = "low"}, classes)->policy ==
         preemption_policy::never);
-  CHECK(k8s::resolve_priority({.priority_class_name = "low",
-                               .policy = preemption_policy::preempt_lower_priority},
-                              classes)
+  CHECK(k8s::resolve_priority(
+            {.priority_class_name = "low", .policy = preemption_policy::preempt_lower_priority},
+            classes)
             ->policy == preemption_policy::preempt_lower_priority);
 }
 
@@ -63,8 +63,9 @@ TEST_CASE("kubernetes priority: unknown classes") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.message() == "no PriorityClass with name \"missing\" was found");
   // With spec.priority already set (an admitted pod), the value stands.
-  CHECK(k8s::resolve_priority({.priority = 5, .priority_class_name = "missing"}, classes)->priority ==
-        5);
+  CHECK(
+      k8s::resolve_priority({.priority = 5, .priority_class_name = "missing"}, classes)->priority ==
+      5);
   // The system classes always exist.
   CHECK(k8s::resolve_priority({.priority_class_name = "system-node-critical"}, {})->priority ==
         2000001000);

@@ -33,7 +33,7 @@ TEST_CASE("kubernetes requests: an init container sets a floor") {
   p.containers = {c(100, 200), c(100, 200)};
   p.init_containers = {c(500, 100), c(50, 1000)};
   const resource_list r = k8s::effective_requests(p);
-  CHECK(r.get("cpu") == 500);     // max(200, 500, 50)
+  CHECK(r.get("cpu") == 500);      // max(200, 500, 50)
   CHECK(r.get("memory") == 1000);  // max(400, 100, 1000): per resource
 }
 
@@ -98,8 +98,8 @@ TEST_CASE("kubernetes requests: sums saturate instead of overflowing") {
 
 TEST_CASE("kubernetes requests: to_resource_vector maps names to dimensions") {
   preempt::model::resource_names names;
-  const resource_list r{{"cpu", 500}, {"memory", 64}, {"ephemeral-storage", 9}, {"pods", 1},
-                        {"nvidia.com/gpu", 2}, {"example.com/unused", 0}};
+  const resource_list r{{"cpu", 500}, {"memory", 64},        {"ephemeral-storage", 9},
+                        {"pods", 1},  {"nvidia.com/gpu", 2}, {"example.com/unused", 0}};
   const auto v = k8s::to_resource_vector(r, names);
   using preempt::model::resource::cpu;
   CHECK(v[cpu] == 500);

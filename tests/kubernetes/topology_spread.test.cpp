@@ -48,10 +48,11 @@ struct world {
     for (const test_pod& q : pods)
       for (std::size_t i = 0; i < nodes.size(); ++i)
         if (nodes[i].name == q.node) on_node[i].push_back(to_facts(q));
-    pre.prefilter(p, nodes.size(), [&](std::size_t i) -> const k8s::node_facts& { return facts[i]; },
-                  [&](std::size_t i, const auto& visit) {
-                    for (const k8s::pod_facts& q : on_node[i]) visit(q);
-                  });
+    pre.prefilter(
+        p, nodes.size(), [&](std::size_t i) -> const k8s::node_facts& { return facts[i]; },
+        [&](std::size_t i, const auto& visit) {
+          for (const k8s::pod_facts& q : on_node[i]) visit(q);
+        });
   }
   static k8s::pod_facts to_facts(const test_pod& q) { return {q.ns, &q.labels, q.terminating, {}}; }
   std::size_t index(const std::string& name) const {

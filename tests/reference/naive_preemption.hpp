@@ -11,7 +11,8 @@
 //   * as the "straightforward implementation" the benchmarks compare with (counter x_reference).
 //
 // Upstream's structure, kept on purpose:
-//   - every node evaluated gets a deep copy of its NodeInfo (name, allocatable, a copy of every pod,
+//   - every node evaluated gets a deep copy of its NodeInfo (name, allocatable, a copy of every
+//   pod,
 //     the aggregate of requests); removing a pod searches the copy's pod list by uid and swaps the
 //     last pod into its place, as NodeInfo.RemovePod does;
 //   - the filter (NodeResourcesFit) is re-run on that copy for the first check and for every
@@ -57,7 +58,9 @@ struct budget {
   std::int32_t allowed = 0;
   std::vector<pod_id> members;    // sorted
   std::vector<pod_id> disrupted;  // sorted
-  bool selects(const pod& p) const { return std::binary_search(members.begin(), members.end(), p.uid()); }
+  bool selects(const pod& p) const {
+    return std::binary_search(members.begin(), members.end(), p.uid());
+  }
   bool already_disrupted(const pod& p) const {
     return std::binary_search(disrupted.begin(), disrupted.end(), p.uid());
   }
@@ -141,7 +144,8 @@ struct node_info {
 inline node_info copy_node(const preempt::model::resource_node& n) {
   node_info info;
   info.name = std::string(n.name());
-  for (std::size_t d = 0; d < n.allocatable().size(); ++d) info.allocatable.push_back(n.allocatable()[d]);
+  for (std::size_t d = 0; d < n.allocatable().size(); ++d)
+    info.allocatable.push_back(n.allocatable()[d]);
   info.grow(4);
   for (const pod& p : n.pods()) info.add_pod(p);
   return info;
@@ -169,7 +173,8 @@ inline std::vector<std::string> resource_fit(const node_info& n, const pod& p) {
   for (std::size_t d = 0; d < p.requests().size(); ++d) {
     if (d == node_info::pods_dim) continue;
     const std::int64_t want = p.requests()[d];
-    if (want > 0 && want > at(n.allocatable, d) - at(n.requested, d)) reasons.emplace_back(dimension_reason(d));
+    if (want > 0 && want > at(n.allocatable, d) - at(n.requested, d))
+      reasons.emplace_back(dimension_reason(d));
   }
   return reasons;
 }
@@ -179,7 +184,8 @@ inline std::vector<std::string> resource_fit(const node_info& n, const pod& p) {
 inline bool beyond_allocatable(const node_info& n, const pod& p) {
   for (std::size_t d = 0; d < p.requests().size(); ++d) {
     const std::int64_t allocatable = d < n.allocatable.size() ? n.allocatable[d] : 0;
-    if (d != node_info::pods_dim && p.requests()[d] > 0 && p.requests()[d] > allocatable) return true;
+    if (d != node_info::pods_dim && p.requests()[d] > 0 && p.requests()[d] > allocatable)
+      return true;
   }
   return false;
 }
@@ -201,7 +207,8 @@ inline std::vector<std::string> filters_with_nominated(const node_info& n, const
 }
 
 // SelectVictimsOnNode on a copy of node `index`.
-inline node_outcome select_victims_on_node(const input& in, std::size_t index, const pod& preemptor) {
+inline node_outcome select_victims_on_node(const input& in, std::size_t index,
+                                           const pod& preemptor) {
   const auto& original = (*in.cluster)[index];
   static const std::vector<const pod*> none;
   const std::vector<const pod*>& nominated =
@@ -212,7 +219,8 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
 
   // Copies, in the cache's order of the node's pods (upstream's NodeInfo.Pods).
   std::vector<const pod*> cached(original.pods().size());
-  for (std::size_t i = 0; i < cached.size(); ++i) cached[original.cache_position(i)] = &original.pods()[i];
+  for (std::size_t i = 0; i < cached.size(); ++i)
+    cached[original.cache_position(i)] = &original.pods()[i];
   std::vector<pod> potential;
   for (const pod* p : cached)
     if (p->priority() < preemptor.priority()) potential.push_back(*p);
@@ -229,8 +237,9 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index, c
     return out;
   }
   // Sort by descending importance on every evaluation, as Go's sort.Slice does.
-  preempt::detail::go_sort_slice(potential.begin(), potential.end(),
-                                 [&](const pod& a, const pod& b) { return more_important(a, b, in.now); });
+  preempt::detail::go_sort_slice(
+      potential.begin(), potential.end(),
+      [&](const pod& a, const pod& b) { return more_important(a, b, in.now); });
 
   // filterPodsWithPDBViolation: a fresh copy of every budget's allowance for this node, every
   // budget tested against every pod.
@@ -305,7 +314,9 @@ inline std::size_t pick_one(const input& in, const std::vector<node_outcome>& ca
   };
   using score_fn = std::int64_t (*)(const node_outcome&, const std::vector<const pod*>&, timestamp);
   const score_fn scores[] = {
-      [](const node_outcome& c, const std::vector<const pod*>&, timestamp) { return -c.violations; },
+      [](const node_outcome& c, const std::vector<const pod*>&, timestamp) {
+        return -c.violations;
+      },
       [](const node_outcome&, const std::vector<const pod*>& v, timestamp) {
         return v.empty() ? std::int64_t{0} : -std::int64_t{v[0]->priority()};
       },
@@ -382,7 +393,8 @@ inline decision preempt(const pod& preemptor, const input& in) {
       node_outcome o = detail::select_victims_on_node(in, potential[(offset + i) % n], preemptor);
       if (o.code == status_code::success && o.victims.empty()) {
         o.code = status_code::error;
-        o.reasons = {"expected at least one victim pod on node \"" + std::string(c[o.node].name()) + "\""};
+        o.reasons = {"expected at least one victim pod on node \"" + std::string(c[o.node].name()) +
+                     "\""};
       }
       d.tried.push_back(o);
       if (o.code != status_code::success) continue;
@@ -404,7 +416,8 @@ inline decision preempt(const pod& preemptor, const input& in) {
   // Errors and no candidate: the aggregate error.
   std::vector<std::string> errors;
   for (const auto& o : d.tried)
-    if (o.code == status_code::error && std::find(errors.begin(), errors.end(), o.reasons[0]) == errors.end())
+    if (o.code == status_code::error &&
+        std::find(errors.begin(), errors.end(), o.reasons[0]) == errors.end())
       errors.push_back(o.reasons[0]);
   if (!errors.empty()) {
     d.kind = decision_kind::error;

@@ -47,8 +47,8 @@ TEST_CASE("victim selection and best-candidate choice allocate nothing in steady
   std::vector<preempt::candidate<pod>> cands;
   std::size_t first = 0;
   do {
-    w = rnd::make_world(seed++, {.max_nodes = 64, .max_pods = 40, .max_budgets = 20,
-                                 .max_nominated = 3});
+    w = rnd::make_world(seed++,
+                        {.max_nodes = 64, .max_pods = 40, .max_budgets = 20, .max_nominated = 3});
     nominated.clear();
     for (const pod& n : w.nominated) nominated.push_back(&n);
     victim_store.assign(w.cluster.size(), {});
@@ -65,8 +65,8 @@ TEST_CASE("victim selection and best-candidate choice allocate nothing in steady
 }
 
 TEST_CASE("scratch.reserve makes even the first selection allocation-free") {
-  const rnd::world w = rnd::make_world(7, {.max_nodes = 16, .max_pods = 30, .max_budgets = 8,
-                                           .max_nominated = 0});
+  const rnd::world w =
+      rnd::make_world(7, {.max_nodes = 16, .max_pods = 30, .max_budgets = 8, .max_nominated = 0});
   preempt::victim_scratch<pod> scratch;
   scratch.reserve(64, w.budgets.budget_count());
   preempt::model::resource_fit_state state;
@@ -87,8 +87,8 @@ TEST_CASE("an evaluation whose nodes all fail with errors allocates nothing in s
   static const P pods_b[] = {{3, 1, 0}};
   std::vector<tiny::node<>> nodes;
   for (int i = 0; i < 8; ++i)
-    nodes.push_back({"node", i % 2 == 0 ? std::span<const P>(pods_a) : std::span<const P>(pods_b),
-                     2, true});
+    nodes.push_back(
+        {"node", i % 2 == 0 ? std::span<const P>(pods_a) : std::span<const P>(pods_b), 2, true});
   const tiny::cluster<> c{nodes};
   const P preemptor{100, 100, 0};
   preempt::evaluator<tiny::cluster<>> ev;

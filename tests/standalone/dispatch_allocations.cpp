@@ -43,7 +43,8 @@ struct quiet_hooks {
   std::uint32_t* reactivated;
   std::uint32_t* cleared;
   void reactivate(const pod&) const noexcept { ++*reactivated; }
-  void nominations_cleared(std::size_t, std::span<const preempt::pod_uid_t<pod>> pods) const noexcept {
+  void nominations_cleared(std::size_t,
+                           std::span<const preempt::pod_uid_t<pod>> pods) const noexcept {
     *cleared += static_cast<std::uint32_t>(pods.size());
   }
   template <class D>
@@ -65,12 +66,14 @@ struct world {
     for (uid n = 0; n < nodes; ++n) {
       preemptors.push_back(make(100 + n, 1000));
       followers.push_back(make(300 + n, 1000));  // chooses the same victims: follows them
-      pending.push_back(make(200 + n, 0));  // lower priority: cleared by every preemption
+      pending.push_back(make(200 + n, 0));       // lower priority: cleared by every preemption
     }
     victims_of.resize(nodes);
     for (uid n = 0; n < nodes; ++n)
-      for (uid k = 0; k < victims_per_node; ++k) victims.push_back(make(1 + n * victims_per_node + k, 0));
-    for (std::size_t i = 0; i < victims.size(); ++i) victims_of[i / victims_per_node].push_back(&victims[i]);
+      for (uid k = 0; k < victims_per_node; ++k)
+        victims.push_back(make(1 + n * victims_per_node + k, 0));
+    for (std::size_t i = 0; i < victims.size(); ++i)
+      victims_of[i / victims_per_node].push_back(&victims[i]);
   }
 };
 
@@ -78,8 +81,8 @@ struct world {
 // a second preemptor chooses the same victims (in flight: it follows them), the work runs, the
 // caller reports the victims gone and binds both preemptors.
 template <class D>
-bool round(world& w, D& d, preempt::nomination_ledger<pod>& ledger, preempt::in_flight_table<pod>& table,
-           preempt::manual_context* ctx, std::size_t n) {
+bool round(world& w, D& d, preempt::nomination_ledger<pod>& ledger,
+           preempt::in_flight_table<pod>& table, preempt::manual_context* ctx, std::size_t n) {
   ledger.nominate(w.pending[n], n);
   const preempt::dispatch_result r = d.preempt_on(w.preemptors[n], n, w.victims_of[n]);
   const preempt::dispatch_result f = d.preempt_on(w.followers[n], n, w.victims_of[n]);
@@ -89,7 +92,8 @@ bool round(world& w, D& d, preempt::nomination_ledger<pod>& ledger, preempt::in_
   ledger.remove(w.preemptors[n].uid());
   ledger.remove(w.followers[n].uid());
   return r.evictions == victims_per_node && f.skipped == victims_per_node && following &&
-         d.jobs_running() == 0 && table.preemptors_in_flight() == 0 && table.victims_in_flight() == 0;
+         d.jobs_running() == 0 && table.preemptors_in_flight() == 0 &&
+         table.victims_in_flight() == 0;
 }
 
 }  // namespace
@@ -116,7 +120,7 @@ TEST_CASE("async dispatch allocates nothing per preemption in steady state") {
   CHECK(ok);
   CHECK(client.total > 200);
   CHECK(reactivated > 20);  // failures happened: the wake-up paths (followers too) were measured
-  CHECK(cleared == 101);   // every round cleared its pending nomination
+  CHECK(cleared == 101);    // every round cleared its pending nomination
 }
 
 TEST_CASE("several preemptions queued at once allocate nothing once reserved") {

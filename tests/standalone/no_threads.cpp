@@ -15,7 +15,8 @@
 // libstdc++'s and libc++'s include guards of the threading headers.
 #if defined(_GLIBCXX_MUTEX) || defined(_GLIBCXX_SHARED_MUTEX) || defined(_GLIBCXX_THREAD) || \
     defined(_GLIBCXX_CONDITION_VARIABLE) || defined(_LIBCPP_MUTEX) ||                        \
-    defined(_LIBCPP_SHARED_MUTEX) || defined(_LIBCPP_THREAD) || defined(_LIBCPP_CONDITION_VARIABLE)
+    defined(_LIBCPP_SHARED_MUTEX) || defined(_LIBCPP_THREAD) ||                              \
+    defined(_LIBCPP_CONDITION_VARIABLE)
 #error "PREEMPT_NO_THREADS: a threading header was included"
 #endif
 

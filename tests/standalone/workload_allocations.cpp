@@ -38,8 +38,10 @@ struct round_robin_fixed {
         break;
       }
     }
-    for (std::size_t a = n_assumed; a-- > 0;) (void)states[assumed[a].first].remove_pod(*assumed[a].second);
-    return n_assumed > 0 ? preempt::status::ok() : preempt::status(preempt::status_code::unschedulable);
+    for (std::size_t a = n_assumed; a-- > 0;)
+      (void)states[assumed[a].first].remove_pod(*assumed[a].second);
+    return n_assumed > 0 ? preempt::status::ok()
+                         : preempt::status(preempt::status_code::unschedulable);
   }
 };
 
@@ -49,9 +51,12 @@ void build(wlf::scene& s) {
   s.group("a", true, wlf::low, wl::group_kind::pod_group, "cpg");
   s.group("b", false, wlf::mid);
   for (int k = 0; k < 22; ++k)
-    s.add({.name = "v" + std::to_string(k), .node = "n" + std::to_string(k % 8),
+    s.add({.name = "v" + std::to_string(k),
+           .node = "n" + std::to_string(k % 8),
            .priority = k % 3 == 0 ? wlf::high : wlf::low,
-           .group = k % 4 == 0 ? "a" : (k % 4 == 1 ? "b" : ""), .start = k, .foo = k % 5 == 0});
+           .group = k % 4 == 0 ? "a" : (k % 4 == 1 ? "b" : ""),
+           .start = k,
+           .foo = k % 5 == 0});
   s.pdb_foo(1);
   for (int m = 0; m < 5; ++m) s.member("m" + std::to_string(m));
 }
@@ -63,8 +68,8 @@ TEST_CASE("the pod-group evaluator allocates nothing in steady state") {
   build(s);
   const auto g = s.preemptor();
   wl::pod_group_evaluator<preempt::model::resource_cluster> ev({.now = 1000});
-  const auto& first = ev.evaluate(g, s.cluster, s.grps, s.budgets, preempt::no_nominations{},
-                                  round_robin_fixed{});
+  const auto& first =
+      ev.evaluate(g, s.cluster, s.grps, s.budgets, preempt::no_nominations{}, round_robin_fixed{});
   REQUIRE(first.kind == wl::group_decision_kind::preempt);
   const std::size_t victims = first.victims.size();
   REQUIRE(victims > 0);

@@ -102,8 +102,8 @@ class scene {
     const uid u = next_++;
     names[u] = pod_name;
     ids[pod_name] = u;
-    pods_.push_back(
-        fx::make_pod(u, priority, {.terminating = terminating, .terminating_by_preemption = by_preemption}));
+    pods_.push_back(fx::make_pod(
+        u, priority, {.terminating = terminating, .terminating_by_preemption = by_preemption}));
     return pods_.back();
   }
 
@@ -212,10 +212,10 @@ struct call {
   uid victim = 0;
   uid preemptor = 0;
   preempt::eviction_outcome outcome = preempt::eviction_outcome::evicted;
-  bool patched = false;      // a status patch was sent
-  bool deleted = false;      // a delete was sent and not refused (accepted, or NotFound)
-  bool in_flight = false;    // table.in_flight(preemptor) when the call began
-  bool gate = false;         // table.is_preemption_running(preemptor) when the call began
+  bool patched = false;            // a status patch was sent
+  bool deleted = false;            // a delete was sent and not refused (accepted, or NotFound)
+  bool in_flight = false;          // table.in_flight(preemptor) when the call began
+  bool gate = false;               // table.is_preemption_running(preemptor) when the call began
   std::optional<uid> last_victim;  // table.last_victim_of(preemptor) when the call began
   std::size_t begin_seq = 0, end_seq = 0;
   bool accepted() const noexcept { return outcome == preempt::eviction_outcome::evicted; }
@@ -282,12 +282,8 @@ class fake_client {
     }
     preempt::eviction_result r = preempt::eviction_result::evicted();
     switch (b) {
-      case api::normal:
-        c.patched = c.deleted = true;
-        break;
-      case api::has_condition:
-        c.deleted = true;
-        break;
+      case api::normal: c.patched = c.deleted = true; break;
+      case api::has_condition: c.deleted = true; break;
       case api::gone:
         c.patched = true;
         r = preempt::eviction_result::not_found();
@@ -549,9 +545,8 @@ struct default_hooks_factory {
 
 template <class X, class Hooks = recording_hooks, class Clock = std::chrono::steady_clock>
 struct rig {
-  using dispatcher_type =
-      preempt::dispatcher<pod, typename X::executor_type, fake_client, Hooks, std::shared_mutex,
-                          Clock>;
+  using dispatcher_type = preempt::dispatcher<pod, typename X::executor_type, fake_client, Hooks,
+                                              std::shared_mutex, Clock>;
 
   template <class MakeHooks = default_hooks_factory<Hooks>>
   explicit rig(const std::map<uid, std::string>* names = nullptr, std::size_t nodes = 4,

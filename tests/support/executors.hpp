@@ -127,8 +127,8 @@ struct with_executor {
 }  // namespace exf
 
 // All executor fixtures, for TEST_CASE_TEMPLATE.
-#define PREEMPT_TEST_EXECUTORS                                                       \
-  exf::inline_fixture, exf::manual_fixture, exf::manual_lifo_fixture,                \
+#define PREEMPT_TEST_EXECUTORS                                        \
+  exf::inline_fixture, exf::manual_fixture, exf::manual_lifo_fixture, \
       exf::manual_shuffled_fixture, exf::pool_fixture
 
 #endif  // PREEMPT_TESTS_SUPPORT_EXECUTORS_HPP

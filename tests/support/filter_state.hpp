@@ -264,8 +264,7 @@ inline std::vector<node_result> select_on_each_node(
     const auto nom = nominated.find(c.nodes[i].node_name);
     const auto r = preempt::select_victims(preemptor, c.nodes[i], counted, preempt::no_budgets{},
                                            nom == nominated.end() ? none : nom->second, scratch);
-    node_result res{i, c.nodes[i].node_name, r.outcome, {}, {}, r.pdb_violations,
-                    counted.checks()};
+    node_result res{i, c.nodes[i].node_name, r.outcome, {}, {}, r.pdb_violations, counted.checks()};
     for (const test_pod* v : r.victims) {
       res.victims.push_back(v->name);
       res.victim_pods.push_back(v);

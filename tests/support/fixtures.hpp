@@ -63,8 +63,9 @@ struct named_cluster {
     const pod_id uid = next_uid++;
     pod_names[uid] = name;
     pod_ids[name] = uid;
-    return make_pod(uid, priority,
-                    {.requests = std::move(req), .start_time = start, .namespace_id = namespace_id(ns)});
+    return make_pod(
+        uid, priority,
+        {.requests = std::move(req), .start_time = start, .namespace_id = namespace_id(ns)});
   }
 
   void add(std::size_t node_index, const std::string& name, std::int32_t priority,
@@ -181,10 +182,10 @@ struct node_result {
   std::size_t node_index = 0;
   std::string node;
   preempt::status outcome;
-  std::vector<std::string> victims;       // names, in the order select_victims returned them
-  std::vector<const pod*> victim_pods;    // the same victims
+  std::vector<std::string> victims;     // names, in the order select_victims returned them
+  std::vector<const pod*> victim_pods;  // the same victims
   std::int64_t violations = 0;
-  int fit_checks = 0;                     // fit checks (fits + can_fit calls) on this node
+  int fit_checks = 0;  // fit checks (fits + can_fit calls) on this node
 };
 
 // Runs select_victims on every node of the cluster with the resource model (a fresh state and a
@@ -215,8 +216,8 @@ std::vector<preempt::candidate<P>> candidates_of(const std::vector<Result>& resu
   std::vector<preempt::candidate<P>> out;
   for (const Result& r : results)
     if (r.outcome.is_success() && !r.victim_pods.empty())
-      out.push_back({r.node_index, r.node, {r.victim_pods.data(), r.victim_pods.size()},
-                     r.violations});
+      out.push_back(
+          {r.node_index, r.node, {r.victim_pods.data(), r.victim_pods.size()}, r.violations});
   return out;
 }
 

@@ -18,7 +18,8 @@ using pod = preempt::model::resource_pod;
 
 inline std::vector<std::uint64_t> seeds(std::size_t count) {
   std::vector<std::uint64_t> out;
-  if (const char* env = std::getenv("PREEMPT_TEST_SEED")) out.push_back(std::strtoull(env, nullptr, 10));
+  if (const char* env = std::getenv("PREEMPT_TEST_SEED"))
+    out.push_back(std::strtoull(env, nullptr, 10));
   for (std::uint64_t s = 1; out.size() < count; ++s) out.push_back(s * 0x9E3779B97F4A7C15ull);
   return out;
 }
@@ -50,8 +51,10 @@ inline world make_world(std::uint64_t seed, const shape& s = {}) {
   const std::int32_t priorities[] = {-100, 0, 0, 100, 100, 1000};
   const auto priority = [&] { return priorities[pick(g, 0, 5)]; };
   preempt::model::pod_id uid = 1;
-  const auto node_count = static_cast<std::size_t>(pick(g, 1, static_cast<std::int64_t>(s.max_nodes)));
-  const auto budget_count = static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(s.max_budgets)));
+  const auto node_count =
+      static_cast<std::size_t>(pick(g, 1, static_cast<std::int64_t>(s.max_nodes)));
+  const auto budget_count =
+      static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(s.max_budgets)));
   // One draw per statement: argument evaluation order is unspecified, and the same seed must build
   // the same cluster under every compiler.
   for (std::size_t b = 0; b < budget_count; ++b) {
@@ -66,8 +69,11 @@ inline world make_world(std::uint64_t seed, const shape& s = {}) {
     for (std::int64_t k = 0; k < pods; ++k) {
       std::optional<preempt::timestamp> start;
       if (pick(g, 0, 4) != 0) start = pick(g, 0, 5) * 100;
-      pod p({.uid = uid++, .priority = priority(), .requests = {pick(g, 0, 4) * 100, pick(g, 0, 4) * 100},
-             .start_time = start, .namespace_id = static_cast<std::uint32_t>(pick(g, 0, 1))});
+      pod p({.uid = uid++,
+             .priority = priority(),
+             .requests = {pick(g, 0, 4) * 100, pick(g, 0, 4) * 100},
+             .start_time = start,
+             .namespace_id = static_cast<std::uint32_t>(pick(g, 0, 1))});
       for (std::size_t b = 0; b < budget_count; ++b) {
         if (pick(g, 0, 2) == 0) w.budgets.add_member(b, p.uid());
         if (pick(g, 0, 9) == 0) w.budgets.add_disrupted(b, p.uid());
@@ -77,10 +83,15 @@ inline world make_world(std::uint64_t seed, const shape& s = {}) {
   }
   const auto nominated = pick(g, 0, static_cast<std::int64_t>(s.max_nominated));
   for (std::int64_t k = 0; k < nominated; ++k)
-    w.nominated.emplace_back(preempt::model::pod_spec{
-        .uid = uid++, .priority = priority(), .requests = {pick(g, 0, 3) * 100, pick(g, 0, 3) * 100}, .start_time = {}});
-  w.preemptor = pod({.uid = uid++, .priority = priorities[pick(g, 1, 5)],
-                     .requests = {pick(g, 1, 6) * 100, pick(g, 1, 6) * 100}, .start_time = {}});
+    w.nominated.emplace_back(
+        preempt::model::pod_spec{.uid = uid++,
+                                 .priority = priority(),
+                                 .requests = {pick(g, 0, 3) * 100, pick(g, 0, 3) * 100},
+                                 .start_time = {}});
+  w.preemptor = pod({.uid = uid++,
+                     .priority = priorities[pick(g, 1, 5)],
+                     .requests = {pick(g, 1, 6) * 100, pick(g, 1, 6) * 100},
+                     .start_time = {}});
   return w;
 }
 

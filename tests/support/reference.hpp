@@ -29,7 +29,8 @@ struct result {
   std::int64_t violations = 0;
 };
 
-// Does `p` fit next to `present` on a node with `alloc`? Upstream reason strings, in upstream order.
+// Does `p` fit next to `present` on a node with `alloc`? Upstream reason strings, in upstream
+// order.
 inline std::vector<std::string> shortages(const resource_vector& alloc,
                                           const std::vector<const pod*>& present, const pod& p) {
   std::vector<std::string> reasons;
@@ -76,7 +77,8 @@ inline result select_victims(const preempt::model::resource_node& node, const po
   result out;
   // The node's pods in the cache's order (upstream's NodeInfo.Pods), where sort.Slice starts.
   std::vector<const pod*> cached(node.pods().size());
-  for (std::size_t i = 0; i < node.pods().size(); ++i) cached[node.cache_position(i)] = &node.pods()[i];
+  for (std::size_t i = 0; i < node.pods().size(); ++i)
+    cached[node.cache_position(i)] = &node.pods()[i];
   std::vector<const pod*> present, potential;
   for (const pod* p : cached) {
     if (p->priority() < preemptor.priority())
@@ -101,9 +103,9 @@ inline result select_victims(const preempt::model::resource_node& node, const po
     out.reasons = r;
     return out;
   }
-  preempt::detail::go_sort_slice(potential.begin(), potential.end(), [&](const pod* a, const pod* b) {
-    return more_important(*a, *b, now);
-  });
+  preempt::detail::go_sort_slice(
+      potential.begin(), potential.end(),
+      [&](const pod* a, const pod* b) { return more_important(*a, *b, now); });
   std::vector<std::int64_t> allowed(budgets.budget_count());
   for (std::size_t i = 0; i < allowed.size(); ++i) allowed[i] = budgets.disruptions_allowed(i);
   std::vector<const pod*> violating, fine;

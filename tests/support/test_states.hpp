@@ -1,7 +1,7 @@
 // tests/support/test_states.hpp - a cluster whose node state plays upstream's test plugins.
 //
-// `tst::test_cluster` wraps a fx::named_cluster (model::resource_cluster nodes and pods, pod names) and
-// models preempt::cluster with its own state_type, `tst::test_state`, which delegates to
+// `tst::test_cluster` wraps a fx::named_cluster (model::resource_cluster nodes and pods, pod names)
+// and models preempt::cluster with its own state_type, `tst::test_state`, which delegates to
 // model::resource_fit_state and adds, per the upstream test plugins (TestPostFilter,
 // TestDryRunPreemption):
 //   * nodes flagged "error" (upstream: label error=true): remove_pod fails with the TestPlugin's

@@ -66,7 +66,8 @@ struct state {
     return preempt::status::ok();
   }
   preempt::status fits(const pod<Tag>&) const {
-    return used + 1 <= capacity ? preempt::status::ok() : preempt::status::unschedulable(too_many_pods);
+    return used + 1 <= capacity ? preempt::status::ok()
+                                : preempt::status::unschedulable(too_many_pods);
   }
 };
 

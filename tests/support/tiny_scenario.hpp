@@ -21,13 +21,13 @@
 namespace tiny {
 
 struct scenario_result {
-  int kind = -1;                     // preempt::decision_kind
-  std::size_t node_index = 99;       // the nominated node
-  std::uint32_t victim = 0;          // the one victim's uid
-  std::size_t evictions = 0;         // performed by the dispatch
-  std::uint32_t evicted = 0;         // the uid the eviction client saw
-  std::size_t nominated_node = 99;   // the ledger's nomination of the preemptor afterwards
-  std::size_t claims_left = 99;      // in-flight victim claims after the inline dispatch
+  int kind = -1;                       // preempt::decision_kind
+  std::size_t node_index = 99;         // the nominated node
+  std::uint32_t victim = 0;            // the one victim's uid
+  std::size_t evictions = 0;           // performed by the dispatch
+  std::uint32_t evicted = 0;           // the uid the eviction client saw
+  std::size_t nominated_node = 99;     // the ledger's nomination of the preemptor afterwards
+  std::size_t claims_left = 99;        // in-flight victim claims after the inline dispatch
   std::size_t seeded_offsets[3] = {};  // offset_sequence(42).next(1000), three times
 };
 
@@ -73,10 +73,9 @@ inline scenario_result run_scenario() {
 
 // Whether a result is the expected one.
 inline bool scenario_ok(const scenario_result& r) {
-  return r.kind == expected_kind && r.node_index == expected_node &&
-         r.victim == expected_victim && r.evictions == 1 && r.evicted == expected_victim &&
-         r.nominated_node == expected_node && r.claims_left == 0 &&
-         r.seeded_offsets[0] == expected_seeded_offsets[0] &&
+  return r.kind == expected_kind && r.node_index == expected_node && r.victim == expected_victim &&
+         r.evictions == 1 && r.evicted == expected_victim && r.nominated_node == expected_node &&
+         r.claims_left == 0 && r.seeded_offsets[0] == expected_seeded_offsets[0] &&
          r.seeded_offsets[1] == expected_seeded_offsets[1] &&
          r.seeded_offsets[2] == expected_seeded_offsets[2];
 }

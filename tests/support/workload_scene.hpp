@@ -115,13 +115,12 @@ class scene {
     ids[d.name] = u;
     if (d.foo) foo_.push_back(u);
     if (!d.group.empty()) grps.link(u, group_link{true, grps.find(d.group)});
-    cluster.add_pod(cluster.find(d.node),
-                    pod({.uid = u,
-                         .priority = d.priority,
-                         .requests = {0, 0, d.size},
-                         .start_time = d.start,
-                         .terminating = d.terminating,
-                         .terminating_by_preemption = d.terminating}));
+    cluster.add_pod(cluster.find(d.node), pod({.uid = u,
+                                               .priority = d.priority,
+                                               .requests = {0, 0, d.size},
+                                               .start_time = d.start,
+                                               .terminating = d.terminating,
+                                               .terminating_by_preemption = d.terminating}));
   }
   // A budget over the pods labelled app=foo.
   void pdb_foo(std::int32_t allowed) {
@@ -129,9 +128,10 @@ class scene {
     for (uid u : foo_) budgets.add_member(b, u);
   }
   // A member of the preemptor group (priority is the group's; policy per pod).
-  void member(const std::string& name, std::size_t nominated = no_node,
-              preempt::preemption_policy policy = preempt::preemption_policy::preempt_lower_priority,
-              std::int64_t size = 1) {
+  void member(
+      const std::string& name, std::size_t nominated = no_node,
+      preempt::preemption_policy policy = preempt::preemption_policy::preempt_lower_priority,
+      std::int64_t size = 1) {
     const uid u = 1000 + next_++;
     names[u] = name;
     ids[name] = u;
@@ -153,8 +153,8 @@ class scene {
     g.priority = group_priority;
     g.members = pointers_;
     g.nominated_nodes = nominated_;
-    g.policy = preempt::workload::resolve_preemption_policy(group_policy, g.members,
-                                                            group_policy_enabled);
+    g.policy =
+        preempt::workload::resolve_preemption_policy(group_policy, g.members, group_policy_enabled);
     return g;
   }
   // The pod that stands for the preemptor group in the dispatcher.

@@ -30,7 +30,8 @@ std::vector<std::string> convert(std::string_view yaml) {
   simdjson::dom::parser parser;
   for (const auto& d : docs) {
     simdjson::dom::element root;
-    REQUIRE(parser.parse(json.data() + d.begin, d.end - d.begin, false).get(root) == simdjson::SUCCESS);
+    REQUIRE(parser.parse(json.data() + d.begin, d.end - d.begin, false).get(root) ==
+            simdjson::SUCCESS);
     out.push_back(simdjson::minify(root));
   }
   return out;
@@ -64,20 +65,24 @@ TEST_CASE("YAML scalars resolve as go-yaml v2 resolves them") {
   CHECK(one("a: 18446744073709551615\nb: -9223372036854775808\n") ==
         R"({"a":18446744073709551615,"b":-9223372036854775808})");
   // Quoted scalars, timestamps and anything else are strings.
-  CHECK(one("a: \"yes\"\nb: '12'\nc: 2024-05-01T10:00:00Z\nd: 2024-05-01\ne: 1e400\nf: 0x\ng: 500m\n") ==
-        R"({"a":"yes","b":"12","c":"2024-05-01T10:00:00Z","d":"2024-05-01","e":"1e400","f":"0x","g":"500m"})");
+  CHECK(
+      one("a: \"yes\"\nb: '12'\nc: 2024-05-01T10:00:00Z\nd: 2024-05-01\ne: 1e400\nf: 0x\ng: "
+          "500m\n") ==
+      R"({"a":"yes","b":"12","c":"2024-05-01T10:00:00Z","d":"2024-05-01","e":"1e400","f":"0x","g":"500m"})");
   CHECK(one("a: !!str 123\nb: !!float 3\nc: !!binary aGVsbG8=\nd: !custom x\n") ==
         R"({"a":"123","b":3,"c":"hello","d":"x"})");
-  CHECK(one("a: \"caf\\u00e9\\ttab\"\nb: |\n  two\n  lines\n") == R"({"a":"café\ttab","b":"two\nlines\n"})");
+  CHECK(one("a: \"caf\\u00e9\\ttab\"\nb: |\n  two\n  lines\n") ==
+        R"({"a":"café\ttab","b":"two\nlines\n"})");
 }
 
 TEST_CASE("YAML mapping keys become strings as sigs.k8s.io/yaml makes them") {
   CHECK(one("true: a\n1: b\n1.5: c\n0x10: d\non: e\ny: f\n1e6: g\n1234567: h\n") ==
         R"({"1":"b","1.5":"c","16":"d","true":"f","1e+06":"g","1234567":"h"})");
   CHECK(one("2024-01-01: x\n") == R"({"2024-01-01":"x"})");
-  CHECK_MESSAGE(error_of("~: x\n").find("a null mapping key") != std::string::npos, error_of("~: x\n"));
-  CHECK(error_of("? [a, b]\n: c\n").find("line 1, column 3: a mapping or sequence as a mapping key") !=
-        std::string::npos);
+  CHECK_MESSAGE(error_of("~: x\n").find("a null mapping key") != std::string::npos,
+                error_of("~: x\n"));
+  CHECK(error_of("? [a, b]\n: c\n")
+            .find("line 1, column 3: a mapping or sequence as a mapping key") != std::string::npos);
 }
 
 TEST_CASE("YAML repeated keys: the last value wins whole") {
@@ -97,8 +102,10 @@ TEST_CASE("YAML anchors, aliases and merge keys (explicit keys win, then earlier
         R"({"base":{"x":1,"true":2},"other":{"x":1,"true":3}})");
   CHECK(one("b: &b {x: 1, z: 9}\nm:\n  z: 0\n  <<: [*b, {w: 4, x: 5}]\n") ==
         R"({"b":{"x":1,"z":9},"m":{"z":0,"x":1,"w":4}})");
-  CHECK(one("l: &l [1, 2]\nagain: *l\nk: &k key\n*k : v\n") == R"({"l":[1,2],"again":[1,2],"k":"key","key":"v"})");
-  CHECK(error_of("a: *nowhere\n").find("alias *nowhere names no complete anchor") != std::string::npos);
+  CHECK(one("l: &l [1, 2]\nagain: *l\nk: &k key\n*k : v\n") ==
+        R"({"l":[1,2],"again":[1,2],"k":"key","key":"v"})");
+  CHECK(error_of("a: *nowhere\n").find("alias *nowhere names no complete anchor") !=
+        std::string::npos);
   CHECK(error_of("m:\n  <<: 5\n").find("a merge key (<<) takes a mapping") != std::string::npos);
   // Anchors belong to their document.
   CHECK(error_of("a: &x 1\n---\nb: *x\n").find("line 3, column 4") != std::string::npos);
@@ -106,8 +113,9 @@ TEST_CASE("YAML anchors, aliases and merge keys (explicit keys win, then earlier
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char c = 'b'; c <= 'k'; ++c) {
     const char prev = static_cast<char>(c - 1);
-    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
-            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" +
+            prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + "]\n";
   }
   CHECK(error_of(bomb).find("an alias bomb?") != std::string::npos);
 }
@@ -119,11 +127,12 @@ TEST_CASE("YAML documents: several, empty ones left out, errors with line and co
   CHECK(error_of("a: .nan\n").find("line 1, column 4: \".nan\" is not a number JSON can hold") !=
         std::string::npos);
   CHECK(error_of("a: !!int abc\n").find("cannot read \"abc\" as !!int") != std::string::npos);
-  CHECK(error_of("a: !!binary not*base64\n").find("!!binary value is not base64") != std::string::npos);
+  CHECK(error_of("a: !!binary not*base64\n").find("!!binary value is not base64") !=
+        std::string::npos);
   CHECK(error_of("18446744073709551615: x\n").find("beyond 64-bit integers") != std::string::npos);
   CHECK(error_of("a: &n .inf\n").find("is not a number JSON can hold") != std::string::npos);
-  CHECK(error_of("k: &k [1]\n*k : v\n").find("alias *k is not a scalar and cannot be a mapping key") !=
-        std::string::npos);
+  CHECK(error_of("k: &k [1]\n*k : v\n")
+            .find("alias *k is not a scalar and cannot be a mapping key") != std::string::npos);
   CHECK(error_of("a: {b: 1\nc: 2\n").find("t.yaml: malformed YAML at line 2, column") == 0);
   std::string deep;
   for (int i = 0; i < 1100; ++i) deep += "[";

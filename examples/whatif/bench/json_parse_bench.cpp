@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <simdjson.h>
+#include <nlohmann/json.hpp>
 
 #include "stopwatch.hpp"
 
@@ -86,50 +86,71 @@ int main(int argc, char** argv) {
   {
     simdjson::dom::parser parser;
     simdjson::padded_string padded(text);
-    report("simdjson 3.0.1 dom::parser", best_of(repeat, [&] {
-             simdjson::dom::element doc;
-             if (parser.parse(padded).get(doc)) return std::size_t{0};
-             simdjson::dom::array items;
-             if (doc["items"].get(items)) return std::size_t{0};
-             return items.size();
-           }, check));
+    report("simdjson 3.0.1 dom::parser", best_of(
+                                             repeat,
+                                             [&] {
+                                               simdjson::dom::element doc;
+                                               if (parser.parse(padded).get(doc))
+                                                 return std::size_t{0};
+                                               simdjson::dom::array items;
+                                               if (doc["items"].get(items)) return std::size_t{0};
+                                               return items.size();
+                                             },
+                                             check));
     simdjson::ondemand::parser od;
-    report("simdjson 3.0.1 ondemand (all values)", best_of(repeat, [&] {
-             simdjson::ondemand::document d;
-             if (od.iterate(padded).get(d)) return std::size_t{0};
-             simdjson::ondemand::value v;
-             if (d.get_value().get(v)) return std::size_t{0};
-             return count_ondemand(v);
-           }, check));
+    report("simdjson 3.0.1 ondemand (all values)", best_of(
+                                                       repeat,
+                                                       [&] {
+                                                         simdjson::ondemand::document d;
+                                                         if (od.iterate(padded).get(d))
+                                                           return std::size_t{0};
+                                                         simdjson::ondemand::value v;
+                                                         if (d.get_value().get(v))
+                                                           return std::size_t{0};
+                                                         return count_ondemand(v);
+                                                       },
+                                                       check));
     simdjson::padded_string bad(cut);
     simdjson::dom::element doc;
     const auto err = parser.parse(bad).get(doc);
     std::printf("    truncated input: \"%s\" (no position)\n", simdjson::error_message(err));
   }
   {
-    report("rapidjson 1.1.0 Document::Parse", best_of(repeat, [&] {
-             rapidjson::Document d;
-             d.Parse(text.data(), text.size());
-             return d.HasParseError() ? 0 : static_cast<std::size_t>(d["items"].Size());
-           }, check));
+    report("rapidjson 1.1.0 Document::Parse",
+           best_of(
+               repeat,
+               [&] {
+                 rapidjson::Document d;
+                 d.Parse(text.data(), text.size());
+                 return d.HasParseError() ? 0 : static_cast<std::size_t>(d["items"].Size());
+               },
+               check));
     std::vector<char> buffer;
-    report("rapidjson 1.1.0 ParseInsitu", best_of(repeat, [&] {
-             buffer.assign(text.begin(), text.end());
-             buffer.push_back('\0');
-             rapidjson::Document d;
-             d.ParseInsitu(buffer.data());
-             return d.HasParseError() ? 0 : static_cast<std::size_t>(d["items"].Size());
-           }, check));
+    report("rapidjson 1.1.0 ParseInsitu",
+           best_of(
+               repeat,
+               [&] {
+                 buffer.assign(text.begin(), text.end());
+                 buffer.push_back('\0');
+                 rapidjson::Document d;
+                 d.ParseInsitu(buffer.data());
+                 return d.HasParseError() ? 0 : static_cast<std::size_t>(d["items"].Size());
+               },
+               check));
     rapidjson::Document d;
     d.Parse(cut.data(), cut.size());
     std::printf("    truncated input: \"%s\" at offset %zu\n",
                 rapidjson::GetParseError_En(d.GetParseError()), d.GetErrorOffset());
   }
   {
-    report("nlohmann-json 3.11.2 json::parse", best_of(repeat, [&] {
-             const auto j = nlohmann::json::parse(text, nullptr, false);
-             return j.is_discarded() ? 0 : j["items"].size();
-           }, check));
+    report("nlohmann-json 3.11.2 json::parse",
+           best_of(
+               repeat,
+               [&] {
+                 const auto j = nlohmann::json::parse(text, nullptr, false);
+                 return j.is_discarded() ? 0 : j["items"].size();
+               },
+               check));
     try {
       (void)nlohmann::json::parse(cut);
     } catch (const nlohmann::json::parse_error& e) {

@@ -31,9 +31,9 @@
 #include <libfyaml.h>
 #include <simdjson.h>
 
-#include "stopwatch.hpp"
 #include <yaml-cpp/yaml.h>
 #include <yaml.h>
+#include "stopwatch.hpp"
 
 #include "loader.hpp"
 #include "yaml_json.hpp"
@@ -51,13 +51,15 @@ timing best_of(int repeat, const std::function<std::size_t()>& run, std::size_t&
 bool plain_safe(std::string_view s) {
   if (s.empty()) return false;
   const char c0 = s.front();
-  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '/' || c0 == '_')) return false;
+  if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '/' || c0 == '_'))
+    return false;
   for (const char c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
           c == '_' || c == '.' || c == '/'))
       return false;
   // Words YAML 1.1 reads as booleans or null.
-  static constexpr std::string_view words[] = {"y", "yes", "n", "no", "true", "false", "on", "off", "null"};
+  static constexpr std::string_view words[] = {"y",     "yes", "n",   "no",  "true",
+                                               "false", "on",  "off", "null"};
   std::string lower;
   for (const char c : s) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
   for (std::string_view w : words)
@@ -95,7 +97,8 @@ void scalar(std::string& out, simdjson::dom::element e) {
     case t::UINT64: out += std::to_string(e.get_uint64().value_unsafe()); break;
     case t::DOUBLE: {
       std::array<char, 64> buf{};
-      const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), e.get_double().value_unsafe());
+      const auto r =
+          std::to_chars(buf.data(), buf.data() + buf.size(), e.get_double().value_unsafe());
       out.append(buf.data(), r.ptr);
       break;
     }
@@ -111,7 +114,8 @@ bool is_empty_container(simdjson::dom::element e) {
   return false;
 }
 
-void block(std::string& out, simdjson::dom::element e, std::size_t indent, std::string_view first_lead);
+void block(std::string& out, simdjson::dom::element e, std::size_t indent,
+           std::string_view first_lead);
 
 // A mapping member or sequence item's value after "key:" or "-".
 void value_after(std::string& out, simdjson::dom::element v, std::size_t indent, bool in_sequence) {
@@ -136,7 +140,8 @@ void value_after(std::string& out, simdjson::dom::element v, std::size_t indent,
 
 // A non-empty mapping or sequence at `indent`; the first line starts with `first_lead` instead of
 // the indentation when given (an object that is a sequence item continues the "- " line).
-void block(std::string& out, simdjson::dom::element e, std::size_t indent, std::string_view first_lead) {
+void block(std::string& out, simdjson::dom::element e, std::size_t indent,
+           std::string_view first_lead) {
   bool first = true;
   const auto lead = [&] {
     if (first && !first_lead.empty()) {
@@ -175,7 +180,8 @@ std::string to_yaml(simdjson::dom::element root) {
 std::size_t libyaml_events(const std::string& text) {
   yaml_parser_t parser;
   yaml_parser_initialize(&parser);
-  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
+                               text.size());
   std::size_t n = 0;
   for (;;) {
     yaml_event_t event;
@@ -195,7 +201,8 @@ std::size_t libyaml_events(const std::string& text) {
 std::size_t libyaml_documents(const std::string& text) {
   yaml_parser_t parser;
   yaml_parser_initialize(&parser);
-  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
+                               text.size());
   std::size_t nodes = 0;
   for (;;) {
     yaml_document_t doc;
@@ -250,9 +257,10 @@ std::size_t yaml_cpp_documents(const std::string& text) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs("usage: preempt-whatif-yaml-bench DUMP.json [REPEAT] [--write-yaml OUT.yaml] "
-               "[--skip-yaml-cpp]\n",
-               stderr);
+    std::fputs(
+        "usage: preempt-whatif-yaml-bench DUMP.json [REPEAT] [--write-yaml OUT.yaml] "
+        "[--skip-yaml-cpp]\n",
+        stderr);
     return 2;
   }
   int repeat = 3;
@@ -295,31 +303,44 @@ int main(int argc, char** argv) {
                 mb / t.cpu, t.wall, check);
     std::fflush(stdout);
   };
-  report("libyaml 0.2.5 events", best_of(repeat, [&] { return libyaml_events(text); }, check));
-  report("libfyaml 0.7.12 events", best_of(repeat, [&] { return fyaml_events(text); }, check));
+  report("libyaml 0.2.5 events", best_of(
+                                     repeat, [&] { return libyaml_events(text); }, check));
+  report("libfyaml 0.7.12 events", best_of(
+                                       repeat, [&] { return fyaml_events(text); }, check));
   report("libyaml 0.2.5 documents (yaml_parser_load)",
-         best_of(repeat, [&] { return libyaml_documents(text); }, check));
-  report("libfyaml 0.7.12 documents", best_of(repeat, [&] { return fyaml_documents(text); }, check));
+         best_of(
+             repeat, [&] { return libyaml_documents(text); }, check));
+  report("libfyaml 0.7.12 documents", best_of(
+                                          repeat, [&] { return fyaml_documents(text); }, check));
   if (!skip_yaml_cpp)
     report("yaml-cpp 0.7.0 documents (YAML::LoadAll)",
-           best_of(repeat, [&] { return yaml_cpp_documents(text); }, check));
+           best_of(
+               repeat, [&] { return yaml_cpp_documents(text); }, check));
 
   whatif::text_buffer json;
   std::vector<whatif::json_document> docs;
-  report("preempt-whatif YAML to JSON text", best_of(repeat, [&] {
-           json.clear();
-           docs.clear();
-           if (auto e = whatif::yaml_to_json("dump.yaml", text, json, docs)) {
-             std::fprintf(stderr, "%s\n", e->message.c_str());
-             return std::size_t{0};
-           }
-           return json.size();
-         }, check));
+  report("preempt-whatif YAML to JSON text",
+         best_of(
+             repeat,
+             [&] {
+               json.clear();
+               docs.clear();
+               if (auto e = whatif::yaml_to_json("dump.yaml", text, json, docs)) {
+                 std::fprintf(stderr, "%s\n", e->message.c_str());
+                 return std::size_t{0};
+               }
+               return json.size();
+             },
+             check));
   simdjson::dom::parser parser;
-  report("  then simdjson on that JSON text", best_of(repeat, [&] {
-           simdjson::dom::element root;
-           if (parser.parse(json.data(), json.size(), false).get(root)) return std::size_t{0};
-           return std::size_t{1};
-         }, check));
+  report("  then simdjson on that JSON text",
+         best_of(
+             repeat,
+             [&] {
+               simdjson::dom::element root;
+               if (parser.parse(json.data(), json.size(), false).get(root)) return std::size_t{0};
+               return std::size_t{1};
+             },
+             check));
   return 0;
 }

@@ -109,8 +109,12 @@ void write_node(writer& w, rng& r, std::uint64_t i) {
   w << R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" << name << R"(","uid":")"
     << std::string_view(uid(r)) << R"(","resourceVersion":")" << (1000000 + i)
     << R"(","creationTimestamp":"2024-04-01T00:00:00Z","labels":{"beta.kubernetes.io/arch":"amd64","beta.kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","kubernetes.io/hostname":")"
-    << name << R"(","kubernetes.io/os":"linux","node.kubernetes.io/instance-type":"m5.4xlarge","topology.kubernetes.io/region":"eu-west-1","topology.kubernetes.io/zone":"eu-west-1)"
-    << std::string_view(zone == 0 ? "a" : zone == 1 ? "b" : "c") << R"("},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},"spec":{"podCIDR":"10.)"
+    << name
+    << R"(","kubernetes.io/os":"linux","node.kubernetes.io/instance-type":"m5.4xlarge","topology.kubernetes.io/region":"eu-west-1","topology.kubernetes.io/zone":"eu-west-1)"
+    << std::string_view(zone == 0   ? "a"
+                        : zone == 1 ? "b"
+                                    : "c")
+    << R"("},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},"spec":{"podCIDR":"10.)"
     << (i / 256 % 256) << "." << (i % 256) << R"(.0/24","providerID":"aws:///eu-west-1a/i-)"
     << std::string_view(hex(r, 17)) << '"';
   // A dedicated node and a cordoned one carry a taint each; a node both has one list of two.
@@ -124,7 +128,8 @@ void write_node(writer& w, rng& r, std::uint64_t i) {
   if (dedicated || cordoned) w << "]";
   w << R"(},"status":{"capacity":{"cpu":"16","ephemeral-storage":"104845292Ki","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"65023132Ki","pods":"110"},"allocatable":{"cpu":"15890m","ephemeral-storage":"96625420948","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":"63872156Ki","pods":"110"},"conditions":[)";
   const char* conds[][4] = {
-      {"MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+      {"MemoryPressure", "False", "KubeletHasSufficientMemory",
+       "kubelet has sufficient memory available"},
       {"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
       {"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
       {"Ready", "True", "KubeletReady", "kubelet is posting ready status"}};
@@ -156,8 +161,8 @@ void write_pod(writer& w, rng& r, std::uint64_t app, std::uint64_t serial, const
     << deploy << "-" << hash << R"(-","namespace":")" << ns << R"(","uid":")"
     << std::string_view(uid(r)) << R"(","resourceVersion":")" << (2000000 + serial)
     << R"(","creationTimestamp":")" << std::string_view(timestamp(started))
-    << R"(","labels":{"app":")" << deploy << R"(","pod-template-hash":")" << hash
-    << R"(","tier":")" << std::string_view(app % 2 ? "backend" : "frontend")
+    << R"(","labels":{"app":")" << deploy << R"(","pod-template-hash":")" << hash << R"(","tier":")"
+    << std::string_view(app % 2 ? "backend" : "frontend")
     << R"("},"annotations":{"kubectl.kubernetes.io/restartedAt":"2024-04-30T12:00:00Z"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")"
     << deploy << "-" << hash << R"(","uid":")" << std::string_view(uid(r))
     << R"(","controller":true,"blockOwnerDeletion":true}]},"spec":{"volumes":[{"name":")" << vol
@@ -184,12 +189,12 @@ void write_pod(writer& w, rng& r, std::uint64_t app, std::uint64_t serial, const
                          "PodScheduled"};
   for (std::size_t c = 0; c < 5; ++c) {
     if (c) w << ",";
-    w << R"({"type":")" << conds[c] << R"(","status":"True","lastProbeTime":null,"lastTransitionTime":")"
-      << ts << R"("})";
+    w << R"({"type":")" << conds[c]
+      << R"(","status":"True","lastProbeTime":null,"lastTransitionTime":")" << ts << R"("})";
   }
-  w << R"(],"hostIP":"10.0.1.1","hostIPs":[{"ip":"10.0.1.1"}],"podIP":"10.244.)" << (serial / 256 % 256)
-    << "." << (serial % 256) << R"(","podIPs":[{"ip":"10.244.)" << (serial / 256 % 256) << "."
-    << (serial % 256) << R"("}],"startTime":")" << ts
+  w << R"(],"hostIP":"10.0.1.1","hostIPs":[{"ip":"10.0.1.1"}],"podIP":"10.244.)"
+    << (serial / 256 % 256) << "." << (serial % 256) << R"(","podIPs":[{"ip":"10.244.)"
+    << (serial / 256 % 256) << "." << (serial % 256) << R"("}],"startTime":")" << ts
     << R"(","containerStatuses":[{"name":"app","state":{"running":{"startedAt":")" << ts
     << R"("}},"lastState":{},"ready":true,"restartCount":0,"image":"registry.example.com/)" << ns
     << "/" << deploy << R"(:1.4.2","imageID":"registry.example.com/)" << ns << "/" << deploy
@@ -213,12 +218,18 @@ int main(int argc, char** argv) {
     const std::string_view a = argv[i];
     if (i + 1 >= argc) return usage();
     const char* v = argv[++i];
-    if (a == "--out") o.out = v;
-    else if (a == "--pod-out") o.pod_out = v;
-    else if (a == "--nodes") o.nodes = std::strtoull(v, nullptr, 10);
-    else if (a == "--pods-per-node") o.pods_per_node = std::strtoull(v, nullptr, 10);
-    else if (a == "--seed") o.seed = std::strtoull(v, nullptr, 10);
-    else return usage();
+    if (a == "--out")
+      o.out = v;
+    else if (a == "--pod-out")
+      o.pod_out = v;
+    else if (a == "--nodes")
+      o.nodes = std::strtoull(v, nullptr, 10);
+    else if (a == "--pods-per-node")
+      o.pods_per_node = std::strtoull(v, nullptr, 10);
+    else if (a == "--seed")
+      o.seed = std::strtoull(v, nullptr, 10);
+    else
+      return usage();
   }
   if (o.out == nullptr || o.pod_out == nullptr || o.nodes == 0) return usage();
 

@@ -113,7 +113,9 @@ class filter_cluster {
       return false;
     }
     state_type(const filter_cluster* owner, typename Base::state_type base)
-        : owner_(owner), base_(std::move(base)), spread_(&owner->spread_),
+        : owner_(owner),
+          base_(std::move(base)),
+          spread_(&owner->spread_),
           affinity_(&owner->affinity_) {}
     const filter_cluster* owner_;
     std::size_t node_ = 0;
@@ -136,9 +138,9 @@ class filter_cluster {
     const auto visit_pods = [this](std::size_t i, const auto& visit) {
       for (const auto& q : (*base_)[i].pods()) visit(pod_facts_(q).pod);
     };
-    spread_.prefilter(spread_pod{p.pod.ns, p.pod.labels, p.spread, p.placement}, n,
-                      [this](std::size_t i) -> const node_facts& { return node_facts_(i); },
-                      visit_pods);
+    spread_.prefilter(
+        spread_pod{p.pod.ns, p.pod.labels, p.spread, p.placement}, n,
+        [this](std::size_t i) -> const node_facts& { return node_facts_(i); }, visit_pods);
     const label_set none;
     affinity_.prefilter(
         affinity_pod{p.pod.ns, p.pod.labels, p.required_affinity, p.required_anti_affinity},

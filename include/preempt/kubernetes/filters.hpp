@@ -3,14 +3,16 @@
 //
 // filter_node(pod, node) runs, and stops at the first that rejects the node:
 //   1. NodeUnschedulable  spec.unschedulable, unless the pod tolerates the taint
-//                         node.kubernetes.io/unschedulable:NoSchedule   "node(s) were unschedulable"
+//                         node.kubernetes.io/unschedulable:NoSchedule   "node(s) were
+//                         unschedulable"
 //   2. NodeName           spec.nodeName set and different    "node(s) didn't match the requested
 //                                                             node name"
 //   3. TaintToleration    an untolerated NoSchedule/NoExecute taint
 //                                                "node(s) had untolerated taint(s)" (kube-scheduler
 //                                                names the taint only in its log)
 //   4. NodeAffinity       spec.nodeSelector and required node affinity
-//                                                "node(s) didn't match Pod's node affinity/selector"
+//                                                "node(s) didn't match Pod's node
+//                                                affinity/selector"
 // Each rejection is UnschedulableAndUnresolvable: evicting pods cannot help.
 // NodeResourcesFit comes next in the profile and depends on the node's pods: model it with
 // model::resource_fit_state (reasons "Too many pods", "Insufficient cpu", ...). A shortage is
@@ -61,7 +63,7 @@ struct node_facts {
 
 // What the node filters read of a pod.
 struct pod_placement {
-  std::string node_name;  // spec.nodeName
+  std::string node_name;                                               // spec.nodeName
   std::vector<std::pair<std::string, std::string>> node_selector_map;  // spec.nodeSelector
   std::optional<kubernetes::node_selector> required_node_affinity;
   std::vector<toleration> tolerations;

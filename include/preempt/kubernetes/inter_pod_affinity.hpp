@@ -162,11 +162,10 @@ class inter_pod_affinity_prefilter {
   // The count of a pair in a table as the PreFilter computed it.
   std::int64_t count(table tab, std::string_view key, std::string_view value) const noexcept {
     const auto& t = tables_[tab];
-    const auto it = std::lower_bound(t.begin(), t.end(), std::pair(key, value),
-                                     [](const entry& e, const auto& kv) {
-                                       return std::pair<std::string_view, std::string_view>(
-                                                  e.key, e.value) < kv;
-                                     });
+    const auto it = std::lower_bound(
+        t.begin(), t.end(), std::pair(key, value), [](const entry& e, const auto& kv) {
+          return std::pair<std::string_view, std::string_view>(e.key, e.value) < kv;
+        });
     return it != t.end() && it->key == key && it->value == value ? it->count : 0;
   }
   std::size_t pairs(table tab) const noexcept { return tables_[tab].size(); }
@@ -180,7 +179,8 @@ class inter_pod_affinity_prefilter {
     std::string key;
 
     bool matches(const pod_facts& p) const {
-      const bool in_scope = all_namespaces || std::binary_search(namespaces.begin(), namespaces.end(), p.ns);
+      const bool in_scope =
+          all_namespaces || std::binary_search(namespaces.begin(), namespaces.end(), p.ns);
       return in_scope && selector && kubernetes::matches(*selector, p.label_or_empty());
     }
   };
@@ -258,13 +258,15 @@ class inter_pod_affinity_overlay {
       }
       if (!pods_exist) {
         const pod_facts self{pre.ns_, &pre.own_labels_, false, {}};
-        if (!(pairs(table::affinity) == 0 && inter_pod_affinity_prefilter::matches_all(pre.affinity_, self)))
+        if (!(pairs(table::affinity) == 0 &&
+              inter_pod_affinity_prefilter::matches_all(pre.affinity_, self)))
           return status::unresolvable(pod_affinity_reason);
       }
     }
     if (pairs(table::anti) > 0)
       for (const auto& t : pre.anti_)
-        if (const std::string* v = labels.find(t.key); v != nullptr && count(table::anti, t.key, *v) > 0)
+        if (const std::string* v = labels.find(t.key);
+            v != nullptr && count(table::anti, t.key, *v) > 0)
           return status::unschedulable(pod_anti_affinity_reason);
     if (pairs(table::existing_anti) > 0)
       for (const auto& [k, v] : labels)

@@ -53,8 +53,9 @@ class label_set {
 
   // The value of a key, or nullptr.
   const std::string* find(std::string_view key) const noexcept {
-    const auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
-                                     [](const entry& e, std::string_view k) { return e.first < k; });
+    const auto it =
+        std::lower_bound(entries_.begin(), entries_.end(), key,
+                         [](const entry& e, std::string_view k) { return e.first < k; });
     return it != entries_.end() && it->first == key ? &it->second : nullptr;
   }
 
@@ -116,8 +117,11 @@ inline bool is_dns_subdomain(std::string_view s) noexcept {
   std::size_t start = 0;
   for (;;) {
     const std::size_t dot = s.find('.', start);
-    const std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    const auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    const std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    const auto lower_alnum = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    };
     if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
     if (!std::all_of(label.begin(), label.end(),
                      [&](char c) { return lower_alnum(c) || c == '-'; }))
@@ -181,7 +185,8 @@ inline result<void> validate(const label_selector& sel) {
 inline bool matches(const label_requirement& r, const label_set& labels) {
   const std::string* value = labels.find(r.key);
   const auto listed = [&] {
-    return value != nullptr && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
+    return value != nullptr &&
+           std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
   };
   switch (r.op) {
     case selector_operator::in: return listed();

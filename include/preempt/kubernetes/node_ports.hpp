@@ -66,8 +66,8 @@ class used_ports {
 
   void add(const host_port& p) {
     if (p.port <= 0 || find(p) != used_.size()) return;
-    used_.push_back(entry{detail::sanitized_ip(p.host_ip), detail::sanitized_protocol(p.protocol),
-                          p.port, 0});
+    used_.push_back(
+        entry{detail::sanitized_ip(p.host_ip), detail::sanitized_protocol(p.protocol), p.port, 0});
   }
   void remove(const host_port& p) noexcept {
     if (p.port <= 0) return;

@@ -30,11 +30,11 @@ PREEMPT_NAMESPACE_BEGIN
 namespace kubernetes {
 
 struct affinity_term {
-  std::optional<label_selector> selector;            // nullopt: nil (matches no pod)
+  std::optional<label_selector> selector;  // nullopt: nil (matches no pod)
   std::vector<std::string> namespaces;
   std::optional<label_selector> namespace_selector;  // nullopt: nil (selects no namespace)
   std::string topology_key;
-  std::vector<std::string> match_label_keys;         // applied by apply_label_keys
+  std::vector<std::string> match_label_keys;  // applied by apply_label_keys
   std::vector<std::string> mismatch_label_keys;
 };
 

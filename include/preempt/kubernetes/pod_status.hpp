@@ -98,8 +98,8 @@ inline result<timestamp> parse_time(std::string_view text) {
   };
   std::int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (!number(4, year) || !expect('-') || !number(2, month) || !expect('-') || !number(2, day) ||
-      !expect('T', 't') || !number(2, hour) || !expect(':') || !number(2, minute) ||
-      !expect(':') || !number(2, second))
+      !expect('T', 't') || !number(2, hour) || !expect(':') || !number(2, minute) || !expect(':') ||
+      !number(2, second))
     return fail("malformed");
   constexpr int month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (month < 1 || month > 12) return fail("month out of range");
@@ -132,7 +132,8 @@ inline result<timestamp> parse_time(std::string_view text) {
   if (pos != text.size()) return fail("trailing characters");
   const std::int64_t days =
       detail::days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+  const std::int64_t seconds =
+      days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
   // Nanoseconds since the epoch fit in 64 bits from 1677-09-21 to 2262-04-11.
   constexpr std::int64_t limit = 9'223'372'035;
   if (seconds < -limit || seconds > limit) return fail("out of the representable range");

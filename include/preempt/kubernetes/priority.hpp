@@ -77,7 +77,7 @@ inline result<resolved_priority> resolve_priority(const pod_priority_spec& pod,
           pod.priority_class_name == "system-node-critical") {
         builtin.name = pod.priority_class_name;
         builtin.value = pod.priority_class_name == "system-node-critical" ? system_node_critical
-                                                                         : system_cluster_critical;
+                                                                          : system_cluster_critical;
         used = &builtin;
       } else if (!pod.priority) {
         std::string m = "no PriorityClass with name \"";

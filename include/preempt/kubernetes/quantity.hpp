@@ -1,10 +1,10 @@
 // preempt/kubernetes/quantity.hpp - Kubernetes resource quantities ("250m", "1.5Gi", "1e3").
 //
 // parse_quantity(text) accepts exactly what Kubernetes' ParseQuantity accepts:
-//   <quantity> ::= <signedNumber><suffix>       <number> ::= digits | digits.digits | digits. | .digits
-//   <suffix>   ::= <binarySI> | <decimalSI> | <decimalExponent>
-//   binarySI   Ki Mi Gi Ti Pi Ei (2^10 .. 2^60)      decimalSI  n u m "" k M G T P E (10^-9 .. 10^18)
-//   decimalExponent  e<signedInteger> or E<signedInteger> ("1e3", "1.3E+6"; a bare "E" is exa)
+//   <quantity> ::= <signedNumber><suffix>       <number> ::= digits | digits.digits | digits. |
+//   .digits <suffix>   ::= <binarySI> | <decimalSI> | <decimalExponent> binarySI   Ki Mi Gi Ti Pi
+//   Ei (2^10 .. 2^60)      decimalSI  n u m "" k M G T P E (10^-9 .. 10^18) decimalExponent
+//   e<signedInteger> or E<signedInteger> ("1e3", "1.3E+6"; a bare "E" is exa)
 // including upstream's lenient corners: "1." and ".5" are numbers, and a sign, a dot or a suffix
 // with no digit at all ("-", ".", "Ki") is zero. No whitespace is allowed (the JSON loader trims
 // it first, as Kubernetes' UnmarshalJSON does). The value is kept exactly (arbitrary precision),
@@ -154,8 +154,8 @@ inline bool exceeds_int64(std::string d, std::int64_t e, int exponent2) {
   std::uint64_t fast = 0;
   switch (fast_scaled(d, e, exponent2, fast)) {
     case fast_outcome::overflow: return true;
-    case fast_outcome::value: return fast > static_cast<std::uint64_t>(
-                                                std::numeric_limits<std::int64_t>::max());
+    case fast_outcome::value:
+      return fast > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     case fast_outcome::unknown: break;
   }
   if (e >= 0 && static_cast<std::int64_t>(d.size()) + e > 19 + 19) return true;  // ≥ 10^38
@@ -275,8 +275,8 @@ inline result<quantity> parse_quantity(std::string_view text) {
     q.exponent2 = 0;
     return q;
   }
-  if (q.format == quantity_format::binary_si && detail::exceeds_int64(q.digits, q.exponent10,
-                                                                      q.exponent2)) {
+  if (q.format == quantity_format::binary_si &&
+      detail::exceeds_int64(q.digits, q.exponent10, q.exponent2)) {
     // Upstream caps a binary quantity at 2^63-1 in magnitude, silently ("8Ei").
     q.digits = "9223372036854775807";
     q.exponent10 = 0;

@@ -33,7 +33,7 @@ struct error {
 template <class T>
 class result {
  public:
-  result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  result(T value) : value_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   result(error e) : error_(std::move(e.message)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const noexcept { return value_.has_value(); }

@@ -42,10 +42,10 @@ struct taint {
 };
 
 struct toleration {
-  std::string key;       // "" with operator Exists: every key
-  std::string op;        // "Equal" (also ""), "Exists"
+  std::string key;  // "" with operator Exists: every key
+  std::string op;   // "Equal" (also ""), "Exists"
   std::string value;
-  std::string effect;    // "" = every effect
+  std::string effect;  // "" = every effect
 };
 
 inline bool tolerates(const toleration& t, const taint& x) noexcept {

@@ -67,9 +67,10 @@ enum class node_inclusion_policy : std::uint8_t { honor, ignore };
 struct spread_constraint {
   std::int32_t max_skew = 1;
   std::string topology_key;
-  bool do_not_schedule = false;  // whenUnsatisfiable is DoNotSchedule (else: ScheduleAnyway, or unset)
-  std::optional<label_selector> selector;  // nullopt: nil
-  std::optional<std::int32_t> min_domains;  // nullopt: 1
+  bool do_not_schedule =
+      false;  // whenUnsatisfiable is DoNotSchedule (else: ScheduleAnyway, or unset)
+  std::optional<label_selector> selector;                     // nullopt: nil
+  std::optional<std::int32_t> min_domains;                    // nullopt: 1
   std::optional<node_inclusion_policy> node_affinity_policy;  // nullopt: Honor
   std::optional<node_inclusion_policy> node_taints_policy;    // nullopt: Ignore
   std::vector<std::string> match_label_keys;
@@ -88,7 +89,8 @@ class topology_spread_prefilter {
   // Computes the state for `pod` over nodes [0, node_count): node_at(i) returns node i's
   // node_facts; pods_at(i, visit) calls visit(const pod_facts&) for each pod of node i.
   template <class NodeAt, class PodsAt>
-  void prefilter(const spread_pod& pod, std::size_t node_count, NodeAt&& node_at, PodsAt&& pods_at) {
+  void prefilter(const spread_pod& pod, std::size_t node_count, NodeAt&& node_at,
+                 PodsAt&& pods_at) {
     constraints_.clear();
     ns_ = std::string(pod.ns);
     const label_set none;
@@ -133,11 +135,11 @@ class topology_spread_prefilter {
                                                 pod.placement->required_node_affinity, labels,
                                                 n.name))
           continue;
-        if (k.honor_taints && first_untolerated(n.taints, pod.placement != nullptr
-                                                              ? std::span<const toleration>(
-                                                                    pod.placement->tolerations)
-                                                              : std::span<const toleration>()) !=
-                                  nullptr)
+        if (k.honor_taints &&
+            first_untolerated(n.taints,
+                              pod.placement != nullptr
+                                  ? std::span<const toleration>(pod.placement->tolerations)
+                                  : std::span<const toleration>()) != nullptr)
           continue;
         node_counted_[i * c + j] = 1;
         std::int64_t count = 0;
@@ -204,8 +206,9 @@ class topology_spread_prefilter {
       return selector && kubernetes::matches(*selector, labels);
     }
     std::int64_t domain_of(std::string_view v) const noexcept {
-      const auto it = std::lower_bound(domains.begin(), domains.end(), v,
-                                       [](const auto& d, std::string_view x) { return d.first < x; });
+      const auto it =
+          std::lower_bound(domains.begin(), domains.end(), v,
+                           [](const auto& d, std::string_view x) { return d.first < x; });
       return it != domains.end() && it->first == v ? it - domains.begin() : -1;
     }
   };
@@ -230,7 +233,8 @@ class topology_spread_overlay {
 
   // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node.
   void update(const pod_facts& p, std::int64_t delta) {
-    if (pre_ == nullptr || !pre_->active() || p.ns != pre_->ns_ || !pre_->node_has_keys_[node_]) return;
+    if (pre_ == nullptr || !pre_->active() || p.ns != pre_->ns_ || !pre_->node_has_keys_[node_])
+      return;
     const std::size_t c = pre_->constraints_.size();
     for (std::size_t j = 0; j < c; ++j)
       if (pre_->node_counted_[node_ * c + j] && pre_->constraints_[j].matches(p.label_or_empty()))
@@ -244,7 +248,8 @@ class topology_spread_overlay {
     for (std::size_t j = 0; j < c; ++j) {
       const auto& k = pre_->constraints_[j];
       const std::int64_t d = pre_->node_domain_[node_ * c + j];
-      if (d == topology_spread_prefilter::missing_label) return status::unresolvable(spread_missing_label_reason);
+      if (d == topology_spread_prefilter::missing_label)
+        return status::unresolvable(spread_missing_label_reason);
       const std::int64_t own = (d >= 0 ? k.domains[static_cast<std::size_t>(d)].second : 0) +
                                (pre_->node_counted_[node_ * c + j] ? delta_[j] : 0);
       std::int64_t min = k.min1;
@@ -253,7 +258,8 @@ class topology_spread_overlay {
       } else if (d >= 0 && pre_->node_counted_[node_ * c + j] && delta_[j] != 0) {
         min = std::min(d == k.min1_domain ? k.min2 : k.min1, own);
       }
-      if (own + (k.self_match ? 1 : 0) - min > k.max_skew) return status::unschedulable(spread_reason);
+      if (own + (k.self_match ? 1 : 0) - min > k.max_skew)
+        return status::unschedulable(spread_reason);
     }
     return status::ok();
   }

@@ -119,7 +119,8 @@ class budget_table {
 
   // The slot of uid, inserted with an empty list when absent; the table stays at most half full.
   std::size_t slot_for(pod_id uid) {
-    if ((pods_ + 1) * 2 > slots_.size()) budget_table::rehash(slots_.empty() ? 16 : slots_.size() * 2);
+    if ((pods_ + 1) * 2 > slots_.size())
+      budget_table::rehash(slots_.empty() ? 16 : slots_.size() * 2);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = budget_table::start_of(uid, mask);; i = (i + 1) & mask) {
       if (!slots_[i].used) {

@@ -2,10 +2,10 @@
 //
 // Models preempt::node_state<resource_fit_state, model::resource_pod>. It keeps the node's
 // allocatable amounts and its requested sum, and updates the sum incrementally as pods are removed
-// and added back. fits(p) reproduces the Kubernetes NodeResourcesFit rule: "Too many pods" when the pod slots
-// are used up; then "Insufficient <resource>" for every dimension in which the pod requests more
-// than zero and more than is left (cpu, memory, ephemeral storage, extended resources, in that
-// order). Dimensions beyond the node's allocatable vector have zero allocatable.
+// and added back. fits(p) reproduces the Kubernetes NodeResourcesFit rule: "Too many pods" when the
+// pod slots are used up; then "Insufficient <resource>" for every dimension in which the pod
+// requests more than zero and more than is left (cpu, memory, ephemeral storage, extended
+// resources, in that order). Dimensions beyond the node's allocatable vector have zero allocatable.
 //
 // reset() points the state at a node again: O(d) for d dimensions, no allocation once the state
 // has seen a node with as many dimensions. The allocatable vector and the resource names must
@@ -103,7 +103,8 @@ class resource_fit_state {
     bool beyond = false;
     for (std::size_t d = 0; d < want.size(); ++d)
       if (d != resource::pods && short_in(want, d) && want[d] > (*allocatable_)[d]) beyond = true;
-    status result(beyond ? status_code::unschedulable_and_unresolvable : status_code::unschedulable);
+    status result(beyond ? status_code::unschedulable_and_unresolvable
+                         : status_code::unschedulable);
     if (requested_[resource::pods] + 1 > (*allocatable_)[resource::pods])
       result.add_reason(resource_names::insufficient_reason(names_, resource::pods));
     for (std::size_t d = 0; d < want.size(); ++d)

@@ -2,7 +2,8 @@
 //
 // `model::resource_pod` models preempt::pod. Build it from a `pod_spec` with designated
 // initializers:
-//   model::resource_pod p({.uid = 7, .priority = 100, .requests = {500, 1 << 20}, .start_time = 42});
+//   model::resource_pod p({.uid = 7, .priority = 100, .requests = {500, 1 << 20}, .start_time =
+//   42});
 // Every pod occupies one pod slot: the constructor sets requests[resource::pods] to 1 when the
 // spec leaves it at zero. Names are not stored (they cost memory on every pod); keep them beside
 // the cluster, keyed by uid, when you need them.

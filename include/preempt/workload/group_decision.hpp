@@ -37,16 +37,24 @@ PREEMPT_NAMESPACE_BEGIN
 namespace workload {
 
 inline constexpr std::string_view pod_group_preemption_prefix = "pod group preemption: ";
-inline constexpr std::string_view no_victims_for_group = "No preemption victims found for incoming preemptor";
+inline constexpr std::string_view no_victims_for_group =
+    "No preemption victims found for incoming preemptor";
 
-enum class group_decision_kind : std::uint8_t { preempt, ongoing, not_eligible, unschedulable, error };
+enum class group_decision_kind : std::uint8_t {
+  preempt,
+  ongoing,
+  not_eligible,
+  unschedulable,
+  error
+};
 
 // A member of the preemptor (index into group_preemptor::members) and its node.
 struct member_nomination {
   std::size_t member = 0;
   std::size_t node = 0;
 
-  friend constexpr bool operator==(const member_nomination&, const member_nomination&) noexcept = default;
+  friend constexpr bool operator==(const member_nomination&,
+                                   const member_nomination&) noexcept = default;
 };
 
 template <class P>

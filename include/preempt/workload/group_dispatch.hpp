@@ -75,9 +75,9 @@ struct dispatch_group_fn {
         const auto started = std::chrono::steady_clock::now();
         result.dispatch = d.preempt_cluster_wide(group, decision.victims);
         if (metrics != nullptr)
-          metrics->record_execution(
-              preemptor.kind, result.dispatch.outcome.is_success(),
-              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started));
+          metrics->record_execution(preemptor.kind, result.dispatch.outcome.is_success(),
+                                    std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - started));
         if (result.dispatch.outcome.is_success())
           nominate();
         else

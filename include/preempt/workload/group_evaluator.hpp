@@ -82,8 +82,16 @@ class pod_group_evaluator {
   using decision_type = group_decision<pod_type>;
 
   explicit pod_group_evaluator(group_evaluator_config cfg = {}, const Allocator& alloc = {})
-      : cfg_(cfg), units_(alloc), tally_(alloc), states_(alloc), ranked_(alloc), chosen_(alloc),
-        assignment_(alloc), nominations_(alloc), victims_(alloc), placed_(alloc) {}
+      : cfg_(cfg),
+        units_(alloc),
+        tally_(alloc),
+        states_(alloc),
+        ranked_(alloc),
+        chosen_(alloc),
+        assignment_(alloc),
+        nominations_(alloc),
+        victims_(alloc),
+        placed_(alloc) {}
 
   const group_evaluator_config& config() const noexcept { return cfg_; }
   void set_now(timestamp now) noexcept { cfg_.now = now; }
@@ -117,9 +125,9 @@ class pod_group_evaluator {
       case group_eligibility_kind::ongoing:
         for (std::size_t i = 0; i < preemptor.members.size(); ++i)
           nominations_.push_back({i, preemptor.nominated_node(i)});
-        return finish(group_decision_kind::ongoing, status(status_code::success, ongoing_preemption));
-      case group_eligibility_kind::eligible:
-        break;
+        return finish(group_decision_kind::ongoing,
+                      status(status_code::success, ongoing_preemption));
+      case group_eligibility_kind::eligible: break;
     }
 
     const auto started = Clock::now();
@@ -206,8 +214,8 @@ class pod_group_evaluator {
     };
     ::preempt::detail::go_sort_slice(ranked_.begin(), ranked_.end(), more_important);
     ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked_),
-                                               std::span<const victim_unit>(units), units_,
-                                               budgets, tally_);
+                                               std::span<const victim_unit>(units), units_, budgets,
+                                               tally_);
 
     // Does every placed member still fit, each assumed for the next? Leaves the states as found.
     const auto placement_fits = [&](bool& fits) -> status {

@@ -1,6 +1,6 @@
-// preempt/workload/group_metrics.hpp - kube-scheduler's workload-preemption metrics, under the names
-// of upstream's code (pkg/scheduler/metrics; the KEP's scheduler_podgroup_preemption_* names do
-// not exist there).
+// preempt/workload/group_metrics.hpp - kube-scheduler's workload-preemption metrics, under the
+// names of upstream's code (pkg/scheduler/metrics; the KEP's scheduler_podgroup_preemption_* names
+// do not exist there).
 //
 // `workload_metrics` keeps:
 //   attempts(code)          scheduler_workload_preemption_attempts_total{result}: one per pod-group
@@ -11,7 +11,8 @@
 //   victims_bucket(b)       scheduler_workload_preemption_victims: victims per actuation (buckets
 //                           1, 2, 4, ..., 1024, +Inf); pod-group preemptions do not feed
 //                           scheduler_preemption_victims
-//   disruptions(kind, b)    scheduler_preemption_workload_disruptions{preemptor}: evicted units that
+//   disruptions(kind, b)    scheduler_preemption_workload_disruptions{preemptor}: evicted units
+//   that
 //                           are pod groups, per actuation, observed only when > 0
 //   pdb_violations(kind)    scheduler_preemption_pdb_violations_total{preemptor}
 //   executions(kind, ok)    scheduler_preemption_execution_duration_seconds{preemptor,result} count
@@ -48,14 +49,16 @@ class workload_metrics {
     attempts_[code_index(result)].fetch_add(1, std::memory_order_relaxed);
   }
   void record_evaluation(status_code result, std::chrono::nanoseconds elapsed) noexcept {
-    evaluations_[code_index(result)][duration_bucket(elapsed)].fetch_add(1, std::memory_order_relaxed);
+    evaluations_[code_index(result)][duration_bucket(elapsed)].fetch_add(1,
+                                                                         std::memory_order_relaxed);
   }
   // upstream's observeVictims for a pod-group preemptor.
   void record_victims(unit_kind preemptor, std::size_t victims, std::size_t disruptions,
                       std::int64_t pdb_violations) noexcept {
     victims_[count_bucket(victims)].fetch_add(1, std::memory_order_relaxed);
     if (disruptions > 0)
-      disruptions_[kind_index(preemptor)][count_bucket(disruptions)].fetch_add(1, std::memory_order_relaxed);
+      disruptions_[kind_index(preemptor)][count_bucket(disruptions)].fetch_add(
+          1, std::memory_order_relaxed);
     if (pdb_violations > 0)
       pdb_violations_[kind_index(preemptor)].fetch_add(static_cast<std::uint64_t>(pdb_violations),
                                                        std::memory_order_relaxed);
@@ -102,7 +105,8 @@ class workload_metrics {
   static constexpr std::size_t duration_bucket(std::chrono::nanoseconds elapsed) noexcept {
     const double seconds = std::chrono::duration<double>(elapsed).count();
     std::size_t bucket = 0;
-    for (double bound = 0.001; bucket + 1 < duration_buckets && seconds > bound; bound *= 2) ++bucket;
+    for (double bound = 0.001; bucket + 1 < duration_buckets && seconds > bound; bound *= 2)
+      ++bucket;
     return bucket;
   }
 

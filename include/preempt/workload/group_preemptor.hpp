@@ -58,7 +58,8 @@ struct resolve_preemption_policy_fn {
   constexpr preemption_policy operator()(std::optional<preemption_policy> group_policy,
                                          std::span<const P* const> members,
                                          bool group_policy_enabled) const {
-    if (group_policy_enabled) return group_policy.value_or(preemption_policy::preempt_lower_priority);
+    if (group_policy_enabled)
+      return group_policy.value_or(preemption_policy::preempt_lower_priority);
     for (const P* m : members)
       if (::preempt::preemption_policy_of(*m) == preemption_policy::never)
         return preemption_policy::never;

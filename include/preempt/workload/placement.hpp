@@ -44,11 +44,10 @@ class node_states {
 };
 
 template <class F, class P, class S>
-concept placement_function =
-    requires(F& f, std::span<const P* const> members, node_states<S>& states,
-             std::span<std::size_t> out) {
-      { f(members, states, out) } -> std::convertible_to<status>;
-    };
+concept placement_function = requires(F& f, std::span<const P* const> members,
+                                      node_states<S>& states, std::span<std::size_t> out) {
+  { f(members, states, out) } -> std::convertible_to<status>;
+};
 
 }  // namespace workload
 PREEMPT_NAMESPACE_END

@@ -42,7 +42,8 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
 
-inline constexpr std::string_view not_eligible_never = "not eligible due to preemptionPolicy=Never.";
+inline constexpr std::string_view not_eligible_never =
+    "not eligible due to preemptionPolicy=Never.";
 inline constexpr std::string_view ongoing_preemption = "ongoing preemption on nominated nodes";
 
 enum class group_eligibility_kind : std::uint8_t { eligible, not_eligible, ongoing };
@@ -72,7 +73,8 @@ struct group_eligibility_fn {
 inline constexpr group_eligibility_fn group_eligibility{};
 
 struct is_potential_victim_unit_fn {
-  constexpr bool operator()(const victim_unit& unit, std::int32_t preemptor_priority) const noexcept {
+  constexpr bool operator()(const victim_unit& unit,
+                            std::int32_t preemptor_priority) const noexcept {
     return unit.priority < preemptor_priority;
   }
 };

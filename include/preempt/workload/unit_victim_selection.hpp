@@ -12,7 +12,8 @@
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
 //   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets (classify_unit_budgets: a unit violates if any member does).
+//      the units in x's cache order: detail::go_sort_slice), classified by budgets
+//      (classify_unit_budgets: a unit violates if any member does).
 //   6. Reprieve, violating units first, then the others, each most important first: the unit's
 //      members on x are added back; if the preemptor no longer fits they are removed again and the
 //      unit is a victim (a violating unit adds its violating members to the count).
@@ -182,7 +183,8 @@ struct select_unit_victims_fn {
     if (any_violating && any_other)
       ::preempt::detail::go_sort_slice(chosen.begin(), chosen.end(), more_important);
     for (const ranked_unit& r : chosen)
-      for (const unit_member<P>& m : units.members_of(all[r.unit])) scratch.victims_.push_back(m.pod);
+      for (const unit_member<P>& m : units.members_of(all[r.unit]))
+        scratch.victims_.push_back(m.pod);
     return {status::ok(), {scratch.victims_.data(), scratch.victims_.size()}, violations};
   }
 };

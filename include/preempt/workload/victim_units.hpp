@@ -55,7 +55,13 @@ class unit_scratch {
 
   unit_scratch() = default;
   explicit unit_scratch(const Allocator& alloc)
-      : units_(alloc), members_(alloc), pod_unit_(alloc), by_cache_(alloc), node_first_(alloc), fill_(alloc), slot_(alloc),
+      : units_(alloc),
+        members_(alloc),
+        pod_unit_(alloc),
+        by_cache_(alloc),
+        node_first_(alloc),
+        fill_(alloc),
+        slot_(alloc),
         stamp_(alloc) {}
 
   void reserve(std::size_t pods, std::size_t groups) {
@@ -134,7 +140,8 @@ struct build_victim_units_fn {
       s.pod_unit_.resize(base + n);
       s.by_cache_.resize(n);
       for (std::size_t k = 0; k < n; ++k)
-        s.by_cache_[::preempt::detail::cache_position(cluster[i], k)] = static_cast<std::uint32_t>(k);
+        s.by_cache_[::preempt::detail::cache_position(cluster[i], k)] =
+            static_cast<std::uint32_t>(k);
       for (std::size_t c = 0; c < n; ++c) {
         const std::size_t k = s.by_cache_[c];
         const P& p = std::ranges::begin(pods)[static_cast<std::ptrdiff_t>(k)];
