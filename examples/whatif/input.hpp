@@ -103,8 +103,38 @@ std::optional<load_error> read_source(const std::string& path, std::uint64_t max
 std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_t max_size,
                                           source& out);
 
+// An input opened to be read in windows (json_stream.hpp): its first bytes, and the descriptor
+// the rest is read from when the input did not end within them. Closes the descriptor.
+struct open_input {
+  source head;            // the name and the bytes read so far: the whole input when complete
+  bool complete = true;   // head holds the whole input
+  bool seekable = false;  // a regular file, which can be read again from its start
+  int fd = -1;            // -1 when complete
+
+  open_input() = default;
+  open_input(const open_input&) = delete;
+  open_input& operator=(const open_input&) = delete;
+  ~open_input();
+};
+
+// Opens a file or stream ("-" = standard input) and reads its first `first_window` bytes (a
+// regular file no larger than that, or a stream that ends within them, is read whole). The same
+// checks and errors as read_source.
+std::optional<load_error> open_source(const std::string& path, std::uint64_t max_size,
+                                      std::size_t first_window, open_input& out);
+// The same for an open descriptor (not closed).
+std::optional<load_error> open_descriptor(int fd, std::string name, std::uint64_t max_size,
+                                          std::size_t first_window, open_input& out);
+// Reads the rest of an incomplete input into head (then complete).
+std::optional<load_error> read_rest(open_input& in, std::uint64_t max_size);
+// Reads a seekable input again from its start, whole, into head.
+std::optional<load_error> read_again(open_input& in, std::uint64_t max_size);
+
 // A source from bytes in memory (the bundled example, the fuzzer).
 source make_source(std::string name, std::string_view bytes);
+
+// The error of a stream that holds more than `max_size` bytes.
+std::string input_too_large(const std::string& name, std::uint64_t max_size);
 
 // "4 GiB", "512 MiB", "1000 bytes".
 std::string format_size(std::uint64_t bytes);

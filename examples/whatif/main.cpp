@@ -184,9 +184,9 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
     if (auto e = in.loader.add_cluster(src, in.dump)) return e;
   }
   for (const std::string& f : cl.cluster_files) {
-    whatif::source src;
-    if (auto e = whatif::read_source(f, max_size, src)) return e;
-    if (auto e = in.loader.add_cluster(src, in.dump)) return e;
+    whatif::open_input src;
+    if (auto e = whatif::open_source(f, max_size, in.loader.stream_window_size(), src)) return e;
+    if (auto e = in.loader.add_cluster(src, in.dump, max_size)) return e;
   }
   if (!cl.pod_file.empty()) {
     whatif::source src;
