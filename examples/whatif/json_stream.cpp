@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "json_stream.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <cstring>
 #include <utility>
 
+#include <simdjson.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -18,6 +21,8 @@
 namespace whatif {
 
 namespace {
+
+constexpr std::size_t padding_bytes = simdjson::SIMDJSON_PADDING;
 
 // Bit i of each mask is byte i of a 64-byte block.
 struct block_masks {
@@ -57,6 +62,19 @@ block_masks classify(const char* p) noexcept {
   }
 #endif
   return m;
+}
+
+// The number of bits set: one instruction where the target has it, else inline arithmetic (a
+// call into libgcc per block would cost a quarter of the scan).
+std::size_t bit_count(std::uint64_t x) noexcept {
+#if defined(__POPCNT__)
+  return static_cast<std::size_t>(std::popcount(x));
+#else
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56);
+#endif
 }
 
 // Bit i is the XOR of bits 0..i: 1 from an opening quote up to (not including) its closing one.
@@ -101,6 +119,12 @@ std::size_t container_end(std::string_view text) noexcept {
     const std::uint64_t strings = prefix_xor(m.quote) ^ in_string;
     in_string = (strings >> 63) != 0 ? ~std::uint64_t{0} : 0;
     const std::uint64_t opens = m.open & ~strings, closes = m.close & ~strings;
+    // Most blocks cannot close the value: fewer closers than the depth.
+    const std::size_t n_closes = bit_count(closes);
+    if (n_closes < depth) {
+      depth = depth + bit_count(opens) - n_closes;
+      continue;
+    }
     for (std::uint64_t s = opens | closes; s != 0; s &= s - 1) {
       const int i = std::countr_zero(s);
       if ((opens >> i & 1) != 0) {
@@ -148,7 +172,66 @@ stream_window::stream_window(std::string name, int fd, text_buffer head, std::ui
       max_size_(max_size),
       window_(std::max<std::size_t>(window, 64)) {}
 
+stream_window::~stream_window() {
+  if (map_ != nullptr || retired_map_ != nullptr)
+    ::munmap(map_ != nullptr ? map_ : retired_map_, map_length_);
+}
+
+bool stream_window::map_file(std::uint64_t file_size) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (map_ != nullptr || consumed_ != 0 || file_size < buf_.size() || page == 0 ||
+      file_size > (std::uint64_t{1} << 46))
+    return false;
+  const auto round = [&](std::uint64_t n) {
+    return static_cast<std::size_t>((n + page - 1) / page * page);
+  };
+  // Zero pages for the whole length, then the file over their start: past the file's last page
+  // the zeros stay readable (a file mapping past its end would fault).
+  const std::size_t length = round(file_size + padding_bytes);
+  void* zeros = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (zeros == MAP_FAILED) return false;
+  if (file_size > 0 &&
+      ::mmap(zeros, round(file_size), PROT_READ, MAP_PRIVATE | MAP_FIXED, fd_, 0) == MAP_FAILED) {
+    ::munmap(zeros, length);
+    return false;
+  }
+  (void)::madvise(zeros, round(file_size), MADV_SEQUENTIAL);
+  map_ = static_cast<char*>(zeros);
+  map_length_ = length;
+  file_size_ = file_size;
+  visible_ = buf_.size();  // what was read already, the same bytes
+  buf_ = text_buffer();
+  return true;
+}
+
+void stream_window::give_back(std::size_t pos) noexcept {
+  constexpr std::uint64_t step = std::uint64_t{8} << 20;
+  const std::uint64_t before = consumed_ + pos;
+  if (map_ == nullptr || before - given_back_ < step) return;
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t upto = before / page * page;
+  (void)::madvise(map_ + given_back_, static_cast<std::size_t>(upto - given_back_), MADV_DONTNEED);
+  given_back_ = upto;
+}
+
 std::optional<load_error> stream_window::refill(std::size_t keep) {
+  if (map_ != nullptr) {
+    consumed_ += std::min(keep, size());
+    give_back(0);
+    if (visible_ < file_size_) {
+      visible_ = std::min<std::uint64_t>(file_size_, visible_ + std::max(window_, size()));
+      return std::nullopt;
+    }
+    // The mapping is read: on from the descriptor, in case the file grew.
+    // The mapping stays until the window goes: a thread parsing ahead may still be reading it.
+    text_buffer rest(std::string_view(data(), size()));
+    retired_map_ = map_;
+    map_ = nullptr;
+    buf_ = std::move(rest);
+    if (::lseek(fd_, static_cast<off_t>(file_size_), SEEK_SET) < 0)
+      return load_error{name_ + ": cannot read: " + std::strerror(errno)};
+    keep = 0;
+  }
   keep = std::min(keep, buf_.size());
   const std::size_t kept = buf_.size() - keep;
   if (keep > 0) {

@@ -42,14 +42,37 @@ class stream_window {
   // to read on (not closed here). `window` is how much is read at a time.
   stream_window(std::string name, int fd, text_buffer head, std::uint64_t max_size,
                 std::size_t window);
+  stream_window(const stream_window&) = delete;
+  stream_window& operator=(const stream_window&) = delete;
+  ~stream_window();
+
+  // For a regular file of `file_size` bytes (head read from its start): maps it instead of
+  // reading it, and gives the pages behind the window back as it goes, so that the bytes are
+  // never copied and memory still holds a window. Reads on from the descriptor if the file grew.
+  // False (and nothing changes) when the file cannot be mapped.
+  bool map_file(std::uint64_t file_size);
 
   const std::string& name() const noexcept { return name_; }
-  const char* data() const noexcept { return buf_.data(); }
-  std::size_t size() const noexcept { return buf_.size(); }
-  std::string_view view(std::size_t from) const noexcept { return buf_.view().substr(from); }
+  const char* data() const noexcept { return map_ != nullptr ? map_ + consumed_ : buf_.data(); }
+  std::size_t size() const noexcept {
+    return map_ != nullptr ? static_cast<std::size_t>(visible_ - consumed_) : buf_.size();
+  }
+  std::string_view view(std::size_t from) const noexcept {
+    return std::string_view(data(), size()).substr(from);
+  }
   bool at_end() const noexcept { return eof_; }
   // The offset in the input of buffer position `pos`.
   std::uint64_t offset(std::size_t pos) const noexcept { return consumed_ + pos; }
+
+  // A mapped file: makes the rest of it visible at once (size() reaches its end) and returns
+  // true; false for a stream read into the buffer.
+  bool view_all() noexcept {
+    if (map_ != nullptr) visible_ = file_size_;
+    return map_ != nullptr;
+  }
+  // A mapped file: returns the pages before buffer position `pos` (the bytes stay readable, read
+  // again from the file). Nothing for a stream.
+  void give_back(std::size_t pos) noexcept;
 
   // Drops the bytes before `keep` and reads at least one more byte, unless the input has ended
   // (then at_end() is true and nothing changes but the dropped bytes). Read errors and the size
@@ -64,6 +87,12 @@ class stream_window {
   std::size_t window_;
   std::uint64_t consumed_ = 0;  // bytes dropped from the front so far
   bool eof_ = false;
+  // A mapped file: its bytes [consumed_, visible_) are the window, with readable zeros after the
+  // file's end for simdjson's padding; pages before given_back_ are returned.
+  char* map_ = nullptr;
+  char* retired_map_ = nullptr;  // the mapping once read to its end (see refill)
+  std::size_t map_length_ = 0;
+  std::uint64_t file_size_ = 0, visible_ = 0, given_back_ = 0;
 };
 
 }  // namespace whatif

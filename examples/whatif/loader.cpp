@@ -4,12 +4,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "loader.hpp"
 
+#include <sys/stat.h>
+
+#include <array>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <ctime>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -273,6 +279,100 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
+// The items of a List in a mapped file, delimited and parsed ahead on a second thread while the
+// caller decodes them: scanning and simdjson on one core, decoding on the other. A ring of
+// parsers, each item's DOM kept until the caller takes the next. It stops at the first item it
+// cannot delimit or that is not followed by ',' (the caller reads on from there by itself, with
+// its messages), or when `stop` is set.
+class item_prefetcher {
+ public:
+  struct item {
+    std::size_t begin = 0, size = 0;  // offsets into the text
+    simdjson::error_code error = simdjson::SUCCESS;
+    dom::element root;
+    double parse_seconds = 0;
+  };
+
+  // `text`: from the first item on to the end of the input, with simdjson's padding readable.
+  explicit item_prefetcher(std::string_view text) : text_(text), thread_([this] { run(); }) {}
+  item_prefetcher(const item_prefetcher&) = delete;
+  item_prefetcher& operator=(const item_prefetcher&) = delete;
+  ~item_prefetcher() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  // The next item, or nullptr when the thread stopped before it. Valid until the next call.
+  const item* next() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (taken_ > 0) {
+      ++consumed_;  // the previous item's parser is free again
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [&] { return produced_ > consumed_ || done_; });
+    if (produced_ == consumed_) return nullptr;
+    ++taken_;
+    return &slots_[consumed_ % slots].it;
+  }
+
+ private:
+  static constexpr std::size_t slots = 16;
+  struct slot {
+    dom::parser parser;
+    item it;
+  };
+
+  std::size_t skip(std::size_t p) const {
+    while (p < text_.size() && is_space(text_[p])) ++p;
+    return p;
+  }
+
+  void run() {
+    std::size_t p = 0;
+    for (std::size_t k = 0;; ++k) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || k - consumed_ < slots; });
+        if (stop_) break;
+      }
+      p = skip(p);
+      const std::size_t n = find_value_end(text_.substr(p));
+      if (p >= text_.size() || n == std::string_view::npos) break;
+      slot& s = slots_[k % slots];
+      s.it.begin = p;
+      s.it.size = n;
+      const auto t0 = steady::now();
+      s.it.error = s.parser.parse(text_.data() + p, n, false).get(s.it.root);
+      s.it.parse_seconds = std::chrono::duration<double>(steady::now() - t0).count();
+      p = skip(p + n);
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        ++produced_;
+      }
+      changed_.notify_all();
+      if (p >= text_.size() || text_[p] != ',') break;
+      ++p;
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_all();
+  }
+
+  std::string_view text_;
+  std::array<slot, slots> slots_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t produced_ = 0, consumed_ = 0, taken_ = 0;
+  bool stop_ = false, done_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 // A JSON input read a window at a time (json_stream.hpp): the documents one after the other,
 // a top-level array's values and a List's items each parsed on their own, every other value of
 // a List (apiVersion, kind, metadata) parsed to check it. Shapes that need a document whole are
@@ -467,6 +567,13 @@ class stream_reader {
   std::optional<load_error> items(const std::string& label, const std::string& kind,
                                   std::optional<std::string>& implied) {
     ++pos_;  // '['
+    // A mapped file is all in view: its items are parsed ahead on a second thread.
+    std::optional<item_prefetcher> ahead;
+    std::size_t ahead_base = 0;  // the buffer position of the prefetcher's offset 0
+    if (w_.view_all()) {
+      ahead_base = pos_;
+      ahead.emplace(w_.view(pos_));
+    }
     for (std::size_t i = 0;; ++i) {
       bool have = false;
       if (auto e = skip_space(have)) return e;
@@ -479,8 +586,17 @@ class stream_reader {
           document_walker::child(label, document_walker::index_step("items", i));
       dom::element v;
       std::size_t n = 0;
-      if (auto e = value_end(position, n)) return e;
-      if (auto e = parse(n, position, v)) return e;
+      const item_prefetcher::item* it = ahead ? ahead->next() : nullptr;
+      if (it != nullptr && ahead_base + it->begin == pos_ && it->error == simdjson::SUCCESS) {
+        n = it->size;
+        v = it->root;
+        parse_seconds_ += it->parse_seconds;
+        if (i % 256 == 0) w_.give_back(pos_);
+      } else {
+        ahead.reset();
+        if (auto e = value_end(position, n)) return e;
+        if (auto e = parse(n, position, v)) return e;
+      }
       std::string item_kind;
       if (!kind.empty()) {
         if (!is_list(kind)) {
@@ -754,6 +870,10 @@ std::optional<load_error> loader::add_cluster(open_input& in, cluster_dump& dump
   cluster_visitor visit(in.head, dump, file);
   document_walker walker(in.head, "", visit);
   stream_window window(in.head.name, in.fd, std::move(in.head.bytes), max_size, window_);
+  if (in.seekable) {
+    struct stat st {};
+    if (::fstat(in.fd, &st) == 0) (void)window.map_file(static_cast<std::uint64_t>(st.st_size));
+  }
   stream_reader reader(window, parser_, walker, parse_cpu_seconds_, start);
   auto error = reader.run();
   ++streamed_;

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -266,5 +267,9 @@ int main(int argc, char** argv) {
   if (cl.timings)
     print_timings(in, load_wall, load_cpu, analysis, decide_clock.wall_seconds(),
                   decide_clock.cpu_seconds(), reports.size());
-  return 0;
+  // The model's memory goes back with the process: freeing 150,000 pods one by one would take a
+  // tenth of a second more.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(0);
 }
