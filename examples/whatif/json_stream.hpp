@@ -5,13 +5,16 @@
 // stream_window keeps the bytes not yet consumed in one buffer followed by simdjson's padding;
 // refilling moves them to the front and reads on, growing the buffer only when a single value
 // does not fit (so memory is the window plus the largest item, not the input). It counts what
-// it has read against a size limit and names the limit in its error.
+// it has read against a size limit and names the limit in its error. A regular file is mapped
+// instead (map_file): no copy, zero pages after its end for the padding, and the pages behind
+// the window given back (madvise), so memory is again about a window.
 //
 // find_value_end() looks at 64 bytes at a time (SSE2 where available): quotes not escaped by an
 // odd run of backslashes open and close strings, and brackets outside strings change the depth,
 // so braces, brackets and escaped quotes inside strings never end a value early. It does not
-// validate: simdjson parses every value it delimits. O(n) time, no allocation, no exceptions.
-// Not thread-safe (one window per input).
+// validate: simdjson parses every value it delimits. O(n) time, no allocation, no exceptions
+// (but std::bad_alloc when the buffer grows). Not thread-safe: one window per input, though a
+// mapped file's bytes may be read by another thread while the window lives (loader.cpp does).
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_JSON_STREAM_HPP

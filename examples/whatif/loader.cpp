@@ -290,11 +290,12 @@ class item_prefetcher {
     std::size_t begin = 0, size = 0;  // offsets into the text
     simdjson::error_code error = simdjson::SUCCESS;
     dom::element root;
-    double parse_seconds = 0;
   };
 
   // `text`: from the first item on to the end of the input, with simdjson's padding readable.
-  explicit item_prefetcher(std::string_view text) : text_(text), thread_([this] { run(); }) {}
+  // The thread's processor time (scanning and parsing) is added to `cpu_seconds` when it ends.
+  item_prefetcher(std::string_view text, double& cpu_seconds)
+      : text_(text), cpu_seconds_(cpu_seconds), thread_([this] { run(); }) {}
   item_prefetcher(const item_prefetcher&) = delete;
   item_prefetcher& operator=(const item_prefetcher&) = delete;
   ~item_prefetcher() {
@@ -304,6 +305,7 @@ class item_prefetcher {
     }
     changed_.notify_all();
     thread_.join();
+    cpu_seconds_ += thread_cpu_;
   }
 
   // The next item, or nullptr when the thread stopped before it. Valid until the next call.
@@ -311,16 +313,22 @@ class item_prefetcher {
     std::unique_lock<std::mutex> lock(mutex_);
     if (taken_ > 0) {
       ++consumed_;  // the previous item's parser is free again
-      changed_.notify_all();
+      if (producer_waits_ && consumed_ + slots >= producer_wants_) changed_.notify_all();
     }
-    changed_.wait(lock, [&] { return produced_ > consumed_ || done_; });
+    if (produced_ == consumed_ && !done_) {
+      // Woken once a batch is ready: a thread switch per item would cost more than the item.
+      consumer_wants_ = consumed_ + batch;
+      consumer_waits_ = true;
+      changed_.wait(lock, [&] { return produced_ >= consumer_wants_ || done_; });
+      consumer_waits_ = false;
+    }
     if (produced_ == consumed_) return nullptr;
     ++taken_;
     return &slots_[consumed_ % slots].it;
   }
 
  private:
-  static constexpr std::size_t slots = 16;
+  static constexpr std::size_t slots = 64, batch = 16;
   struct slot {
     dom::parser parser;
     item it;
@@ -336,7 +344,12 @@ class item_prefetcher {
     for (std::size_t k = 0;; ++k) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || k - consumed_ < slots; });
+        if (k - consumed_ >= slots && !stop_) {
+          producer_wants_ = k + batch;  // woken once a batch of slots is free
+          producer_waits_ = true;
+          changed_.wait(lock, [&] { return stop_ || consumed_ + slots >= producer_wants_; });
+          producer_waits_ = false;
+        }
         if (stop_) break;
       }
       p = skip(p);
@@ -345,18 +358,19 @@ class item_prefetcher {
       slot& s = slots_[k % slots];
       s.it.begin = p;
       s.it.size = n;
-      const auto t0 = steady::now();
       s.it.error = s.parser.parse(text_.data() + p, n, false).get(s.it.root);
-      s.it.parse_seconds = std::chrono::duration<double>(steady::now() - t0).count();
       p = skip(p + n);
       {
         const std::lock_guard<std::mutex> lock(mutex_);
         ++produced_;
+        if (consumer_waits_ && produced_ >= consumer_wants_) changed_.notify_all();
       }
-      changed_.notify_all();
       if (p >= text_.size() || text_[p] != ',') break;
       ++p;
     }
+    timespec t{};
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0)
+      thread_cpu_ = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
@@ -365,11 +379,17 @@ class item_prefetcher {
   }
 
   std::string_view text_;
+  double& cpu_seconds_;
+  double thread_cpu_ = 0;
   std::array<slot, slots> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t produced_ = 0, consumed_ = 0, taken_ = 0;
   bool stop_ = false, done_ = false;
+  // A waiting thread is notified when what it waits for is there: consumer_wants_ items
+  // produced, or slots free for item producer_wants_ (each a batch ahead).
+  bool consumer_waits_ = false, producer_waits_ = false;
+  std::size_t consumer_wants_ = 0, producer_wants_ = 0;
   std::thread thread_;  // last: starts once the rest is built
 };
 
@@ -572,7 +592,7 @@ class stream_reader {
     std::size_t ahead_base = 0;  // the buffer position of the prefetcher's offset 0
     if (w_.view_all()) {
       ahead_base = pos_;
-      ahead.emplace(w_.view(pos_));
+      ahead.emplace(w_.view(pos_), parse_seconds_);
     }
     for (std::size_t i = 0;; ++i) {
       bool have = false;
@@ -590,7 +610,6 @@ class stream_reader {
       if (it != nullptr && ahead_base + it->begin == pos_ && it->error == simdjson::SUCCESS) {
         n = it->size;
         v = it->root;
-        parse_seconds_ += it->parse_seconds;
         if (i % 256 == 0) w_.give_back(pos_);
       } else {
         ahead.reset();

@@ -72,8 +72,9 @@ class loader {
   std::optional<load_error> read_pod(const source& src, pod_object& out);
 
   // Processor seconds spent parsing (YAML conversion and simdjson) so far; the rest of
-  // add_cluster/read_pod is reading and decoding the objects. For inputs read a window at a
-  // time, the wall time of the simdjson calls (on one thread, that is their processor time).
+  // add_cluster/read_pod is reading and decoding the objects. For a stream read a window at a
+  // time, the wall time of the simdjson calls; for a large file, the processor time of the thread
+  // that delimits and parses its items ahead (scanning included).
   double parse_cpu_seconds() const noexcept { return parse_cpu_seconds_; }
 
  private:

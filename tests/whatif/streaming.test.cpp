@@ -214,6 +214,29 @@ TEST_CASE("a NodeList whose items leave out kind, with kind first, streams") {
         "larger than the stream window: save it to a file and name the file");
 }
 
+TEST_CASE("a file of many items: the thread parsing ahead wraps around its parsers") {
+  std::string items;
+  for (int i = 0; i < 500; ++i) {
+    if (i) items += ",\n";
+    items += R"({"kind": "Node", "metadata": {"name": "n)" + std::to_string(i) +
+             R"(", "labels": {"a": "{[\"x"}}, "status": {"allocatable": {"cpu": "4"}}})";
+  }
+  const std::string text = R"({"apiVersion": "v1", "items": [)" + items + R"(], "kind": "List"})";
+  const result expected = whole(text, "cluster.json");
+  REQUIRE(expected.error.empty());
+  const result got = from_file(text, 4096);
+  CHECK(got.error.empty());
+  CHECK(got.streamed == 1);
+  CHECK(got.summary == expected.summary);
+  // Cut inside item 400, or just after the ',' that follows item 300: the file's messages.
+  const std::string cut = text.substr(0, text.find("\"n400\"") + 3);
+  CHECK(from_file(cut, 4096).error == whole(cut, "cluster.json").error);
+  const std::string after_comma =
+      text.substr(0, text.find("{\"kind\": \"Node\", \"metadata\": {\"name\": \"n301\""));
+  CHECK(from_file(after_comma, 4096).error == whole(after_comma, "cluster.json").error);
+  CHECK(!from_file(after_comma, 4096).error.empty());
+}
+
 TEST_CASE("truncated and malformed streams: one line naming the item and the byte") {
   const std::string text = bundled_cluster();
   const std::size_t cut = text.find("\"kind\": \"Pod\"");
