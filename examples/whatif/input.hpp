@@ -1,6 +1,7 @@
-// examples/whatif/input.hpp - reads preempt-whatif's inputs whole into memory: regular files,
-// and streams of any kind (standard input, pipes, `<(kubectl ...)`, named pipes, sockets,
-// terminals), at the same speed.
+// examples/whatif/input.hpp - reads preempt-whatif's inputs whole into memory, or opens them to
+// be read a window at a time (open_source, for json_stream.hpp): regular files, and streams of
+// any kind (standard input, pipes, `<(kubectl ...)`, named pipes, sockets, terminals), at the same
+// speed.
 //
 // A regular file is read with one read loop into a buffer of its size; a stream in large chunks
 // into a buffer that doubles (realloc, which moves big blocks without copying). Either stops at
