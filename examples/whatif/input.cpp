@@ -181,7 +181,9 @@ std::optional<load_error> open_descriptor(int fd, std::string name, std::uint64_
   out.complete = true;
   struct stat st {};
   if (auto e = check_kind(out.head.name, fd, st)) return e;
-  const bool regular = S_ISREG(st.st_mode);
+  // A regular file read from its start is mapped and may be read again from offset 0; one handed
+  // over part-read (standard input redirected from a file someone already read from) is a stream.
+  const bool regular = S_ISREG(st.st_mode) && ::lseek(fd, 0, SEEK_CUR) == 0;
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (regular && size > max_size) return load_error{too_large(out.head.name, max_size, size)};
   if (!regular || size > first_window) {

@@ -93,13 +93,14 @@ result through_pipe(const std::string& text, std::size_t window,
   return r;
 }
 
-// The text from a regular file.
-result from_file(const std::string& text, std::size_t window) {
+// The text from a regular file, handed over at offset `skip` (standard input redirected from a
+// file that another reader read the first `skip` bytes of).
+result from_file(const std::string& text, std::size_t window, std::size_t skip = 0) {
   char path[] = "/tmp/preempt-whatif-streaming-XXXXXX";
   const int fd = ::mkstemp(path);
   REQUIRE(fd >= 0);
   REQUIRE(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-  REQUIRE(::lseek(fd, 0, SEEK_SET) == 0);
+  REQUIRE(::lseek(fd, static_cast<off_t>(skip), SEEK_SET) == static_cast<off_t>(skip));
   result r = read_open(fd, "cluster.json", window, whatif::default_max_input_size);
   ::close(fd);
   ::unlink(path);
@@ -174,6 +175,16 @@ TEST_CASE("a List from a file, split across windows, reads as the same text whol
   const result got = from_file(text, 256);
   CHECK(got.error.empty());
   CHECK(got.streamed == 1);
+  CHECK(got.summary == expected.summary);
+}
+
+TEST_CASE("a file handed over part-read is read from where the first reader stopped") {
+  const std::string text = tricky_cluster();
+  const std::string prefix =
+      "[1, 2, 3]\n{\"kind\": \"Namespace\", \"metadata\": {\"name\": \"x\"}}\n";
+  const result expected = whole(text, "cluster.json");
+  const result got = from_file(prefix + text, 256, prefix.size());
+  CHECK(got.error.empty());
   CHECK(got.summary == expected.summary);
 }
 
