@@ -20,8 +20,8 @@
 # figure carries the load average measured right before it (`uptime`): the machine may be
 # shared. x_upstream.json also holds, per shape NxP and sampling, the ns per pod the dry run
 # evaluated (time / (nodes evaluated x P)) against the node count, for both sides.
-# About 10 minutes on 2 shared cores without --pdbs, most of it upstream's decoding of the large
-# dumps and its 5000 x 110 decisions.
+# 27 minutes in the last run without --pdbs (2 shared cores at load average 8-21), most of it
+# upstream's decoding of the large dumps and its 5000 x 110 decisions.
 # Environment: X_UPSTREAM_RUNS (timed runs per figure, default 5), X_UPSTREAM_RUN_SECONDS (0.2),
 # X_UPSTREAM_MAX_SECONDS (10: upstream decisions of seconds get fewer runs, at least 3).
 #
