@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -266,11 +267,17 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   detail::classify_budget_violations(ordered, budgets, scratch);
 
   std::int64_t violations = 0;
+  // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
   const auto reprieve = [&](entry& e) -> status {
     if (status st = state.add_pod(*e.pod); !st) return st;
-    const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
-    if (fit.code() == status_code::error) return fit;
-    if (fit) return status::ok();
+    if (no_nominees) {
+      if (detail::passes(state, preemptor)) return status::ok();
+    } else {
+      const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
+      if (fit.code() == status_code::error) return fit;
+      if (fit) return status::ok();
+    }
     if (status st = state.remove_pod(*e.pod); !st) return st;
     e.victim = true;
     if (e.violating) ++violations;
