@@ -141,7 +141,7 @@ class evaluator {
 #if defined(PREEMPT_NO_THREADS)
         workers_(1) {
 #else
-        crew_(std::max<std::size_t>(config.parallelism, 1)),
+        crew_(std::make_unique<detail::helper_crew>(std::max<std::size_t>(config.parallelism, 1))),
         workers_(std::max<std::size_t>(config.parallelism, 1)) {
 #endif
     PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
@@ -149,6 +149,12 @@ class evaluator {
     config_.parallelism = workers_.size();
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
   }
+
+  // Movable (when the policy, the observer and the cluster's state type are). Moving an evaluator
+  // while an evaluate call runs on it is the caller's bug. A decision obtained before the move is
+  // no longer valid; the moved-from evaluator may only be destroyed or assigned to.
+  evaluator(evaluator&&) = default;
+  evaluator& operator=(evaluator&&) = default;
 
   Policy& policy() noexcept { return policy_; }
   Observer& observer() noexcept { return observer_; }
@@ -166,6 +172,7 @@ class evaluator {
                   "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
+    PREEMPT_ASSERT(!workers_.empty(), "evaluator: evaluate on a moved-from evaluator");
     reset_decision();
     grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
@@ -197,6 +204,7 @@ class evaluator {
                   "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
+    PREEMPT_ASSERT(!workers_.empty(), "evaluator: evaluate on a moved-from evaluator");
     reset_decision();
     grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
@@ -222,9 +230,10 @@ class evaluator {
     if (status_code(statuses.code_of(nn)) == status_code::unschedulable_and_unresolvable)
       return status::ok();
     const auto& node = cluster[nn];  // may be a proxy returned by value
-    for (const auto& p : node.pods())
+    for (const auto& p : ::preempt::pods_of(node))
       if (::preempt::workload::effective_priority(groups, p) < ::preempt::priority_of(preemptor) &&
-          p.terminating_by_preemption() && policy_.is_eligible_victim(node, p, preemptor))
+          ::preempt::is_terminating_by_preemption(p) &&
+          policy_.is_eligible_victim(node, p, preemptor))
         return status::unschedulable(not_eligible_terminating_victim);
     return status::ok();
   }
@@ -341,7 +350,7 @@ class evaluator {
           auto& c = *static_cast<context*>(j.context);
           c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
         };
-        crew_.run(job, ex);
+        crew_->run(job, ex);
       }
 #endif
       const bool stop = merge(count);
@@ -378,7 +387,7 @@ class evaluator {
   void collect_candidates(const C& cluster) {
     const auto add = [&](const kept_candidate& k) {
       candidates_.push_back(
-          {k.node_index, cluster[k.node_index].name(),
+          {k.node_index, ::preempt::name_of(cluster[k.node_index]),
            std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
            k.violations});
     };
@@ -474,7 +483,7 @@ class evaluator {
   Observer observer_;
   offset_sequence offsets_;
 #if !defined(PREEMPT_NO_THREADS)
-  detail::helper_crew crew_;
+  std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
