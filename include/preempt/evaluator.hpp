@@ -156,6 +156,17 @@ class evaluator {
   evaluator(evaluator&&) = default;
   evaluator& operator=(evaluator&&) = default;
 
+  // A nomination ledger passed where its reader is expected: a clear error rather than a list of
+  // unsatisfied constraints (the ledger does not model nominations_of).
+  template <class... Args>
+    requires(detail::nominations_owner<Args> || ...)
+  const decision_type& evaluate(const pod_type&, const C&, Args&&...) {
+    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
+                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
+                  "while the evaluation reads the nominations, not the ledger itself");
+    return decision_;
+  }
+
   Policy& policy() noexcept { return policy_; }
   Observer& observer() noexcept { return observer_; }
   const evaluator_config& config() const noexcept { return config_; }

@@ -99,6 +99,8 @@ class nomination_ledger {
  public:
   using uid_type = pod_uid_t<P>;
   using pod_list = std::vector<const P*, Allocator>;
+  // Read through reader(): the ledger itself is no nominations_of (see detail::nominations_owner).
+  static constexpr bool owns_nominations = true;
 
   explicit nomination_ledger(std::size_t nodes = 0, const Allocator& alloc = Allocator())
       : alloc_(alloc),

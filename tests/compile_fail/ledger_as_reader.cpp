@@ -1,7 +1,8 @@
 // Compile-fail test: a nomination_ledger passed to evaluate where its reader is expected. The
-// ledger does not model nominations_of (its unlocked view is nominated_to_unlocked), so the call
-// does not compile; without PREEMPT_COMPILE_FAIL the same file passes ledger.reader() and must
-// compile (tests/CMakeLists.txt builds both and expects the error to name nominations_of).
+// ledger does not model nominations_of (its unlocked view is nominated_to_unlocked), and the
+// evaluator says what to pass instead; without PREEMPT_COMPILE_FAIL the same file passes
+// ledger.reader() and must compile (tests/CMakeLists.txt builds both and expects the error to say
+// "pass the nomination ledger's reader()").
 #include <span>
 
 #include "preempt/evaluator.hpp"
