@@ -35,6 +35,7 @@
 
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/node.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
