@@ -150,11 +150,14 @@ class evaluator {
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
   }
 
+  static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
+                                          std::is_nothrow_move_constructible_v<Observer> &&
+                                          std::is_nothrow_move_constructible_v<state_type>;
   // Movable (when the policy, the observer and the cluster's state type are). Moving an evaluator
   // while an evaluate call runs on it is the caller's bug. A decision obtained before the move is
   // no longer valid; the moved-from evaluator may only be destroyed or assigned to.
-  evaluator(evaluator&&) = default;
-  evaluator& operator=(evaluator&&) = default;
+  evaluator(evaluator&&) noexcept(nothrow_movable) = default;
+  evaluator& operator=(evaluator&&) noexcept(nothrow_movable) = default;
 
   // A nomination ledger passed where its reader is expected: a clear error rather than a list of
   // unsatisfied constraints (the ledger does not model nominations_of).
