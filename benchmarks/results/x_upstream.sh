@@ -3,27 +3,37 @@
 # the same dumps, decision only (no parsing, no API calls). Writes x_upstream.json and
 # x_upstream.md next to this script.
 #
-#   bash benchmarks/results/x_upstream.sh [SHAPE...]      (default: every shape below)
+#   bash benchmarks/results/x_upstream.sh [--pdbs] [SHAPE...]   (default: every shape below)
+#
+# --pdbs adds the 10,000-budget shape (pdbs-1000x30-10000): upstream tests every budget's selector
+# against every pod it considers, so its one decision takes minutes here (one run, parallelism 1
+# only); without the flag the table keeps that row from x_upstream.json's last run with it.
 #
 # Builds preempt-x-upstream (the release preset, with preempt-whatif's core: build/x-upstream)
 # and tests/conformance's `speed` (Go >= 1.26), writes each shape once as a dump
-# (internal/gen/shapes.go; deterministic; kept in build/x-upstream/dumps), then per shape:
+# (internal/gen/shapes.go; deterministic; kept in build/x-upstream/dumps/<hash of shapes.go>),
+# then per shape:
 # upstream's decision timed at parallelism 1 and 16 (`speed`), then preempt's on the same dump,
 # inline and on a 2-worker thread pool, after checking it decides as upstream did (nominated node
-# and victims). x_upstream = upstream p1 / preempt inline. Every figure carries the load average
-# measured right before it (`uptime`): the machine may be shared.
+# and victims). x_upstream = upstream p1 / preempt inline (wall clock, both); also in processor
+# time (upstream's process, preempt's thread), which the machine's other load inflates less. Every
+# figure carries the load average measured right before it (`uptime`): the machine may be
+# shared. x_upstream.json also holds, per shape NxP and sampling, the ns per pod the dry run
+# evaluated (time / (nodes evaluated x P)) against the node count, for both sides.
+# 27 minutes in the last run without --pdbs (2 shared cores at load average 8-21), most of it
+# upstream's decoding of the large dumps and its 5000 x 110 decisions.
 # Environment: X_UPSTREAM_RUNS (timed runs per figure, default 5), X_UPSTREAM_RUN_SECONDS (0.2),
-# X_UPSTREAM_MAX_SECONDS (20: upstream decisions of seconds get fewer runs, at least 3).
+# X_UPSTREAM_MAX_SECONDS (10: upstream decisions of seconds get fewer runs, at least 3).
 #
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build="$root/build/x-upstream"
-dumps="$build/dumps"
+dumps="$build/dumps/$(sha1sum "$root/tests/conformance/internal/gen/shapes.go" | cut -c1-12)"
 runs=${X_UPSTREAM_RUNS:-5}
 run_seconds=${X_UPSTREAM_RUN_SECONDS:-0.2}
-max_seconds=${X_UPSTREAM_MAX_SECONDS:-20}
+max_seconds=${X_UPSTREAM_MAX_SECONDS:-10}
 start=$(date +%s)
 
 # shape|samplings|extra flags of `speed`
@@ -31,24 +41,33 @@ all_shapes=(
   "500x4|default,100|" "500x30|default,100|" "500x110|default,100|"
   "1000x4|default,100|" "1000x30|default,100|" "1000x110|default,100|"
   "5000x4|default,100|" "5000x30|default,100|" "5000x110|default,100|"
-  # v1.37's NodeResourcesFit rejects a request above the node's allocatable as
-  # UnschedulableAndUnresolvable, so its evaluator sees no potential node at all (the "as is"
-  # figure, upstream only); with --shortage-resolvable it dry-runs every node, as preempt-whatif
-  # (which keeps the plain rule) does: the compared figure.
-  "infeasible-5000x4|default|--shortage-resolvable"
-  # Upstream tests every budget's selector against every pod it considers: a decision takes about
-  # minutes here, so one run, at parallelism 1 only.
-  "pdbs-1000x30-10000|default|--runs 1 --parallelism 1"
+  # A pod within every node's allocatable that no eviction makes room for: both sides dry-run
+  # every node and find no candidate.
+  "infeasible-5000x4|default|"
+  # Required inter-pod anti-affinity, the preemptor's and existing pods': upstream's decisions
+  # take seconds at 5000 nodes, so sampled only.
+  "antiaff-5000x30|default|"
 )
+# Upstream tests every budget's selector against every pod it considers: a decision takes
+# minutes here, so one run, at parallelism 1 only (--pdbs).
+pdbs_shape="pdbs-1000x30-10000|default|--runs 1 --parallelism 1"
+with_pdbs=
+if [ "${1:-}" = "--pdbs" ]; then
+  with_pdbs=1
+  shift
+fi
 if [ $# -gt 0 ]; then
   shapes=()
   for want in "$@"; do
     found=
-    for s in "${all_shapes[@]}"; do [ "${s%%|*}" = "$want" ] && shapes+=("$s") && found=1; done
+    for s in "${all_shapes[@]}" "$pdbs_shape"; do
+      [ "${s%%|*}" = "$want" ] && shapes+=("$s") && found=1
+    done
     [ -n "$found" ] || { echo "x_upstream.sh: unknown shape $want" >&2; exit 2; }
   done
 else
   shapes=("${all_shapes[@]}")
+  [ -z "$with_pdbs" ] || shapes+=("$pdbs_shape")
 fi
 
 command -v go >/dev/null || { echo "x_upstream.sh: needs Go >= 1.26 (the upstream side)" >&2; exit 2; }
@@ -74,10 +93,6 @@ for entry in "${shapes[@]}"; do
   "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
     --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" $extra >"$dir/upstream.json"
   [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
-  if [ "${shape#infeasible-}" != "$shape" ]; then
-    "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
-      --runs "$runs" --run-seconds "$run_seconds" --parallelism 1 >"$dir/upstream_as_is.json"
-  fi
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
   "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
@@ -91,6 +106,8 @@ python3 - "$here" "$dumps" "$machine" "$((end - start))" "$((built - start))" "$
 import json, sys, os
 here, dumps, machine, wall, build = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 shapes = [s.split('|')[0] for s in sys.argv[6:]]
+out_json = os.path.join(here, 'x_upstream.json')
+previous = json.load(open(out_json)) if os.path.exists(out_json) else {'rows': []}
 rows = []
 for shape in shapes:
     d = os.path.join(dumps, shape)
@@ -100,23 +117,44 @@ for shape in shapes:
     load_pr = open(os.path.join(d, 'load_preempt')).read().strip()
     for u, p in zip(up['results'], pr['results']):
         t = {x['parallelism']: x['nsPerDecision'] for x in u['timings']}
+        cpu = {x['parallelism']: x['processCpuNsPerDecision'] for x in u['timings']}
         rows.append({
             'shape': shape, 'nodes': up['nodes'], 'pods': up['pods'], 'pdbs': up['pdbs'],
             'sampling': u['sampling'], 'nodesEvaluated': p['nodesEvaluated'],
             'nominatedNodeName': u['decision']['nominatedNodeName'], 'victims': len(u['decision']['victims']),
-            'upstreamShortageResolvable': up['shortageResolvable'],
             'upstreamP1Ns': t.get(1), 'upstreamP16Ns': t.get(16),
-            'preemptInlineNs': p['inline']['nsPerDecision'], 'preemptPoolNs': p['pool']['nsPerDecision'],
+            'preemptInlineNs': p['inline']['nsPerDecision'],
+            'preemptInlineThreadCpuNs': p['inline']['threadCpuNsPerDecision'],
+            'preemptPoolNs': p['pool']['nsPerDecision'],
             'xUpstream': t.get(1) / p['inline']['nsPerDecision'],
-            'upstreamAsIsP1Ns': (json.load(open(os.path.join(d, 'upstream_as_is.json')))['results'][0]['timings'][0]['nsPerDecision']
-                                 if os.path.exists(os.path.join(d, 'upstream_as_is.json')) else None),
+            'upstreamP1ProcessCpuNs': cpu.get(1),
+            'xUpstreamCpu': cpu.get(1) / p['inline']['threadCpuNsPerDecision'],
             'loadUpstream': load_up, 'loadPreempt': load_pr,
             'upstream': u, 'preempt': p})
+# The 10,000-budget row takes minutes (--pdbs): without it, the last measured one is kept.
+if not any(s.startswith('pdbs-') for s in shapes):
+    for r in previous['rows']:
+        if r['shape'].startswith('pdbs-'):
+            r['carriedOver'] = True
+            rows.append(r)
+
+# ns per pod evaluated against the node count (plain NxP shapes): the dry run's cost per pod.
+per_pod = []
+for r in rows:
+    name = r['shape']
+    if 'x' not in name or not name.split('x')[0].isdigit():
+        continue
+    p = r['pods'] // r['nodes']
+    pods_evaluated = r['nodesEvaluated'] * p
+    per_pod.append({'podsPerNode': p, 'sampling': r['sampling'], 'nodes': r['nodes'],
+                    'nodesEvaluated': r['nodesEvaluated'],
+                    'preemptInlineNsPerPod': r['preemptInlineNs'] / pods_evaluated,
+                    'preemptInlineThreadCpuNsPerPod': r['preemptInlineThreadCpuNs'] / pods_evaluated,
+                    'upstreamP1NsPerPod': r['upstreamP1Ns'] / pods_evaluated,
+                    'upstreamP1ProcessCpuNsPerPod': r['upstreamP1ProcessCpuNs'] / pods_evaluated})
 out = {'machine': machine, 'scriptSeconds': wall, 'buildSeconds': build, 'goMaxProcs': up['gomaxprocs'],
-       'poolWorkers': pr['poolWorkers'], 'rows': rows,
-       'notMeasured': [{'shape': 'anti-affinity-heavy cluster',
-                        'reason': 'preempt-whatif does not model inter-pod anti-affinity yet (it ignores it with a warning)'}]}
-json.dump(out, open(os.path.join(here, 'x_upstream.json'), 'w'), indent=1)
+       'poolWorkers': pr['poolWorkers'], 'rows': rows, 'nsPerPodByNodeCount': per_pod}
+json.dump(out, open(out_json, 'w'), indent=1)
 
 def t(ns):
     if ns is None: return '-'
@@ -125,31 +163,58 @@ def t(ns):
     if ns >= 1e3: return '%.0f µs' % (ns / 1e3)
     return '%.0f ns' % ns
 def shape_name(r):
-    if r['shape'].startswith('infeasible'): return '%d nodes, %d pods, 9-CPU pod' % (r['nodes'], r['pods'])
-    if r['shape'].startswith('pdbs'): return '%d x %d, %d PDBs' % (r['nodes'], r['pods'] // r['nodes'], r['pdbs'])
-    return '%d x %d' % (r['nodes'], r['pods'] // r['nodes'])
-lines = ['| cluster | sampling | nodes evaluated | upstream p1 | upstream p16 | preempt inline | preempt pool (2) | x_upstream | load avg (upstream; preempt) |',
-         '|---|---|---:|---:|---:|---:|---:|---:|---|']
+    per = r['pods'] // r['nodes']
+    if r['shape'].startswith('infeasible'): return '%d x %d, no room for a 3500m pod ¹' % (r['nodes'], per)
+    if r['shape'].startswith('antiaff'): return '%d x %d, required anti-affinity ²' % (r['nodes'], per)
+    if r['shape'].startswith('pdbs'): return '%d x %d, %d PDBs ³' % (r['nodes'], per, r['pdbs'])
+    return '%d x %d' % (r['nodes'], per)
+lines = ['| cluster | sampling | nodes evaluated | upstream p1 | upstream p16 | preempt inline | preempt pool (2) | x_upstream | upstream p1, CPU | preempt inline, CPU | x_upstream, CPU | load avg (upstream; preempt) |',
+         '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
 for r in rows:
     samp = 'sampled' if r['sampling'] == 'default' else ('full' if r['sampling'] == '100' else r['sampling'] + '%')
-    note = ' ¹' if r['upstreamShortageResolvable'] else (' ²' if r['pdbs'] else '')
-    lines.append('| %s%s | %s | %d | %s | %s | %s | %s | **%.0f** | %s; %s |' % (
-        shape_name(r), note, samp, r['nodesEvaluated'], t(r['upstreamP1Ns']), t(r['upstreamP16Ns']),
-        t(r['preemptInlineNs']), t(r['preemptPoolNs']), r['xUpstream'], r['loadUpstream'], r['loadPreempt']))
-lines.append('| anti-affinity-heavy cluster | - | - | not measured | not measured | not measured | not measured | - | preempt-whatif does not model inter-pod anti-affinity yet |')
+    x_cpu = r.get('xUpstreamCpu')
+    lines.append('| %s | %s | %d | %s | %s | %s | %s | **%.0f** | %s | %s | %s | %s; %s |' % (
+        shape_name(r), samp, r['nodesEvaluated'], t(r['upstreamP1Ns']), t(r['upstreamP16Ns']),
+        t(r['preemptInlineNs']), t(r['preemptPoolNs']), r['xUpstream'],
+        t(r.get('upstreamP1ProcessCpuNs')), t(r.get('preemptInlineThreadCpuNs')),
+        '%.0f' % x_cpu if x_cpu else '-', r['loadUpstream'], r['loadPreempt']))
+per_lines = ['| pods per node | sampling | ' + ' | '.join('%d nodes' % n for n in (500, 1000, 5000)) + ' |',
+             '|---|---|---:|---:|---:|']
+for p in (4, 30, 110):
+    for s in ('default', '100'):
+        cells = []
+        for n in (500, 1000, 5000):
+            m = [x for x in per_pod if x['podsPerNode'] == p and x['sampling'] == s and x['nodes'] == n]
+            cells.append('%.0f / %.0f; %.0f / %.0f' % (
+                m[0]['upstreamP1NsPerPod'], m[0]['preemptInlineNsPerPod'],
+                m[0]['upstreamP1ProcessCpuNsPerPod'], m[0]['preemptInlineThreadCpuNsPerPod']) if m else '-')
+        if any(c != '-' for c in cells):
+            per_lines.append('| %d | %s | %s |' % (p, 'sampled' if s == 'default' else 'full', ' | '.join(cells)))
+pdb_row = next((r for r in rows if r['shape'].startswith('pdbs-')), None)
 md = ['# preempt vs kube-scheduler v1.37: one preemption decision', '',
       'Generated by `benchmarks/results/x_upstream.sh` (%d s, of which %d s building). Machine: %s.' % (wall, build, machine),
       'Wall-clock time per decision, median of runs; upstream = the DefaultPreemption evaluator (dry run + SelectCandidate) '
-      'at parallelism 1 and 16 (GOMAXPROCS %d); preempt = preempt::evaluator inline and on a thread pool of %d workers; '
-      'same dump, same decision (checked). x_upstream = upstream p1 / preempt inline. '
+      'at parallelism 1 and 16 (GOMAXPROCS %d); preempt = preempt::evaluator inline and on a thread pool of %d workers, '
+      "behind preempt-whatif's filters (kubernetes::filter_cluster). Same dump, same decision (checked). "
+      'x_upstream = upstream p1 / preempt inline, both wall clock; the CPU columns give the same decisions in processor '
+      "time (upstream's whole process, garbage collector included; preempt's thread), which the machine's other load "
+      'inflates less than the wall clock, and their ratio. '
       'Sampled = upstream defaults (10%%, at least 100 nodes); full = minCandidateNodesPercentage 100.' % (up['gomaxprocs'], pr['poolWorkers']),
       '', *lines, '',
-      '¹ upstream run with NodeResourcesFit reporting the shortage as Unschedulable: v1.37 rejects a request above '
-      "the node's allocatable as UnschedulableAndUnresolvable, leaving its evaluator no node to dry-run "
-      '(as is: %s per decision at parallelism 1; preempt-whatif keeps the plain rule and dry-runs every node).'
-      % ', '.join(t(r['upstreamAsIsP1Ns']) for r in rows if r['upstreamAsIsP1Ns'] is not None),
-      '² 10,000 budgets: upstream tests every budget against every pod it considers (one decision takes '
-      'minutes on this machine), so one run at parallelism 1 only.', '']
+      '¹ The first pod of every node has the preemptor\'s priority 10 (never a victim); the 3500m preemptor is within '
+      'every node\'s allocatable (4 CPU), so NodeResourcesFit reports Unschedulable, not UnschedulableAndUnresolvable, on '
+      'both sides, and both dry-run every node: evicting every other pod frees at most 3100m, no candidate.',
+      '² Pod k carries team=t-(k%8); the first pod of every node has a required anti-affinity term against app=web '
+      '(the preemptor\'s label) on kubernetes.io/hostname, the preemptor one against team=t-0: InterPodAffinity\'s '
+      'RemovePod/AddPod run in every reprieve. Sampled only: an upstream decision takes seconds at 5000 nodes.',
+      '³ 10,000 budgets: upstream tests every budget against every pod it considers (one decision takes minutes on '
+      'this machine), so one run at parallelism 1 only, and only with `x_upstream.sh --pdbs`%s.' % (
+          '; this row is carried over from the last run with it (its own load averages)'
+          if pdb_row is not None and pdb_row.get('carriedOver') else ''),
+      '', '## ns per pod evaluated, against the node count', '',
+      'Per decision, time / (nodes evaluated x pods per node), in ns: upstream p1 / preempt inline in wall-clock '
+      "time; then upstream p1 / preempt inline in processor time (upstream's whole process, preempt's thread). "
+      'Also in x_upstream.json (nsPerPodByNodeCount).', '', *per_lines, '']
 open(os.path.join(here, 'x_upstream.md'), 'w').write('\n'.join(md))
 print('\n'.join(md))
 EOF

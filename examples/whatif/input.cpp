@@ -44,6 +44,14 @@ std::string too_large(const std::string& name, std::uint64_t max_size,
   return m;
 }
 
+}  // namespace
+
+std::string input_too_large(const std::string& name, std::uint64_t max_size) {
+  return too_large(name, max_size, std::nullopt);
+}
+
+namespace {
+
 std::string cannot_read(const std::string& name, int error) {
   return name + ": cannot read: " + std::strerror(error);
 }
@@ -91,20 +99,50 @@ void text_buffer::grow(std::size_t at_least) {
   std::memset(data_.get() + size_, 0, padding);
 }
 
+namespace {
+
+// The kinds of descriptor that are not read: their own messages.
+std::optional<load_error> check_kind(const std::string& name, int fd, struct stat& st) {
+  if (::fstat(fd, &st) != 0) return load_error{cannot_read(name, errno)};
+  if (S_ISDIR(st.st_mode))
+    return load_error{name + ": is a directory, not a file (name the files in it)"};
+  if (S_ISBLK(st.st_mode)) return load_error{name + ": is a block device, not a file or a stream"};
+  if (S_ISCHR(st.st_mode) && ::isatty(fd) == 0)
+    return load_error{name +
+                      ": is a character device, not a file or a stream (a device such as "
+                      "/dev/null reads as nothing)"};
+  return std::nullopt;
+}
+
+// Reads until `out` holds `n` bytes or the input ends (`ended`).
+std::optional<load_error> read_up_to(int fd, const std::string& name, std::size_t n,
+                                     text_buffer& out, bool& ended) {
+  out.reserve(n);
+  ended = false;
+  while (out.size() < n) {
+    const ssize_t got = ::read(fd, out.data() + out.size(), n - out.size());
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return load_error{cannot_read(name, errno)};
+    }
+    if (got == 0) {
+      ended = true;
+      break;
+    }
+    out.resize(out.size() + static_cast<std::size_t>(got));
+  }
+  out.resize(out.size());
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_t max_size,
                                           source& out) {
   out.name = std::move(name);
   out.bytes.clear();
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return load_error{cannot_read(out.name, errno)};
-  if (S_ISDIR(st.st_mode))
-    return load_error{out.name + ": is a directory, not a file (name the files in it)"};
-  if (S_ISBLK(st.st_mode))
-    return load_error{out.name + ": is a block device, not a file or a stream"};
-  if (S_ISCHR(st.st_mode) && ::isatty(fd) == 0)
-    return load_error{out.name +
-                      ": is a character device, not a file or a stream (a device such as "
-                      "/dev/null reads as nothing)"};
+  if (auto e = check_kind(out.name, fd, st)) return e;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > max_size) return load_error{too_large(out.name, max_size, size)};
@@ -130,6 +168,78 @@ std::optional<load_error> read_source(const std::string& path, std::uint64_t max
   }
   const descriptor file(fd);
   return read_descriptor(fd, path, max_size, out);
+}
+
+open_input::~open_input() {
+  if (fd >= 0) ::close(fd);
+}
+
+std::optional<load_error> open_descriptor(int fd, std::string name, std::uint64_t max_size,
+                                          std::size_t first_window, open_input& out) {
+  out.head.name = std::move(name);
+  out.head.bytes.clear();
+  out.complete = true;
+  struct stat st {};
+  if (auto e = check_kind(out.head.name, fd, st)) return e;
+  // A regular file read from its start is mapped and may be read again from offset 0; one handed
+  // over part-read (standard input redirected from a file someone already read from) is a stream.
+  const bool regular = S_ISREG(st.st_mode) && ::lseek(fd, 0, SEEK_CUR) == 0;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (regular && size > max_size) return load_error{too_large(out.head.name, max_size, size)};
+  if (!regular || size > first_window) {
+#ifdef F_SETPIPE_SZ
+    if (S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, wanted_pipe_buffer);
+#endif
+    bool ended = false;
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(first_window, max_size + 1));
+    if (auto e = read_up_to(fd, out.head.name, want, out.head.bytes, ended)) return e;
+    if (!ended && out.head.bytes.size() > max_size)
+      return load_error{too_large(out.head.name, max_size, std::nullopt)};
+    if (!ended) {
+      out.complete = false;
+      out.seekable = regular;
+      out.fd = ::dup(fd);
+      if (out.fd < 0) return load_error{cannot_read(out.head.name, errno)};
+      return std::nullopt;
+    }
+    if (!regular) return std::nullopt;
+    out.head.bytes.clear();
+    if (::lseek(fd, 0, SEEK_SET) < 0) return load_error{cannot_read(out.head.name, errno)};
+  }
+  return read_descriptor(fd, out.head.name, max_size, out.head);
+}
+
+std::optional<load_error> open_source(const std::string& path, std::uint64_t max_size,
+                                      std::size_t first_window, open_input& out) {
+  if (path == "-") return open_descriptor(STDIN_FILENO, "<stdin>", max_size, first_window, out);
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    out.head.name = path;
+    return load_error{cannot_read(path, errno)};
+  }
+  const descriptor file(fd);
+  return open_descriptor(fd, path, max_size, first_window, out);
+}
+
+std::optional<load_error> read_rest(open_input& in, std::uint64_t max_size) {
+  if (in.complete) return std::nullopt;
+  auto e = read_all(in.fd, in.head.name, max_size, in.head.bytes.size() * 2, in.head.bytes);
+  in.head.bytes.resize(in.head.bytes.size());
+  ::close(in.fd);
+  in.fd = -1;
+  in.complete = true;
+  return e;
+}
+
+std::optional<load_error> read_again(open_input& in, std::uint64_t max_size) {
+  if (in.fd < 0 || ::lseek(in.fd, 0, SEEK_SET) < 0)
+    return load_error{cannot_read(in.head.name, in.fd < 0 ? EBADF : errno)};
+  in.head.bytes.clear();
+  in.complete = false;
+  return read_rest(in, max_size);
 }
 
 source make_source(std::string name, std::string_view bytes) {

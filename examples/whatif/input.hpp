@@ -1,6 +1,7 @@
-// examples/whatif/input.hpp - reads preempt-whatif's inputs whole into memory: regular files,
-// and streams of any kind (standard input, pipes, `<(kubectl ...)`, named pipes, sockets,
-// terminals), at the same speed.
+// examples/whatif/input.hpp - reads preempt-whatif's inputs whole into memory, or opens them to
+// be read a window at a time (open_source, for json_stream.hpp): regular files, and streams of
+// any kind (standard input, pipes, `<(kubectl ...)`, named pipes, sockets, terminals), at the same
+// speed.
 //
 // A regular file is read with one read loop into a buffer of its size; a stream in large chunks
 // into a buffer that doubles (realloc, which moves big blocks without copying). Either stops at
@@ -103,8 +104,38 @@ std::optional<load_error> read_source(const std::string& path, std::uint64_t max
 std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_t max_size,
                                           source& out);
 
+// An input opened to be read in windows (json_stream.hpp): its first bytes, and the descriptor
+// the rest is read from when the input did not end within them. Closes the descriptor.
+struct open_input {
+  source head;            // the name and the bytes read so far: the whole input when complete
+  bool complete = true;   // head holds the whole input
+  bool seekable = false;  // a regular file, which can be read again from its start
+  int fd = -1;            // -1 when complete
+
+  open_input() = default;
+  open_input(const open_input&) = delete;
+  open_input& operator=(const open_input&) = delete;
+  ~open_input();
+};
+
+// Opens a file or stream ("-" = standard input) and reads its first `first_window` bytes (a
+// regular file no larger than that, or a stream that ends within them, is read whole). The same
+// checks and errors as read_source.
+std::optional<load_error> open_source(const std::string& path, std::uint64_t max_size,
+                                      std::size_t first_window, open_input& out);
+// The same for an open descriptor (not closed).
+std::optional<load_error> open_descriptor(int fd, std::string name, std::uint64_t max_size,
+                                          std::size_t first_window, open_input& out);
+// Reads the rest of an incomplete input into head (then complete).
+std::optional<load_error> read_rest(open_input& in, std::uint64_t max_size);
+// Reads a seekable input again from its start, whole, into head.
+std::optional<load_error> read_again(open_input& in, std::uint64_t max_size);
+
 // A source from bytes in memory (the bundled example, the fuzzer).
 source make_source(std::string name, std::string_view bytes);
+
+// The error of a stream that holds more than `max_size` bytes.
+std::string input_too_large(const std::string& name, std::uint64_t max_size);
 
 // "4 GiB", "512 MiB", "1000 bytes".
 std::string format_size(std::uint64_t bytes);

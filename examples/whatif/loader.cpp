@@ -4,15 +4,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "loader.hpp"
 
+#include <sys/stat.h>
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "decoder.hpp"
 #include "json_error.hpp"
+#include "json_stream.hpp"
 #include "kinds.hpp"
 #include "one_line.hpp"
 #include "yaml_json.hpp"
@@ -192,13 +201,10 @@ class document_walker {
     return walk(root, "", label);
   }
 
- private:
-  static std::string index_step(std::string_view name, std::size_t i) {
-    std::string s(name);
-    s += '[';
-    s += std::to_string(i);
-    s += ']';
-    return s;
+  // One value of a document read piece by piece: an item of a top-level list or array.
+  std::optional<load_error> walk_item(dom::element v, std::string_view implied_kind,
+                                      std::string position) {
+    return walk(v, implied_kind, std::move(position));
   }
 
   // "items[2]", "items[2].items[0]", "document 2, items[2]".
@@ -207,6 +213,15 @@ class document_walker {
     return position + (position.back() == ']' ? "." : ", ") + step;
   }
 
+  static std::string index_step(std::string_view name, std::size_t i) {
+    std::string s(name);
+    s += '[';
+    s += std::to_string(i);
+    s += ']';
+    return s;
+  }
+
+ private:
   std::string where(const std::string& position) const {
     return src_.name + ": " + (position.empty() ? std::string("document") : position);
   }
@@ -256,6 +271,492 @@ class document_walker {
   const source& src_;
   std::string_view fallback_kind_;
   detail::object_visitor& visit_;
+};
+
+}  // namespace
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+// The items of a List in a mapped file, delimited and parsed ahead on a second thread while the
+// caller decodes them: scanning and simdjson on one core, decoding on the other. A ring of
+// parsers, each item's DOM kept until the caller takes the next. It stops at the first item it
+// cannot delimit or that is not followed by ',' (the caller reads on from there by itself, with
+// its messages), or when `stop` is set.
+class item_prefetcher {
+ public:
+  struct item {
+    std::size_t begin = 0, size = 0;  // offsets into the text
+    simdjson::error_code error = simdjson::SUCCESS;
+    dom::element root;
+  };
+
+  // `text`: from the first item on to the end of the input, with simdjson's padding readable.
+  // The thread's processor time (scanning and parsing) is added to `cpu_seconds` when it ends.
+  item_prefetcher(std::string_view text, double& cpu_seconds)
+      : text_(text), cpu_seconds_(cpu_seconds), thread_([this] { run(); }) {}
+  item_prefetcher(const item_prefetcher&) = delete;
+  item_prefetcher& operator=(const item_prefetcher&) = delete;
+  ~item_prefetcher() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+    cpu_seconds_ += thread_cpu_;
+  }
+
+  // The next item, or nullptr when the thread stopped before it. Valid until the next call.
+  const item* next() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (taken_ > 0) {
+      ++consumed_;  // the previous item's parser is free again
+      if (producer_waits_ && consumed_ + slots >= producer_wants_) changed_.notify_all();
+    }
+    if (produced_ == consumed_ && !done_) {
+      // Woken once a batch is ready: a thread switch per item would cost more than the item.
+      consumer_wants_ = consumed_ + batch;
+      consumer_waits_ = true;
+      changed_.wait(lock, [&] { return produced_ >= consumer_wants_ || done_; });
+      consumer_waits_ = false;
+    }
+    if (produced_ == consumed_) return nullptr;
+    ++taken_;
+    return &slots_[consumed_ % slots].it;
+  }
+
+ private:
+  static constexpr std::size_t slots = 64, batch = 16;
+  struct slot {
+    dom::parser parser;
+    item it;
+  };
+
+  std::size_t skip(std::size_t p) const {
+    while (p < text_.size() && is_space(text_[p])) ++p;
+    return p;
+  }
+
+  void run() {
+    std::size_t p = 0;
+    for (std::size_t k = 0;; ++k) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (k - consumed_ >= slots && !stop_) {
+          producer_wants_ = k + batch;  // woken once a batch of slots is free
+          producer_waits_ = true;
+          changed_.wait(lock, [&] { return stop_ || consumed_ + slots >= producer_wants_; });
+          producer_waits_ = false;
+        }
+        if (stop_) break;
+      }
+      p = skip(p);
+      const std::size_t n = find_value_end(text_.substr(p));
+      if (p >= text_.size() || n == std::string_view::npos) break;
+      slot& s = slots_[k % slots];
+      s.it.begin = p;
+      s.it.size = n;
+      s.it.error = s.parser.parse(text_.data() + p, n, false).get(s.it.root);
+      p = skip(p + n);
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        ++produced_;
+        if (consumer_waits_ && produced_ >= consumer_wants_) changed_.notify_all();
+      }
+      if (p >= text_.size() || text_[p] != ',') break;
+      ++p;
+    }
+    timespec t{};
+    if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0)
+      thread_cpu_ = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_all();
+  }
+
+  std::string_view text_;
+  double& cpu_seconds_;
+  double thread_cpu_ = 0;
+  std::array<slot, slots> slots_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t produced_ = 0, consumed_ = 0, taken_ = 0;
+  bool stop_ = false, done_ = false;
+  // A waiting thread is notified when what it waits for is there: consumer_wants_ items
+  // produced, or slots free for item producer_wants_ (each a batch ahead).
+  bool consumer_waits_ = false, producer_waits_ = false;
+  std::size_t consumer_wants_ = 0, producer_wants_ = 0;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
+// A JSON input read a window at a time (json_stream.hpp): the documents one after the other,
+// a top-level array's values and a List's items each parsed on their own, every other value of
+// a List (apiVersion, kind, metadata) parsed to check it. Shapes that need a document whole are
+// left to the caller, with `unusual` saying why: a single object larger than the window, `items`
+// of an object that is no List, a repeated `items`, and items without `kind` before the list's
+// `kind` (kubectl and the API server write it before them or give every item its own).
+class stream_reader {
+ public:
+  stream_reader(stream_window& w, dom::parser& parser, document_walker& walker,
+                double& parse_seconds, std::size_t start)
+      : w_(w), parser_(parser), walker_(walker), parse_seconds_(parse_seconds), pos_(start) {}
+
+  std::string unusual;
+
+  std::optional<load_error> run() {
+    for (std::size_t doc = 0;; ++doc) {
+      bool have = false;
+      if (auto e = skip_space(have)) return e;
+      if (doc > 0 && have) {
+        if (auto e = skip_logs()) return e;
+        if (auto e = skip_space(have)) return e;
+      }
+      if (!have) return std::nullopt;
+      const char c = w_.data()[pos_];
+      if (c != '{' && c != '[') return malformed(pos_, "unexpected text after the JSON value");
+      const std::string label = doc > 0 ? "document " + std::to_string(doc + 1) : "";
+      if (auto e = c == '[' ? array_document(label) : object_document(label)) return e;
+      if (!unusual.empty()) return std::nullopt;
+    }
+  }
+
+ private:
+  const char* at() const { return w_.data() + pos_; }
+
+  std::string name() const { return w_.name(); }
+
+  load_error malformed(std::size_t pos, std::string_view what) const {
+    return load_error{one_line(name() + ": malformed JSON at byte " +
+                               std::to_string(w_.offset(pos)) + ": " + std::string(what))};
+  }
+
+  // Reads on (keeping the bytes from pos_) until `n` bytes from pos_ are in, or the input ends.
+  std::optional<load_error> want(std::size_t n) {
+    while (w_.size() - pos_ < n && !w_.at_end()) {
+      if (auto e = w_.refill(pos_)) return e;
+      pos_ = 0;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<load_error> skip_space(bool& have) {
+    for (;;) {
+      while (pos_ < w_.size() && is_space(w_.data()[pos_])) ++pos_;
+      if (pos_ < w_.size() || w_.at_end()) {
+        have = pos_ < w_.size();
+        return std::nullopt;
+      }
+      if (auto e = want(1)) return e;
+    }
+  }
+
+  // After a document: the container logs of `kubectl cluster-info dump` (see skip_container_logs).
+  std::optional<load_error> skip_logs() {
+    constexpr std::string_view start = "==== START logs for ";
+    constexpr std::string_view end = "==== END logs for ";
+    for (;;) {
+      bool have = false;
+      if (auto e = skip_space(have)) return e;
+      if (!have) return std::nullopt;
+      if (auto e = want(start.size())) return e;
+      if (w_.view(pos_).substr(0, start.size()) != start) return std::nullopt;
+      std::size_t eol = std::string_view::npos;
+      while ((eol = w_.view(pos_).find('\n')) == std::string_view::npos && !w_.at_end())
+        if (auto e = want(w_.size() - pos_ + 1)) return e;
+      if (eol == std::string_view::npos) {
+        pos_ = w_.size();
+        return std::nullopt;
+      }
+      const std::string closing =
+          "\n" + std::string(end) +
+          std::string(w_.view(pos_).substr(start.size(), eol - start.size()));
+      pos_ += eol;
+      for (;;) {
+        const std::size_t found = w_.view(pos_).find(closing);
+        if (found != std::string_view::npos) {
+          pos_ += found + closing.size();
+          break;
+        }
+        if (w_.at_end()) {
+          pos_ = w_.size();
+          return std::nullopt;
+        }
+        // Keep what could be the start of the closing line.
+        pos_ = w_.size() - std::min(w_.size() - pos_, closing.size());
+        if (auto e = want(w_.size() - pos_ + 1)) return e;
+      }
+    }
+  }
+
+  // The end of the value at pos_ (reading on as needed).
+  std::optional<load_error> value_end(const std::string& position, std::size_t& end) {
+    for (;;) {
+      end = find_value_end(w_.view(pos_));
+      if (end != std::string_view::npos) return std::nullopt;
+      if (w_.at_end()) {
+        const char c = *at();
+        if (c != '{' && c != '[' && c != '"') {
+          end = w_.size() - pos_;
+          return std::nullopt;
+        }
+        return load_error{name() + ": " + (position.empty() ? "document" : position) +
+                          ": the input ends inside this value (at byte " +
+                          std::to_string(w_.offset(w_.size())) + "): truncated?"};
+      }
+      if (auto e = want(w_.size() - pos_ + 1)) return e;
+    }
+  }
+
+  // Parses the value [pos_, pos_ + n).
+  std::optional<load_error> parse(std::size_t n, const std::string& position, dom::element& v) {
+    const auto t0 = steady::now();
+    const auto err = parser_.parse(at(), n, false).get(v);
+    parse_seconds_ += std::chrono::duration<double>(steady::now() - t0).count();
+    if (err == simdjson::SUCCESS) return std::nullopt;
+    const std::string_view text(at(), n);
+    const json_value_scan scan = scan_json_value(text);
+    std::string m = name() + ": " + (position.empty() ? "document" : position) + ": malformed JSON";
+    if (scan.error)
+      m += " at byte " + std::to_string(w_.offset(pos_ + scan.error->offset)) + ": " +
+           std::string(scan.error->what);
+    else
+      m += std::string(": ") + simdjson::error_message(err);
+    return load_error{one_line(m)};
+  }
+
+  // Expects `c` at pos_ (after whitespace) and steps over it.
+  std::optional<load_error> expect(char c, std::string_view what) {
+    bool have = false;
+    if (auto e = skip_space(have)) return e;
+    if (!have)
+      return load_error{name() + ": malformed JSON at byte " + std::to_string(w_.offset(pos_)) +
+                        ": the input ends where " + std::string(what) + " was expected"};
+    if (*at() != c) return malformed(pos_, "expected " + std::string(what));
+    ++pos_;
+    return std::nullopt;
+  }
+
+  std::optional<load_error> array_document(const std::string& label) {
+    ++pos_;  // '['
+    for (std::size_t i = 0;; ++i) {
+      bool have = false;
+      if (auto e = skip_space(have)) return e;
+      if (have && i == 0 && *at() == ']') {
+        ++pos_;
+        return std::nullopt;
+      }
+      if (!have) return malformed(pos_, "the input ends inside an array");
+      const std::string position =
+          document_walker::child(label, document_walker::index_step("", i));
+      dom::element v;
+      std::size_t n = 0;
+      if (auto e = value_end(position, n)) return e;
+      if (auto e = parse(n, position, v)) return e;
+      if (auto e = walker_.walk_item(v, "", position)) return e;
+      pos_ += n;
+      if (auto e = skip_space(have)) return e;
+      if (!have) return malformed(pos_, "the input ends inside an array");
+      if (*at() == ']') {
+        ++pos_;
+        return std::nullopt;
+      }
+      if (*at() != ',') return malformed(pos_, "expected ',' or ']' after an array value");
+      ++pos_;
+    }
+  }
+
+  static bool is_list(std::string_view kind) {
+    constexpr std::string_view suffix = "List";
+    return kind.size() >= suffix.size() && kind.substr(kind.size() - suffix.size()) == suffix;
+  }
+
+  // Whether an item names its own kind (the last `kind` key, a non-empty string).
+  static bool names_kind(dom::element v) {
+    dom::object obj;
+    if (v.get_object().get(obj) != simdjson::SUCCESS) return true;  // the walker names the error
+    std::string_view kind;
+    for (dom::key_value_pair kv : obj)
+      if (kv.key == "kind") kind = kv.value.is_string() ? std::string_view(kv.value) : "";
+    return !kind.empty();
+  }
+
+  std::optional<load_error> items(const std::string& label, const std::string& kind,
+                                  std::optional<std::string>& implied) {
+    ++pos_;  // '['
+    // A mapped file is all in view: its items are parsed ahead on a second thread.
+    std::optional<item_prefetcher> ahead;
+    std::size_t ahead_base = 0;  // the buffer position of the prefetcher's offset 0
+    if (w_.view_all()) {
+      ahead_base = pos_;
+      ahead.emplace(w_.view(pos_), parse_seconds_);
+    }
+    for (std::size_t i = 0;; ++i) {
+      bool have = false;
+      if (auto e = skip_space(have)) return e;
+      if (have && i == 0 && *at() == ']') {
+        ++pos_;
+        return std::nullopt;
+      }
+      if (!have) return malformed(pos_, "the input ends inside the items array");
+      const std::string position =
+          document_walker::child(label, document_walker::index_step("items", i));
+      dom::element v;
+      std::size_t n = 0;
+      const item_prefetcher::item* it = ahead ? ahead->next() : nullptr;
+      if (it != nullptr && ahead_base + it->begin == pos_ && it->error == simdjson::SUCCESS) {
+        n = it->size;
+        v = it->root;
+        if (i % 256 == 0) w_.give_back(pos_);
+      } else {
+        ahead.reset();
+        if (auto e = value_end(position, n)) return e;
+        if (auto e = parse(n, position, v)) return e;
+      }
+      std::string item_kind;
+      if (!kind.empty()) {
+        if (!is_list(kind)) {
+          unusual = "items of a " + clip(kind);
+          return std::nullopt;
+        }
+        item_kind = kind.substr(0, kind.size() - 4);
+      } else if (!names_kind(v)) {
+        unusual = "items without kind before the list's kind";
+        return std::nullopt;
+      }
+      if (implied && *implied != item_kind) {
+        unusual = "kind given twice";
+        return std::nullopt;
+      }
+      implied = item_kind;
+      if (auto e = walker_.walk_item(v, item_kind, position)) return e;
+      pos_ += n;
+      if (auto e = skip_space(have)) return e;
+      if (!have) return malformed(pos_, "the input ends inside the items array");
+      if (*at() == ']') {
+        ++pos_;
+        return std::nullopt;
+      }
+      if (*at() != ',') return malformed(pos_, "expected ',' or ']' after an item");
+      ++pos_;
+    }
+  }
+
+  std::optional<load_error> object_document(const std::string& label) {
+    ++pos_;  // '{'
+    std::string kind;
+    std::optional<std::string> implied;  // the kind items without one were given
+    bool items_seen = false;
+    const std::string where = name() + ": " + (label.empty() ? "document" : label);
+    for (std::size_t member = 0;; ++member) {
+      bool have = false;
+      if (auto e = skip_space(have)) return e;
+      if (!have) return malformed(pos_, "the input ends inside an object");
+      if (member == 0 && *at() == '}') {
+        unusual = "an empty object";
+        return std::nullopt;
+      }
+      if (*at() != '"') return malformed(pos_, "expected a string as the member's name");
+      std::size_t n = 0;
+      if (auto e = value_end(label, n)) return e;
+      std::string key(at() + 1, n - 2);
+      if (key.find('\\') != std::string::npos) {
+        dom::element k;
+        if (auto e = parse(n, label, k)) return e;
+        key = std::string(std::string_view(k));
+      }
+      pos_ += n;
+      if (auto e = expect(':', "':' after a member's name")) return e;
+      if (auto e = skip_space(have)) return e;
+      if (!have) return malformed(pos_, "the input ends where a value was expected");
+      if (key == "items" && *at() == '[') {
+        if (items_seen) {
+          unusual = "items given twice";
+          return std::nullopt;
+        }
+        items_seen = true;
+        if (auto e = items(label, kind, implied)) return e;
+        if (!unusual.empty()) return std::nullopt;
+      } else {
+        if (auto e = value_end(label, n)) return e;
+        dom::element v;
+        if (auto e = parse(n, label, v)) return e;
+        if (key == "kind") {
+          std::string_view k;
+          if (v.is_null())
+            k = {};
+          else if (v.get_string().get(k) != simdjson::SUCCESS)
+            return load_error{where + ": kind: expected a string, found " +
+                              std::string(type_name(v.type()))};
+          kind = std::string(k);
+        } else if (key == "items") {
+          if (items_seen || !v.is_null()) {
+            unusual = "items that are not an array";
+            return std::nullopt;
+          }
+          items_seen = true;
+        }
+        pos_ += n;
+      }
+      if (auto e = skip_space(have)) return e;
+      if (!have) return malformed(pos_, "the input ends inside an object");
+      if (*at() == '}') {
+        ++pos_;
+        break;
+      }
+      if (*at() != ',') return malformed(pos_, "expected ',' or '}' after an object member");
+      ++pos_;
+    }
+    if (!is_list(kind)) {
+      unusual = kind.empty() ? "an object without kind" : "a single " + clip(kind);
+      return std::nullopt;
+    }
+    if (implied && *implied != kind.substr(0, kind.size() - 4)) unusual = "kind given twice";
+    return std::nullopt;
+  }
+
+  stream_window& w_;
+  dom::parser& parser_;
+  document_walker& walker_;
+  double& parse_seconds_;
+  std::size_t pos_;
+};
+
+// What a cluster_dump held before an input was added, to take the input back out.
+struct dump_mark {
+  std::size_t files, nodes, pods, pdbs, namespaces, classes, class_files, groups, workloads;
+  std::map<std::string, std::size_t> ignored;
+
+  explicit dump_mark(const cluster_dump& d)
+      : files(d.files.size()),
+        nodes(d.nodes.size()),
+        pods(d.pods.size()),
+        pdbs(d.pdbs.size()),
+        namespaces(d.namespaces.size()),
+        classes(d.classes.size()),
+        class_files(d.class_files.size()),
+        groups(d.groups.size()),
+        workloads(d.workloads),
+        ignored(d.ignored) {}
+
+  void restore(cluster_dump& d) const {
+    const auto cut = [](auto& v, std::size_t n) {
+      v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
+    };
+    cut(d.files, files);
+    cut(d.nodes, nodes);
+    cut(d.pods, pods);
+    cut(d.pdbs, pdbs);
+    cut(d.namespaces, namespaces);
+    cut(d.classes, classes);
+    cut(d.class_files, class_files);
+    cut(d.groups, groups);
+    d.workloads = workloads;
+    d.ignored = ignored;
+  }
 };
 
 }  // namespace
@@ -364,6 +865,49 @@ std::optional<load_error> loader::add_cluster(const source& src, cluster_dump& d
   dump.files.push_back(src.name);
   cluster_visitor visit(src, dump, file);
   return for_each_object(src, "", visit);
+}
+
+std::optional<load_error> loader::add_cluster(open_input& in, cluster_dump& dump,
+                                              std::uint64_t max_size) {
+  if (in.complete) return add_cluster(in.head, dump);
+  // A UTF-8 JSON text (a byte-order mark skipped) is read a window at a time; anything else
+  // (UTF-16, YAML) whole.
+  const std::string_view head = in.head.bytes.view();
+  std::size_t start = head.substr(0, 3) == "\xef\xbb\xbf" ? 3 : 0;
+  start = skip_space(head, start);
+  const bool utf16 =
+      head.size() >= 2 && (head[0] == 0 || head[1] == 0 || head.substr(0, 2) == "\xff\xfe" ||
+                           head.substr(0, 2) == "\xfe\xff");
+  if (utf16 || start == head.size() || (head[start] != '{' && head[start] != '[')) {
+    if (auto e = read_rest(in, max_size)) return e;
+    return add_cluster(in.head, dump);
+  }
+
+  const dump_mark mark(dump);
+  const auto file = static_cast<std::uint32_t>(dump.files.size());
+  dump.files.push_back(in.head.name);
+  cluster_visitor visit(in.head, dump, file);
+  document_walker walker(in.head, "", visit);
+  stream_window window(in.head.name, in.fd, std::move(in.head.bytes), max_size, window_);
+  if (in.seekable) {
+    struct stat st {};
+    if (::fstat(in.fd, &st) == 0) (void)window.map_file(static_cast<std::uint64_t>(st.st_size));
+  }
+  stream_reader reader(window, parser_, walker, parse_cpu_seconds_, start);
+  auto error = reader.run();
+  ++streamed_;
+  if (!error && reader.unusual.empty()) return std::nullopt;
+  if (in.seekable) {
+    // A regular file is read again, whole: the same answer and the same messages (with line and
+    // column) as any input that fits one window.
+    mark.restore(dump);
+    if (auto e = read_again(in, max_size)) return e;
+    return add_cluster(in.head, dump);
+  }
+  if (error) return error;
+  return load_error{in.head.name + ": holds " + reader.unusual +
+                    ", which is read whole, and is larger than the stream window: save it to a "
+                    "file and name the file"};
 }
 
 std::optional<load_error> loader::read_pod(const source& src, pod_object& out) {

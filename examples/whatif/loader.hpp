@@ -36,6 +36,7 @@
 
 #include "dump.hpp"
 #include "input.hpp"
+#include "json_stream.hpp"
 
 namespace whatif {
 
@@ -52,12 +53,28 @@ class loader {
  public:
   // Adds the objects of one cluster input to `dump`.
   std::optional<load_error> add_cluster(const source& src, cluster_dump& dump);
+  // Adds the objects of one cluster input opened with open_source(): an input larger than its
+  // first window that is JSON is read a window at a time (stream_window), each item of a List
+  // (or value of a top-level array) parsed and decoded on its own, so memory holds a window and
+  // one item, not the text and its parse. Shapes that need a document whole (see loader.cpp's
+  // stream_reader) and every error in a regular file send it to the whole-text path (the file is
+  // read again), so answers and messages are those of add_cluster(source); a stream that cannot
+  // be read again gets a message with the byte offset and the item instead.
+  std::optional<load_error> add_cluster(open_input& in, cluster_dump& dump, std::uint64_t max_size);
+  // The window add_cluster(open_input&, ...) reads in; open_source() should read the same.
+  std::size_t stream_window_size() const noexcept { return window_; }
+  void set_stream_window_size(std::size_t bytes) noexcept { window_ = bytes; }
+  // How many inputs were read a window at a time.
+  std::size_t streamed_inputs() const noexcept { return streamed_; }
+
   // Reads the preemptor: one Pod object (a List holding exactly one Pod is accepted too). A
   // missing `kind` is taken as Pod; a missing namespace as "default".
   std::optional<load_error> read_pod(const source& src, pod_object& out);
 
   // Processor seconds spent parsing (YAML conversion and simdjson) so far; the rest of
-  // add_cluster/read_pod is decoding the objects.
+  // add_cluster/read_pod is reading and decoding the objects. For a stream read a window at a
+  // time, the wall time of the simdjson calls; for a large file, the processor time of the thread
+  // that delimits and parses its items ahead (scanning included).
   double parse_cpu_seconds() const noexcept { return parse_cpu_seconds_; }
 
  private:
@@ -66,6 +83,8 @@ class loader {
 
   simdjson::dom::parser parser_;
   double parse_cpu_seconds_ = 0;
+  std::size_t window_ = default_stream_window;
+  std::size_t streamed_ = 0;
 };
 
 }  // namespace whatif

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <optional>
@@ -184,9 +185,9 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
     if (auto e = in.loader.add_cluster(src, in.dump)) return e;
   }
   for (const std::string& f : cl.cluster_files) {
-    whatif::source src;
-    if (auto e = whatif::read_source(f, max_size, src)) return e;
-    if (auto e = in.loader.add_cluster(src, in.dump)) return e;
+    whatif::open_input src;
+    if (auto e = whatif::open_source(f, max_size, in.loader.stream_window_size(), src)) return e;
+    if (auto e = in.loader.add_cluster(src, in.dump, max_size)) return e;
   }
   if (!cl.pod_file.empty()) {
     whatif::source src;
@@ -266,5 +267,9 @@ int main(int argc, char** argv) {
   if (cl.timings)
     print_timings(in, load_wall, load_cpu, analysis, decide_clock.wall_seconds(),
                   decide_clock.cpu_seconds(), reports.size());
-  return 0;
+  // The model's memory goes back with the process: freeing 150,000 pods one by one would take a
+  // tenth of a second more.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(0);
 }

@@ -76,7 +76,7 @@ class in_flight_view {
   // The wrapped node's state, with its in-flight victims removed.
   void prepare_state(std::size_t i, state_type& state) const {
     underlying_->prepare_state(i, state);
-    for (const pod_type& p : (*underlying_)[i].pods())
+    for (const pod_type& p : ::preempt::pods_of((*underlying_)[i]))
       if (is_in_flight(p)) (void)state.remove_pod(p);
   }
 

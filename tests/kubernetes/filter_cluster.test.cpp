@@ -107,3 +107,76 @@ TEST_CASE("kubernetes filter_cluster: host ports and existing anti-affinity thro
   CHECK(r.victims[0]->uid() == 1);
   CHECK(r.victims[1]->uid() == 2);
 }
+
+TEST_CASE("kubernetes filter_cluster: can_fit answers as fits, with and without filters to check") {
+  const k8s::label_set h0{{"kubernetes.io/hostname", "n0"}}, z1{{"zone", "z1"}},
+      web{{"app", "web"}}, none;
+  const std::vector<k8s::node_facts> nodes{{"n0", &h0, {}, false}, {"n1", &z1, {}, false}};
+  const std::vector<k8s::host_port> port80{{"", "TCP", 80}};
+  const std::vector<k8s::pod_filter_facts> pods{
+      {{"default", &web, false, {}}, port80},  // uid 1: holds port 80, 6000m
+      {{"default", &none, false, {}}, {}}};    // uid 2: 3000m
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  c.add_node("n1", {10000, 1 << 30, 110});
+  const auto with_cpu = [](model::pod_id uid, std::int64_t cpu) {
+    return model::resource_pod({.uid = uid, .priority = 0, .requests = {cpu, 1}, .start_time = 1});
+  };
+  c.add_pod(0, with_cpu(1, 6000));
+  c.add_pod(0, with_cpu(2, 3000));
+  const model::resource_pod preemptor(
+      {.uid = 9, .priority = 100, .requests = {2000, 1}, .start_time = 9});
+  const auto agree = [&](view::state_type& s) {
+    const bool fits = s.fits(preemptor).is_success();
+    CHECK(s.can_fit(preemptor) == fits);
+    return fits;
+  };
+
+  SUBCASE("no host port wanted, no spread, no affinity: resources alone") {
+    view v(c, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, {}, {}, {}, {}, nullptr}, {});
+    CHECK_FALSE(v.spread().active());
+    CHECK_FALSE(v.affinity().active());
+    auto s = v.make_state();
+    v.prepare_state(0, s);
+    CHECK_FALSE(agree(s));  // 9000m of 10000m used
+    REQUIRE(s.remove_pod(c[0].pods()[0]).is_success());
+    CHECK(agree(s));  // the port-80 holder gone: the ports were never the question
+    REQUIRE(s.add_pod(c[0].pods()[0]).is_success());
+    REQUIRE(s.remove_pod(c[0].pods()[1]).is_success());
+    CHECK(agree(s));  // 6000m used, port 80 held: fits, the pod wants no port
+  }
+  SUBCASE("port 80 wanted: the ports in use are tracked") {
+    view v(c, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, port80, {}, {}, {}, nullptr}, {});
+    auto s = v.make_state();
+    v.prepare_state(0, s);
+    REQUIRE(s.remove_pod(c[0].pods()[1]).is_success());
+    CHECK_FALSE(agree(s));  // room for the cpu, not for the port
+    CHECK(s.fits(preemptor).reasons()[0] == k8s::node_ports_reason);
+    REQUIRE(s.remove_pod(c[0].pods()[0]).is_success());
+    CHECK(agree(s));
+    REQUIRE(s.add_pod(c[0].pods()[0]).is_success());
+    CHECK_FALSE(agree(s));
+    v.prepare_state(1, s);  // an empty node
+    CHECK(agree(s));
+  }
+  SUBCASE("a spread constraint: the overlay decides") {
+    std::vector<k8s::spread_constraint> spread(1);
+    spread[0].topology_key = "kubernetes.io/hostname";
+    spread[0].do_not_schedule = true;
+    spread[0].selector = k8s::label_selector{{{"app", "web"}}, {}};
+    const k8s::label_set h1{{"kubernetes.io/hostname", "n1"}};
+    const std::vector<k8s::node_facts> hosts{{"n0", &h0, {}, false}, {"n1", &h1, {}, false}};
+    view v(c, facts_of{&pods}, nodes_of{&hosts});
+    const k8s::pod_placement placement;
+    v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, {}, {}, {}, spread, &placement}, {});
+    REQUIRE(v.spread().active());
+    auto s = v.make_state();
+    v.prepare_state(0, s);
+    REQUIRE(s.remove_pod(c[0].pods()[1]).is_success());
+    CHECK_FALSE(agree(s));  // room for the cpu; the web pod makes n0 one too many
+    REQUIRE(s.remove_pod(c[0].pods()[0]).is_success());
+    CHECK(agree(s));
+  }
+}

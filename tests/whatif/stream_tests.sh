@@ -74,6 +74,11 @@ case $case_name in
     cat "$data/cluster.json" >"$work/fifo" &
     expect_same "$("$tool" --cluster "$work/fifo" --pod-name team/waiting -o json)"
     wait ;;
+  stdin-part-read)
+    # Standard input redirected from a file that a first reader already read a line of: the tool
+    # reads from where that reader stopped, not from the file's start.
+    { printf 'a first line for another reader\n'; cat "$data/cluster.json"; } >"$work/prefixed.json"
+    expect_same "$({ head -n 1 >/dev/null; "$tool" --cluster - --pod-name team/waiting -o json; } <"$work/prefixed.json")" ;;
   stream-over-size)
     expect_error "<stdin>: holds more than 100 bytes, more than the input size limit of 100 bytes" \
       bash -c 'cat "$1" | "$2" --cluster - --pod-name team/waiting --max-input-size 100' _ \

@@ -2,12 +2,15 @@
 // dump and a preemptor pod, for scale tests and benchmarks of preempt-whatif.
 //
 //   preempt-whatif-gen --out cluster.json --pod-out pod.json [--nodes 5000] [--pods-per-node 30]
-//                      [--seed 1]
+//                      [--seed 1] [--style compact|kubectl]
 //
 // The dump is a `List` in kubectl's shape: nodes, then pods, then PodDisruptionBudgets, then
 // PriorityClasses, with the fields a real dump carries (owner references, container statuses,
 // conditions, default tolerations, projected service-account volumes, ...) so that parse times
-// are representative: about 2.5 KB per pod, ~380 MB for 5000 nodes and 150,000 pods.
+// are representative: about 3 KB per pod, 474 MB for 5000 nodes and 150,000 pods. `--style
+// kubectl` writes what `kubectl get -o json` prints for the same objects: indented by four spaces,
+// with the metadata.managedFields the API server keeps (field sets keyed by escaped JSON), about
+// 14 KB per pod, 2.1 GB for 5000 nodes and 150,000 pods.
 // Every node is nearly full, so the preemptor (6 CPUs, 12 GiB, class "critical") fits nowhere
 // and the decision needs preemption. A few nodes are tainted or cordoned, some pods are pending
 // with a nominated node, and budgets cover some deployments.
@@ -36,15 +39,22 @@ struct rng {
   std::uint64_t below(std::uint64_t n) { return next() % n; }
 };
 
+// Writes JSON text to a file, compact as it is given or indented as `kubectl get -o json`
+// writes it (Go's json.MarshalIndent with four spaces: one value per line, `"key": value`, empty
+// objects and arrays kept as `{}` and `[]`). The compact text may be given in pieces that cut
+// strings anywhere; whitespace outside strings is dropped when indenting.
 class writer {
  public:
-  explicit writer(std::FILE* f) : file_(f) { buf_.reserve(1 << 20); }
+  writer(std::FILE* f, bool indent) : file_(f), indent_(indent) { buf_.reserve(1 << 20); }
   ~writer() { flush(); }
   writer(const writer&) = delete;
   writer& operator=(const writer&) = delete;
 
   writer& operator<<(std::string_view s) {
-    buf_ += s;
+    if (indent_)
+      for (char c : s) put(c);
+    else
+      buf_ += s;
     if (buf_.size() > (1u << 20)) flush();
     return *this;
   }
@@ -58,8 +68,53 @@ class writer {
   }
 
  private:
+  void newline() {
+    buf_ += '\n';
+    buf_.append(depth_ * 4, ' ');
+  }
+  void put(char c) {
+    if (in_string_) {
+      buf_ += c;
+      if (escaped_)
+        escaped_ = false;
+      else if (c == '\\')
+        escaped_ = true;
+      else if (c == '"')
+        in_string_ = false;
+      return;
+    }
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') return;
+    if (c == '}' || c == ']') {
+      --depth_;
+      if (!open_) newline();
+      open_ = false;
+      buf_ += c;
+      return;
+    }
+    if (open_) newline();
+    open_ = false;
+    if (c == ',') {
+      buf_ += c;
+      newline();
+    } else if (c == ':') {
+      buf_ += ": ";
+    } else {
+      buf_ += c;
+      if (c == '{' || c == '[') {
+        ++depth_;
+        open_ = true;
+      } else if (c == '"') {
+        in_string_ = true;
+      }
+    }
+  }
+
   std::FILE* file_;
+  bool indent_;
   std::string buf_;
+  std::size_t depth_ = 0;
+  bool open_ = false;  // after '{' or '[': the next character decides between "{}" and a newline
+  bool in_string_ = false, escaped_ = false;
 };
 
 std::string hex(rng& r, std::size_t n) {
@@ -94,6 +149,7 @@ struct options {
   std::uint64_t seed = 1;
   const char* out = nullptr;
   const char* pod_out = nullptr;
+  bool kubectl = false;  // indented, with metadata.managedFields, as `kubectl get -o json` writes
 };
 
 struct priority_level {
@@ -103,7 +159,26 @@ struct priority_level {
 constexpr priority_level levels[] = {
     {"", 0}, {"batch-low", 100}, {"standard", 1000}, {"standard", 1000}, {"production", 10000}};
 
-void write_node(writer& w, rng& r, std::uint64_t i) {
+// metadata.managedFields of a node (kubelet's status updates, the node controller's podCIDR),
+// as the API server returns them: field sets whose keys hold escaped JSON.
+void write_node_managed_fields(writer& w) {
+  w << R"(,"managedFields":[{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"2024-04-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{".":{},"f:volumes.kubernetes.io/controller-managed-attach-detach":{}},"f:labels":{".":{},"f:beta.kubernetes.io/arch":{},"f:beta.kubernetes.io/os":{},"f:kubernetes.io/arch":{},"f:kubernetes.io/hostname":{},"f:kubernetes.io/os":{},"f:node.kubernetes.io/instance-type":{},"f:topology.kubernetes.io/region":{},"f:topology.kubernetes.io/zone":{}}},"f:spec":{"f:providerID":{}}}},)"
+    << R"({"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1","time":"2024-04-01T00:01:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{"f:node.alpha.kubernetes.io/ttl":{}}},"f:spec":{"f:podCIDR":{},"f:podCIDRs":{".":{},"v:\"10.0.0.0/24\"":{}}}}},)"
+    << R"({"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"2024-05-20T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:allocatable":{"f:ephemeral-storage":{},"f:memory":{}},"f:conditions":{"k:{\"type\":\"DiskPressure\"}":{"f:lastHeartbeatTime":{}},"k:{\"type\":\"MemoryPressure\"}":{"f:lastHeartbeatTime":{}},"k:{\"type\":\"PIDPressure\"}":{"f:lastHeartbeatTime":{}},"k:{\"type\":\"Ready\"}":{"f:lastHeartbeatTime":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{}}},"f:images":{},"f:nodeInfo":{"f:bootID":{},"f:containerRuntimeVersion":{},"f:kernelVersion":{},"f:kubeProxyVersion":{},"f:kubeletVersion":{},"f:machineID":{},"f:osImage":{},"f:systemUUID":{}}}},"subresource":"status"}])";
+}
+
+// metadata.managedFields of a pod: the ReplicaSet controller's create, the scheduler's binding
+// condition and the kubelet's status, with the owner's uid in an escaped key.
+void write_pod_managed_fields(writer& w, const std::string& owner_uid, bool placed) {
+  w << R"(,"managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1","time":"2024-04-30T12:00:01Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/restartedAt":{}},"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{},"f:tier":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\")"
+    << owner_uid
+    << R"(\"}":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"LOG_LEVEL\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{".":{},"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{},"f:protocol":{}}},"f:resources":{".":{},"f:limits":{".":{},"f:memory":{}},"f:requests":{".":{},"f:cpu":{},"f:memory":{}}},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{},"f:volumeMounts":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:priorityClassName":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:serviceAccount":{},"f:serviceAccountName":{},"f:terminationGracePeriodSeconds":{},"f:tolerations":{}}}})";
+  if (placed)
+    w << R"(,{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"2024-04-30T12:00:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Ready\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}},"f:containerStatuses":{},"f:hostIP":{},"f:hostIPs":{},"f:phase":{},"f:podIP":{},"f:podIPs":{".":{},"k:{\"ip\":\"10.244.0.1\"}":{".":{},"f:ip":{}}},"f:startTime":{}}},"subresource":"status"})";
+  w << "]";
+}
+
+void write_node(writer& w, rng& r, std::uint64_t i, bool kubectl) {
   const std::string name = node_name(i);
   const std::uint64_t zone = i % 3;
   w << R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" << name << R"(","uid":")"
@@ -114,9 +189,10 @@ void write_node(writer& w, rng& r, std::uint64_t i) {
     << std::string_view(zone == 0   ? "a"
                         : zone == 1 ? "b"
                                     : "c")
-    << R"("},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},"spec":{"podCIDR":"10.)"
-    << (i / 256 % 256) << "." << (i % 256) << R"(.0/24","providerID":"aws:///eu-west-1a/i-)"
-    << std::string_view(hex(r, 17)) << '"';
+    << R"("},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"})";
+  if (kubectl) write_node_managed_fields(w);
+  w << R"(},"spec":{"podCIDR":"10.)" << (i / 256 % 256) << "." << (i % 256)
+    << R"(.0/24","providerID":"aws:///eu-west-1a/i-)" << std::string_view(hex(r, 17)) << '"';
   // A dedicated node and a cordoned one carry a taint each; a node both has one list of two.
   const bool dedicated = i % 97 == 5, cordoned = i % 211 == 7;
   if (cordoned) w << R"(,"unschedulable":true)";
@@ -150,22 +226,26 @@ void write_node(writer& w, rng& r, std::uint64_t i) {
 // Writes one pod. `node` is empty for a pending pod.
 void write_pod(writer& w, rng& r, std::uint64_t app, std::uint64_t serial, const std::string& node,
                std::uint64_t cpu_m, std::uint64_t mem_mi, const priority_level& level,
-               const std::string& nominated) {
+               const std::string& nominated, bool kubectl) {
   const std::string ns = "team-" + std::to_string(app % 40);
   const std::string deploy = "app-" + std::to_string(app);
   const std::string hash = hex(r, 10);
   const std::string name = deploy + "-" + hash + "-" + hex(r, 5);
   const std::string vol = "kube-api-access-" + hex(r, 5);
   const std::uint64_t started = r.below(86400 * 19);
+  const std::string pod_uid = uid(r);
+  const std::string owner_uid = uid(r);
   w << R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" << name << R"(","generateName":")"
-    << deploy << "-" << hash << R"(-","namespace":")" << ns << R"(","uid":")"
-    << std::string_view(uid(r)) << R"(","resourceVersion":")" << (2000000 + serial)
-    << R"(","creationTimestamp":")" << std::string_view(timestamp(started))
-    << R"(","labels":{"app":")" << deploy << R"(","pod-template-hash":")" << hash << R"(","tier":")"
+    << deploy << "-" << hash << R"(-","namespace":")" << ns << R"(","uid":")" << pod_uid
+    << R"(","resourceVersion":")" << (2000000 + serial) << R"(","creationTimestamp":")"
+    << std::string_view(timestamp(started)) << R"(","labels":{"app":")" << deploy
+    << R"(","pod-template-hash":")" << hash << R"(","tier":")"
     << std::string_view(app % 2 ? "backend" : "frontend")
     << R"("},"annotations":{"kubectl.kubernetes.io/restartedAt":"2024-04-30T12:00:00Z"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")"
-    << deploy << "-" << hash << R"(","uid":")" << std::string_view(uid(r))
-    << R"(","controller":true,"blockOwnerDeletion":true}]},"spec":{"volumes":[{"name":")" << vol
+    << deploy << "-" << hash << R"(","uid":")" << owner_uid
+    << R"(","controller":true,"blockOwnerDeletion":true}])";
+  if (kubectl) write_pod_managed_fields(w, owner_uid, !node.empty());
+  w << R"(},"spec":{"volumes":[{"name":")" << vol
     << R"(","projected":{"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},{"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}}],"defaultMode":420}}],"containers":[{"name":"app","image":"registry.example.com/)"
     << ns << "/" << deploy
     << R"(:1.4.2","ports":[{"containerPort":8080,"protocol":"TCP"}],"env":[{"name":"LOG_LEVEL","value":"info"}],"resources":{"limits":{"memory":")"
@@ -205,7 +285,7 @@ void write_pod(writer& w, rng& r, std::uint64_t app, std::uint64_t serial, const
 int usage() {
   std::fputs(
       "usage: preempt-whatif-gen --out FILE --pod-out FILE [--nodes N] [--pods-per-node M] "
-      "[--seed S]\n",
+      "[--seed S] [--style compact|kubectl]\n",
       stderr);
   return 2;
 }
@@ -226,6 +306,10 @@ int main(int argc, char** argv) {
       o.nodes = std::strtoull(v, nullptr, 10);
     else if (a == "--pods-per-node")
       o.pods_per_node = std::strtoull(v, nullptr, 10);
+    else if (a == "--style" && std::string_view(v) == "kubectl")
+      o.kubectl = true;
+    else if (a == "--style" && std::string_view(v) == "compact")
+      o.kubectl = false;
     else if (a == "--seed")
       o.seed = std::strtoull(v, nullptr, 10);
     else
@@ -240,11 +324,13 @@ int main(int argc, char** argv) {
   }
   rng r{o.seed};
   {
-    writer w(f);
-    w << R"({"apiVersion":"v1","kind":"List","items":[)";
+    writer w(f, o.kubectl);
+    // kubectl writes a List's members in key order: its kind comes after the items.
+    w << (o.kubectl ? R"({"apiVersion":"v1","items":[)"
+                    : R"({"apiVersion":"v1","kind":"List","items":[)");
     for (std::uint64_t i = 0; i < o.nodes; ++i) {
       if (i) w << ",\n";
-      write_node(w, r, i);
+      write_node(w, r, i, o.kubectl);
     }
     // Pods: per node, fill about 14.5 of the 15.89 allocatable CPUs and ~55 of 61 GiB.
     std::uint64_t serial = 0;
@@ -259,14 +345,15 @@ int main(int argc, char** argv) {
         const std::uint64_t mem = share_mi / 2 + r.below(share_mi);
         const priority_level& level = levels[r.below(std::size(levels))];
         w << ",\n";
-        write_pod(w, r, r.below(apps), serial++, name, cpu, mem, level, "");
+        write_pod(w, r, r.below(apps), serial++, name, cpu, mem, level, "", o.kubectl);
       }
     }
     // Pending pods: some nominated to a node by an earlier preemption.
     for (std::uint64_t p = 0; p < 40; ++p) {
       const std::string nominated = p % 2 ? node_name(r.below(o.nodes)) : std::string();
       w << ",\n";
-      write_pod(w, r, r.below(apps), serial++, "", 2000, 4096, levels[1 + p % 4], nominated);
+      write_pod(w, r, r.below(apps), serial++, "", 2000, 4096, levels[1 + p % 4], nominated,
+                o.kubectl);
     }
     // Budgets over some deployments (their pods carry app=<deployment>).
     for (std::uint64_t b = 0; b < apps; b += 7) {
@@ -288,7 +375,8 @@ int main(int argc, char** argv) {
         << c[0] << R"("},"value":)" << c[1] << R"(,"globalDefault":)" << c[2]
         << R"(,"preemptionPolicy":"PreemptLowerPriority","description":"synthetic"})";
     }
-    w << "\n],\"metadata\":{\"resourceVersion\":\"\"}}\n";
+    w << "\n]" << (o.kubectl ? R"(,"kind":"List")" : "")
+      << ",\"metadata\":{\"resourceVersion\":\"\"}}\n";
   }
   std::fclose(f);
 

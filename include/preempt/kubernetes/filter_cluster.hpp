@@ -17,9 +17,14 @@
 // remove_pod/add_pod update (upstream's RemovePod/AddPod PreFilter extensions) without copying
 // any cluster-wide count.
 //
-// Complexity: prepare_state O(pods of the node); remove_pod/add_pod O(overlays), plus O(pods of
-// the node) for a pod with host ports (to tell the node's pods from nominated ones, whose ports
-// are added temporarily: see node_ports.hpp).
+// A plugin whose PreFilter leaves it nothing to check costs nothing: without wanted host ports no
+// state tracks the ports in use, and when none of the three filters, a state is Base's own plus
+// a flag test per update. The state's can_fit(p) answers fits() without reasons (the reprieve
+// loop's question), through Base's can_fit when it has one.
+//
+// Complexity: prepare_state O(pods of the node) when the pod wants host ports, else Base's;
+// remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with host ports (to tell the
+// node's pods from nominated ones, whose ports are added temporarily: see node_ports.hpp).
 // Allocation: prefilter; a state's buffers grow to the largest node once. No exceptions of its
 // own. The view is read by many threads once prefilter has returned; each state by one.
 //
@@ -27,6 +32,7 @@
 #ifndef PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 #define PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -70,8 +76,9 @@ class filter_cluster {
    public:
     status remove_pod(const pod_type& p) {
       if (status st = base_.remove_pod(p); !st) return st;
+      if (!owner_->reads_pods_) return status::ok();
       const pod_filter_facts& f = owner_->pod_facts_(p);
-      if (!f.host_ports.empty()) {
+      if (owner_->checks_ports() && !f.host_ports.empty()) {
         if (on_node(p))
           ports_.remove(f.host_ports);
         else
@@ -83,8 +90,9 @@ class filter_cluster {
     }
     status add_pod(const pod_type& p) {
       if (status st = base_.add_pod(p); !st) return st;
+      if (!owner_->reads_pods_) return status::ok();
       const pod_filter_facts& f = owner_->pod_facts_(p);
-      if (!f.host_ports.empty()) {
+      if (owner_->checks_ports() && !f.host_ports.empty()) {
         if (on_node(p))
           ports_.add(f.host_ports);
         else
@@ -99,6 +107,20 @@ class filter_cluster {
       if (status st = base_.fits(p); !st) return st;
       if (status st = spread_.filter(); !st) return st;
       return affinity_.filter();
+    }
+    // fits() without the reasons (the reprieve loop's question): Base's own can_fit when it has
+    // one, and the pod-dependent filters only where the PreFilter left them something to check.
+    bool can_fit(const pod_type& p) {
+      if (owner_->checks_ports() && !ports_.fits(owner_->wanted_ports_)) return false;
+      if constexpr (requires {
+                      { base_.can_fit(p) } -> std::convertible_to<bool>;
+                    }) {
+        if (!base_.can_fit(p)) return false;
+      } else {
+        if (!status(base_.fits(p)).is_success()) return false;
+      }
+      if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
+      return !owner_->affinity_.active() || affinity_.filter().is_success();
     }
 
     typename Base::state_type& base() noexcept { return base_; }
@@ -150,6 +172,7 @@ class filter_cluster {
           return f.labels != nullptr ? *f.labels : none;
         },
         visit_pods);
+    reads_pods_ = checks_ports() || spread_.active() || affinity_.active();
   }
 
   std::size_t size() const noexcept { return base_->size(); }
@@ -162,8 +185,9 @@ class filter_cluster {
     base_->prepare_state(i, state.base_);
     state.node_ = i;
     state.ports_.clear();
-    for (const auto& q : ::preempt::pods_of((*base_)[i]))
-      state.ports_.add(pod_facts_(q).host_ports);
+    if (checks_ports())
+      for (const auto& q : ::preempt::pods_of((*base_)[i]))
+        state.ports_.add(pod_facts_(q).host_ports);
     state.spread_.reset(i);
     const node_facts& f = node_facts_(i);
     state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);
@@ -173,10 +197,15 @@ class filter_cluster {
   const inter_pod_affinity_prefilter& affinity() const noexcept { return affinity_; }
 
  private:
+  // NodePorts has nothing to check when the pod wants no host port: no state then tracks the
+  // ports in use, and with the other two plugins skipped too, no state reads a pod's facts.
+  bool checks_ports() const noexcept { return !wanted_ports_.empty(); }
+
   const Base* base_;
   PodFacts pod_facts_;
   NodeFacts node_facts_;
   std::span<const host_port> wanted_ports_;
+  bool reads_pods_ = false;  // some filter reads the facts of the pods a state adds and removes
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
   label_set no_labels_;

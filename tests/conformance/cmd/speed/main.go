@@ -12,7 +12,9 @@
 //	    for each sampling (a minCandidateNodesPercentage, or "default": upstream's 10% / 100) and
 //	    each parallelism (default 1,16): one decision to warm up, 50 ms of decisions to calibrate
 //	    (unless the warm-up took that long), then R runs (default 7) of as many decisions as fit
-//	    in S seconds (default 0.2; at least one), and the median of the runs' ns per decision.
+//	    in S seconds (default 0.2; at least one), and the median of the runs' ns per decision, in
+//	    wall-clock time and in the process's processor time (all its threads, the garbage
+//	    collector's included).
 //	    A decision slower than S gets fewer runs: as many as fit in M seconds (default 20), at
 //	    least 3 (or R if smaller). Prints JSON: the dump's size, and per sampling the decision
 //	    (nominated node, victims in upstream's deletion order) and the timings. The bound pods
@@ -35,6 +37,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -46,10 +49,28 @@ import (
 )
 
 type timing struct {
-	Parallelism     int       `json:"parallelism"`
-	NsPerDecision   float64   `json:"nsPerDecision"`
-	Runs            []float64 `json:"runs"`
-	DecisionsPerRun int       `json:"decisionsPerRun"`
+	Parallelism      int       `json:"parallelism"`
+	NsPerDecision    float64   `json:"nsPerDecision"`
+	Runs             []float64 `json:"runs"`
+	CPUNsPerDecision float64   `json:"processCpuNsPerDecision"`
+	CPURuns          []float64 `json:"processCpuRuns"`
+	DecisionsPerRun  int       `json:"decisionsPerRun"`
+}
+
+// processCPU is the processor time of the whole process (every thread: the garbage collector's
+// too) in ns.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func median(v []float64) float64 {
+	sorted := append([]float64(nil), v...)
+	sort.Float64s(sorted)
+	return sorted[len(sorted)/2]
 }
 
 type decision struct {
@@ -226,6 +247,7 @@ func run(args []string, stdout io.Writer) error {
 			}
 			t := timing{Parallelism: par, DecisionsPerRun: n}
 			for r := 0; r < count; r++ {
+				cpu0 := processCPU()
 				start := time.Now()
 				for i := 0; i < n; i++ {
 					c, err := ev.Decide(ctx)
@@ -238,10 +260,10 @@ func run(args []string, stdout io.Writer) error {
 					}
 				}
 				t.Runs = append(t.Runs, float64(time.Since(start).Nanoseconds())/float64(n))
+				t.CPURuns = append(t.CPURuns, (processCPU()-cpu0)/float64(n))
 			}
-			sorted := append([]float64(nil), t.Runs...)
-			sort.Float64s(sorted)
-			t.NsPerDecision = sorted[len(sorted)/2]
+			t.NsPerDecision = median(t.Runs)
+			t.CPUNsPerDecision = median(t.CPURuns)
 			sr.Timings = append(sr.Timings, t)
 		}
 		sr.Decision = *first

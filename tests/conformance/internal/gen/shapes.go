@@ -25,17 +25,26 @@ import (
 //	low-priority pod   priority 0; the p pods of a node share 3.6 CPU (3600/p millicores each)
 //	                   and min(500Mi, 28Gi/p) of memory; dealt round-robin (pod k on node k % n)
 //	preemptor          3000m, 500Mi, priority 10: evicts 3 of 4 victims (22 of 30, 81 of 110)
-//	infeasible pod     9 CPU, 500Mi, priority 10: fits no node even with every pod evicted
 //
 // Start times are distinct and seeded-random (one a second over a year), so a node's pods are
 // not listed in their importance order. Shape names:
 //
 //	NxP                  N nodes, P pods per node, the 3000m preemptor
-//	infeasible-NxP       the same cluster, the 9-CPU pod
+//	infeasible-NxP       the same cluster, but the first pod of every node has priority 10 (the
+//	                     preemptor's: never a victim) and the preemptor asks for 3500m: within
+//	                     every node's allocatable (so no filter rejects it as unresolvable), yet
+//	                     it fits no node even with every lower-priority pod evicted (4000m - 3600m/P
+//	                     at most is freed): the dry run evaluates every node and finds no candidate
 //	pdbs-NxP-B           NxP with B disruption budgets: budget b selects (by its own label) the
 //	                     pods 3b..3b+2 in slot-major order (pod slot s of node n is number
 //	                     s*N+n, so a budget's pods are on three different nodes) and allows 1
 //	                     disruption, so no node ever violates one: the cost of the lookups alone
+//	antiaff-NxP          NxP with inter-pod anti-affinity (InterPodAffinity's PreFilter, Filter and
+//	                     its RemovePod/AddPod in every reprieve): pod k carries team=t-(k%8); the
+//	                     first pod of every node has a required anti-affinity term against
+//	                     app=web (the preemptor's label) on kubernetes.io/hostname, and the
+//	                     preemptor one against team=t-0 on the same key. On every node both the
+//	                     first pod and the team-t-0 pods must go, the rest are reprieved as in NxP
 //
 // Every shape depends only on its name.
 func Shape(name string) (*Case, error) {
@@ -62,7 +71,7 @@ func Shape(name string) (*Case, error) {
 	cpu := int64(3600 / perNode)
 	mem := min(int64(500)<<20, (int64(28)<<30)/int64(perNode))
 	starts := r.Perm(365 * 24 * 3600)[:total]
-	zero := int32(0)
+	zero, ten := int32(0), int32(10)
 	for k := 0; k < total; k++ {
 		name := fmt.Sprintf("low-%d", k)
 		t := metav1.NewTime(base.Add(-time.Duration(starts[k]+1) * time.Second))
@@ -77,6 +86,16 @@ func Shape(name string) (*Case, error) {
 			},
 			Status: v1.PodStatus{Phase: v1.PodRunning, StartTime: &t},
 		})
+		pod := c.Pods[k]
+		if kind == "infeasible" && k < nodes {
+			pod.Spec.Priority = &ten
+		}
+		if kind == "antiaff" {
+			pod.Labels["team"] = fmt.Sprintf("t-%d", k%8)
+			if k < nodes {
+				pod.Spec.Affinity = antiAffinity("app", "web")
+			}
+		}
 	}
 	if budgets > 0 {
 		// Pod k is slot k / nodes of node k % nodes: slot-major order is pod order.
@@ -97,9 +116,8 @@ func Shape(name string) (*Case, error) {
 	}
 	preemptorCPU := int64(3000)
 	if kind == "infeasible" {
-		preemptorCPU = 9000
+		preemptorCPU = 3500
 	}
-	ten := int32(10)
 	c.Preemptor = &v1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: "preemptor", Namespace: "default", UID: "uid-preemptor"},
@@ -108,15 +126,32 @@ func Shape(name string) (*Case, error) {
 				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: milli(preemptorCPU), v1.ResourceMemory: binary(500 << 20)}}}}},
 		Status: v1.PodStatus{Phase: v1.PodPending},
 	}
+	if kind == "antiaff" {
+		c.Preemptor.Labels = map[string]string{"app": "web"}
+		c.Preemptor.Spec.Affinity = antiAffinity("team", "t-0")
+		c.Families = append(c.Families, PodAffinity)
+	}
 	return c, nil
 }
 
-// parseShape reads "NxP", "infeasible-NxP" or "pdbs-NxP-B".
+// antiAffinity is a required pod anti-affinity term against the pods labelled key=value, per node.
+func antiAffinity(key, value string) *v1.Affinity {
+	return &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}},
+			TopologyKey:   hostLabel,
+		}},
+	}}
+}
+
+// parseShape reads "NxP", "infeasible-NxP", "antiaff-NxP" or "pdbs-NxP-B".
 func parseShape(name string) (kind string, nodes, perNode, budgets int, err error) {
-	bad := fmt.Errorf("shape %q: want NxP, infeasible-NxP or pdbs-NxP-B (N nodes, P pods per node from 1 to 110, B budgets)", name)
+	bad := fmt.Errorf("shape %q: want NxP, infeasible-NxP, antiaff-NxP or pdbs-NxP-B (N nodes, P pods per node from 1 to 110, B budgets)", name)
 	rest := name
 	if s, ok := strings.CutPrefix(rest, "infeasible-"); ok {
 		kind, rest = "infeasible", s
+	} else if s, ok := strings.CutPrefix(rest, "antiaff-"); ok {
+		kind, rest = "antiaff", s
 	} else if s, ok := strings.CutPrefix(rest, "pdbs-"); ok {
 		kind = "pdbs"
 		i := strings.LastIndexByte(s, '-')

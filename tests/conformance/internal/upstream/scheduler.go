@@ -66,7 +66,7 @@ type Options struct {
 	Offset int64
 	// ShortageResolvable makes NodeResourcesFit report every shortage as Unschedulable, even a
 	// request larger than the node's allocatable (v1.37 says UnschedulableAndUnresolvable then):
-	// the behavioural spec's rule, for exploring the other disagreements.
+	// the plain rule preempt once used, for exploring the other disagreements.
 	ShortageResolvable bool
 	// AllSchedulersNominations puts the nominations of pending pods of every scheduler in the
 	// nominator (kube-scheduler's queue holds only its own profiles' pods): preempt-whatif's
