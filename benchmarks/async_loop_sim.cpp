@@ -576,7 +576,7 @@ class simulation {
   // Does `p` fit on node n, respecting the pods nominated there (two-pass rule)?
   bool fits_on(const pod& p, std::size_t n) {
     cluster_.prepare_state(n, state_);
-    return preempt::fits_with_nominated(state_, p, ledger_.nominated_to(n)).is_success();
+    return preempt::fits_with_nominated(state_, p, ledger_.nominated_to_unlocked(n)).is_success();
   }
 
   void bind(const pod& p, std::size_t n, nanos at) {

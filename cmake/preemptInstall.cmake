@@ -48,8 +48,7 @@ export(EXPORT preemptTargets NAMESPACE preempt:: FILE "${PROJECT_BINARY_DIR}/pre
 
 # --- pkg-config ----------------------------------------------------------------------------------
 # Relocatable: prefix is computed from the .pc file's own location, so `cmake --install --prefix X`
-# (a staging prefix) yields a working .pc. range-v3 ships no .pc file on Debian, hence no Requires:
-# its headers must be on the default include path (/usr/include) or added by the user.
+# (a staging prefix) yields a working .pc. No Requires: the headers need only the standard library.
 if(IS_ABSOLUTE "${PREEMPT_INSTALL_PKGCONFIGDIR}")
   set(PREEMPT_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
 else()

@@ -233,8 +233,8 @@ TEST_CASE("ledger: the null_mutex variant behaves the same") {
   l.nominate(b, 1);
   std::vector<const pod*> out;
   CHECK(l.clear_lower_priority(1, mid, out) == 1);
-  CHECK(l.nominated_to(1).size() == 1);
-  CHECK(l.nominated_to(1)[0] == &b);
+  CHECK(l.nominated_to_unlocked(1).size() == 1);
+  CHECK(l.nominated_to_unlocked(1)[0] == &b);
   CHECK(l.reader().nominated_to(1).size() == 1);
 }
 

@@ -645,7 +645,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     }
     cluster.prepare_state(i, state);
     const preempt::status fit =
-        preempt::fits_with_nominated(state, preemptor, ledger.nominated_to(i));
+        preempt::fits_with_nominated(state, preemptor, ledger.nominated_to_unlocked(i));
     if (fit.is_success()) {
       out.statuses.set(i, preempt::status_code::success);
       v.status = "Success";
@@ -818,7 +818,7 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
   const bool any_to_delete = std::any_of(d.victims.begin(), d.victims.end(),
                                          [](const pod* p) { return !p->terminating(); });
   if (any_to_delete)
-    for (const pod* p : ledger.nominated_to(d.node_index))
+    for (const pod* p : ledger.nominated_to_unlocked(d.node_index))
       if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
   const std::size_t k = d.choice.deciding_score;
   if (k == preempt::best_candidate::none) {
@@ -849,7 +849,7 @@ struct first_fit_placement {
       out[k] = wl::no_node;
       for (std::size_t i = 0; i < states.size(); ++i) {
         if (!(*allowed)[k][i]) continue;
-        if (!preempt::fits_with_nominated(states[i], *members[k], ledger->nominated_to(i))
+        if (!preempt::fits_with_nominated(states[i], *members[k], ledger->nominated_to_unlocked(i))
                  .is_success())
           continue;
         if (!states[i].add_pod(*members[k]).is_success()) continue;

@@ -162,7 +162,7 @@ class dispatcher {
   // Acts on an evaluator decision for `preemptor` (see the header comment).
   dispatch_result apply(const P& preemptor, const decision<P>& d) {
     if (d.kind == decision_kind::unschedulable && d.clear_nomination) {
-      ledger_->remove(preemptor.uid());
+      ledger_->remove(::preempt::uid_of(preemptor));
       return {};
     }
     if (d.kind != decision_kind::nominated) return {};
@@ -246,7 +246,7 @@ class dispatcher {
     dispatch_result result;
     if (node != cluster_wide) notify_dispatched(preemptor, victims.size());
     for (const P* v : victims) {
-      if (detail::is_terminating(*v) || !table_->claim_victim(v->uid())) {
+      if (detail::is_terminating(*v) || !table_->claim_victim(::preempt::uid_of(*v))) {
         ++result.skipped;
         continue;
       }
@@ -255,7 +255,7 @@ class dispatcher {
       // Inline dispatch keeps no claim once the eviction returned: the table holds nothing of
       // it after apply. (An evicted victim the caller's cache still shows may be chosen and
       // evicted again, as upstream's prepareCandidate would: its eviction then finds it gone.)
-      table_->end_victim(v->uid(), r.outcome == eviction_outcome::evicted);
+      table_->end_victim(::preempt::uid_of(*v), r.outcome == eviction_outcome::evicted);
       if (!r.ok()) {
         result.outcome = status::error(r.message);
         return result;
@@ -280,11 +280,11 @@ class dispatcher {
     for (const P* v : victims) {
       if (detail::is_terminating(*v)) {
         ++result.skipped;
-      } else if (table_->claim_victim(v->uid())) {
+      } else if (table_->claim_victim(::preempt::uid_of(*v))) {
         j->victims.push_back(*v);
       } else {  // another preemption is evicting it
         ++result.skipped;
-        j->follow.awaited.push_back(v->uid());
+        j->follow.awaited.push_back(::preempt::uid_of(*v));
       }
     }
     if (j->victims.empty()) {  // nothing to evict: nothing starts, as in prepareCandidateAsync
@@ -303,19 +303,19 @@ class dispatcher {
     j->last_deleted = false;
     j->started = Clock::now();
     const std::optional<std::size_t> previous =
-        node == cluster_wide ? std::nullopt : ledger_->node_of(preemptor.uid());
+        node == cluster_wide ? std::nullopt : ledger_->node_of(::preempt::uid_of(preemptor));
     if (node != cluster_wide) ledger_->nominate(preemptor, node);
-    table_->start(preemptor.uid());
+    table_->start(::preempt::uid_of(preemptor));
     job_started();
     result.started = true;
     result.evictions = j->victims.size();
     if (!submit(task_ref::to_member_run(*j))) {  // the executor refused: roll back
-      for (const P& v : j->victims) victim_done(v.uid(), eviction_outcome::failed);
-      table_->finish(preemptor.uid());
+      for (const P& v : j->victims) victim_done(::preempt::uid_of(v), eviction_outcome::failed);
+      table_->finish(::preempt::uid_of(preemptor));
       if (previous)  // as upstream's error result: the earlier nomination stands
         ledger_->nominate(preemptor, *previous);
       else if (node != cluster_wide)
-        ledger_->remove(preemptor.uid());
+        ledger_->remove(::preempt::uid_of(preemptor));
       done_with(j);
       return {status::error("preemption: the executor refused the eviction work"), false, 0,
               result.skipped, false};
@@ -348,10 +348,11 @@ class dispatcher {
   void evict_one(job& j, std::size_t i) noexcept {
     const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
     if (!r.ok()) j.failed.store(true, std::memory_order_release);
-    victim_done(j.victims[i].uid(), r.outcome);
+    victim_done(::preempt::uid_of(j.victims[i]), r.outcome);
     if (j.outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (j.failed.load(std::memory_order_acquire)) {
-        victim_done(j.victims.back().uid(), eviction_outcome::failed);  // the last is skipped
+        victim_done(::preempt::uid_of(j.victims.back()),
+                    eviction_outcome::failed);  // the last is skipped
         complete(j);
       } else {
         evict_last(j);
@@ -364,20 +365,20 @@ class dispatcher {
     const P& last = j.victims.back();
     // A victim the caller already reported terminating or gone has left the victim ledger: its
     // report must still open the gate.
-    const bool reported = !table_->claim_of(last.uid()).has_value();
-    table_->set_last_victim(j.preemptor->uid(), last.uid());
-    if (reported) table_->report_victim(last.uid(), victim_state::terminating);
+    const bool reported = !table_->claim_of(::preempt::uid_of(last)).has_value();
+    table_->set_last_victim(::preempt::uid_of(*j.preemptor), ::preempt::uid_of(last));
+    if (reported) table_->report_victim(::preempt::uid_of(last), victim_state::terminating);
     const eviction_result r = client_->evict(last, *j.preemptor);
     if (!r.ok()) j.failed.store(true, std::memory_order_release);
     j.last_deleted = r.outcome == eviction_outcome::evicted;
-    victim_done(last.uid(), r.outcome);
+    victim_done(::preempt::uid_of(last), r.outcome);
     complete(j);
   }
 
   // Background, step 4: leave the in-flight set, wake the preemptor unless a deletion will.
   void complete(job& j) noexcept {
     const bool success = !j.failed.load(std::memory_order_acquire);
-    table_->finish(j.preemptor->uid());
+    table_->finish(::preempt::uid_of(*j.preemptor));
     if (!success || !j.last_deleted) hooks_.reactivate(*j.preemptor);
     if constexpr (requires {
                     hooks_.on_async_finished(*j.preemptor, success, Clock::now() - j.started);

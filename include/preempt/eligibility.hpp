@@ -40,8 +40,8 @@ status check_eligibility(const node_pod_t<N>& preemptor, const N* nominated_node
     return status::unschedulable(not_eligible_policy_never);
   if (nominated_node == nullptr) return status::ok();
   if (nominated_node_status == status_code::unschedulable_and_unresolvable) return status::ok();
-  for (const auto& p : nominated_node->pods()) {
-    if (priority_of(p) < priority_of(preemptor) && p.terminating_by_preemption() &&
+  for (const auto& p : ::preempt::pods_of(*nominated_node)) {
+    if (priority_of(p) < priority_of(preemptor) && ::preempt::is_terminating_by_preemption(p) &&
         policy.is_eligible_victim(*nominated_node, p, preemptor))
       return status::unschedulable(not_eligible_terminating_victim);
   }

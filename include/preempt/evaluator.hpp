@@ -141,13 +141,33 @@ class evaluator {
 #if defined(PREEMPT_NO_THREADS)
         workers_(1) {
 #else
-        crew_(std::max<std::size_t>(config.parallelism, 1)),
+        crew_(std::make_unique<detail::helper_crew>(std::max<std::size_t>(config.parallelism, 1))),
         workers_(std::max<std::size_t>(config.parallelism, 1)) {
 #endif
     PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
                    "evaluator: invalid sampling arguments");
     config_.parallelism = workers_.size();
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
+  }
+
+  static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
+                                          std::is_nothrow_move_constructible_v<Observer> &&
+                                          std::is_nothrow_move_constructible_v<state_type>;
+  // Movable (when the policy, the observer and the cluster's state type are). Moving an evaluator
+  // while an evaluate call runs on it is the caller's bug. A decision obtained before the move is
+  // no longer valid; the moved-from evaluator may only be destroyed or assigned to.
+  evaluator(evaluator&&) noexcept(nothrow_movable) = default;
+  evaluator& operator=(evaluator&&) noexcept(nothrow_movable) = default;
+
+  // A nomination ledger passed where its reader is expected: a clear error rather than a list of
+  // unsatisfied constraints (the ledger does not model nominations_of).
+  template <class... Args>
+    requires(detail::nominations_owner<Args> || ...)
+  const decision_type& evaluate(const pod_type&, const C&, Args&&...) {
+    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
+                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
+                  "while the evaluation reads the nominations, not the ledger itself");
+    return decision_;
   }
 
   Policy& policy() noexcept { return policy_; }
@@ -166,6 +186,7 @@ class evaluator {
                   "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
+    PREEMPT_ASSERT(!workers_.empty(), "evaluator: evaluate on a moved-from evaluator");
     reset_decision();
     grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
@@ -197,6 +218,7 @@ class evaluator {
                   "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
+    PREEMPT_ASSERT(!workers_.empty(), "evaluator: evaluate on a moved-from evaluator");
     reset_decision();
     grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
@@ -222,9 +244,10 @@ class evaluator {
     if (status_code(statuses.code_of(nn)) == status_code::unschedulable_and_unresolvable)
       return status::ok();
     const auto& node = cluster[nn];  // may be a proxy returned by value
-    for (const auto& p : node.pods())
+    for (const auto& p : ::preempt::pods_of(node))
       if (::preempt::workload::effective_priority(groups, p) < ::preempt::priority_of(preemptor) &&
-          p.terminating_by_preemption() && policy_.is_eligible_victim(node, p, preemptor))
+          ::preempt::is_terminating_by_preemption(p) &&
+          policy_.is_eligible_victim(node, p, preemptor))
         return status::unschedulable(not_eligible_terminating_victim);
     return status::ok();
   }
@@ -353,7 +376,7 @@ class evaluator {
           auto& c = *static_cast<context*>(j.context);
           c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
         };
-        crew_.run(job, ex);
+        crew_->run(job, ex);
       }
 #endif
       const bool stop = merge(count);
@@ -391,7 +414,7 @@ class evaluator {
   void collect_candidates(const C& cluster) {
     const auto add = [&](const kept_candidate& k) {
       candidates_.push_back(
-          {k.node_index, cluster[k.node_index].name(),
+          {k.node_index, ::preempt::name_of(cluster[k.node_index]),
            std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
            k.violations});
       candidate_scores_.push_back(k.scores);
@@ -492,7 +515,7 @@ class evaluator {
   Observer observer_;
   offset_sequence offsets_;
 #if !defined(PREEMPT_NO_THREADS)
-  detail::helper_crew crew_;
+  std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;

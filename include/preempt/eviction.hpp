@@ -53,7 +53,7 @@ constexpr bool is_terminating(const P& p) {
                 })
     return p.terminating();
   else
-    return p.terminating_by_preemption();
+    return ::preempt::is_terminating_by_preemption(p);
 }
 }  // namespace detail
 

@@ -35,6 +35,7 @@
 
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/node.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -94,7 +95,7 @@ class failure_message {
       if (d.outcome.code() != status_code::error) continue;
       std::string& line = next_line();
       if (d.outcome.reason() == zero_victims_reason)
-        append_zero_victims(line, nodes[d.node_index].name());
+        append_zero_victims(line, ::preempt::name_of(nodes[d.node_index]));
       else
         line = d.outcome.reason();
       const auto seen = lines_.begin() + static_cast<std::ptrdiff_t>(used_ - 1);

@@ -56,6 +56,28 @@ class in_flight_table {
  public:
   using uid_type = pod_uid_t<P>;
 
+  in_flight_table() = default;
+  // Movable. Moving a table while another thread uses it, or while a preemption it tracks is in
+  // flight (a dispatcher or follower points at it), is the caller's bug. The moved-to table has a
+  // fresh lock; the moved-from one is empty and usable.
+  in_flight_table(in_flight_table&& other) noexcept
+      : preempting_(std::move(other.preempting_)),
+        victims_(std::move(other.victims_)),
+        followers_(std::move(other.followers_)) {
+    other.clear_moved();
+  }
+  in_flight_table& operator=(in_flight_table&& other) noexcept {
+    if (this != &other) {
+      preempting_ = std::move(other.preempting_);
+      victims_ = std::move(other.victims_);
+      followers_ = std::move(other.followers_);
+      other.clear_moved();
+    }
+    return *this;
+  }
+  in_flight_table(const in_flight_table&) = delete;
+  in_flight_table& operator=(const in_flight_table&) = delete;
+
   void reserve(std::size_t preemptors, std::size_t victims) {
     detail::exclusive_guard lock(mutex_);
     preempting_.reserve(preemptors);
@@ -257,6 +279,12 @@ class in_flight_table {
     std::optional<uid_type> victim;
     victim_state state = victim_state::present;
   };
+
+  void clear_moved() noexcept {
+    preempting_.clear();
+    victims_.clear();
+    followers_.clear();
+  }
 
   mutable Mutex mutex_;
   detail::flat_map<uid_type, last_victim> preempting_;

@@ -32,10 +32,9 @@
 #include <string_view>
 #include <vector>
 
-#include <range/v3/view/filter.hpp>
-
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/detail/pod_views.hpp"
 #include "preempt/node.hpp"
 #include "preempt/pod.hpp"
 
@@ -57,11 +56,11 @@ class in_flight_view {
   class node_view {
    public:
     node_view(const cluster_node_t<C>& n, const in_flight_view& v) : node_(&n), view_(&v) {}
-    std::string_view name() const { return node_->name(); }
+    std::string_view name() const { return ::preempt::name_of(*node_); }
     auto pods() const {
       const in_flight_view* v = view_;
-      return node_->pods() |
-             ranges::views::filter([v](const pod_type& p) { return !v->is_in_flight(p); });
+      return detail::filter_view(::preempt::pods_of(*node_),
+                                 [v](const pod_type& p) { return !v->is_in_flight(p); });
     }
     const cluster_node_t<C>& underlying() const noexcept { return *node_; }
 
@@ -77,12 +76,12 @@ class in_flight_view {
   // The wrapped node's state, with its in-flight victims removed.
   void prepare_state(std::size_t i, state_type& state) const {
     underlying_->prepare_state(i, state);
-    for (const pod_type& p : (*underlying_)[i].pods())
+    for (const pod_type& p : ::preempt::pods_of((*underlying_)[i]))
       if (is_in_flight(p)) (void)state.remove_pod(p);
   }
 
   bool is_in_flight(const pod_type& p) const {
-    return std::binary_search(in_flight_.begin(), in_flight_.end(), p.uid());
+    return std::binary_search(in_flight_.begin(), in_flight_.end(), ::preempt::uid_of(p));
   }
 
  private:

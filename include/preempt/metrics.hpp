@@ -23,37 +23,14 @@
 #define PREEMPT_METRICS_HPP
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 
 #include "preempt/config.hpp"
+#include "preempt/detail/metric_counter.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
-
-namespace detail {
-
-#if defined(PREEMPT_NO_THREADS)
-// A counter with std::atomic's interface for the members metrics uses, without atomics.
-class metric_counter {
- public:
-  constexpr metric_counter(std::uint64_t v = 0) noexcept : v_(v) {}
-  std::uint64_t fetch_add(std::uint64_t d, std::memory_order) noexcept {
-    const std::uint64_t old = v_;
-    v_ += d;
-    return old;
-  }
-  std::uint64_t load(std::memory_order) const noexcept { return v_; }
-
- private:
-  std::uint64_t v_;
-};
-#else
-using metric_counter = std::atomic<std::uint64_t>;
-#endif
-
-}  // namespace detail
 
 class metrics {
  public:

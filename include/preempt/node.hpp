@@ -1,10 +1,18 @@
 // preempt/node.hpp - how the algorithms read the caller's node type.
 //
-// A type models `node` when it answers, through const members:
-//   n.name()   the node's name (convertible to std::string_view), used in results and diagnoses
-//   n.pods()   a forward range of the pods assigned to the node, each an lvalue of a type that
-//              models `pod`. The algorithms keep pointers to these pods for as long as a result
-//              that names them is used, so the node must not change in the meantime.
+// The algorithms read a node only through these accessors (function objects in namespace
+// preempt), each of which asks preempt::node_traits<N> first, then the node's own const member:
+//   preempt::name_of(n)   n.name(): the node's name (convertible to std::string_view), used in
+//                         results and diagnoses
+//   preempt::pods_of(n)   n.pods(): a forward range of the pods assigned to the node. Its
+//                         elements are lvalues of a type that models `pod`, or proxies that stand
+//                         for such lvalues: pointers and smart pointers (*e), or
+//                         std::reference_wrapper and other handles with get() (e.get()). A range
+//                         of proxies is read through a small view that yields the pods themselves.
+// A type models `node` when both accessors answer. Specialize node_traits with static functions
+// name(n) and pods(n) to adapt a type whose members are named otherwise.
+// The algorithms keep pointers to the pods for as long as a result that names them is used, so
+// the node must not change in the meantime (a proxy must refer to a pod that outlives it).
 // When pods() yields the pods in descending importance (as preempt::model::resource_cluster keeps
 // them), victim selection skips its sort.
 //
@@ -21,20 +29,108 @@
 #include <utility>
 
 #include "preempt/config.hpp"
+#include "preempt/detail/pod_views.hpp"
 #include "preempt/pod.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
+// How the library reads a node type. The primary template is empty: the accessors then call the
+// node's members. A specialization provides static name(n) and/or pods(n).
+template <class N>
+struct node_traits {};
+
+namespace detail {
+
+template <class N>
+using node_traits_of = ::preempt::node_traits<std::remove_cvref_t<N>>;
+
+// The pods of a node as the node gives them (traits first, then the member).
+template <class N>
+  requires requires(const N& n) { node_traits_of<N>::pods(n); } ||
+           requires(const N& n) { n.pods(); }
+constexpr decltype(auto) raw_pods(const N& n) {
+  if constexpr (requires { node_traits_of<N>::pods(n); })
+    return node_traits_of<N>::pods(n);
+  else
+    return n.pods();
+}
+
+// An element of a node's pod range read as a pod lvalue: the element itself when it is one, else
+// what it stands for (*e, then e.get()).
+struct pod_of_element_fn {
+  template <class E>
+  constexpr decltype(auto) operator()(E&& e) const {
+    if constexpr (std::is_lvalue_reference_v<E&&> && ::preempt::pod<std::remove_cvref_t<E>>)
+      return static_cast<const std::remove_cvref_t<E>&>(e);
+    else if constexpr (requires { *e; })
+      return static_cast<const std::remove_cvref_t<decltype(*e)>&>(*e);
+    else
+      return static_cast<const std::remove_cvref_t<decltype(e.get())>&>(e.get());
+  }
+};
+
+// Whether the elements of range R are already pod lvalues.
+template <class R>
+concept direct_pod_range = std::is_lvalue_reference_v<std::ranges::range_reference_t<R>> &&
+                           ::preempt::pod<std::remove_cvref_t<std::ranges::range_reference_t<R>>>;
+
+// Whether the elements of range R stand for pod lvalues.
+template <class R>
+concept proxy_pod_range = requires(std::ranges::range_reference_t<R> e) {
+  { pod_of_element_fn{}(static_cast<std::ranges::range_reference_t<R>>(e)) };
+  requires std::is_lvalue_reference_v<decltype(pod_of_element_fn{}(
+      static_cast<std::ranges::range_reference_t<R>>(e)))>;
+  requires ::preempt::pod<std::remove_cvref_t<decltype(pod_of_element_fn{}(
+      static_cast<std::ranges::range_reference_t<R>>(e)))>>;
+};
+
+struct name_of_fn {
+  template <class N>
+    requires requires(const N& n) {
+      { node_traits_of<N>::name(n) } -> std::convertible_to<std::string_view>;
+    } || requires(const N& n) {
+      { n.name() } -> std::convertible_to<std::string_view>;
+    }
+  constexpr std::string_view operator()(const N& n) const {
+    if constexpr (requires { node_traits_of<N>::name(n); })
+      return node_traits_of<N>::name(n);
+    else
+      return n.name();
+  }
+};
+
+struct pods_of_fn {
+  template <class N>
+    requires requires(const N& n) {
+      { ::preempt::detail::raw_pods(n) } -> std::ranges::forward_range;
+    }
+  constexpr decltype(auto) operator()(const N& n) const {
+    using R = decltype(::preempt::detail::raw_pods(n));
+    if constexpr (direct_pod_range<R> || !proxy_pod_range<R>)
+      return ::preempt::detail::raw_pods(n);
+    else
+      return deref_view<R, pod_of_element_fn>(::preempt::detail::raw_pods(n), pod_of_element_fn{});
+  }
+};
+
+}  // namespace detail
+
+// A node's name.
+inline constexpr detail::name_of_fn name_of{};
+
+// A node's pods, as a forward range of pod lvalues.
+inline constexpr detail::pods_of_fn pods_of{};
+
 namespace detail {
 template <class N>
-using node_pods_range_t = decltype(std::declval<const N&>().pods());
+using node_pods_range_t = decltype(::preempt::pods_of(std::declval<const N&>()));
 }  // namespace detail
 
 template <class N>
 concept node =
     requires(const N& n) {
-      { n.name() } -> std::convertible_to<std::string_view>;
-      { n.pods() } -> std::ranges::forward_range;
+      ::preempt::name_of(n);
+      ::preempt::pods_of(n);
     } && std::is_lvalue_reference_v<std::ranges::range_reference_t<detail::node_pods_range_t<N>>> &&
     pod<std::remove_cvref_t<std::ranges::range_reference_t<detail::node_pods_range_t<N>>>>;
 

@@ -37,7 +37,8 @@ namespace detail {
 // Whether the preemptor must leave room for this nominee: equal or higher priority, another pod.
 template <class P>
 constexpr bool yields_to(const P& nominee, const P& preemptor) {
-  return priority_of(nominee) >= priority_of(preemptor) && !(nominee.uid() == preemptor.uid());
+  return priority_of(nominee) >= priority_of(preemptor) &&
+         !(::preempt::uid_of(nominee) == ::preempt::uid_of(preemptor));
 }
 
 // Yes or no, without reasons: the state's optional `can_fit(p) -> bool` when it has one (cheaper

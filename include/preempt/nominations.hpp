@@ -67,6 +67,14 @@ concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n,
 struct no_nominations {};
 
 namespace detail {
+// A type that owns nominations behind a lock and hands out readers (nomination_ledger): passed
+// where nominations are read, it is the wrong argument (see the evaluator's diagnosis).
+template <class T>
+concept nominations_owner = requires { typename std::remove_cvref_t<T>::reader_view; } &&
+                            std::remove_cvref_t<T>::owns_nominations;
+}  // namespace detail
+
+namespace detail {
 
 // The pods nominated to node i (no_nominated_pods for no_nominations).
 template <class P, class N>

@@ -230,7 +230,7 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   const std::int32_t preemptor_priority = priority_of(preemptor);
   const auto collect = [&] {
     std::size_t index = 0;
-    for (const P& p : node.pods()) {
+    for (const P& p : ::preempt::pods_of(node)) {
       if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
         entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
       ++index;

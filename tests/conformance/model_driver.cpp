@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < n; ++i) {
     cluster.prepare_state(i, state);
     const preempt::status fit =
-        preempt::fits_with_nominated(state, *preemptor, ledger.nominated_to(i));
+        preempt::fits_with_nominated(state, *preemptor, ledger.nominated_to_unlocked(i));
     auto code = fit.code();
     if (!fit.is_success() &&
         preempt::kubernetes::exceeds_allocatable(preemptor->requests(), allocatable[i]))

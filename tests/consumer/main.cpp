@@ -1,12 +1,12 @@
 // tests/consumer/main.cpp - a minimal downstream program: proves that a consumer finds preempt's
-// headers (and, through the umbrella header when present, range-v3) via find_package,
-// add_subdirectory or pkg-config. Prints "preempt <major>.<minor>.<patch>".
+// headers via find_package, add_subdirectory or pkg-config (and, with the umbrella header, that
+// they need nothing but the standard library). Prints "preempt <major>.<minor>.<patch>".
 //
 // SPDX-License-Identifier: Apache-2.0
 #include <preempt/version.hpp>
 
 #if defined(PREEMPT_CONSUMER_FULL) && __has_include(<preempt/preempt.hpp>)
-#include <preempt/preempt.hpp>  // whole library: also exercises the transitive range-v3 dependency
+#include <preempt/preempt.hpp>  // the whole library: only the standard library behind it
 #endif
 
 #include <cstdio>

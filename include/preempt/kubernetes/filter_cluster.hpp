@@ -130,7 +130,7 @@ class filter_cluster {
     // Whether p is one of the node's pods (a victim or a reprieved pod) rather than a pod added
     // from elsewhere (a nominated pod, added and removed again around a fit check).
     bool on_node(const pod_type& p) const {
-      for (const auto& q : (*owner_->base_)[node_].pods())
+      for (const auto& q : ::preempt::pods_of((*owner_->base_)[node_]))
         if (&q == &p) return true;
       return false;
     }
@@ -158,7 +158,7 @@ class filter_cluster {
     wanted_ports_ = p.host_ports;
     const std::size_t n = base_->size();
     const auto visit_pods = [this](std::size_t i, const auto& visit) {
-      for (const auto& q : (*base_)[i].pods()) visit(pod_facts_(q).pod);
+      for (const auto& q : ::preempt::pods_of((*base_)[i])) visit(pod_facts_(q).pod);
     };
     spread_.prefilter(
         spread_pod{p.pod.ns, p.pod.labels, p.spread, p.placement}, n,
@@ -186,7 +186,8 @@ class filter_cluster {
     state.node_ = i;
     state.ports_.clear();
     if (checks_ports())
-      for (const auto& q : (*base_)[i].pods()) state.ports_.add(pod_facts_(q).host_ports);
+      for (const auto& q : ::preempt::pods_of((*base_)[i]))
+        state.ports_.add(pod_facts_(q).host_ports);
     state.spread_.reset(i);
     const node_facts& f = node_facts_(i);
     state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);

@@ -22,18 +22,20 @@
 // workload_metrics; workload_metrics_hooks records the asynchronous executions from a dispatcher.
 //
 // Allocation: none. Thread-safe: relaxed atomic counters; a snapshot may mix concurrent updates.
+// The counters are preempt::detail::metric_counter: 64-bit atomics (libatomic where they are not
+// lock-free), plain integers under PREEMPT_NO_THREADS.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WORKLOAD_GROUP_METRICS_HPP
 #define PREEMPT_WORKLOAD_GROUP_METRICS_HPP
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 
 #include "preempt/config.hpp"
+#include "preempt/detail/metric_counter.hpp"
 #include "preempt/status.hpp"
 #include "preempt/workload/victim_unit.hpp"
 
@@ -118,12 +120,12 @@ class workload_metrics {
     return k == unit_kind::composite_pod_group ? 1 : 0;
   }
 
-  std::array<std::atomic<std::uint64_t>, 4> attempts_{};
-  std::array<std::array<std::atomic<std::uint64_t>, duration_buckets>, 4> evaluations_{};
-  std::array<std::atomic<std::uint64_t>, count_buckets> victims_{};
-  std::array<std::array<std::atomic<std::uint64_t>, count_buckets>, 2> disruptions_{};
-  std::array<std::atomic<std::uint64_t>, 2> pdb_violations_{};
-  std::array<std::array<std::atomic<std::uint64_t>, 2>, 2> executions_{};
+  std::array<detail::metric_counter, 4> attempts_{};
+  std::array<std::array<detail::metric_counter, duration_buckets>, 4> evaluations_{};
+  std::array<detail::metric_counter, count_buckets> victims_{};
+  std::array<std::array<detail::metric_counter, count_buckets>, 2> disruptions_{};
+  std::array<detail::metric_counter, 2> pdb_violations_{};
+  std::array<std::array<detail::metric_counter, 2>, 2> executions_{};
 };
 
 // Dispatcher hooks that record a pod group's asynchronous execution (derive to add reactivate).

@@ -62,9 +62,9 @@ struct group_eligibility_fn {
       bool seen = false;  // upstream visits each distinct nominated node once
       for (std::size_t j = 0; j < i && !seen; ++j) seen = preemptor.nominated_node(j) == n;
       if (seen) continue;
-      for (const P& p : cluster[n].pods())
+      for (const P& p : ::preempt::pods_of(cluster[n]))
         if (::preempt::workload::effective_priority(groups, p) < preemptor.priority &&
-            p.terminating_by_preemption())
+            ::preempt::is_terminating_by_preemption(p))
           return group_eligibility_kind::ongoing;
     }
     return group_eligibility_kind::eligible;

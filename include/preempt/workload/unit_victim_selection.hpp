@@ -114,7 +114,7 @@ struct select_unit_victims_fn {
     auto& ranked = scratch.ranked_;
 
     std::size_t k = 0;
-    for (const P& p : cluster[x].pods()) {
+    for (const P& p : ::preempt::pods_of(cluster[x])) {
       (void)p;
       const std::size_t i = k++;
       const std::uint32_t u = units.unit_of(x, i);

@@ -134,7 +134,7 @@ struct build_victim_units_fn {
     for (std::size_t i = 0; i < nodes; ++i) {
       const std::size_t base = s.pod_unit_.size();
       s.node_first_.push_back(base);
-      const auto& pods = cluster[i].pods();
+      const auto& pods = ::preempt::pods_of(cluster[i]);
       const std::size_t n =
           static_cast<std::size_t>(std::distance(std::ranges::begin(pods), std::ranges::end(pods)));
       s.pod_unit_.resize(base + n);
@@ -191,7 +191,7 @@ struct build_victim_units_fn {
     // Pass 2: place every pod in its unit, in scan order.
     std::size_t scanned = 0;
     for (std::size_t i = 0; i < nodes; ++i) {
-      for (const P& p : cluster[i].pods()) {
+      for (const P& p : ::preempt::pods_of(cluster[i])) {
         const std::uint32_t u = s.pod_unit_[scanned++];
         s.members_[s.units_[u].first + s.fill_[u]++] = unit_member<P>{&p, i};
       }
