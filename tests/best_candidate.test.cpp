@@ -40,7 +40,21 @@ choice chosen(const std::vector<candidate<pod>>& cands, const best_candidate& b)
 choice pick(const named_cluster& c, const pod& preemptor, preempt::timestamp now = 0) {
   const auto results = select_on_each_node(c, preemptor, preempt::default_policy{.now = now});
   const auto cands = candidates_of(results);
-  return chosen(cands, preempt::pick_best_candidate<pod>(cands, now));
+  // The scores computed in one pass (default_scores::all) equal the scores one by one, and the
+  // choice from them is the same, deciding score included.
+  const default_scores scores{now};
+  std::vector<default_scores::vector> computed;
+  for (const auto& cand : cands) {
+    computed.push_back(scores.all(cand));
+    for (std::size_t k = 0; k < default_scores::count; ++k)
+      CHECK(computed.back()[k] == scores(k, cand));
+  }
+  const best_candidate plain = preempt::pick_best_candidate<pod>(cands, now);
+  const best_candidate from_computed =
+      preempt::pick_best_candidate<pod>(cands, std::span<const default_scores::vector>(computed));
+  CHECK(from_computed.index == plain.index);
+  CHECK(from_computed.deciding_score == plain.deciding_score);
+  return chosen(cands, plain);
 }
 
 // Every node with pods of the given priorities and sizes, all started at t0 unless given.

@@ -45,6 +45,40 @@ def table(header, lines):
     return "\n".join(out)
 
 
+def write_ns_per_pod(d, dr):
+    """ns_per_pod.dat (plot ns_per_pod.gp): ns per pod read against the node count, for the inline
+    dry runs (one block per sampling and pods per node). The upstream column comes from
+    upstream_ns_per_pod.dat when it exists: lines "<sampling> <pods per node> <nodes> <ns per pod>"
+    (sampling "full" or "sampled", the dumps of the same shapes, kube-scheduler at parallelism 1);
+    "-" (missing) otherwise."""
+    upstream = {}
+    up_path = os.path.join(d, "upstream_ns_per_pod.dat")
+    if os.path.exists(up_path):
+        with open(up_path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 4 and not line.startswith("#"):
+                    upstream[(parts[0], int(parts[1]), int(parts[2]))] = float(parts[3])
+    series = {}
+    for b in dr:
+        parts = b["name"].replace("/real_time", "").split("/")  # dry_run/<sampling>/<exec>/pods:P/nodes:N
+        if len(parts) != 5 or parts[2] != "inline":
+            continue
+        pods = int(parts[3].split(":")[1])
+        nodes = int(parts[4].split(":")[1])
+        series.setdefault((parts[1], pods), []).append((nodes, b["ns_per_pod"]))
+    with open(os.path.join(d, "ns_per_pod.dat"), "w") as f:
+        f.write("# one block per (sampling, pods per node), in the order full/4, full/30, full/110, sampled/4, "
+                "sampled/30, sampled/110\n# nodes preempt_ns_per_pod upstream_ns_per_pod\n")
+        for sampling in ("full", "sampled"):
+            for pods in (4, 30, 110):
+                f.write(f"# {sampling} pods:{pods}\n")
+                for nodes, ns in sorted(series.get((sampling, pods), [])):
+                    up = upstream.get((sampling, pods, nodes))
+                    f.write(f"{nodes} {ns:.2f} {'-' if up is None else f'{up:.2f}'}\n")
+                f.write("\n\n")
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     out = []
@@ -77,6 +111,8 @@ def main():
                           b["allocs_per_op"]])
         out.append(table(["benchmark", "nodes read", "victims", "us/op", "ns/pod", "x_plain_scan",
                           "x_reference", "allocs/op"], lines) + "\n")
+
+        write_ns_per_pod(d, dr)
 
     inf = rows(load(d, "infeasible"))
     if inf:

@@ -13,6 +13,9 @@
 //      counts as `now`; no victims counts as the smallest timestamp)
 // A non-empty caller-supplied list of score functions replaces them entirely.
 //
+// default_scores::all computes the five at once; pick_best_candidate also takes them computed
+// beforehand (the evaluator does so while the victims are fresh in the cache).
+//
 // Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
 // cached scores of the best so far, plus one more to name the deciding score. No allocation; no
 // exceptions of its own.
@@ -22,6 +25,7 @@
 #define PREEMPT_BEST_CANDIDATE_HPP
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +50,31 @@ struct default_scores {
                                           "smallest sum of victim priorities", "fewest victims",
                                           "latest start of the highest-priority victims"};
     return k < count ? names[k] : std::string_view("first candidate found");
+  }
+
+  // All five scores of a candidate, in one pass over its victims.
+  using vector = std::array<std::int64_t, count>;
+
+  template <pod P>
+  constexpr vector all(const candidate<P>& c) const {
+    std::int64_t sum = 0;
+    std::int32_t top = std::numeric_limits<std::int32_t>::min();
+    timestamp earliest = std::numeric_limits<timestamp>::max();
+    for (const P* v : c.victims) {
+      const std::int32_t p = priority_of(*v);
+      sum += std::int64_t{p} + (std::int64_t{1} << 31);
+      if (p > top) {
+        top = p;
+        earliest = start_time_or(*v, now);
+      } else if (p == top) {
+        earliest = std::min(earliest, start_time_or(*v, now));
+      }
+    }
+    return {-c.pdb_violations,
+            c.victims.empty() ? 0 : -std::int64_t{priority_of(*c.victims.front())}, -sum,
+            -static_cast<std::int64_t>(c.victims.size()),
+            c.victims.empty() ? std::numeric_limits<std::int64_t>::min()
+                              : static_cast<std::int64_t>(earliest)};
   }
 
   template <pod P>
@@ -91,6 +120,16 @@ struct score_list {
   template <class C>
   constexpr std::int64_t operator()(std::size_t k, const C& c) const {
     return static_cast<std::int64_t>(std::ranges::begin(fns)[static_cast<std::ptrdiff_t>(k)](c));
+  }
+};
+
+// The upstream scores looked up among vectors computed beforehand (scores[i] for cands[i]).
+template <class P>
+struct precomputed_scores {
+  const candidate<P>* first;
+  const default_scores::vector* scores;
+  constexpr std::int64_t operator()(std::size_t k, const candidate<P>& c) const {
+    return scores[static_cast<std::size_t>(&c - first)][k];
   }
 };
 
@@ -171,6 +210,16 @@ constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands
                                              timestamp now = 0) {
   const default_scores scores{now};
   return detail::pick_best<P>(cands, scores, default_scores::count);
+}
+
+// The same, with each candidate's upstream scores computed beforehand (default_scores::all, e.g.
+// while its victims were chosen): O(c) lookups instead of passes over the victims.
+template <pod P>
+constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands,
+                                             std::span<const default_scores::vector> scores) {
+  PREEMPT_ASSERT(scores.size() == cands.size(), "pick_best_candidate: one score vector each");
+  return detail::pick_best<P>(cands, detail::precomputed_scores<P>{cands.data(), scores.data()},
+                              default_scores::count);
 }
 
 // Picks the best candidate with the caller's score functions, applied in order; an empty list

@@ -254,16 +254,23 @@ class evaluator {
     return finish_nominated();
   }
 
+  // Without the policy's own score functions, each candidate's upstream scores are computed on
+  // its worker right after its victims were chosen (they are in the cache then), and the choice
+  // reads them instead of going over every candidate's victims again.
+  static constexpr bool precomputes_scores = !requires(Policy& p) { p.score_functions(); };
+
   struct item_result {
     status outcome;
     std::vector<const pod_type*> victims;
     std::int64_t violations = 0;
+    default_scores::vector scores{};
   };
   struct kept_candidate {
     std::size_t node_index;
     std::size_t first;  // into victim_arena_
     std::size_t count;
     std::int64_t violations;
+    default_scores::vector scores;
   };
   struct worker {
     victim_scratch<pod_type> scratch;
@@ -275,6 +282,7 @@ class evaluator {
     decision_ = decision_type{};
     diagnosis_.clear();
     candidates_.clear();
+    candidate_scores_.clear();
     without_violations_.clear();
     with_violations_.clear();
     victim_arena_.clear();
@@ -309,6 +317,10 @@ class evaluator {
     out.violations = r.pdb_violations;
     if (r.outcome.is_success() && r.victims.empty())
       out.outcome = status::error(zero_victims_reason);
+    if constexpr (precomputes_scores)
+      if (out.outcome.is_success())
+        out.scores = default_scores{detail::now_of(policy_)}.all(
+            candidate<pod_type>{node_index, {}, r.victims, r.pdb_violations});
   }
 
   template <class B, class N, class E>
@@ -364,7 +376,8 @@ class evaluator {
       if (r.outcome.is_success()) {
         auto& list = r.violations == 0 ? without_violations_ : with_violations_;
         if (list.size() < wanted) {
-          list.push_back({node_index, victim_arena_.size(), r.victims.size(), r.violations});
+          list.push_back(
+              {node_index, victim_arena_.size(), r.victims.size(), r.violations, r.scores});
           victim_arena_.insert(victim_arena_.end(), r.victims.begin(), r.victims.end());
         }
       }
@@ -381,6 +394,7 @@ class evaluator {
           {k.node_index, cluster[k.node_index].name(),
            std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
            k.violations});
+      candidate_scores_.push_back(k.scores);
     };
     for (const kept_candidate& k : without_violations_) add(k);
     for (const kept_candidate& k : with_violations_) add(k);
@@ -423,6 +437,7 @@ class evaluator {
         return false;
       }
       candidates_.swap(extender_out_);
+      candidate_scores_.clear();  // the extenders' candidates: scored when chosen
     }
     return true;
   }
@@ -432,6 +447,9 @@ class evaluator {
     if constexpr (requires { policy_.score_functions(); })
       decision_.choice = preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(),
                                                                 detail::now_of(policy_));
+    else if (candidate_scores_.size() == candidates_.size())
+      decision_.choice = preempt::pick_best_candidate<pod_type>(
+          cands, std::span<const default_scores::vector>(candidate_scores_));
     else
       decision_.choice = preempt::pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
     const candidate<pod_type>& best = candidates_[decision_.choice.index];
@@ -485,6 +503,7 @@ class evaluator {
   std::vector<kept_candidate> with_violations_;
   std::vector<const pod_type*> victim_arena_;
   std::vector<candidate<pod_type>> candidates_;
+  std::vector<default_scores::vector> candidate_scores_;  // parallel to candidates_, if computed
   std::vector<candidate<pod_type>> extender_out_;
   failure_message messages_;
   bool has_errors_ = false;

@@ -11,6 +11,16 @@
 // unschedulable or unschedulable_and_unresolvable with reasons such as "Insufficient cpu", or an
 // error. This is where real filters plug in: resources, anti-affinity, topology spread, volumes.
 //
+// Optional members, found by requires-expressions:
+//   s.can_fit(p)                      fits(p) without the reasons (a bool), for the reprieve loop
+//   s.remove_lower_priority_pods(q)   removes, at once, every pod of the node with priority below
+//                                     q and returns how many (std::optional<std::size_t>), or
+//                                     nullopt, changing nothing, when it cannot (e.g. the state was
+//                                     changed since it was prepared). A state that keeps its
+//                                     node's requests summed by priority answers in O(log k), and
+//                                     victim selection then rejects a node where the preemptor
+//                                     cannot fit without visiting its pods.
+//
 // The caller prepares one state per node evaluation that reflects the node with all its pods; the
 // algorithms never copy a node. After victim selection the state reflects the node with the
 // chosen victims removed. preempt::model::resource_fit_state is a ready implementation.
@@ -24,6 +34,9 @@
 #define PREEMPT_NODE_STATE_HPP
 
 #include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
@@ -36,6 +49,12 @@ concept node_state = pod<P> && requires(S& s, const P& p) {
   { s.remove_pod(p) } -> std::convertible_to<status>;
   { s.add_pod(p) } -> std::convertible_to<status>;
   { s.fits(p) } -> std::convertible_to<status>;
+};
+
+// A node state with the optional remove_lower_priority_pods member.
+template <class S>
+concept removes_lower_priority_pods = requires(S& s, std::int32_t q) {
+  { s.remove_lower_priority_pods(q) } -> std::same_as<std::optional<std::size_t>>;
 };
 
 PREEMPT_NAMESPACE_END

@@ -5,7 +5,9 @@
 // for the order and RunFilterPluginsWithNominatedPods for the fit):
 //   1. Potential victims: the node's pods of strictly lower priority that the policy deems
 //      eligible, in node order.
-//   2. Every potential victim is removed from the state.
+//   2. Every potential victim is removed from the state (at once, before the pods are visited,
+//      when the state has remove_lower_priority_pods and the policy keeps default_policy's
+//      eligibility: a node where step 4 fails is then rejected in O(log k)).
 //   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
 //      answer (e.g. "Insufficient cpu").
@@ -26,9 +28,11 @@
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
 // order, O(v) when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets
-// per pod. Allocation: none once `scratch` has seen a node of this size and budget count (or after
-// scratch.reserve). Exceptions: none of its own; whatever the caller's hooks throw passes through.
-// Thread-safety: the scratch and the state are mutated; give each thread its own.
+// per pod; a node rejected at step 4 through remove_lower_priority_pods costs what the state's
+// member costs (O(log k) for model::resource_fit_state). Allocation: none once `scratch` has seen a
+// node of this size and budget count (or after scratch.reserve). Exceptions: none of its own;
+// whatever the caller's hooks throw passes through. Thread-safety: the scratch and the state are
+// mutated; give each thread its own.
 //
 // The result refers to the scratch and to the node's pods: it is valid until the scratch is used
 // again or the node changes.
@@ -42,6 +46,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <ranges>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -156,6 +162,18 @@ std::uint32_t cache_position(const N& node, std::size_t i) {
     return static_cast<std::uint32_t>(i);
 }
 
+// Whether the policy keeps default_policy's is_eligible_victim (every lower-priority pod may be
+// evicted): an inherited member's pointer type names default_policy, one the policy declares
+// itself names the policy.
+template <class Policy, class N, class P>
+constexpr bool every_lower_priority_pod_eligible() {
+  if constexpr (requires { &Policy::template is_eligible_victim<N, P>; })
+    return std::same_as<decltype(&Policy::template is_eligible_victim<N, P>),
+                        decltype(&default_policy::template is_eligible_victim<N, P>)>;
+  else
+    return false;
+}
+
 // Every entry strictly less important than the one before: the importance order is unique, and
 // any sort, upstream's included, gives exactly this order.
 template <class Entry, class Policy>
@@ -210,31 +228,56 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
   auto& entries = scratch.entries();
 
   const std::int32_t preemptor_priority = priority_of(preemptor);
-  std::size_t index = 0;
-  for (const P& p : node.pods()) {
-    if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
-      entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
-    ++index;
+  const auto collect = [&] {
+    std::size_t index = 0;
+    for (const P& p : node.pods()) {
+      if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
+        entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
+      ++index;
+    }
+  };
+  // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
+  // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
+  bool removed = false;
+  if constexpr (removes_lower_priority_pods<S> &&
+                detail::every_lower_priority_pod_eligible<Policy, N, P>()) {
+    if (const std::optional<std::size_t> count =
+            state.remove_lower_priority_pods(preemptor_priority)) {
+      if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
+      if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st)
+        return {st, {}, 0};
+      collect();
+      removed = true;
+    }
   }
-  for (const entry& e : entries) {
-    status st = state.remove_pod(*e.pod);
-    if (!st) return {st, {}, 0};
-  }
-  if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
+  if (!removed) {
+    collect();
+    for (const entry& e : entries) {
+      status st = state.remove_pod(*e.pod);
+      if (!st) return {st, {}, 0};
+    }
+    if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
 
-  if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st)
-    return {st, {}, 0};
+    if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st)
+      return {st, {}, 0};
+  }
 
   const std::span<entry> ordered(entries.data(), entries.size());
   detail::order_by_importance(ordered, policy);
   detail::classify_budget_violations(ordered, budgets, scratch);
 
   std::int64_t violations = 0;
+  // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
   const auto reprieve = [&](entry& e) -> status {
     if (status st = state.add_pod(*e.pod); !st) return st;
-    const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
-    if (fit.code() == status_code::error) return fit;
-    if (fit) return status::ok();
+    if (no_nominees) {
+      if (detail::passes(state, preemptor)) return status::ok();
+    } else {
+      const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
+      if (fit.code() == status_code::error) return fit;
+      if (fit) return status::ok();
+    }
     if (status st = state.remove_pod(*e.pod); !st) return st;
     e.victim = true;
     if (e.violating) ++violations;

@@ -8,16 +8,19 @@
 // Victim selection finds them in that order and skips its sort. Each node also keeps the order
 // kube-scheduler's cache (NodeInfo.Pods) would hold the same pods in: a pod added goes last, a
 // pod removed is replaced by the last one (cache_position); victim selection starts from that
-// order where importance ties, as upstream's sort.Slice does. `resource_node` models
+// order where importance ties, as upstream's sort.Slice does. Each node also keeps its pods summed
+// by priority (priority_summary): prepare_state hands it to the node state, so that victim
+// selection rejects a node where even evicting every lower-priority pod would not make room in
+// O(log k) for k distinct priorities, without visiting the pods. `resource_node` models
 // preempt::node and `resource_cluster` models preempt::cluster, with resource_fit_state as its
 // node state.
 //
-// Complexity: add_pod and remove_pod are O(p) for p pods on the node (a sorted insert/erase in a
-// contiguous array, which keeps scans fast); add_pods, which loads m pods at once, is
-// O((p + m) log m); state_of is O(d). Allocation: when nodes and pods
-// are added (pod vectors grow geometrically). Pointers to a node's pods stay valid until that
-// node's pods change; node references until a node is added. No exceptions of its own. Not
-// synchronized: mutate from one thread; read from many.
+// Complexity: add_pod and remove_pod are O(p + k·d) for p pods on the node (a sorted insert/erase
+// in a contiguous array, which keeps scans fast; the summary's k priority levels of d dimensions);
+// add_pods, which loads m pods at once, is O((p + m) log m + k·d); prepare_state is O(d).
+// Allocation: when nodes and pods are added (pod vectors grow geometrically). Pointers to a node's
+// pods stay valid until that node's pods change; node references until a node is added. No
+// exceptions of its own. Not synchronized: mutate from one thread; read from many.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
@@ -35,6 +38,7 @@
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/model/priority_summary.hpp"
 #include "preempt/model/resource_fit_state.hpp"
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/model/resources.hpp"
@@ -58,7 +62,9 @@ class resource_cluster;
 class resource_node {
  public:
   resource_node(std::string name, resource_vector allocatable)
-      : name_(std::move(name)), allocatable_(std::move(allocatable)) {
+      : name_(std::move(name)),
+        allocatable_(std::move(allocatable)),
+        lower_(std::max(allocatable_.size(), resource::first_extended)) {
     requested_.resize(std::max(allocatable_.size(), resource::first_extended));
   }
 
@@ -68,12 +74,15 @@ class resource_node {
   std::uint32_t cache_position(std::size_t i) const noexcept { return cache_position_[i]; }
   const resource_vector& allocatable() const noexcept { return allocatable_; }
   const resource_vector& requested() const noexcept { return requested_; }
+  // The pods summed by priority.
+  const priority_summary& priorities() const noexcept { return lower_; }
 
  private:
   friend class resource_cluster;
   std::string name_;
   resource_vector allocatable_;
   resource_vector requested_;
+  priority_summary lower_;
   std::vector<resource_pod> pods_;
   std::vector<std::uint32_t> cache_position_;  // parallel to pods_
 };
@@ -96,6 +105,7 @@ class resource_cluster {
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pod: no such node");
     resource_node& n = nodes_[i];
     n.requested_.add(p.requests());
+    n.lower_.add(p);
     const auto at = std::upper_bound(n.pods_.begin(), n.pods_.end(), p, kept_before);
     n.cache_position_.insert(n.cache_position_.begin() + (at - n.pods_.begin()),
                              static_cast<std::uint32_t>(n.pods_.size()));
@@ -126,6 +136,7 @@ class resource_cluster {
         n.cache_position_.push_back(k);
       }
       ps.clear();
+      n.lower_.rebuild(n.pods_);
       return;
     }
     std::vector<resource_pod> pods;
@@ -148,6 +159,7 @@ class resource_cluster {
     n.pods_ = std::move(pods);
     n.cache_position_ = std::move(cache);
     ps.clear();
+    n.lower_.rebuild(n.pods_);
   }
 
   // Removes the pod with this uid from node i; false if it is not there.
@@ -158,6 +170,7 @@ class resource_cluster {
                                  [uid](const resource_pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
     n.requested_.subtract(it->requests());
+    n.lower_.remove(*it);
     const auto k = it - n.pods_.begin();
     const std::uint32_t freed = n.cache_position_[static_cast<std::size_t>(k)];
     const auto last = static_cast<std::uint32_t>(n.pods_.size() - 1);
@@ -190,7 +203,7 @@ class resource_cluster {
 
   // Points a resource-fit state at node i as it stands.
   void prepare_state(std::size_t i, resource_fit_state& state) const {
-    state.reset(nodes_[i].allocatable_, nodes_[i].requested_);
+    state.reset(nodes_[i].allocatable_, nodes_[i].requested_, &nodes_[i].lower_);
   }
 
  private:

@@ -8,8 +8,12 @@
 // resources, in that order). Dimensions beyond the node's allocatable vector have zero allocatable.
 //
 // reset() points the state at a node again: O(d) for d dimensions, no allocation once the state
-// has seen a node with as many dimensions. The allocatable vector and the resource names must
-// outlive the state. No exceptions; one state per thread.
+// has seen a node with as many dimensions. Given the node's priority_summary as well, the state
+// offers remove_lower_priority_pods(q) (the optional member of preempt::node_state): the node's
+// pods of priority below q removed at once in O(log k + d), valid only as the first change after
+// reset (a remove_pod or add_pod before it, e.g. a view hiding pods, turns it off: it then
+// answers nullopt and the caller removes the pods one by one). The allocatable vector, the
+// summary and the resource names must outlive the state. No exceptions; one state per thread.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
@@ -18,8 +22,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "preempt/config.hpp"
+#include "preempt/model/priority_summary.hpp"
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/model/resources.hpp"
 #include "preempt/node_state.hpp"
@@ -38,9 +44,12 @@ class resource_fit_state {
     reset(allocatable, requested);
   }
 
-  // Starts over on a node with these allocatable amounts and this sum of requests.
-  void reset(const resource_vector& allocatable, const resource_vector& requested) {
+  // Starts over on a node with these allocatable amounts and this sum of requests; `lower`, when
+  // given, summarizes the same pods by priority (see remove_lower_priority_pods).
+  void reset(const resource_vector& allocatable, const resource_vector& requested,
+             const priority_summary* lower = nullptr) {
     allocatable_ = &allocatable;
+    lower_ = lower;
     requested_.resize(std::max(allocatable.size(), resource::first_extended));
     std::int64_t* used = requested_.data();
     const std::size_t n = std::min(requested_.size(), requested.size());
@@ -49,12 +58,24 @@ class resource_fit_state {
   }
 
   status remove_pod(const resource_pod& p) noexcept {
+    lower_ = nullptr;  // the summary no longer describes the pods counted here
     requested_.subtract(p.requests());
     return status::ok();
   }
   status add_pod(const resource_pod& p) noexcept {
+    lower_ = nullptr;
     requested_.add(p.requests());
     return status::ok();
+  }
+
+  // Removes every pod of the node with a priority below q at once and returns how many there
+  // were; nullopt (and no change) when the state has no summary or has changed since reset.
+  std::optional<std::size_t> remove_lower_priority_pods(std::int32_t q) noexcept {
+    if (lower_ == nullptr) return std::nullopt;
+    const priority_summary::lower below = lower_->below(q);
+    lower_ = nullptr;
+    if (below.requests != nullptr) requested_.subtract(*below.requests);
+    return below.pods;
   }
 
   // fits() without the reasons.
@@ -114,6 +135,7 @@ class resource_fit_state {
   }
 
   const resource_vector* allocatable_ = nullptr;
+  const priority_summary* lower_ = nullptr;
   resource_vector requested_;
   const resource_names* names_ = nullptr;
 };

@@ -1,0 +1,127 @@
+// preempt/model/priority_summary.hpp - a node's pods summed by priority, kept as pods come and go.
+//
+// `priority_summary` holds one level per distinct priority among a node's pods, in ascending
+// priority; each level carries the number of pods and the sum of their requests over every pod of
+// that priority or lower (a prefix sum in ascending importance of priority). below(q) answers
+// "how many pods, and how many resources, have a priority strictly lower than q?" with one binary
+// search: that is what a node frees when every pod a preemptor of priority q may evict is gone.
+// Victim selection uses it (through resource_fit_state::remove_lower_priority_pods) to reject a
+// node on which the preemptor does not fit even with all those pods removed, without looking at
+// the pods one by one.
+//
+// The sums cover the dimensions of the node's requested vector (`dimensions`), as the node's own
+// running sum does: a pod's requests in other dimensions are ignored there too.
+//
+// Complexity: below() O(log k) for k distinct priorities on the node; add and remove O(k·d) for d
+// dimensions (plus an insert/erase in a contiguous array when a priority appears or disappears);
+// rebuild O(p + k·d) over a node's p pods. Allocation: when a new priority appears (the level
+// array grows geometrically) and for more than four dimensions per level. No exceptions of its
+// own. Not synchronized: mutate from one thread; read from many.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_MODEL_PRIORITY_SUMMARY_HPP
+#define PREEMPT_MODEL_PRIORITY_SUMMARY_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "preempt/config.hpp"
+#include "preempt/model/resource_pod.hpp"
+#include "preempt/model/resources.hpp"
+
+PREEMPT_NAMESPACE_BEGIN
+namespace model {
+
+class priority_summary {
+ public:
+  struct level {
+    std::int32_t priority;
+    std::uint32_t pods;        // pods of this priority or lower
+    resource_vector requests;  // their summed requests
+  };
+
+  // The pods strictly below priority q: their count, and their summed requests (nullptr when
+  // there are none).
+  struct lower {
+    std::size_t pods = 0;
+    const resource_vector* requests = nullptr;
+  };
+
+  explicit priority_summary(std::size_t dimensions = resource::first_extended) noexcept
+      : dimensions_(dimensions) {}
+
+  lower below(std::int32_t q) const noexcept {
+    const auto it = std::lower_bound(levels_.begin(), levels_.end(), q,
+                                     [](const level& l, std::int32_t v) { return l.priority < v; });
+    if (it == levels_.begin()) return {};
+    const level& l = *(it - 1);
+    return {l.pods, &l.requests};
+  }
+
+  void add(const resource_pod& p) {
+    auto it = std::lower_bound(levels_.begin(), levels_.end(), p.priority(),
+                               [](const level& l, std::int32_t v) { return l.priority < v; });
+    if (it == levels_.end() || it->priority != p.priority()) {
+      level fresh{p.priority(), 0, {}};
+      fresh.requests.resize(dimensions_);
+      if (it != levels_.begin()) {  // starts from the sums below it
+        fresh.pods = (it - 1)->pods;
+        fresh.requests = (it - 1)->requests;
+      }
+      it = levels_.insert(it, std::move(fresh));
+    }
+    for (; it != levels_.end(); ++it) {
+      ++it->pods;
+      it->requests.add(p.requests());
+    }
+  }
+
+  void remove(const resource_pod& p) {
+    auto it = std::lower_bound(levels_.begin(), levels_.end(), p.priority(),
+                               [](const level& l, std::int32_t v) { return l.priority < v; });
+    PREEMPT_ASSERT(it != levels_.end() && it->priority == p.priority(),
+                   "priority_summary::remove: no pod of this priority");
+    const std::uint32_t before = it == levels_.begin() ? 0 : (it - 1)->pods;
+    const bool last_of_its_priority = it->pods - before == 1;
+    for (auto j = it; j != levels_.end(); ++j) {
+      --j->pods;
+      j->requests.subtract(p.requests());
+    }
+    if (last_of_its_priority) levels_.erase(it);
+  }
+
+  // Recomputes the levels from a node's pods, kept in descending priority.
+  void rebuild(std::span<const resource_pod> pods_by_descending_priority) {
+    levels_.clear();
+    for (auto it = pods_by_descending_priority.rbegin(); it != pods_by_descending_priority.rend();
+         ++it) {
+      if (levels_.empty() || levels_.back().priority != it->priority()) {
+        level next{it->priority(), 0, {}};
+        if (levels_.empty())
+          next.requests.resize(dimensions_);
+        else {
+          next.pods = levels_.back().pods;
+          next.requests = levels_.back().requests;
+        }
+        levels_.push_back(std::move(next));
+      }
+      ++levels_.back().pods;
+      levels_.back().requests.add(it->requests());
+    }
+  }
+
+  std::span<const level> levels() const noexcept { return levels_; }
+
+ private:
+  std::size_t dimensions_;
+  std::vector<level> levels_;
+};
+
+}  // namespace model
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_MODEL_PRIORITY_SUMMARY_HPP
