@@ -248,6 +248,8 @@ TEST_CASE(
                {"n2", {{"team", "t1"}}, "default", hates_web}};
   full.build(pod);
   REQUIRE(full.pre.active());
+  CHECK(full.pre.match_of(0, 3) == nullptr);  // n0 has three pods
+  CHECK(full.pre.match_of(3, 0) == nullptr);  // three nodes
   const std::size_t count = full.pods.size();
   // Every subset of the pods, removed through the overlay of their node (pods of other nodes
   // stay), against a PreFilter of the world without them.
@@ -255,28 +257,39 @@ TEST_CASE(
     for (std::size_t n = 0; n < full.nodes.size(); ++n) {
       world less;
       less.nodes = full.nodes;
-      k8s::inter_pod_affinity_overlay o(&full.pre);
+      // o matches the pods' terms again; known takes what the PreFilter found of them.
+      k8s::inter_pod_affinity_overlay o(&full.pre), known(&full.pre);
       o.reset(full.nodes[n].second);
+      known.reset(full.nodes[n].second);
+      std::size_t pos = 0;  // the pod's position among its node's pods
       for (std::size_t k = 0; k < count; ++k) {
-        const bool removed = (mask >> k & 1u) != 0 && full.pods[k].node == full.nodes[n].first;
-        if (removed)
+        const bool here = full.pods[k].node == full.nodes[n].first;
+        if (here && (mask >> k & 1u) != 0) {
           o.update(full.pods[k].facts(), -1);
-        else
+          REQUIRE(full.pre.match_of(n, pos) != nullptr);
+          known.update(full.pods[k].facts(), -1, full.pre.match_of(n, pos));
+        } else {
           less.pods.push_back(full.pods[k]);
+        }
+        pos += here ? 1 : 0;
       }
       less.build(pod);
       CAPTURE(mask);
       CAPTURE(n);
       const preempt::status want = less.filter(n), got = o.filter();
       CHECK(got.code() == want.code());
+      CHECK(known.filter().code() == want.code());
       CHECK(std::equal(got.reasons().begin(), got.reasons().end(), want.reasons().begin(),
                        want.reasons().end()));
       for (const auto tab :
            {k8s::inter_pod_affinity_prefilter::existing_anti,
             k8s::inter_pod_affinity_prefilter::affinity, k8s::inter_pod_affinity_prefilter::anti}) {
         CHECK(o.pairs(tab) == less.pre.pairs(tab));
-        for (const auto& [key, value] : full.nodes[n].second)
+        CHECK(known.pairs(tab) == less.pre.pairs(tab));
+        for (const auto& [key, value] : full.nodes[n].second) {
           CHECK(o.count(tab, key, value) == less.pre.count(tab, key, value));
+          CHECK(known.count(tab, key, value) == less.pre.count(tab, key, value));
+        }
       }
       // Adding the removed pods back restores the full cluster's answer.
       for (std::size_t k = 0; k < count; ++k)

@@ -41,6 +41,7 @@
 #define PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -138,19 +139,33 @@ class inter_pod_affinity_prefilter {
     resolve(pod.required_anti_affinity, anti_);
     for (auto& t : tables_) t.clear();
     std::vector<std::tuple<std::string_view, std::string_view, std::int64_t>> raw[3];
+    matches_.clear();
+    node_begin_.assign(1, 0);
     for (std::size_t i = 0; i < node_count; ++i) {
       const label_set& labels = node_at(i);
       const auto record = [&](int tab, const std::string& key) {
         if (const std::string* v = labels.find(key)) raw[tab].emplace_back(key, *v, 1);
       };
       pods_at(i, [&](const pod_facts& p) {
-        for (const affinity_term& t : p.required_anti_affinity)
-          if (term_matches(t, p.ns, pod.ns, own, ns_labels_)) record(existing_anti, t.topology_key);
-        if (matches_all(affinity_, p))
+        pod_match m;
+        m.complete = p.required_anti_affinity.size() <= 64 && anti_.size() <= 64;
+        for (std::size_t j = 0; j < p.required_anti_affinity.size(); ++j) {
+          const affinity_term& t = p.required_anti_affinity[j];
+          if (!term_matches(t, p.ns, pod.ns, own, ns_labels_)) continue;
+          record(existing_anti, t.topology_key);
+          if (j < 64) m.existing |= std::uint64_t{1} << j;
+        }
+        m.affinity = matches_all(affinity_, p);
+        if (m.affinity)
           for (const term& t : affinity_) record(affinity, t.key);
-        for (const term& t : anti_)
-          if (t.matches(p)) record(anti, t.key);
+        for (std::size_t j = 0; j < anti_.size(); ++j) {
+          if (!anti_[j].matches(p)) continue;
+          record(anti, anti_[j].key);
+          if (j < 64) m.anti |= std::uint64_t{1} << j;
+        }
+        matches_.push_back(m);
       });
+      node_begin_.push_back(matches_.size());
     }
     for (int tab = 0; tab < 3; ++tab) {
       auto& r = raw[tab];
@@ -163,6 +178,25 @@ class inter_pod_affinity_prefilter {
       }
     }
     skip_ = tables_[existing_anti].empty() && affinity_.empty() && anti_.empty();
+  }
+
+  // What the PreFilter found of the placed pod it visited `pos`-th on node `node` (pods_at's
+  // order), or nullptr when it visited no such pod or the pod has more than 64 terms to record:
+  // which of the pod's own required anti-affinity terms match the pod to place (bit j: term j),
+  // whether it matches all of the pod's required affinity terms, which of the pod's required
+  // anti-affinity terms match it. inter_pod_affinity_overlay::update takes it instead of matching
+  // the selectors again.
+  struct pod_match {
+    std::uint64_t existing = 0;
+    std::uint64_t anti = 0;
+    bool affinity = false;
+    bool complete = true;
+  };
+  const pod_match* match_of(std::size_t node, std::size_t pos) const noexcept {
+    if (node + 1 >= node_begin_.size() || pos >= node_begin_[node + 1] - node_begin_[node])
+      return nullptr;
+    const pod_match& m = matches_[node_begin_[node] + pos];
+    return m.complete ? &m : nullptr;
   }
 
   // Whether the plugin filters at all (upstream's PreFilter did not return Skip).
@@ -207,6 +241,8 @@ class inter_pod_affinity_prefilter {
   label_set own_labels_, ns_labels_;
   std::vector<term> affinity_, anti_;
   std::vector<entry> tables_[3];
+  std::vector<pod_match> matches_;       // per pod visited, node after node
+  std::vector<std::size_t> node_begin_;  // node i's pods: matches_[node_begin_[i], [i + 1])
   bool skip_ = true;
 };
 
@@ -242,10 +278,29 @@ class inter_pod_affinity_overlay {
       existing_[j++] = slot{&v, pre.count(table::existing_anti, k, v), 0};
   }
 
-  // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node.
-  void update(const pod_facts& p, std::int64_t delta) {
+  // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node. `known`:
+  // the PreFilter's findings for this pod (prefilter's match_of), which spare matching its terms
+  // and the pod's again; nullptr for a pod the PreFilter did not visit.
+  void update(const pod_facts& p, std::int64_t delta,
+              const inter_pod_affinity_prefilter::pod_match* known = nullptr) {
     if (pre_ == nullptr || !pre_->active()) return;
     const auto& pre = *pre_;
+    if (known != nullptr) {
+      for (std::uint64_t bits = known->existing; bits != 0; bits &= bits - 1)
+        if (const std::size_t j = label_index(
+                p.required_anti_affinity[static_cast<std::size_t>(std::countr_zero(bits))]
+                    .topology_key);
+            j != npos)
+          existing_[j].delta += delta;
+      if (known->affinity)
+        for (std::size_t i = 0; i < pre.affinity_.size(); ++i)
+          affinity_[pre.affinity_[i].first].delta += affinity_[i].value != nullptr ? delta : 0;
+      for (std::uint64_t bits = known->anti; bits != 0; bits &= bits - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(bits));
+        if (anti_[i].value != nullptr) anti_[pre.anti_[i].first].delta += delta;
+      }
+      return;
+    }
     for (const affinity_term& t : p.required_anti_affinity)
       if (term_matches(t, p.ns, pre.ns_, pre.own_labels_, pre.ns_labels_))
         if (const std::size_t j = label_index(t.topology_key); j != npos)
