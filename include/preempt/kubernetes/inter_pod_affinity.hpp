@@ -29,12 +29,16 @@
 // reset looks those pairs up once (the node's value of each of the pod's topology keys, and each
 // node label for the placed pods' terms) with their shared counts, and the overlay keeps one
 // integer delta per pair on top of them instead of copying the tables: update and filter then
-// compare no label values and search no table.
+// compare no label values and search no table. The PreFilter also keeps, per pod it visited,
+// which terms it found matching (match_of); update takes them for a node's own pods, so removing
+// and adding back victims matches no selector again (only a pod from elsewhere, such as a
+// nominated one, is matched anew).
 //
 // Complexity: prefilter O(p · t · s) for p pods, t terms, s selector size, plus sorting the
-// pairs; reset O((t + l) · log m) for m pairs and l node labels; update O(t · s) for the pod's
-// own terms plus O(s + log l) per term of the updated pod that matches it; filter O(t + l).
-// Allocation: in prefilter; an overlay's slots grow to the largest node's once. No exceptions.
+// pairs; reset O((t + l) · log m) for m pairs and l node labels; update O(t) with the
+// PreFilter's findings, else O(t · s), plus O(log l) per term of the updated pod that matches the
+// pod to place; filter O(t + l). Allocation: in prefilter (O(p) for the findings); an overlay's
+// slots grow to the largest node's once. No exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP
