@@ -3,6 +3,7 @@
 // interpodaffinity/filtering_test.go.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -218,4 +219,83 @@ TEST_CASE("kubernetes inter-pod affinity: AddPod and RemovePod (TestPreFilterSta
   o.update(hater.facts(), +1);
   CHECK(o.filter().code() == status_code::unschedulable);
   CHECK(o.filter().reasons()[0] == k8s::existing_anti_affinity_reason);
+}
+
+TEST_CASE(
+    "kubernetes inter-pod affinity: the overlay after RemovePod agrees with a PreFilter "
+    "of the cluster without the pod") {
+  // Terms sharing a topology key (their pair is counted once per term), terms on keys a node
+  // lacks, and placed pods' terms on several of a node's labels.
+  const k8s::label_set own{{"app", "web"}, {"team", "t0"}};
+  const std::vector<k8s::affinity_term> aff{term(in("team", {"t0"}), "zone"),
+                                            term(in("app", {"web", "db"}), "zone"),
+                                            term(in("app", {"web", "db"}), "rack")};
+  const std::vector<k8s::affinity_term> anti{term(in("team", {"t1"}), "hostname"),
+                                             term(in("app", {"db"}), "hostname"),
+                                             term(in("app", {"db"}), "zone")};
+  const std::vector<k8s::affinity_term> hates_web{term(in("app", {"web"}), "zone"),
+                                                  term(in("app", {"web"}), "hostname")};
+  const k8s::affinity_pod pod{"default", &own, aff, anti};
+  world full;
+  full.nodes = {{"n0", {{"hostname", "n0"}, {"rack", "r0"}, {"zone", "z0"}}},
+                {"n1", {{"hostname", "n1"}, {"zone", "z0"}}},
+                {"n2", {{"hostname", "n2"}, {"rack", "r1"}, {"zone", "z1"}}}};
+  full.pods = {{"n0", {{"app", "web"}, {"team", "t0"}}},
+               {"n0", {{"app", "db"}, {"team", "t1"}}},
+               {"n0", {{"app", "cache"}}, "default", hates_web},
+               {"n1", {{"app", "db"}, {"team", "t0"}}},
+               {"n2", {{"app", "web"}, {"team", "t0"}}},
+               {"n2", {{"team", "t1"}}, "default", hates_web}};
+  full.build(pod);
+  REQUIRE(full.pre.active());
+  CHECK(full.pre.match_of(0, 3) == nullptr);  // n0 has three pods
+  CHECK(full.pre.match_of(3, 0) == nullptr);  // three nodes
+  const std::size_t count = full.pods.size();
+  // Every subset of the pods, removed through the overlay of their node (pods of other nodes
+  // stay), against a PreFilter of the world without them.
+  for (unsigned mask = 0; mask < (1u << count); ++mask) {
+    for (std::size_t n = 0; n < full.nodes.size(); ++n) {
+      world less;
+      less.nodes = full.nodes;
+      // o matches the pods' terms again; known takes what the PreFilter found of them.
+      k8s::inter_pod_affinity_overlay o(&full.pre), known(&full.pre);
+      o.reset(full.nodes[n].second);
+      known.reset(full.nodes[n].second);
+      std::size_t pos = 0;  // the pod's position among its node's pods
+      for (std::size_t k = 0; k < count; ++k) {
+        const bool here = full.pods[k].node == full.nodes[n].first;
+        if (here && (mask >> k & 1u) != 0) {
+          o.update(full.pods[k].facts(), -1);
+          REQUIRE(full.pre.match_of(n, pos) != nullptr);
+          known.update(full.pods[k].facts(), -1, full.pre.match_of(n, pos));
+        } else {
+          less.pods.push_back(full.pods[k]);
+        }
+        pos += here ? 1 : 0;
+      }
+      less.build(pod);
+      CAPTURE(mask);
+      CAPTURE(n);
+      const preempt::status want = less.filter(n), got = o.filter();
+      CHECK(got.code() == want.code());
+      CHECK(known.filter().code() == want.code());
+      CHECK(std::equal(got.reasons().begin(), got.reasons().end(), want.reasons().begin(),
+                       want.reasons().end()));
+      for (const auto tab :
+           {k8s::inter_pod_affinity_prefilter::existing_anti,
+            k8s::inter_pod_affinity_prefilter::affinity, k8s::inter_pod_affinity_prefilter::anti}) {
+        CHECK(o.pairs(tab) == less.pre.pairs(tab));
+        CHECK(known.pairs(tab) == less.pre.pairs(tab));
+        for (const auto& [key, value] : full.nodes[n].second) {
+          CHECK(o.count(tab, key, value) == less.pre.count(tab, key, value));
+          CHECK(known.count(tab, key, value) == less.pre.count(tab, key, value));
+        }
+      }
+      // Adding the removed pods back restores the full cluster's answer.
+      for (std::size_t k = 0; k < count; ++k)
+        if ((mask >> k & 1u) != 0 && full.pods[k].node == full.nodes[n].first)
+          o.update(full.pods[k].facts(), +1);
+      CHECK(o.filter().code() == full.filter(n).code());
+    }
+  }
 }

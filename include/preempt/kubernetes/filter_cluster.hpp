@@ -24,7 +24,9 @@
 //
 // Complexity: prepare_state O(pods of the node) when the pod wants host ports, else Base's;
 // remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with host ports (to tell the
-// node's pods from nominated ones, whose ports are added temporarily: see node_ports.hpp).
+// node's pods from nominated ones, whose ports are added temporarily: see node_ports.hpp); a pod of
+// the node hands InterPodAffinity's overlay what its PreFilter found of it (found by address: O(1)
+// when Base's pods() is contiguous, else O(pods of the node)).
 // Allocation: prefilter; a state's buffers grow to the largest node once. No exceptions of its
 // own. The view is read by many threads once prefilter has returned; each state by one.
 //
@@ -35,6 +37,8 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <ranges>
 #include <span>
 #include <utility>
 
@@ -85,7 +89,7 @@ class filter_cluster {
           ports_.remove_temporary(reinterpret_cast<std::uintptr_t>(&p));
       }
       spread_.update(f.pod, -1);
-      affinity_.update(f.pod, -1);
+      affinity_.update(f.pod, -1, known_match(p));
       return status::ok();
     }
     status add_pod(const pod_type& p) {
@@ -99,7 +103,7 @@ class filter_cluster {
           ports_.add_temporary(f.host_ports, reinterpret_cast<std::uintptr_t>(&p));
       }
       spread_.update(f.pod, +1);
-      affinity_.update(f.pod, +1);
+      affinity_.update(f.pod, +1, known_match(p));
       return status::ok();
     }
     status fits(const pod_type& p) {
@@ -133,6 +137,25 @@ class filter_cluster {
       for (const auto& q : ::preempt::pods_of((*owner_->base_)[node_]))
         if (&q == &p) return true;
       return false;
+    }
+    // What InterPodAffinity's PreFilter found of p when p is one of the node's pods (its
+    // position among them: an address compared, no label read), else nullptr.
+    const inter_pod_affinity_prefilter::pod_match* known_match(const pod_type& p) const {
+      if (!owner_->affinity_.active()) return nullptr;
+      const auto& pods = (*owner_->base_)[node_].pods();
+      if constexpr (std::ranges::contiguous_range<decltype(pods)>) {
+        const pod_type* first = std::ranges::data(pods);
+        const pod_type* last = first + std::ranges::size(pods);
+        if (std::less<>{}(&p, first) || !std::less<>{}(&p, last)) return nullptr;
+        return owner_->affinity_.match_of(node_, static_cast<std::size_t>(&p - first));
+      } else {
+        std::size_t pos = 0;
+        for (const auto& q : pods) {
+          if (&q == &p) return owner_->affinity_.match_of(node_, pos);
+          ++pos;
+        }
+        return nullptr;
+      }
     }
     state_type(const filter_cluster* owner, typename Base::state_type base)
         : owner_(owner),

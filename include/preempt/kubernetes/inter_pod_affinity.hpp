@@ -25,19 +25,27 @@
 // (key, value) over the whole cluster, computed once per pod to place; read-only afterwards, it
 // may be shared by threads. inter_pod_affinity_overlay is the per-node what-if part: reset(node
 // labels), update(pod, ±1) as victims are removed and pods added back (upstream's
-// updateWithPod), filter(). A pod on the node only changes the pairs of that node's labels, so the
-// overlay keeps a few (pair, delta) entries on top of the shared counts instead of copying them.
+// updateWithPod), filter(). A pod on the node only changes the pairs of that node's labels, so
+// reset looks those pairs up once (the node's value of each of the pod's topology keys, and each
+// node label for the placed pods' terms) with their shared counts, and the overlay keeps one
+// integer delta per pair on top of them instead of copying the tables: update and filter then
+// compare no label values and search no table. The PreFilter also keeps, per pod it visited,
+// which terms it found matching (match_of); update takes them for a node's own pods, so removing
+// and adding back victims matches no selector again (only a pod from elsewhere, such as a
+// nominated one, is matched anew).
 //
 // Complexity: prefilter O(p · t · s) for p pods, t terms, s selector size, plus sorting the
-// pairs; update O(t · s + t · e) for e overlay entries; filter O(t · log m + l · log m) for m
-// pairs and l node labels. Allocation: in prefilter; an overlay reuses its storage. No
-// exceptions.
+// pairs; reset O((t + l) · log m) for m pairs and l node labels; update O(t) with the
+// PreFilter's findings, else O(t · s), plus O(log l) per term of the updated pod that matches the
+// pod to place; filter O(t + l). Allocation: in prefilter (O(p) for the findings); an overlay's
+// slots grow to the largest node's once. No exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP
 #define PREEMPT_KUBERNETES_INTER_POD_AFFINITY_HPP
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -122,6 +130,12 @@ class inter_pod_affinity_prefilter {
           }
         }
         std::sort(r.namespaces.begin(), r.namespaces.end());
+        r.first = out.size();
+        for (std::size_t j = 0; j < out.size(); ++j)
+          if (out[j].key == r.key) {
+            r.first = j;
+            break;
+          }
         out.push_back(std::move(r));
       }
     };
@@ -129,19 +143,33 @@ class inter_pod_affinity_prefilter {
     resolve(pod.required_anti_affinity, anti_);
     for (auto& t : tables_) t.clear();
     std::vector<std::tuple<std::string_view, std::string_view, std::int64_t>> raw[3];
+    matches_.clear();
+    node_begin_.assign(1, 0);
     for (std::size_t i = 0; i < node_count; ++i) {
       const label_set& labels = node_at(i);
       const auto record = [&](int tab, const std::string& key) {
         if (const std::string* v = labels.find(key)) raw[tab].emplace_back(key, *v, 1);
       };
       pods_at(i, [&](const pod_facts& p) {
-        for (const affinity_term& t : p.required_anti_affinity)
-          if (term_matches(t, p.ns, pod.ns, own, ns_labels_)) record(existing_anti, t.topology_key);
-        if (matches_all(affinity_, p))
+        pod_match m;
+        m.complete = p.required_anti_affinity.size() <= 64 && anti_.size() <= 64;
+        for (std::size_t j = 0; j < p.required_anti_affinity.size(); ++j) {
+          const affinity_term& t = p.required_anti_affinity[j];
+          if (!term_matches(t, p.ns, pod.ns, own, ns_labels_)) continue;
+          record(existing_anti, t.topology_key);
+          if (j < 64) m.existing |= std::uint64_t{1} << j;
+        }
+        m.affinity = matches_all(affinity_, p);
+        if (m.affinity)
           for (const term& t : affinity_) record(affinity, t.key);
-        for (const term& t : anti_)
-          if (t.matches(p)) record(anti, t.key);
+        for (std::size_t j = 0; j < anti_.size(); ++j) {
+          if (!anti_[j].matches(p)) continue;
+          record(anti, anti_[j].key);
+          if (j < 64) m.anti |= std::uint64_t{1} << j;
+        }
+        matches_.push_back(m);
       });
+      node_begin_.push_back(matches_.size());
     }
     for (int tab = 0; tab < 3; ++tab) {
       auto& r = raw[tab];
@@ -154,6 +182,25 @@ class inter_pod_affinity_prefilter {
       }
     }
     skip_ = tables_[existing_anti].empty() && affinity_.empty() && anti_.empty();
+  }
+
+  // What the PreFilter found of the placed pod it visited `pos`-th on node `node` (pods_at's
+  // order), or nullptr when it visited no such pod or the pod has more than 64 terms to record:
+  // which of the pod's own required anti-affinity terms match the pod to place (bit j: term j),
+  // whether it matches all of the pod's required affinity terms, which of the pod's required
+  // anti-affinity terms match it. inter_pod_affinity_overlay::update takes it instead of matching
+  // the selectors again.
+  struct pod_match {
+    std::uint64_t existing = 0;
+    std::uint64_t anti = 0;
+    bool affinity = false;
+    bool complete = true;
+  };
+  const pod_match* match_of(std::size_t node, std::size_t pos) const noexcept {
+    if (node + 1 >= node_begin_.size() || pos >= node_begin_[node + 1] - node_begin_[node])
+      return nullptr;
+    const pod_match& m = matches_[node_begin_[node] + pos];
+    return m.complete ? &m : nullptr;
   }
 
   // Whether the plugin filters at all (upstream's PreFilter did not return Skip).
@@ -177,6 +224,7 @@ class inter_pod_affinity_prefilter {
     std::vector<std::string> namespaces;  // sorted
     bool all_namespaces = false;
     std::string key;
+    std::size_t first = 0;  // the first term of the same list with this topology key
 
     bool matches(const pod_facts& p) const {
       const bool in_scope =
@@ -197,6 +245,8 @@ class inter_pod_affinity_prefilter {
   label_set own_labels_, ns_labels_;
   std::vector<term> affinity_, anti_;
   std::vector<entry> tables_[3];
+  std::vector<pod_match> matches_;       // per pod visited, node after node
+  std::vector<std::size_t> node_begin_;  // node i's pods: matches_[node_begin_[i], [i + 1])
   bool skip_ = true;
 };
 
@@ -208,39 +258,90 @@ class inter_pod_affinity_overlay {
       : pre_(pre) {}
 
   // Starts over on a node with these labels (they must outlive the overlay's use for the node).
+  // Resolves here, once per node, every pair the node's pods can change: the node's value of each
+  // of the pod's own topology keys and the node's (key, value) labels for the placed pods' terms,
+  // with their PreFilter counts; update() and filter() then work on integer slots.
   void reset(const label_set& node_labels) {
     node_ = &node_labels;
-    deltas_.clear();
-  }
-
-  // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node.
-  void update(const pod_facts& p, std::int64_t delta) {
     if (pre_ == nullptr || !pre_->active()) return;
     const auto& pre = *pre_;
+    const auto resolve = [&](table tab,
+                             const std::vector<inter_pod_affinity_prefilter::term>& terms,
+                             std::vector<slot>& out) {
+      out.resize(terms.size());
+      for (std::size_t i = 0; i < terms.size(); ++i) {
+        const std::string* v = node_labels.find(terms[i].key);
+        out[i] = slot{v, v != nullptr ? pre.count(tab, terms[i].key, *v) : 0, 0};
+      }
+    };
+    resolve(table::affinity, pre.affinity_, affinity_);
+    resolve(table::anti, pre.anti_, anti_);
+    existing_.resize(node_labels.size());
+    std::size_t j = 0;
+    for (const auto& [k, v] : node_labels)
+      existing_[j++] = slot{&v, pre.count(table::existing_anti, k, v), 0};
+  }
+
+  // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node. `known`:
+  // the PreFilter's findings for this pod (prefilter's match_of), which spare matching its terms
+  // and the pod's again; nullptr for a pod the PreFilter did not visit.
+  void update(const pod_facts& p, std::int64_t delta,
+              const inter_pod_affinity_prefilter::pod_match* known = nullptr) {
+    if (pre_ == nullptr || !pre_->active()) return;
+    const auto& pre = *pre_;
+    if (known != nullptr) {
+      for (std::uint64_t bits = known->existing; bits != 0; bits &= bits - 1)
+        if (const std::size_t j = label_index(
+                p.required_anti_affinity[static_cast<std::size_t>(std::countr_zero(bits))]
+                    .topology_key);
+            j != npos)
+          existing_[j].delta += delta;
+      if (known->affinity)
+        for (std::size_t i = 0; i < pre.affinity_.size(); ++i)
+          affinity_[pre.affinity_[i].first].delta += affinity_[i].value != nullptr ? delta : 0;
+      for (std::uint64_t bits = known->anti; bits != 0; bits &= bits - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(bits));
+        if (anti_[i].value != nullptr) anti_[pre.anti_[i].first].delta += delta;
+      }
+      return;
+    }
     for (const affinity_term& t : p.required_anti_affinity)
       if (term_matches(t, p.ns, pre.ns_, pre.own_labels_, pre.ns_labels_))
-        bump(table::existing_anti, t.topology_key, delta);
+        if (const std::size_t j = label_index(t.topology_key); j != npos)
+          existing_[j].delta += delta;
     if (inter_pod_affinity_prefilter::matches_all(pre.affinity_, p))
-      for (const auto& t : pre.affinity_) bump(table::affinity, t.key, delta);
-    for (const auto& t : pre.anti_)
-      if (t.matches(p)) bump(table::anti, t.key, delta);
+      for (std::size_t i = 0; i < pre.affinity_.size(); ++i)
+        affinity_[pre.affinity_[i].first].delta += affinity_[i].value != nullptr ? delta : 0;
+    for (std::size_t i = 0; i < pre.anti_.size(); ++i)
+      if (anti_[i].value != nullptr && pre.anti_[i].matches(p))
+        anti_[pre.anti_[i].first].delta += delta;
   }
 
   // The count of a pair with the node's changes.
   std::int64_t count(table tab, std::string_view key, std::string_view value) const noexcept {
-    std::int64_t n = pre_->count(tab, key, value);
-    for (const delta_entry& d : deltas_)
-      if (d.tab == tab && d.key == key && d.value == value) n += d.delta;
-    return n;
+    const std::string* v = node_->find(key);
+    if (v == nullptr || *v != value) return pre_->count(tab, key, value);
+    if (tab == table::existing_anti) return at(existing_, label_index(key));
+    const auto& terms = tab == table::affinity ? pre_->affinity_ : pre_->anti_;
+    for (std::size_t i = 0; i < terms.size(); ++i)
+      if (terms[i].key == key)
+        return at(tab == table::affinity ? affinity_ : anti_, terms[i].first);
+    return pre_->count(tab, key, value);
   }
   // How many pairs of a table have a non-zero count (upstream's len() of its map).
   std::size_t pairs(table tab) const noexcept {
     std::size_t n = pre_->pairs(tab);
-    for (const delta_entry& d : deltas_) {
-      if (d.tab != tab) continue;
-      const std::int64_t base = pre_->count(tab, d.key, d.value);
-      if (base != 0 && base + d.delta == 0) --n;
-      if (base == 0 && d.delta != 0) ++n;
+    const auto adjust = [&n](const slot& s) {
+      if (s.base != 0 && s.base + s.delta == 0) --n;
+      if (s.base == 0 && s.delta != 0) ++n;
+    };
+    if (tab == table::existing_anti) {
+      for (const slot& s : existing_) adjust(s);
+    } else {
+      const auto& terms = tab == table::affinity ? pre_->affinity_ : pre_->anti_;
+      const auto& slots = tab == table::affinity ? affinity_ : anti_;
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        if (terms[i].first == i && slots[i].value != nullptr) adjust(slots[i]);
     }
     return n;
   }
@@ -248,13 +349,11 @@ class inter_pod_affinity_overlay {
   status filter() const {
     if (pre_ == nullptr || !pre_->active()) return status::ok();
     const auto& pre = *pre_;
-    const label_set& labels = *node_;
     if (!pre.affinity_.empty()) {
       bool pods_exist = true;
-      for (const auto& t : pre.affinity_) {
-        const std::string* v = labels.find(t.key);
-        if (v == nullptr) return status::unresolvable(pod_affinity_reason);
-        if (count(table::affinity, t.key, *v) <= 0) pods_exist = false;
+      for (std::size_t i = 0; i < pre.affinity_.size(); ++i) {
+        if (affinity_[i].value == nullptr) return status::unresolvable(pod_affinity_reason);
+        if (at(affinity_, pre.affinity_[i].first) <= 0) pods_exist = false;
       }
       if (!pods_exist) {
         const pod_facts self{pre.ns_, &pre.own_labels_, false, {}};
@@ -264,40 +363,39 @@ class inter_pod_affinity_overlay {
       }
     }
     if (pairs(table::anti) > 0)
-      for (const auto& t : pre.anti_)
-        if (const std::string* v = labels.find(t.key);
-            v != nullptr && count(table::anti, t.key, *v) > 0)
+      for (std::size_t i = 0; i < pre.anti_.size(); ++i)
+        if (anti_[i].value != nullptr && at(anti_, pre.anti_[i].first) > 0)
           return status::unschedulable(pod_anti_affinity_reason);
     if (pairs(table::existing_anti) > 0)
-      for (const auto& [k, v] : labels)
-        if (count(table::existing_anti, k, v) > 0)
-          return status::unschedulable(existing_anti_affinity_reason);
+      for (const slot& s : existing_)
+        if (s.base + s.delta > 0) return status::unschedulable(existing_anti_affinity_reason);
     return status::ok();
   }
 
  private:
-  struct delta_entry {
-    table tab;
-    std::string_view key, value;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  // One pair (key, the node's value) of a table: its PreFilter count and the node's change.
+  struct slot {
+    const std::string* value;  // the node's value of the key; nullptr: the node lacks the key
+    std::int64_t base;
     std::int64_t delta;
   };
-  void bump(table tab, std::string_view key, std::int64_t delta) {
-    const std::string* v = node_->find(key);
-    if (v == nullptr) return;
-    for (delta_entry& d : deltas_)
-      if (d.tab == tab && d.key == key && d.value == *v) {
-        d.delta += delta;
-        return;
-      }
-    // Views into the node's labels, which outlive the overlay's use for this node.
+  static std::int64_t at(const std::vector<slot>& slots, std::size_t i) noexcept {
+    return i == npos ? 0 : slots[i].base + slots[i].delta;
+  }
+  // The position of a key among the node's labels, or npos.
+  std::size_t label_index(std::string_view key) const noexcept {
     const auto it = std::lower_bound(node_->begin(), node_->end(), key,
                                      [](const auto& e, std::string_view k) { return e.first < k; });
-    deltas_.push_back(delta_entry{tab, it->first, it->second, delta});
+    return it != node_->end() && it->first == key ? static_cast<std::size_t>(it - node_->begin())
+                                                  : npos;
   }
 
   const inter_pod_affinity_prefilter* pre_;
   const label_set* node_ = nullptr;
-  std::vector<delta_entry> deltas_;
+  // Per term of the pod's required affinity and anti-affinity (terms sharing a topology key share
+  // the slot of the first of them, term::first), and per node label for the placed pods' terms.
+  std::vector<slot> affinity_, anti_, existing_;
 };
 
 }  // namespace kubernetes
