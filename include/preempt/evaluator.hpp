@@ -57,6 +57,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -282,11 +283,15 @@ class evaluator {
   // reads them instead of going over every candidate's victims again.
   static constexpr bool precomputes_scores = !requires(Policy& p) { p.score_functions(); };
 
+  // One node's result. The selection is constructed in place (its status written once, where
+  // it is read); its victims point into a worker's scratch and are copied to `victims`.
   struct item_result {
-    status outcome;
+    victim_selection<pod_type> selection;
     std::vector<const pod_type*> victims;
-    std::int64_t violations = 0;
     default_scores::vector scores{};
+
+    const status& outcome() const noexcept { return selection.outcome; }
+    std::int64_t violations() const noexcept { return selection.pdb_violations; }
   };
   struct kept_candidate {
     std::size_t node_index;
@@ -329,21 +334,25 @@ class evaluator {
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
     const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    const auto r = grouped_ ? ::preempt::workload::select_unit_victims(
-                                  preemptor, node_index, cluster, *wk.state, units_, budgets,
-                                  nominated, wk.unit_scratch, policy_)
-                            : ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
-                                                        budgets, nominated, wk.scratch, policy_);
     item_result& out = results_[item];
-    out.outcome = r.outcome;
+    // Guaranteed elision: the selection is built in out.selection (trivially destructible).
+    static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
+    if (grouped_)
+      std::construct_at(&out.selection, ::preempt::workload::select_unit_victims(
+                                            preemptor, node_index, cluster, *wk.state, units_,
+                                            budgets, nominated, wk.unit_scratch, policy_));
+    else
+      std::construct_at(&out.selection,
+                        ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
+                                                  budgets, nominated, wk.scratch, policy_));
+    victim_selection<pod_type>& r = out.selection;
     out.victims.assign(r.victims.begin(), r.victims.end());
-    out.violations = r.pdb_violations;
-    if (r.outcome.is_success() && r.victims.empty())
-      out.outcome = status::error(zero_victims_reason);
+    if (r.outcome.is_success() && r.victims.empty()) r.outcome = status::error(zero_victims_reason);
     if constexpr (precomputes_scores)
-      if (out.outcome.is_success())
+      if (r.outcome.is_success())
         out.scores = default_scores{detail::now_of(policy_)}.all(
             candidate<pod_type>{node_index, {}, r.victims, r.pdb_violations});
+    r.victims = {};  // the scratch is reused by the worker's next node
   }
 
   template <class B, class N, class E>
@@ -392,15 +401,16 @@ class evaluator {
       const item_result& r = results_[i];
       const std::size_t node_index =
           potential_[(decision_.offset + batch_base_ + i) % potential_.size()];
-      diagnosis_.push_back({node_index, r.outcome});
-      detail::notify_node_evaluated(observer_, node_index, r.outcome,
-                                    std::span<const pod_type* const>(r.victims), r.violations);
-      if (r.outcome.code() == status_code::error) has_errors_ = true;
-      if (r.outcome.is_success()) {
-        auto& list = r.violations == 0 ? without_violations_ : with_violations_;
+      const status& outcome = r.outcome();
+      diagnosis_.push_back({node_index, outcome});
+      detail::notify_node_evaluated(observer_, node_index, outcome,
+                                    std::span<const pod_type* const>(r.victims), r.violations());
+      if (outcome.code() == status_code::error) has_errors_ = true;
+      if (outcome.is_success()) {
+        auto& list = r.violations() == 0 ? without_violations_ : with_violations_;
         if (list.size() < wanted) {
           list.push_back(
-              {node_index, victim_arena_.size(), r.victims.size(), r.violations, r.scores});
+              {node_index, victim_arena_.size(), r.victims.size(), r.violations(), r.scores});
           victim_arena_.insert(victim_arena_.end(), r.victims.begin(), r.victims.end());
         }
       }

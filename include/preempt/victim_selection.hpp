@@ -217,11 +217,10 @@ void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets
 template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           nominated_range<node_pod_t<N>> Nominated, class Allocator,
           victim_policy<N, node_pod_t<N>> Policy = default_policy>
-victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, const N& node,
-                                               S& state, const B& budgets,
-                                               const Nominated& nominated,
-                                               victim_scratch<node_pod_t<N>, Allocator>& scratch,
-                                               const Policy& policy = {}) {
+[[gnu::noinline]] victim_selection<node_pod_t<N>> select_victims(
+    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
+    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
+    const Policy& policy = {}) {
   using P = node_pod_t<N>;
   using entry = typename victim_scratch<P, Allocator>::entry;
   scratch.start_node(budgets.budget_count());
@@ -236,6 +235,14 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
       ++index;
     }
   };
+  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
+  // and only a node that fails builds its status, directly in the returned selection (the
+  // caller's storage): the status is written once, not copied out of a temporary.
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
+  constexpr bool has_can_fit = requires(S& s) {
+    { s.can_fit(preemptor) } -> std::convertible_to<bool>;
+  };
+  const bool fast_fit = has_can_fit && no_nominees;
   // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
   // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
   bool removed = false;
@@ -244,8 +251,11 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
     if (const std::optional<std::size_t> count =
             state.remove_lower_priority_pods(preemptor_priority)) {
       if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
-      if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st)
+      if (fast_fit) {
+        if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+      } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
         return {st, {}, 0};
+      }
       collect();
       removed = true;
     }
@@ -258,8 +268,11 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
     }
     if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
 
-    if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st)
+    if (fast_fit) {
+      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
       return {st, {}, 0};
+    }
   }
 
   const std::span<entry> ordered(entries.data(), entries.size());
@@ -268,7 +281,6 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
 
   std::int64_t violations = 0;
   // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
-  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
   const auto reprieve = [&](entry& e) -> status {
     if (status st = state.add_pod(*e.pod); !st) return st;
     if (no_nominees) {

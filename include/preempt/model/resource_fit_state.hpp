@@ -34,6 +34,26 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace model {
 
+namespace detail {
+
+constexpr status single_shortage_status(status_code code, std::size_t d) noexcept {
+  return {code, resource_names::insufficient_reason(nullptr, d)};
+}
+
+// resource_fit_state's statuses for one short standard dimension, [beyond the allocatable
+// amount][dimension] (the pods column is never used).
+inline constexpr status single_shortage[2][resource::first_extended] = {
+    {single_shortage_status(status_code::unschedulable, 0),
+     single_shortage_status(status_code::unschedulable, 1),
+     single_shortage_status(status_code::unschedulable, 2),
+     single_shortage_status(status_code::unschedulable, 3)},
+    {single_shortage_status(status_code::unschedulable_and_unresolvable, 0),
+     single_shortage_status(status_code::unschedulable_and_unresolvable, 1),
+     single_shortage_status(status_code::unschedulable_and_unresolvable, 2),
+     single_shortage_status(status_code::unschedulable_and_unresolvable, 3)}};
+
+}  // namespace detail
+
 class resource_fit_state {
  public:
   resource_fit_state() = default;
@@ -120,14 +140,24 @@ class resource_fit_state {
   // The reasons, in upstream order: pod slots first, then each short dimension.
   // UnschedulableAndUnresolvable when a short dimension's request exceeds the node's whole
   // allocatable amount (upstream's fitsRequest: no eviction can make room).
+  // The common answer, one short standard dimension and free pod slots, is copied whole from a
+  // table built at compile time: it is not assembled field by field in the caller's storage,
+  // which would make the caller's copies of it wait on partial stores.
   [[gnu::noinline]] status shortage(const resource_vector& want) const noexcept {
     bool beyond = false;
+    std::size_t short_count = 0, short_dimension = 0;
     for (std::size_t d = 0; d < want.size(); ++d)
-      if (d != resource::pods && short_in(want, d) && want[d] > (*allocatable_)[d]) beyond = true;
+      if (d != resource::pods && short_in(want, d)) {
+        ++short_count;
+        short_dimension = d;
+        if (want[d] > (*allocatable_)[d]) beyond = true;
+      }
+    const bool pods_short = requested_[resource::pods] + 1 > (*allocatable_)[resource::pods];
+    if (short_count == 1 && !pods_short && short_dimension < resource::first_extended)
+      return model::detail::single_shortage[beyond ? 1 : 0][short_dimension];
     status result(beyond ? status_code::unschedulable_and_unresolvable
                          : status_code::unschedulable);
-    if (requested_[resource::pods] + 1 > (*allocatable_)[resource::pods])
-      result.add_reason(resource_names::insufficient_reason(names_, resource::pods));
+    if (pods_short) result.add_reason(resource_names::insufficient_reason(names_, resource::pods));
     for (std::size_t d = 0; d < want.size(); ++d)
       if (d != resource::pods && short_in(want, d))
         result.add_reason(resource_names::insufficient_reason(names_, d));

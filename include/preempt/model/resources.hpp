@@ -174,7 +174,8 @@ class resource_names {
   }
 
   // Same, for callers that may have no registry (extended dimensions then get a generic text).
-  static std::string_view insufficient_reason(const resource_names* names, std::size_t d) noexcept {
+  static constexpr std::string_view insufficient_reason(const resource_names* names,
+                                                        std::size_t d) noexcept {
     constexpr std::string_view standard[] = {"Insufficient cpu", "Insufficient memory",
                                              "Too many pods", "Insufficient ephemeral-storage"};
     if (d < resource::first_extended) return standard[d];
