@@ -20,8 +20,12 @@
 // fields, other names, std::chrono times) is adapted by specializing pod_traits with static
 // functions for the accessors it lacks:
 //
-//   struct row { std::uint64_t uid; int priority; std::chrono::system_clock::time_point start_time;
-//   }; template <> struct preempt::pod_traits<row> {
+//   struct row {
+//     std::uint64_t uid;
+//     int priority;
+//     std::chrono::system_clock::time_point start_time;
+//   };
+//   template <> struct preempt::pod_traits<row> {
 //     static std::uint64_t uid(const row& r) { return r.uid; }
 //     static int priority(const row& r) { return r.priority; }
 //     static auto start_time(const row& r) { return r.start_time; }
