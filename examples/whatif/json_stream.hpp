@@ -9,8 +9,9 @@
 // instead (map_file): no copy, zero pages after its end for the padding, and the pages behind
 // the window given back (madvise), so memory is again about a window.
 //
-// find_value_end() looks at 64 bytes at a time (SSE2 where available): quotes not escaped by an
-// odd run of backslashes open and close strings, and brackets outside strings change the depth,
+// find_value_end() looks at 64 bytes at a time (AVX2 where the processor has it, chosen at run
+// time; else SSE2 where available): quotes not escaped by an odd run of backslashes (found
+// without a branch per byte) open and close strings, and brackets outside strings change the depth,
 // so braces, brackets and escaped quotes inside strings never end a value early. It does not
 // validate: simdjson parses every value it delimits. O(n) time, no allocation, no exceptions
 // (but std::bad_alloc when the buffer grows). Not thread-safe: one window per input, though a
@@ -34,6 +35,12 @@ namespace whatif {
 // '[', '"' or the first byte of a number or literal; npos when the text ends first. A number or
 // literal ends at the first byte that cannot continue it.
 std::size_t find_value_end(std::string_view text) noexcept;
+
+namespace detail {
+// find_value_end() of a container ('{' or '[' first) with the portable block operations (SSE2 or
+// a byte loop), whatever the processor has: for tests comparing the two.
+std::size_t container_end_portable(std::string_view text) noexcept;
+}  // namespace detail
 
 inline constexpr std::size_t default_stream_window = std::size_t{16} << 20;
 
