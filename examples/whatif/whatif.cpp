@@ -8,10 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
+#include <exception>
 #include <limits>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -60,16 +63,53 @@ std::string object_where(const cluster_dump& dump, std::uint32_t file, std::stri
   return m;
 }
 
+// Runs a function on a thread of its own until join(), which rethrows what it threw: the parts
+// of the model that do not depend on each other are built on two cores.
+class beside {
+ public:
+  template <class F>
+  explicit beside(F f)
+      : thread_([this, f = std::move(f)]() mutable {
+          try {
+            f();
+          } catch (...) {
+            error_ = std::current_exception();
+          }
+        }) {}
+  beside(const beside&) = delete;
+  beside& operator=(const beside&) = delete;
+  ~beside() {
+    if (thread_.joinable()) thread_.join();
+  }
+  void join() {
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::exception_ptr error_;
+  std::thread thread_;  // last: starts once error_ is there
+};
+
 struct resolved_pod {
   std::int32_t priority = 0;
   preempt::preemption_policy policy = preempt::preemption_policy::preempt_lower_priority;
   std::string class_name;
 };
 
-std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p,
-                                  std::string_view where, resolved_pod& out) {
+// `where` names the pod in a message: a string, or a function making one (called only then).
+template <class Where>
+std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p, const Where& where,
+                                  resolved_pod& out) {
   auto r = k8s::resolve_priority(p.priority, dump.classes);
-  if (!r) return load_error{std::string(where) + ": spec.priorityClassName: " + r.message()};
+  if (!r) {
+    std::string w;
+    if constexpr (std::is_invocable_v<const Where&>)
+      w = where();
+    else
+      w = std::string(where);
+    return load_error{w + ": spec.priorityClassName: " + r.message()};
+  }
   out.priority = r->priority;
   out.policy = r->policy;
   out.class_name = r->class_name;
@@ -171,6 +211,10 @@ struct analysis::model {
   std::unordered_map<std::string_view, std::size_t> node_index;
   std::unordered_map<std::string, std::size_t> pod_by_key;
   std::unordered_map<std::string, std::uint32_t> namespaces;
+  // Per dump pod the model holds, and per budget with a valid selector: its namespace's id.
+  // Assigned before the pods and budgets are added (beside each other), in the order a single
+  // pass over pods, then budgets, meets them.
+  std::vector<std::uint32_t> pod_namespace, pdb_namespace;
   std::vector<std::size_t> bound_node;  // per dump pod: its node, or not_bound
   std::size_t pending_count = 0;
   // The pending pods (never moved once nominated: the ledger points into it).
@@ -211,13 +255,15 @@ struct analysis::model {
 
   std::optional<load_error> add_nodes();
   std::optional<load_error> check_priority_classes() const;
-  std::optional<load_error> index_pods();
+  std::optional<load_error> index_pod_keys();
+  void place_pods();
+  void assign_namespaces();
   std::optional<load_error> count_on_node(std::size_t node,
                                           const preempt::model::resource_vector& req);
   std::optional<load_error> add_pods();
   struct budget_index;
   budget_index index_for_budgets();
-  void add_budgets();
+  void add_budgets(std::vector<std::string>& budget_warnings);
   std::optional<load_error> add_groups();
   void warn_ignored_kinds();
   std::size_t find_group(group_object::kind_type kind, const std::string& ns,
@@ -262,18 +308,27 @@ std::optional<load_error> analysis::model::check_priority_classes() const {
   return std::nullopt;
 }
 
-// Finds each pod's node and counts the pods per node and the pending pods.
-std::optional<load_error> analysis::model::index_pods() {
+// Every pod by namespace/name; two of the same name are an error.
+std::optional<load_error> analysis::model::index_pod_keys() {
   const auto& pods = dump->pods;
   pod_by_key.reserve(pods.size());
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    std::string key = pods[i].key();
+    if (!pod_by_key.emplace(std::move(key), i).second)
+      return load_error{object_where(*dump, pods[i].file, "Pod", pods[i].key()) +
+                        ": metadata.name: duplicate pod"};
+  }
+  return std::nullopt;
+}
+
+// Finds each pod's node and counts the pods per node and the pending pods.
+void analysis::model::place_pods() {
+  const auto& pods = dump->pods;
   bound_node.assign(pods.size(), not_bound);
   std::vector<std::size_t> per_node(dump->nodes.size(), 0);
   std::size_t orphans = 0;
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const pod_object& p = pods[i];
-    std::string key = p.key();
-    if (!pod_by_key.emplace(key, i).second)
-      return load_error{object_where(*dump, p.file, "Pod", key) + ": metadata.name: duplicate pod"};
     if (k8s::is_terminal_phase(p.phase)) continue;
     if (p.node_name.empty()) {
       ++pending_count;
@@ -291,7 +346,25 @@ std::optional<load_error> analysis::model::index_pods() {
   if (orphans > 0)
     warnings.push_back(std::to_string(orphans) +
                        " pod(s) are bound to nodes that are not in the dump; they were ignored");
-  return std::nullopt;
+}
+
+// Namespace ids in the order of first use: the pods add_pods() adds, then the budgets
+// add_budgets() adds.
+void analysis::model::assign_namespaces() {
+  const auto& pods = dump->pods;
+  pod_namespace.assign(pods.size(), 0);
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const pod_object& p = pods[i];
+    if (k8s::is_terminal_phase(p.phase)) continue;
+    if (bound_node[i] == not_bound && !p.node_name.empty()) continue;  // on an unknown node
+    pod_namespace[i] = namespace_id(p.ns);
+  }
+  pdb_namespace.assign(dump->pdbs.size(), 0);
+  for (std::size_t j = 0; j < dump->pdbs.size(); ++j) {
+    const pdb_object& b = dump->pdbs[j];
+    if (!b.selector || b.selector->empty() || !k8s::validate(*b.selector)) continue;
+    pdb_namespace[j] = namespace_id(b.ns);
+  }
 }
 
 // Per node, the requests of its pods and of the pods nominated to it must add up to at most
@@ -330,12 +403,14 @@ std::optional<load_error> analysis::model::add_pods() {
     const bool bound = bound_node[i] != not_bound;
     if (!bound && !p.node_name.empty()) continue;  // on an unknown node
     resolved_pod r;
-    if (auto e = resolve(*dump, p, object_where(*dump, p.file, "Pod", p.key()), r)) return e;
+    if (auto e = resolve(
+            *dump, p, [&] { return object_where(*dump, p.file, "Pod", p.key()); }, r))
+      return e;
     preempt::model::pod_spec spec{.uid = i + 1,
                                   .priority = r.priority,
                                   .requests = k8s::to_resource_vector(p.requests, names),
                                   .start_time = p.start_time,
-                                  .namespace_id = namespace_id(p.ns),
+                                  .namespace_id = pod_namespace[i],
                                   .terminating = p.deleting,
                                   .terminating_by_preemption = p.terminating_by_preemption,
                                   .preemption_policy = r.policy};
@@ -403,7 +478,7 @@ analysis::model::budget_index analysis::model::index_for_budgets() {
   budget_index index;
   for (std::size_t i = 0; i < pods.size(); ++i)
     if (bound_node[i] != not_bound && !pods[i].labels.empty())
-      index.by_ns[namespace_id(pods[i].ns)].push_back(i);
+      index.by_ns[pod_namespace[i]].push_back(i);
   std::vector<std::string> keys;
   for (const pdb_object& b : dump->pdbs)
     if (b.selector && !b.selector->match_labels.empty())
@@ -418,19 +493,21 @@ analysis::model::budget_index analysis::model::index_for_budgets() {
   return index;
 }
 
-// Budgets with their members (the bound pods their selector matches) and disrupted pods.
-void analysis::model::add_budgets() {
+// Budgets with their members (the bound pods their selector matches) and disrupted pods. Warnings
+// go to `budget_warnings`: this runs beside add_pods().
+void analysis::model::add_budgets(std::vector<std::string>& budget_warnings) {
   const budget_index index = index_for_budgets();
   std::vector<std::pair<pod_id, std::uint32_t>> disrupted;
-  for (const pdb_object& b : dump->pdbs) {
+  for (std::size_t j = 0; j < dump->pdbs.size(); ++j) {
+    const pdb_object& b = dump->pdbs[j];
     const std::string id = b.ns + "/" + b.name;
     if (!b.selector || b.selector->empty()) continue;  // no or empty selector: matches nothing
     if (auto valid = k8s::validate(*b.selector); !valid) {
-      warnings.push_back("PodDisruptionBudget " + id + ": invalid selector (" + valid.message() +
-                         "); it matches no pod, as in Kubernetes");
+      budget_warnings.push_back("PodDisruptionBudget " + id + ": invalid selector (" +
+                                valid.message() + "); it matches no pod, as in Kubernetes");
       continue;
     }
-    const std::uint32_t ns = namespace_id(b.ns);
+    const std::uint32_t ns = pdb_namespace[j];
     const auto budget = static_cast<std::uint32_t>(budgets.add_budget(ns, b.disruptions_allowed));
     budget_labels.push_back(id + " (" + std::to_string(b.disruptions_allowed) + " allowed)");
     if (const auto* candidates = index.candidates(ns, *b.selector))
@@ -569,11 +646,25 @@ std::optional<load_error> analysis::build(const cluster_dump& dump,
   m.dump = &dump;
   m.scheduler_name = scheduler_name;
   if (auto e = m.add_nodes()) return e;
-  if (auto e = m.check_priority_classes()) return e;
-  if (auto e = m.index_pods()) return e;
-  if (auto e = m.add_pods()) return e;
-  m.add_budgets();
-  m.add_filter_facts();
+  // Two steps, each of two parts built beside each other; errors are reported in the order a
+  // single pass finds them (nodes, classes, pods, their priorities).
+  std::optional<load_error> keys_error;
+  beside keys([&] {
+    keys_error = m.index_pod_keys();
+    m.add_filter_facts();
+  });
+  auto classes_error = m.check_priority_classes();
+  m.place_pods();
+  m.assign_namespaces();
+  keys.join();
+  if (classes_error) return classes_error;
+  if (keys_error) return keys_error;
+  std::vector<std::string> budget_warnings;
+  beside budgets([&] { m.add_budgets(budget_warnings); });
+  auto pods_error = m.add_pods();
+  budgets.join();
+  if (pods_error) return pods_error;
+  m.warnings.insert(m.warnings.end(), budget_warnings.begin(), budget_warnings.end());
   if (auto e = m.add_groups()) return e;
   m.warn_ignored_kinds();
   m.build_seconds = clock.wall_seconds();
