@@ -280,10 +280,13 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 // The items of a List in a mapped file, delimited and parsed ahead on a second thread while the
-// caller decodes them: scanning and simdjson on one core, decoding on the other. A ring of
-// parsers, each item's DOM kept until the caller takes the next. It stops at the first item it
-// cannot delimit or that is not followed by ',' (the caller reads on from there by itself, with
-// its messages), or when `stop` is set.
+// caller decodes them. The second thread delimits a few items ahead of the parsing and parses the
+// oldest delimited item no one has taken; the caller, when the item it wants is not parsed yet,
+// parses the oldest delimited item itself instead of waiting. So the scanning, simdjson and the
+// decoding share two cores, whichever of them takes longer. A ring of parsers, one per item in
+// flight, each item's DOM kept until the caller takes the next. The thread stops delimiting at the
+// first item it cannot delimit or that is not followed by ',' (the caller reads on from there by
+// itself, with its messages), or when the caller is done.
 class item_prefetcher {
  public:
   struct item {
@@ -293,7 +296,8 @@ class item_prefetcher {
   };
 
   // `text`: from the first item on to the end of the input, with simdjson's padding readable.
-  // The thread's processor time (scanning and parsing) is added to `cpu_seconds` when it ends.
+  // The second thread's processor time (scanning and parsing), and the wall time of the parses
+  // the caller makes, are added to `cpu_seconds` when it ends.
   item_prefetcher(std::string_view text, double& cpu_seconds)
       : text_(text), cpu_seconds_(cpu_seconds), thread_([this] { run(); }) {}
   item_prefetcher(const item_prefetcher&) = delete;
@@ -305,33 +309,50 @@ class item_prefetcher {
     }
     changed_.notify_all();
     thread_.join();
-    cpu_seconds_ += thread_cpu_;
+    cpu_seconds_ += thread_cpu_ + caller_parse_seconds_;
   }
 
   // The next item, or nullptr when the thread stopped before it. Valid until the next call.
   const item* next() {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (taken_ > 0) {
+    if (taken_) {
       ++consumed_;  // the previous item's parser is free again
-      if (producer_waits_ && consumed_ + slots >= producer_wants_) changed_.notify_all();
+      // The thread, waiting for free parsers, is woken once a batch is free: a thread switch per
+      // item would cost more than the item.
+      if (producer_waits_ && delimited_ - consumed_ + batch <= slots) changed_.notify_all();
     }
-    if (produced_ == consumed_ && !done_) {
-      // Woken once a batch is ready: a thread switch per item would cost more than the item.
-      consumer_wants_ = consumed_ + batch;
+    taken_ = false;
+    const std::size_t want = consumed_;
+    while (!(want < delimited_ && slots_[want % slots].parsed)) {
+      if (next_claim_ < delimited_) {
+        // The item wanted, or a later one: parse it here rather than wait.
+        const std::size_t k = next_claim_++;
+        lock.unlock();
+        const auto t0 = steady_clock::now();
+        parse(k);
+        caller_parse_seconds_ += std::chrono::duration<double>(steady_clock::now() - t0).count();
+        lock.lock();
+        slots_[k % slots].parsed = true;
+        continue;
+      }
+      if (want >= delimited_ && scan_done_) return nullptr;
       consumer_waits_ = true;
-      changed_.wait(lock, [&] { return produced_ >= consumer_wants_ || done_; });
+      changed_.wait(lock);
       consumer_waits_ = false;
     }
-    if (produced_ == consumed_) return nullptr;
-    ++taken_;
-    return &slots_[consumed_ % slots].it;
+    taken_ = true;
+    return &slots_[want % slots].it;
   }
 
  private:
-  static constexpr std::size_t slots = 64, batch = 16;
+  using steady_clock = std::chrono::steady_clock;
+  // Items in flight (delimited, not yet released by the caller), and how many the thread
+  // delimits ahead of the oldest one not yet being parsed.
+  static constexpr std::size_t slots = 64, lead = 8, batch = 16;
   struct slot {
     dom::parser parser;
     item it;
+    bool parsed = false;
   };
 
   std::size_t skip(std::size_t p) const {
@@ -339,57 +360,74 @@ class item_prefetcher {
     return p;
   }
 
+  void parse(std::size_t k) {
+    slot& s = slots_[k % slots];
+    s.it.error = s.parser.parse(text_.data() + s.it.begin, s.it.size, false).get(s.it.root);
+  }
+
   void run() {
-    std::size_t p = 0;
-    for (std::size_t k = 0;; ++k) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        if (k - consumed_ >= slots && !stop_) {
-          producer_wants_ = k + batch;  // woken once a batch of slots is free
-          producer_waits_ = true;
-          changed_.wait(lock, [&] { return stop_ || consumed_ + slots >= producer_wants_; });
-          producer_waits_ = false;
+    std::size_t p = skip(0);
+    bool scanning = true;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (stop_) break;
+      const bool room = scanning && delimited_ - consumed_ < slots;
+      if (room && delimited_ - next_claim_ < lead) {
+        // Delimit the next item, outside the lock (its slot is free: no one reads it).
+        const std::size_t k = delimited_;
+        lock.unlock();
+        const std::size_t n = p < text_.size() ? find_value_end(text_.substr(p)) : 0;
+        bool ok = n != std::string_view::npos && n != 0;
+        if (ok) {
+          slot& s = slots_[k % slots];
+          s.it.begin = p;
+          s.it.size = n;
+          s.parsed = false;
+          p = skip(p + n);
+          if (p < text_.size() && text_[p] == ',')
+            p = skip(p + 1);
+          else
+            scanning = false;  // the last item, or the caller's own path reads on
+        } else {
+          scanning = false;
         }
-        if (stop_) break;
+        lock.lock();
+        if (ok) ++delimited_;
+        if (!scanning) scan_done_ = true;
+        if (consumer_waits_) changed_.notify_all();
+        continue;
       }
-      p = skip(p);
-      const std::size_t n = find_value_end(text_.substr(p));
-      if (p >= text_.size() || n == std::string_view::npos) break;
-      slot& s = slots_[k % slots];
-      s.it.begin = p;
-      s.it.size = n;
-      s.it.error = s.parser.parse(text_.data() + p, n, false).get(s.it.root);
-      p = skip(p + n);
-      {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        ++produced_;
-        if (consumer_waits_ && produced_ >= consumer_wants_) changed_.notify_all();
+      if (next_claim_ < delimited_) {
+        const std::size_t k = next_claim_++;
+        lock.unlock();
+        parse(k);
+        lock.lock();
+        slots_[k % slots].parsed = true;
+        if (consumer_waits_ && k == consumed_) changed_.notify_all();
+        continue;
       }
-      if (p >= text_.size() || text_[p] != ',') break;
-      ++p;
+      if (!room && !scanning) break;  // everything delimited is parsed: nothing left to do
+      producer_waits_ = true;
+      changed_.wait(lock);
+      producer_waits_ = false;
     }
+    lock.unlock();
     timespec t{};
     if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0)
       thread_cpu_ = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    changed_.notify_all();
   }
 
   std::string_view text_;
   double& cpu_seconds_;
-  double thread_cpu_ = 0;
+  double thread_cpu_ = 0, caller_parse_seconds_ = 0;
   std::array<slot, slots> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::size_t produced_ = 0, consumed_ = 0, taken_ = 0;
-  bool stop_ = false, done_ = false;
-  // A waiting thread is notified when what it waits for is there: consumer_wants_ items
-  // produced, or slots free for item producer_wants_ (each a batch ahead).
+  // Items [0, delimited_) are delimited; those before next_claim_ are parsed or being parsed;
+  // those before consumed_ are released by the caller (their slots free again).
+  std::size_t delimited_ = 0, next_claim_ = 0, consumed_ = 0;
+  bool taken_ = false, stop_ = false, scan_done_ = false;
   bool consumer_waits_ = false, producer_waits_ = false;
-  std::size_t consumer_wants_ = 0, producer_wants_ = 0;
   std::thread thread_;  // last: starts once the rest is built
 };
 

@@ -234,6 +234,30 @@ TEST_CASE("a List from a file, split across windows, reads as the same text whol
   CHECK(got.summary == expected.summary);
 }
 
+TEST_CASE("a List of many items from a file: delimited ahead, parsed by either thread, in order") {
+  // Small items, many more than the parsers in flight: the second thread and the caller both
+  // parse, in whatever interleaving the run takes; the result is the text read whole.
+  std::string text = R"({"kind": "List", "apiVersion": "v1", "items": [)";
+  for (int i = 0; i < 3000; ++i) {
+    if (i > 0) text += ",\n";
+    text += R"({"kind": "Pod", "metadata": {"name": "p)" + std::to_string(i) +
+            R"(", "namespace": "ns", "labels": {"i": ")" + std::to_string(i % 7) +
+            R"("}, "managedFields": [{"k:{\"a\":\"}\"}": {}}]}, "spec": {"nodeName": "n"}})";
+    if (i % 500 == 0)
+      text += ",\n" + std::string(R"({"kind": "Node", "metadata": {"name": "n)") +
+              std::to_string(i) + R"("}})";
+  }
+  text += "]}";
+  const result expected = whole(text, "cluster.json");
+  REQUIRE(expected.error.empty());
+  for (int run = 0; run < 5; ++run) {
+    const result got = from_file(text, 4096);
+    CHECK(got.error.empty());
+    CHECK(got.streamed == 1);
+    CHECK(got.summary == expected.summary);
+  }
+}
+
 TEST_CASE("a file handed over part-read is read from where the first reader stopped") {
   const std::string text = tricky_cluster();
   const std::string prefix =
