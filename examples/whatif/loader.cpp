@@ -578,16 +578,39 @@ class stream_reader {
     return std::nullopt;
   }
 
-  std::optional<load_error> array_document(const std::string& label) {
-    ++pos_;  // '['
-    for (std::size_t i = 0;; ++i) {
-      bool have = false;
+  // Steps to element i of an array whose '[' is behind: over the ',' after element i - 1, or
+  // the closing ']' (then `more` is false). `inside` and `after` name the array and its
+  // elements in messages.
+  std::optional<load_error> next_element(std::size_t i, std::string_view inside,
+                                         std::string_view after, bool& more) {
+    more = false;
+    bool have = false;
+    if (i > 0) {
       if (auto e = skip_space(have)) return e;
-      if (have && i == 0 && *at() == ']') {
+      if (!have) return malformed(pos_, "the input ends inside " + std::string(inside));
+      if (*at() == ']') {
         ++pos_;
         return std::nullopt;
       }
-      if (!have) return malformed(pos_, "the input ends inside an array");
+      if (*at() != ',') return malformed(pos_, "expected ',' or ']' after " + std::string(after));
+      ++pos_;
+    }
+    if (auto e = skip_space(have)) return e;
+    if (have && i == 0 && *at() == ']') {
+      ++pos_;
+      return std::nullopt;
+    }
+    if (!have) return malformed(pos_, "the input ends inside " + std::string(inside));
+    more = true;
+    return std::nullopt;
+  }
+
+  std::optional<load_error> array_document(const std::string& label) {
+    ++pos_;  // '['
+    for (std::size_t i = 0;; ++i) {
+      bool more = false;
+      if (auto e = next_element(i, "an array", "an array value", more)) return e;
+      if (!more) return std::nullopt;
       const std::string position =
           document_walker::child(label, document_walker::index_step("", i));
       dom::element v;
@@ -596,14 +619,6 @@ class stream_reader {
       if (auto e = parse(n, position, v)) return e;
       if (auto e = walker_.walk_item(v, "", position)) return e;
       pos_ += n;
-      if (auto e = skip_space(have)) return e;
-      if (!have) return malformed(pos_, "the input ends inside an array");
-      if (*at() == ']') {
-        ++pos_;
-        return std::nullopt;
-      }
-      if (*at() != ',') return malformed(pos_, "expected ',' or ']' after an array value");
-      ++pos_;
     }
   }
 
@@ -633,13 +648,9 @@ class stream_reader {
       ahead.emplace(w_.view(pos_), parse_seconds_);
     }
     for (std::size_t i = 0;; ++i) {
-      bool have = false;
-      if (auto e = skip_space(have)) return e;
-      if (have && i == 0 && *at() == ']') {
-        ++pos_;
-        return std::nullopt;
-      }
-      if (!have) return malformed(pos_, "the input ends inside the items array");
+      bool more = false;
+      if (auto e = next_element(i, "the items array", "an item", more)) return e;
+      if (!more) return std::nullopt;
       const std::string position =
           document_walker::child(label, document_walker::index_step("items", i));
       dom::element v;
@@ -672,14 +683,6 @@ class stream_reader {
       implied = item_kind;
       if (auto e = walker_.walk_item(v, item_kind, position)) return e;
       pos_ += n;
-      if (auto e = skip_space(have)) return e;
-      if (!have) return malformed(pos_, "the input ends inside the items array");
-      if (*at() == ']') {
-        ++pos_;
-        return std::nullopt;
-      }
-      if (*at() != ',') return malformed(pos_, "expected ',' or ']' after an item");
-      ++pos_;
     }
   }
 

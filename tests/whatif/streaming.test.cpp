@@ -349,6 +349,35 @@ TEST_CASE("truncated and malformed streams: one line naming the item and the byt
   CHECK(whole_file.error.find("line ") != npos);
 }
 
+TEST_CASE("separators of a stream's arrays: a missing ',' or ']' is named with its byte") {
+  const std::string item =
+      R"({"kind": "Namespace", "metadata": {"name": ")" + std::string(200, 'a') + R"("}})";
+  const std::string list = R"({"kind": "List", "items": [)";
+  // Between items of a List, and between values of a top-level array.
+  const std::string no_comma = list + item + " " + item + "]}";
+  CHECK(through_pipe(no_comma, 64).error == "<stdin>: malformed JSON at byte " +
+                                                std::to_string(list.size() + item.size() + 1) +
+                                                ": expected ',' or ']' after an item");
+  const std::string array_no_comma = "[" + item + "\n" + item + "]";
+  CHECK(through_pipe(array_no_comma, 64).error == "<stdin>: malformed JSON at byte " +
+                                                      std::to_string(1 + item.size() + 1) +
+                                                      ": expected ',' or ']' after an array value");
+  // The input ends after an element, or after a ','.
+  const std::string open_list = list + item;
+  CHECK(through_pipe(open_list, 64).error == "<stdin>: malformed JSON at byte " +
+                                                 std::to_string(open_list.size()) +
+                                                 ": the input ends inside the items array");
+  const std::string open_array = "[" + item + ",\n ";
+  CHECK(through_pipe(open_array, 64).error == "<stdin>: malformed JSON at byte " +
+                                                  std::to_string(open_array.size()) +
+                                                  ": the input ends inside an array");
+  // Empty ones are fine, and so is whitespace anywhere between.
+  const std::string spaced = "[ " + item + " ,\n\t" + item + " ]\n" + list + " ]}";
+  const result ok = through_pipe(spaced, 64);
+  CHECK(ok.error.empty());
+  CHECK(ok.summary == whole(spaced, "<stdin>").summary);
+}
+
 TEST_CASE("a stream past the size limit names the limit") {
   const result r = through_pipe(bundled_cluster(), 1024, 4096);
   CHECK(r.error ==
