@@ -349,7 +349,8 @@ TEST_CASE("truncated and malformed streams: one line naming the item and the byt
   CHECK(whole_file.error.find("line ") != npos);
 }
 
-TEST_CASE("separators of a stream's arrays: a missing ',' or ']' is named with its byte") {
+TEST_CASE(
+    "separators of streamed arrays: a missing comma or closing bracket is named with its byte") {
   const std::string item =
       R"({"kind": "Namespace", "metadata": {"name": ")" + std::string(200, 'a') + R"("}})";
   const std::string list = R"({"kind": "List", "items": [)";
