@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -440,8 +441,13 @@ class item_prefetcher {
 class stream_reader {
  public:
   stream_reader(stream_window& w, dom::parser& parser, document_walker& walker,
-                double& parse_seconds, std::size_t start)
-      : w_(w), parser_(parser), walker_(walker), parse_seconds_(parse_seconds), pos_(start) {}
+                double& parse_seconds, std::size_t start, cluster_dump& dump)
+      : w_(w),
+        parser_(parser),
+        walker_(walker),
+        parse_seconds_(parse_seconds),
+        pos_(start),
+        dump_(dump) {}
 
   std::string unusual;
 
@@ -637,6 +643,26 @@ class stream_reader {
     return !kind.empty();
   }
 
+  // A mapped file (all in view): before the pods outgrow their vector, room for as many as the
+  // rest of the file will hold at the rate read so far, and a sixteenth more. The vector then
+  // grows once or twice instead of doubling some eighteen times, each time moving every pod into
+  // fresh pages (the largest share of the loader's page faults, and of its peak memory).
+  void reserve_pods() {
+    auto& pods = dump_.pods;
+    if (!first_pod_) {
+      if (!pods.empty()) first_pod_.emplace(w_.offset(pos_), pods.size());
+      return;
+    }
+    if (pods.size() < pods.capacity() || pods.size() - first_pod_->second < 1024) return;
+    const std::uint64_t read = w_.offset(pos_) - first_pod_->first;
+    const std::uint64_t rest = w_.offset(w_.size()) - w_.offset(pos_);
+    const std::uint64_t per_pod =
+        std::max<std::uint64_t>(1, read / (pods.size() - first_pod_->second));
+    const std::uint64_t projected = pods.size() + rest / per_pod;
+    if (projected > pods.capacity())
+      pods.reserve(static_cast<std::size_t>(projected + projected / 16));
+  }
+
   std::optional<load_error> items(const std::string& label, const std::string& kind,
                                   std::optional<std::string>& implied) {
     ++pos_;  // '['
@@ -683,6 +709,7 @@ class stream_reader {
       implied = item_kind;
       if (auto e = walker_.walk_item(v, item_kind, position)) return e;
       pos_ += n;
+      if (ahead) reserve_pods();
     }
   }
 
@@ -764,6 +791,9 @@ class stream_reader {
   document_walker& walker_;
   double& parse_seconds_;
   std::size_t pos_;
+  cluster_dump& dump_;
+  // Where the first pod was read (input offset, pods before it), for reserve_pods().
+  std::optional<std::pair<std::uint64_t, std::size_t>> first_pod_;
 };
 
 // What a cluster_dump held before an input was added, to take the input back out.
@@ -934,7 +964,7 @@ std::optional<load_error> loader::add_cluster(open_input& in, cluster_dump& dump
     struct stat st {};
     if (::fstat(in.fd, &st) == 0) (void)window.map_file(static_cast<std::uint64_t>(st.st_size));
   }
-  stream_reader reader(window, parser_, walker, parse_cpu_seconds_, start);
+  stream_reader reader(window, parser_, walker, parse_cpu_seconds_, start, dump);
   auto error = reader.run();
   ++streamed_;
   if (!error && reader.unusual.empty()) return std::nullopt;
