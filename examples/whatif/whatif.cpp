@@ -442,15 +442,20 @@ std::optional<load_error> analysis::model::add_pods() {
 
 namespace {
 
-// Index keys of pods by namespace and label, for budget selectors.
-std::string label_key(std::uint32_t ns, std::string_view k, std::string_view v) {
-  std::string s = std::to_string(ns);
-  s += '\x1f';
-  s += k;
-  s += '\x1f';
-  s += v;
-  return s;
-}
+// A label of a pod in a namespace, for budget selectors: the key by its index among the keys the
+// budgets select by first, the value where the pod holds it (the dump outlives the index).
+struct label_ref {
+  std::uint32_t ns = 0, key = 0;
+  std::string_view value;
+  bool operator==(const label_ref&) const = default;
+};
+
+struct label_ref_hash {
+  std::size_t operator()(const label_ref& l) const noexcept {
+    const std::size_t h = std::hash<std::string_view>{}(l.value);
+    return h ^ ((static_cast<std::size_t>(l.ns) << 32 | l.key) * 0x9e3779b97f4a7c15ULL);
+  }
+};
 
 }  // namespace
 
@@ -458,14 +463,18 @@ std::string label_key(std::uint32_t ns, std::string_view k, std::string_view v) 
 // pair of each budget, to avoid scanning a whole namespace for every budget.
 struct analysis::model::budget_index {
   std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_ns;
-  std::unordered_map<std::string, std::vector<std::size_t>> by_label;
+  std::vector<std::string> keys;  // the first matchLabels key of each budget, sorted, unique
+  std::unordered_map<label_ref, std::vector<std::size_t>, label_ref_hash> by_label;
 
   // The pods a budget's selector may match.
   const std::vector<std::size_t>* candidates(std::uint32_t ns,
                                              const k8s::label_selector& sel) const {
     if (!sel.match_labels.empty()) {
       const auto& [k, v] = sel.match_labels.front();
-      const auto it = by_label.find(label_key(ns, k, v));
+      const auto key = std::lower_bound(keys.begin(), keys.end(), k);
+      if (key == keys.end() || *key != k) return nullptr;
+      const auto it = by_label.find(
+          label_ref{ns, static_cast<std::uint32_t>(key - keys.begin()), std::string_view(v)});
       return it != by_label.end() ? &it->second : nullptr;
     }
     const auto it = by_ns.find(ns);
@@ -476,20 +485,22 @@ struct analysis::model::budget_index {
 analysis::model::budget_index analysis::model::index_for_budgets() {
   const auto& pods = dump->pods;
   budget_index index;
-  for (std::size_t i = 0; i < pods.size(); ++i)
-    if (bound_node[i] != not_bound && !pods[i].labels.empty())
-      index.by_ns[pod_namespace[i]].push_back(i);
-  std::vector<std::string> keys;
+  auto& keys = index.keys;
   for (const pdb_object& b : dump->pdbs)
     if (b.selector && !b.selector->match_labels.empty())
       keys.push_back(b.selector->match_labels.front().first);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  for (const auto& [ns, list] : index.by_ns)
-    for (std::size_t i : list)
-      for (const std::string& k : keys)
-        if (const std::string* v = pods[i].labels.find(k))
-          index.by_label[label_key(ns, k, *v)].push_back(i);
+  // One pass in the dump's order (the pods' memory in order), so each list is in that order.
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (bound_node[i] == not_bound || pods[i].labels.empty()) continue;
+    const std::uint32_t ns = pod_namespace[i];
+    index.by_ns[ns].push_back(i);
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      if (const std::string* v = pods[i].labels.find(keys[k]))
+        index.by_label[label_ref{ns, static_cast<std::uint32_t>(k), std::string_view(*v)}]
+            .push_back(i);
+  }
   return index;
 }
 
