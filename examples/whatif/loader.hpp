@@ -74,7 +74,8 @@ class loader {
   // Processor seconds spent parsing (YAML conversion and simdjson) so far; the rest of
   // add_cluster/read_pod is reading and decoding the objects. For a stream read a window at a
   // time, the wall time of the simdjson calls; for a large file, the processor time of the thread
-  // that delimits and parses its items ahead (scanning included).
+  // that delimits and parses its items ahead (scanning included), plus the wall time of the items
+  // the decoding thread parses itself when that thread is behind.
   double parse_cpu_seconds() const noexcept { return parse_cpu_seconds_; }
 
  private:

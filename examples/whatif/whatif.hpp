@@ -140,7 +140,9 @@ class analysis {
   // Builds the model of `dump`, which must outlive the analysis, as the scheduler
   // `scheduler_name` sees it: its pod nominator holds only the pending pods of that scheduler
   // (spec.schedulerName, "" meaning default-scheduler), as kube-scheduler's queue does. Errors
-  // are bad input the loader could not see alone (duplicate objects, an unknown PriorityClass).
+  // are bad input the loader could not see alone (duplicate objects, an unknown PriorityClass),
+  // the first a single pass would meet. Runs on two threads: the pods' keys beside their nodes,
+  // then the budgets beside the pods.
   std::optional<load_error> build(const cluster_dump& dump,
                                   std::string_view scheduler_name = default_scheduler_name);
 
