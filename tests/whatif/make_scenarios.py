@@ -409,6 +409,14 @@ bad("bad-pod-two-objects", "the pod file holds two objects", None, pod_obj=lst([
 bad("bad-pod-kind", "the pod file holds a Node", None, pod_obj=node("n"))
 bad("bad-duplicate-node", "two nodes with one name", None, cluster=lst([node("node1"), node("node1")]))
 bad("bad-duplicate-pod", "two pods with one name", None, cluster=lst([node("node1"), pod("p1", "node1", low, small), pod("p1", "node1", low, small)]))
+# Several errors in one dump: the one a single pass over nodes, classes, pods (names, then
+# priorities) meets first, though the model is built on two threads.
+_gold = lambda value: {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "gold"}, "value": value}
+_unknown_class = pod("p0", "node1", None, small, extra_spec={"priorityClassName": "missing"})
+bad("bad-build-order-classes-first", "a duplicate PriorityClass, a duplicate pod and a pod of an unknown class: the classes are named first", None,
+    cluster=lst([node("node1"), _unknown_class, pod("p1", "node1", low, small), pod("p1", "node1", low, small), _gold(1000), _gold(2000)]))
+bad("bad-build-order-duplicate-pod-first", "a duplicate pod and a pod of an unknown class: the duplicate is named first (names before priorities)", None,
+    cluster=lst([node("node1"), _unknown_class, pod("p1", "node1", low, small), pod("p1", "node1", low, small), _gold(1000)]))
 bad("bad-sampling", "sampling arguments are validated as upstream does", None, args="--min-candidate-nodes-percentage 101")
 bad("bad-sampling-zero", "both sampling arguments zero", None, args="--min-candidate-nodes-percentage 0 --min-candidate-nodes-absolute 0")
 bad("bad-offset", "a negative offset", None, args="--offset -1")
