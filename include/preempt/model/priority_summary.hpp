@@ -12,6 +12,14 @@
 // The sums cover the dimensions of the node's requested vector (`dimensions`), as the node's own
 // running sum does: a pod's requests in other dimensions are ignored there too.
 //
+// Each level also keeps bounds on single pods' requests for branch and bound
+// (resource_fit_state::victim_score_bound): the smallest request of a pod of that priority and the
+// largest of a pod of that priority or lower, in each dimension. Adding a pod keeps them exact;
+// removing one leaves them as they were, which stays a valid bound (no larger than the true
+// smallest, no smaller than the true largest); rebuild makes them exact again. The summary also
+// counts the pods with a negative request in some dimension (victim_score_bound gives no bound
+// while there is one).
+//
 // Complexity: below() O(log k) for k distinct priorities on the node; add and remove O(k·d) for d
 // dimensions (plus an insert/erase in a contiguous array when a priority appears or disappears);
 // rebuild O(p + k·d) over a node's p pods. Allocation: when a new priority appears (the level
@@ -25,6 +33,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
@@ -42,6 +51,8 @@ class priority_summary {
     std::int32_t priority;
     std::uint32_t pods;        // pods of this priority or lower
     resource_vector requests;  // their summed requests
+    resource_vector smallest;  // no more than any request of a pod of this priority
+    resource_vector largest;   // no less than any request of a pod of this priority or lower
   };
 
   // The pods strictly below priority q: their count, and their summed requests (nullptr when
@@ -66,18 +77,27 @@ class priority_summary {
     auto it = std::lower_bound(levels_.begin(), levels_.end(), p.priority(),
                                [](const level& l, std::int32_t v) { return l.priority < v; });
     if (it == levels_.end() || it->priority != p.priority()) {
-      level fresh{p.priority(), 0, {}};
+      level fresh{p.priority(), 0, {}, {}, {}};
       fresh.requests.resize(dimensions_);
+      fresh.largest.resize(dimensions_);
       if (it != levels_.begin()) {  // starts from the sums below it
         fresh.pods = (it - 1)->pods;
         fresh.requests = (it - 1)->requests;
+        fresh.largest = (it - 1)->largest;
+      } else {
+        priority_summary::fill(fresh.largest, lowest);
       }
+      fresh.smallest.resize(dimensions_);
+      priority_summary::fill(fresh.smallest, highest);
       it = levels_.insert(it, std::move(fresh));
     }
+    priority_summary::narrow(it->smallest, p.requests(), false);
     for (; it != levels_.end(); ++it) {
       ++it->pods;
       it->requests.add(p.requests());
+      priority_summary::narrow(it->largest, p.requests(), true);
     }
+    if (priority_summary::has_negative(p.requests())) ++negative_pods_;
   }
 
   void remove(const resource_pod& p) {
@@ -92,33 +112,70 @@ class priority_summary {
       j->requests.subtract(p.requests());
     }
     if (last_of_its_priority) levels_.erase(it);
+    if (priority_summary::has_negative(p.requests())) --negative_pods_;
   }
 
   // Recomputes the levels from a node's pods, kept in descending priority.
   void rebuild(std::span<const resource_pod> pods_by_descending_priority) {
     levels_.clear();
+    negative_pods_ = 0;
     for (auto it = pods_by_descending_priority.rbegin(); it != pods_by_descending_priority.rend();
          ++it) {
       if (levels_.empty() || levels_.back().priority != it->priority()) {
-        level next{it->priority(), 0, {}};
-        if (levels_.empty())
+        level next{it->priority(), 0, {}, {}, {}};
+        if (levels_.empty()) {
           next.requests.resize(dimensions_);
-        else {
+          next.largest.resize(dimensions_);
+          priority_summary::fill(next.largest, lowest);
+        } else {
           next.pods = levels_.back().pods;
           next.requests = levels_.back().requests;
+          next.largest = levels_.back().largest;
         }
+        next.smallest.resize(dimensions_);
+        priority_summary::fill(next.smallest, highest);
         levels_.push_back(std::move(next));
       }
-      ++levels_.back().pods;
-      levels_.back().requests.add(it->requests());
+      level& l = levels_.back();
+      ++l.pods;
+      l.requests.add(it->requests());
+      priority_summary::narrow(l.smallest, it->requests(), false);
+      priority_summary::narrow(l.largest, it->requests(), true);
+      if (priority_summary::has_negative(it->requests())) ++negative_pods_;
     }
   }
 
   std::span<const level> levels() const noexcept { return levels_; }
+  // All the pods summarized (those of the highest level or lower).
+  std::size_t pods() const noexcept { return levels_.empty() ? 0 : levels_.back().pods; }
+  // How many of them request a negative amount in some dimension.
+  std::size_t pods_with_negative_requests() const noexcept { return negative_pods_; }
 
  private:
+  static constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+
+  // Every dimension of `bound` (already sized) set to `value`.
+  static void fill(resource_vector& bound, std::int64_t value) noexcept {
+    std::fill(bound.data(), bound.data() + bound.size(), value);
+  }
+  // bound = max(bound, requests) (upper) or min(bound, requests), per dimension of `bound`.
+  static void narrow(resource_vector& bound, const resource_vector& requests, bool upper) noexcept {
+    std::int64_t* b = bound.data();
+    for (std::size_t d = 0; d < bound.size(); ++d) {
+      const std::int64_t r = requests[d];
+      if (upper ? r > b[d] : r < b[d]) b[d] = r;
+    }
+  }
+  static bool has_negative(const resource_vector& requests) noexcept {
+    for (std::size_t d = 0; d < requests.size(); ++d)
+      if (requests[d] < 0) return true;
+    return false;
+  }
+
   std::size_t dimensions_;
   std::vector<level> levels_;
+  std::size_t negative_pods_ = 0;
 };
 
 }  // namespace model
