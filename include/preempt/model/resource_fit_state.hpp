@@ -159,7 +159,7 @@ class resource_fit_state {
     const std::size_t below_top = lo == 0 ? 0 : levels[lo - 1].pods;
     const std::size_t at_top = top.pods - below_top;
     const std::span<const resource_pod> top_pods = pods_.subspan(pods_.size() - top.pods, at_top);
-    if (top_pods.front().priority() != top.priority || top_pods.back().priority() != top.priority)
+    if (top_pods.back().priority() != top.priority)
       return std::nullopt;  // the pods are not the summary's, in kept_before order
 
     // The fewest victims, and the most pods of priority t reprieved before the first victim.
@@ -245,6 +245,11 @@ class resource_fit_state {
   // priority kept in kept_before order (start times ascending, the pods without one last).
   static timestamp start_at_rank(std::span<const resource_pod> pods, std::size_t rank,
                                  timestamp now) noexcept {
+    // Commonly one look: a start time before `now` ranks where it is kept, and so does any when
+    // every pod has one.
+    if (const std::optional<timestamp> at = pods[rank].start_time();
+        at && (*at < now || pods.back().start_time()))
+      return *at;
     const auto dated_end = std::partition_point(
         pods.begin(), pods.end(), [](const resource_pod& p) { return p.start_time().has_value(); });
     const auto missing = static_cast<std::size_t>(pods.end() - dated_end);
