@@ -56,11 +56,12 @@
 // atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
 // (parallelism is 1) and evaluate accepts always-inline executors only.
 //
-// Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated. Allocation:
-// none per node or per decision in steady state (buffers grow to the largest attempt seen);
-// formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its own; the
-// caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate call at a
-// time per evaluator; the decision stays valid until the next call.
+// Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
+// branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
+// Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
+// seen); formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its
+// own; the caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate
+// call at a time per evaluator; the decision stays valid until the next call.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_EVALUATOR_HPP

@@ -12,13 +12,13 @@
 // The sums cover the dimensions of the node's requested vector (`dimensions`), as the node's own
 // running sum does: a pod's requests in other dimensions are ignored there too.
 //
-// Each level also keeps bounds on single pods' requests for branch and bound
-// (resource_fit_state::victim_score_bound): the smallest request of a pod of that priority and the
-// largest of a pod of that priority or lower, in each dimension. Adding a pod keeps them exact;
-// removing one leaves them as they were, which stays a valid bound (no larger than the true
-// smallest, no smaller than the true largest); rebuild makes them exact again. The summary also
-// counts the pods with a negative request in some dimension (victim_score_bound gives no bound
-// while there is one).
+// The summary also keeps bounds on single pods' requests for branch and bound
+// (resource_fit_state::victim_score_bound): the smallest and the largest request of any of the
+// node's pods, in each dimension (per node, not per level: they cost no memory per pod). Adding a
+// pod keeps them exact; removing one leaves them as they were, which stays a valid bound (no
+// larger than the true smallest, no smaller than the true largest); rebuild makes them exact
+// again. It also counts the pods with a negative request in some dimension (victim_score_bound
+// gives no bound while there is one).
 //
 // Complexity: below() O(log k) for k distinct priorities on the node; add and remove O(k·d) for d
 // dimensions (plus an insert/erase in a contiguous array when a priority appears or disappears);
@@ -51,8 +51,6 @@ class priority_summary {
     std::int32_t priority;
     std::uint32_t pods;        // pods of this priority or lower
     resource_vector requests;  // their summed requests
-    resource_vector smallest;  // no more than any request of a pod of this priority
-    resource_vector largest;   // no less than any request of a pod of this priority or lower
   };
 
   // The pods strictly below priority q: their count, and their summed requests (nullptr when
@@ -62,8 +60,13 @@ class priority_summary {
     const resource_vector* requests = nullptr;
   };
 
-  explicit priority_summary(std::size_t dimensions = resource::first_extended) noexcept
-      : dimensions_(dimensions) {}
+  explicit priority_summary(std::size_t dimensions = resource::first_extended)
+      : dimensions_(dimensions) {
+    smallest_.resize(dimensions_);
+    largest_.resize(dimensions_);
+    priority_summary::fill(smallest_, highest);
+    priority_summary::fill(largest_, lowest);
+  }
 
   lower below(std::int32_t q) const noexcept {
     const auto it = std::lower_bound(levels_.begin(), levels_.end(), q,
@@ -77,27 +80,19 @@ class priority_summary {
     auto it = std::lower_bound(levels_.begin(), levels_.end(), p.priority(),
                                [](const level& l, std::int32_t v) { return l.priority < v; });
     if (it == levels_.end() || it->priority != p.priority()) {
-      level fresh{p.priority(), 0, {}, {}, {}};
+      level fresh{p.priority(), 0, {}};
       fresh.requests.resize(dimensions_);
-      fresh.largest.resize(dimensions_);
       if (it != levels_.begin()) {  // starts from the sums below it
         fresh.pods = (it - 1)->pods;
         fresh.requests = (it - 1)->requests;
-        fresh.largest = (it - 1)->largest;
-      } else {
-        priority_summary::fill(fresh.largest, lowest);
       }
-      fresh.smallest.resize(dimensions_);
-      priority_summary::fill(fresh.smallest, highest);
       it = levels_.insert(it, std::move(fresh));
     }
-    priority_summary::narrow(it->smallest, p.requests(), false);
     for (; it != levels_.end(); ++it) {
       ++it->pods;
       it->requests.add(p.requests());
-      priority_summary::narrow(it->largest, p.requests(), true);
     }
-    if (priority_summary::has_negative(p.requests())) ++negative_pods_;
+    count_bounds(p.requests());
   }
 
   void remove(const resource_pod& p) {
@@ -112,36 +107,30 @@ class priority_summary {
       j->requests.subtract(p.requests());
     }
     if (last_of_its_priority) levels_.erase(it);
-    if (priority_summary::has_negative(p.requests())) --negative_pods_;
+    if (priority_summary::has_negative(p.requests())) --negative_pods_;  // the bounds stay
   }
 
   // Recomputes the levels from a node's pods, kept in descending priority.
   void rebuild(std::span<const resource_pod> pods_by_descending_priority) {
     levels_.clear();
     negative_pods_ = 0;
+    priority_summary::fill(smallest_, highest);
+    priority_summary::fill(largest_, lowest);
     for (auto it = pods_by_descending_priority.rbegin(); it != pods_by_descending_priority.rend();
          ++it) {
       if (levels_.empty() || levels_.back().priority != it->priority()) {
-        level next{it->priority(), 0, {}, {}, {}};
-        if (levels_.empty()) {
+        level next{it->priority(), 0, {}};
+        if (levels_.empty())
           next.requests.resize(dimensions_);
-          next.largest.resize(dimensions_);
-          priority_summary::fill(next.largest, lowest);
-        } else {
+        else {
           next.pods = levels_.back().pods;
           next.requests = levels_.back().requests;
-          next.largest = levels_.back().largest;
         }
-        next.smallest.resize(dimensions_);
-        priority_summary::fill(next.smallest, highest);
         levels_.push_back(std::move(next));
       }
-      level& l = levels_.back();
-      ++l.pods;
-      l.requests.add(it->requests());
-      priority_summary::narrow(l.smallest, it->requests(), false);
-      priority_summary::narrow(l.largest, it->requests(), true);
-      if (priority_summary::has_negative(it->requests())) ++negative_pods_;
+      ++levels_.back().pods;
+      levels_.back().requests.add(it->requests());
+      count_bounds(it->requests());
     }
   }
 
@@ -150,6 +139,10 @@ class priority_summary {
   std::size_t pods() const noexcept { return levels_.empty() ? 0 : levels_.back().pods; }
   // How many of them request a negative amount in some dimension.
   std::size_t pods_with_negative_requests() const noexcept { return negative_pods_; }
+  // No more than any pod's request, and no less, in each of the summary's dimensions (the
+  // largest and smallest int64 while no pod was counted).
+  const resource_vector& smallest() const noexcept { return smallest_; }
+  const resource_vector& largest() const noexcept { return largest_; }
 
  private:
   static constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
@@ -167,6 +160,11 @@ class priority_summary {
       if (upper ? r > b[d] : r < b[d]) b[d] = r;
     }
   }
+  void count_bounds(const resource_vector& requests) noexcept {
+    priority_summary::narrow(smallest_, requests, false);
+    priority_summary::narrow(largest_, requests, true);
+    if (priority_summary::has_negative(requests)) ++negative_pods_;
+  }
   static bool has_negative(const resource_vector& requests) noexcept {
     for (std::size_t d = 0; d < requests.size(); ++d)
       if (requests[d] < 0) return true;
@@ -175,6 +173,8 @@ class priority_summary {
 
   std::size_t dimensions_;
   std::vector<level> levels_;
+  resource_vector smallest_;
+  resource_vector largest_;
   std::size_t negative_pods_ = 0;
 };
 

@@ -26,11 +26,13 @@
 // priority t can (all of them back and the pods below t gone leaves no room, by the choice of t).
 // So the most important victim has priority t exactly (score 1). The victims, all of priority t or
 // lower, free at least the node's shortage in every dimension the preemptor asks for, each at most
-// the largest request of such a pod: a least number of victims (score 3) and, at least one of them
-// of priority t, a least priority sum (score 2). The pods of priority t come back in start-time
-// order until the first that does not fit: at most (room left with every pod of priority t or
-// lower gone) / (smallest request of a pod of priority t) come back before it, so the earliest
-// start among the victims of priority t (score 4) is at most the start time at that rank.
+// the largest request of the node's pods: a least number of victims (score 3) and, at least one of
+// them of priority t, a least priority sum (score 2). The pods of priority t come back in
+// start-time order until the first that does not fit: at most (room left with every pod of
+// priority t or lower gone) / (smallest request of the node's pods) come back before it, so the
+// earliest start among the victims of priority t (score 4) is at most the start time at that rank.
+// (The smallest and largest requests are the node's, from its summary: exact on nodes whose pods
+// are alike, looser where pods of other priorities differ in size.)
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
@@ -171,11 +173,11 @@ class resource_fit_state {
       if (demand <= 0) continue;
       const std::int64_t free_now = (*allocatable_)[d] - requested_[d];
       if (const std::int64_t shortage = demand - free_now; shortage > 0) {
-        const std::int64_t largest = top.largest[d];
+        const std::int64_t largest = lower_->largest()[d];
         if (largest <= 0) return std::nullopt;
         fewest = std::max(fewest, shortage / largest + (shortage % largest != 0 ? 1 : 0));
       }
-      if (const std::int64_t smallest = top.smallest[d]; smallest > 0)
+      if (const std::int64_t smallest = lower_->smallest()[d]; smallest > 0)
         before_first = std::min(before_first, (free_now + top.requests[d] - demand) / smallest);
     }
     fewest = std::min(fewest, static_cast<std::int64_t>(top.pods));
