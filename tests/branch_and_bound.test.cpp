@@ -302,3 +302,46 @@ TEST_CASE("report_only_chosen on uniform nodes: all but the record holders are b
   CHECK(b.candidates.size() < 30);  // about ln(400) record holders
   CHECK(b.candidates.size() + b.candidates_bounded == nodes);
 }
+
+TEST_CASE("priority_summary's request bounds hold as pods come and go") {
+  std::mt19937_64 g(11);
+  preempt::model::resource_cluster c;
+  c.add_node("n", {4000, 16000, 110});
+  pod_id uid = 1;
+  std::vector<pod_id> uids;
+  const auto check = [&] {
+    const auto& summary = c[0].priorities();
+    for (const pod& p : c[0].pods())
+      for (std::size_t d = 0; d < summary.smallest().size(); ++d) {
+        CHECK(summary.smallest()[d] <= p.requests()[d]);
+        CHECK(summary.largest()[d] >= p.requests()[d]);
+      }
+  };
+  for (int round = 0; round < 200; ++round) {
+    if (uids.empty() || pick(g, 0, 2) != 0) {
+      uids.push_back(uid);
+      c.add_pod(0, pod({.uid = uid++,
+                        .priority = static_cast<std::int32_t>(pick(g, 0, 3)),
+                        .requests = {pick(g, 0, 500), pick(g, 0, 900)},
+                        .start_time = pick(g, 0, 9)}));
+    } else {
+      const auto at =
+          static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(uids.size()) - 1));
+      REQUIRE(c.remove_pod(0, uids[at]));
+      uids.erase(uids.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    check();
+  }
+  // Loading a node at once gives exact bounds.
+  std::vector<pod> batch;
+  for (int k = 0; k < 5; ++k)
+    batch.push_back(
+        pod({.uid = uid++, .priority = 1, .requests = {100 + k, 200}, .start_time = k}));
+  preempt::model::resource_cluster fresh;
+  fresh.add_node("m", {4000, 16000, 110});
+  fresh.add_pods(0, batch);
+  CHECK(fresh[0].priorities().smallest()[0] == 100);
+  CHECK(fresh[0].priorities().largest()[0] == 104);
+  CHECK(fresh[0].priorities().smallest()[1] == 200);
+  CHECK(fresh[0].priorities().largest()[2] == 1);  // one pod slot each
+}
