@@ -13,12 +13,14 @@
 // PREEMPT_TEST_SEED=<n> adds one seed (as the other random tests).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -252,6 +254,11 @@ TEST_CASE("report_only_chosen: the same decision as the full dry run on random c
     const auto& b = inline_bound.evaluate(s.preemptor, s.cluster, s.statuses, s.budgets, s.noms,
                                           preempt::inline_executor{}, s.at);
     compare(b, f);
+    if (s.budgets.budget_count() > 0) CHECK(b.candidates_bounded == 0);
+    for (const auto& c : f.candidates)  // a node with nominated pods is never bounded
+      if (!s.noms.by_node[c.node_index].empty())
+        CHECK(std::any_of(b.candidates.begin(), b.candidates.end(),
+                          [&](const auto& k) { return k.node_index == c.node_index; }));
     nominated += f.kind == decision_kind::nominated;
     bounded += b.candidates_bounded;
     with_bounded += b.candidates_bounded > 0;
@@ -267,6 +274,62 @@ TEST_CASE("report_only_chosen: the same decision as the full dry run on random c
                     << " decisions");
   CHECK(nominated > cluster_count / 3);
   CHECK(with_bounded > cluster_count / 10);
+}
+
+// Watches every node: the evaluator then selects every node's victims.
+struct node_watcher {
+  std::size_t nodes = 0;
+  void on_node_evaluated(std::size_t, const preempt::status&, std::span<const pod* const>,
+                         std::int64_t) {
+    ++nodes;
+  }
+};
+
+// Scores of its own: the bound on the upstream scores says nothing about them.
+struct own_scores : preempt::default_policy {
+  static std::int64_t fewest(const preempt::candidate<pod>& c) {
+    return -static_cast<std::int64_t>(c.victims.size());
+  }
+  std::array<std::int64_t (*)(const preempt::candidate<pod>&), 1> score_functions() const {
+    return {&own_scores::fewest};
+  }
+};
+
+TEST_CASE("report_only_chosen bounds nothing for an observer of nodes or custom scores") {
+  preempt::model::resource_cluster c;
+  pod_id uid = 1;
+  for (std::size_t n = 0; n < 20; ++n) {
+    c.add_node("node-" + std::to_string(n), {1000, 1000, 10});
+    for (int k = 0; k < 4; ++k)
+      c.add_pod(n, pod({.uid = uid++,
+                        .priority = 0,
+                        .requests = {200, 100},
+                        .start_time = 1000 - static_cast<preempt::timestamp>(n) * 10 + k}));
+  }
+  const pod preemptor({.uid = uid++, .priority = 10, .requests = {500, 100}, .start_time = {}});
+  const preempt::filter_statuses statuses(20, status_code::unschedulable);
+  preempt::evaluator_config cfg;
+  cfg.sampling.min_candidate_nodes_percentage = 100;
+  cfg.report_only_chosen = true;
+  preempt::attempt at;
+  at.offset = 0;
+  preempt::evaluator<preempt::model::resource_cluster> plain(cfg);
+  const auto& d = plain.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                 preempt::no_nominations{}, preempt::inline_executor{}, at);
+  CHECK(d.candidates_bounded > 0);
+  preempt::evaluator<preempt::model::resource_cluster, preempt::default_policy, node_watcher>
+      watched(cfg);
+  const auto& w = watched.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                   preempt::no_nominations{}, preempt::inline_executor{}, at);
+  CHECK(w.candidates_bounded == 0);
+  CHECK(w.candidates.size() == 20);
+  CHECK(watched.observer().nodes == 20);
+  CHECK(w.node_index == d.node_index);
+  preempt::evaluator<preempt::model::resource_cluster, own_scores> scored(cfg);
+  const auto& o = scored.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                  preempt::no_nominations{}, preempt::inline_executor{}, at);
+  CHECK(o.candidates_bounded == 0);
+  CHECK(o.candidates.size() == 20);
 }
 
 TEST_CASE("report_only_chosen on uniform nodes: all but the record holders are bounded") {
