@@ -38,14 +38,18 @@
 // `candidates` then lists only the candidates whose victims were selected (`candidates_bounded`
 // counts the others), and `choice.deciding_score` is decided among those. It applies where it
 // cannot change the answer: the upstream scores (no score_functions), no extenders (they see every
-// candidate), no pod groups, no budgets (budget_count() == 0), default_policy's eligibility and
-// importance order, an observer without on_node_evaluated, and a node without nominated pods;
-// elsewhere every node is evaluated in full. With parallel workers, a batch is bounded against the
-// best candidate of the batches before it, so the decision stays the same for every parallelism.
-// Beyond upstream, the answer is deterministic: with more than one worker, nodes are evaluated
-// ahead in parallel batches and only the prefix a sequential evaluation would have reached is
-// kept, so every executor and every parallelism gives the same decision, node statuses included.
-// The messages of the attempts that nominate nothing are upstream's (preempt/failure_message.hpp).
+// candidate), no pod groups, default_policy's eligibility and importance order, an observer
+// without on_node_evaluated, and a node without nominated pods (they decide whether the node is a
+// candidate at all); elsewhere every node is evaluated in full. Budgets need no check: a bounded
+// node comes after a candidate without violations, so it lands in a list with room and counts
+// toward the stop rule alike whether its victims would violate budgets or not, and the bound holds
+// in lexicographic order either way (see resource_fit_state::victim_score_bound). With parallel
+// workers, a batch is bounded against the best candidate of the batches before it, so the decision
+// stays the same for every parallelism. Beyond upstream, the answer is deterministic: with more
+// than one worker, nodes are evaluated ahead in parallel batches and only the prefix a sequential
+// evaluation would have reached is kept, so every executor and every parallelism gives the same
+// decision, node statuses included. The messages of the attempts that nominate nothing are
+// upstream's (preempt/failure_message.hpp).
 //
 // Executors: the work handed to an async executor is a reference to helper state inside the
 // evaluator (preempt/detail/helper_crew.hpp); the calling thread works too and never waits for a
@@ -282,8 +286,7 @@ class evaluator {
     const std::size_t n = potential_.size();
     decision_.potential_nodes = n;
     if (n == 0) return finish_unschedulable(cluster.size());
-    bounding_ = can_bound<Extenders> && config_.report_only_chosen && !grouped_ &&
-                budgets.budget_count() == 0;
+    bounding_ = can_bound<Extenders> && config_.report_only_chosen && !grouped_;
     has_best_ = false;
     decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
     decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);

@@ -23,10 +23,11 @@
 //   s.victim_score_bound(p, now)      (const) for branch and bound in the evaluator
 //                                     (evaluator_config::report_only_chosen): an upper bound, score
 //                                     by score, on the five upstream scores (default_scores) that
-//                                     select_victims would give the node for preemptor p, with no
-//                                     budget violation, no nominated pod and default_policy's
-//                                     eligibility and importance order (`now` for missing start
-//                                     times), as std::optional<std::array<std::int64_t, 5>>; given
+//                                     select_victims would give the node for preemptor p (in
+//                                     lexicographic order at least, whatever the budgets), with no
+//                                     nominated pod and default_policy's eligibility and
+//                                     importance order (`now` for missing start times), as
+//                                     std::optional<std::array<std::int64_t, 5>>; given
 //                                     only when the node is then sure to be a candidate with at
 //                                     least one victim, and only as the first use of a prepared
 //                                     state (like remove_lower_priority_pods); nullopt otherwise.

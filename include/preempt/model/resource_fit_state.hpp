@@ -31,6 +31,11 @@
 // start-time order until the first that does not fit: at most (room left with every pod of
 // priority t or lower gone) / (smallest request of the node's pods) come back before it, so the
 // earliest start among the victims of priority t (score 4) is at most the start time at that rank.
+// With budgets (violating pods reprieved first) the bound still holds in lexicographic order: any
+// victims whose removal makes room have a most important priority t' >= t (without every pod of
+// priority t' or lower there is room), and when t' = t and no victim violates, the same counting
+// bounds scores 2 and 3, and the pods of priority t that start before the earliest such victim
+// all stay beside every pod above t, so score 4 too.
 // (The smallest and largest requests are the node's, from its summary: exact on nodes whose pods
 // are alike, looser where pods of other priorities differ in size.)
 //
@@ -127,11 +132,12 @@ class resource_fit_state {
   // Branch and bound: an upper bound, score by score, on the upstream scores (default_scores:
   // -violations, -priority of the most important victim, -shifted priority sum, -victims, the
   // earliest start among the victims of the highest priority, `now` standing for a missing start
-  // time) that select_victims would give this node for `preemptor`, assuming that no potential
-  // victim violates a disruption budget, that no pod is nominated to the node, and
-  // default_policy's eligibility and importance order. Given only when the node is then sure to
-  // be a candidate with at least one victim; nullopt otherwise, and when the state has no summary
-  // or no pods, has changed since reset, or a pod requests a negative amount. Changes nothing.
+  // time) that select_victims would give this node for `preemptor` without budgets (with
+  // budgets, an upper bound in lexicographic order), assuming that no pod is nominated to the
+  // node and default_policy's eligibility and importance order. Given only when the node is then
+  // sure to be a candidate with at least one victim; nullopt otherwise, and when the state has no
+  // summary or no pods, has changed since reset, or a pod requests a negative amount. Changes
+  // nothing.
   std::optional<std::array<std::int64_t, 5>> victim_score_bound(const resource_pod& preemptor,
                                                                 timestamp now) const noexcept {
     if (lower_ == nullptr || pods_.size() != lower_->pods() ||
