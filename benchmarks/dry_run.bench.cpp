@@ -4,7 +4,10 @@
 //
 // Families: dry_run/<sampling>/<executor>/pods:<p>, argument `nodes`.
 //   sampling  sampled = upstream defaults (10%, at least 100 candidates: 500 nodes -> 100,
-//             5000 -> 500); full = 100% (every node is evaluated)
+//             5000 -> 500); full = 100% (every node is evaluated); full-bound and sampled-bound:
+//             the same with branch and bound (evaluator_config::report_only_chosen: a node that
+//             cannot beat the best candidate before it is counted without selecting its victims;
+//             the same decision, checked against the full evaluation before timing)
 //   executor  inline = preempt::inline_executor (one thread); pool1 / pool2 = preempt::thread_pool
 //             with 1 / 2 threads and evaluator parallelism pool threads + 1 (the calling thread
 //             works too), i.e. 2 / 3 workers
@@ -15,6 +18,7 @@
 // with victims.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -53,11 +57,12 @@ preempt::sampling_args sampling(bool full) {
 }
 
 template <class E>
-void run(benchmark::State& state, const bench::world& w, bool full, std::size_t workers,
+void run(benchmark::State& state, const bench::world& w, bool full, bool bound, std::size_t workers,
          const E& ex) {
   preempt::evaluator_config cfg;
   cfg.sampling = sampling(full);
   cfg.parallelism = workers;
+  cfg.report_only_chosen = bound;
   evaluator ev(cfg);
   preempt::attempt at;
   at.offset = 0;
@@ -73,6 +78,18 @@ void run(benchmark::State& state, const bench::world& w, bool full, std::size_t 
   bench::expect(d0.diagnosis.size() == wanted, "dry run: unexpected number of nodes evaluated");
   const std::vector<std::size_t> nodes = bench::nodes_evaluated(d0);
   const std::size_t victims = d0.victims.size();
+  const std::size_t bounded = d0.candidates_bounded;
+  if (bound) {  // the same decision as the full evaluation
+    preempt::evaluator_config all = cfg;
+    all.report_only_chosen = false;
+    all.parallelism = 1;
+    evaluator reference(all);
+    const auto& r = reference.evaluate(w.preemptor, w.cluster, w.statuses, preempt::no_budgets{},
+                                       preempt::no_nominations{}, preempt::inline_executor{}, at);
+    bench::expect(r.node_index == d0.node_index && r.victims.size() == d0.victims.size() &&
+                      std::equal(r.victims.begin(), r.victims.end(), d0.victims.begin()),
+                  "dry run: branch and bound changed the decision");
+  }
   const std::size_t pods = bench::pods_on(w.cluster, nodes);
   // More warm-up with helpers: each worker's scratch grows the first time it takes an item.
   for (int i = 0; i < (workers == 1 || bench::brief_run() ? 1 : 30); ++i) (void)evaluate();
@@ -102,33 +119,38 @@ void run(benchmark::State& state, const bench::world& w, bool full, std::size_t 
   bench::report(state, ns, pods, scan, ref);
   state.counters["nodes_evaluated"] = static_cast<double>(nodes.size());
   state.counters["victims"] = static_cast<double>(victims);
+  state.counters["candidates_bounded"] = static_cast<double>(bounded);
   state.counters["workers"] = static_cast<double>(workers);
   state.SetComplexityN(static_cast<benchmark::IterationCount>(pods));
   state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(pods));
 }
 
-void BM_dry_run(benchmark::State& state, bool full, exec_kind k, std::int64_t per_node) {
+void BM_dry_run(benchmark::State& state, bool full, bool bound, exec_kind k,
+                std::int64_t per_node) {
   const bench::world& w = fixture(static_cast<std::size_t>(state.range(0)), per_node);
   switch (k) {
-    case exec_kind::inline_: run(state, w, full, 1, preempt::inline_executor{}); break;
-    case exec_kind::pool1: run(state, w, full, 2, pool(1).get_executor()); break;
-    case exec_kind::pool2: run(state, w, full, 3, pool(2).get_executor()); break;
+    case exec_kind::inline_: run(state, w, full, bound, 1, preempt::inline_executor{}); break;
+    case exec_kind::pool1: run(state, w, full, bound, 2, pool(1).get_executor()); break;
+    case exec_kind::pool2: run(state, w, full, bound, 3, pool(2).get_executor()); break;
   }
 }
 
 [[maybe_unused]] const bool registered = [] {
   const std::pair<const char*, exec_kind> execs[] = {
       {"inline", exec_kind::inline_}, {"pool1", exec_kind::pool1}, {"pool2", exec_kind::pool2}};
-  for (const bool full : {false, true})
-    for (const auto& [exec_name, k] : execs)
-      for (const std::int64_t per_node : {4, 30, 110}) {
-        const std::string name = std::string("dry_run/") + (full ? "full/" : "sampled/") +
-                                 exec_name + "/pods:" + std::to_string(per_node);
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_dry_run, full, k, per_node);
-        b->ArgName("nodes")->Arg(500)->Arg(1000)->Arg(5000);
-        b->Unit(benchmark::kMicrosecond)->Complexity(benchmark::oN);
-        if (k != exec_kind::inline_) b->UseRealTime();
-      }
+  for (const bool bound : {false, true})
+    for (const bool full : {false, true})
+      for (const auto& [exec_name, k] : execs)
+        for (const std::int64_t per_node : {4, 30, 110}) {
+          const std::string name = std::string("dry_run/") + (full ? "full" : "sampled") +
+                                   (bound ? "-bound/" : "/") + exec_name +
+                                   "/pods:" + std::to_string(per_node);
+          auto* b =
+              benchmark::RegisterBenchmark(name.c_str(), BM_dry_run, full, bound, k, per_node);
+          b->ArgName("nodes")->Arg(500)->Arg(1000)->Arg(5000);
+          b->Unit(benchmark::kMicrosecond)->Complexity(benchmark::oN);
+          if (k != exec_kind::inline_) b->UseRealTime();
+        }
   return true;
 }();
 

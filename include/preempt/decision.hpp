@@ -74,10 +74,14 @@ struct decision {
   std::string_view message;
   // Every node the dry run kept, in evaluation order, with its outcome.
   std::span<const node_diagnosis> diagnosis;
-  // The candidates after the extenders, in the order they were found.
+  // The candidates after the extenders, in the order they were found. With
+  // evaluator_config::report_only_chosen, only those whose victims were selected.
   std::span<const candidate<P>> candidates;
-  // Which candidate won and which score settled it.
+  // Which candidate won (an index into `candidates`) and which score settled it among them.
   best_candidate choice;
+  // Candidates found whose victims were not selected (evaluator_config::report_only_chosen):
+  // a bound on their scores showed that they could not beat a candidate found before them.
+  std::size_t candidates_bounded = 0;
   std::size_t potential_nodes = 0;
   std::size_t offset = 0;
   std::size_t candidates_wanted = 0;

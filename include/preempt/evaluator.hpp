@@ -29,10 +29,27 @@
 // workload::effective_priority) with the preemptor's. The preemptor keeps its own priority
 // (upstream compares with PodPriority(preemptor)). With workload::no_groups the decision equals
 // the overload without groups.
-// Beyond upstream, the answer is deterministic: with more than one worker, nodes are evaluated
-// ahead in parallel batches and only the prefix a sequential evaluation would have reached is
-// kept, so every executor and every parallelism gives the same decision, node statuses included.
-// The messages of the attempts that nominate nothing are upstream's (preempt/failure_message.hpp).
+// Branch and bound (evaluator_config::report_only_chosen, off by default): a node whose state
+// offers victim_score_bound (preempt/node_state.hpp; model::resource_fit_state does) and whose
+// bound, score by score, cannot beat the best candidate found before it in candidate order is
+// counted as a candidate (for the sampling's stop rule and the candidate lists) without selecting
+// its victims: it could at best tie an earlier candidate, and the earlier one wins ties. The
+// nominated node, its victims and every node's outcome are the same as without it; the decision's
+// `candidates` then lists only the candidates whose victims were selected (`candidates_bounded`
+// counts the others), and `choice.deciding_score` is decided among those. It applies where it
+// cannot change the answer: the upstream scores (no score_functions), no extenders (they see every
+// candidate), no pod groups, default_policy's eligibility and importance order, an observer
+// without on_node_evaluated, and a node without nominated pods (they decide whether the node is a
+// candidate at all); elsewhere every node is evaluated in full. Budgets need no check: a bounded
+// node comes after a candidate without violations, so it lands in a list with room and counts
+// toward the stop rule alike whether its victims would violate budgets or not, and the bound holds
+// in lexicographic order either way (see resource_fit_state::victim_score_bound). With parallel
+// workers, a batch is bounded against the best candidate of the batches before it, so the decision
+// stays the same for every parallelism. Beyond upstream, the answer is deterministic: with more
+// than one worker, nodes are evaluated ahead in parallel batches and only the prefix a sequential
+// evaluation would have reached is kept, so every executor and every parallelism gives the same
+// decision, node statuses included. The messages of the attempts that nominate nothing are
+// upstream's (preempt/failure_message.hpp).
 //
 // Executors: the work handed to an async executor is a reference to helper state inside the
 // evaluator (preempt/detail/helper_crew.hpp); the calling thread works too and never waits for a
@@ -43,11 +60,12 @@
 // atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
 // (parallelism is 1) and evaluate accepts always-inline executors only.
 //
-// Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated. Allocation:
-// none per node or per decision in steady state (buffers grow to the largest attempt seen);
-// formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its own; the
-// caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate call at a
-// time per evaluator; the decision stays valid until the next call.
+// Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
+// branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
+// Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
+// seen); formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its
+// own; the caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate
+// call at a time per evaluator; the decision stays valid until the next call.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_EVALUATOR_HPP
@@ -59,6 +77,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -102,6 +121,9 @@ struct evaluator_config {
   // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
   // library and target).
   std::uint64_t seed = 0;
+  // Branch and bound: the caller reads the chosen candidate only, not every candidate's victims
+  // (see the header comment).
+  bool report_only_chosen = false;
 };
 
 // Per-attempt inputs.
@@ -264,6 +286,8 @@ class evaluator {
     const std::size_t n = potential_.size();
     decision_.potential_nodes = n;
     if (n == 0) return finish_unschedulable(cluster.size());
+    bounding_ = can_bound<Extenders> && config_.report_only_chosen && !grouped_;
+    has_best_ = false;
     decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
     decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);
 
@@ -283,12 +307,26 @@ class evaluator {
   // reads them instead of going over every candidate's victims again.
   static constexpr bool precomputes_scores = !requires(Policy& p) { p.score_functions(); };
 
+  // Branch and bound is possible (see the header comment; budgets and nominations are checked per
+  // evaluation and per node).
+  static constexpr bool observes_nodes =
+      requires(Observer& o, std::size_t i, const status& st, std::span<const pod_type* const> v,
+               std::int64_t k) { o.on_node_evaluated(i, st, v, k); };
+  template <class Extenders>
+  static constexpr bool can_bound =
+      precomputes_scores && !observes_nodes &&
+      std::same_as<std::remove_cvref_t<Extenders>, no_extenders> &&
+      bounds_victim_scores<state_type, pod_type> &&
+      detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>() &&
+      detail::default_importance_order<Policy, pod_type>();
+
   // One node's result. The selection is constructed in place (its status written once, where
   // it is read); its victims point into a worker's scratch and are copied to `victims`.
   struct item_result {
     victim_selection<pod_type> selection;
     std::vector<const pod_type*> victims;
     default_scores::vector scores{};
+    bool bounded = false;  // a candidate whose victims were not selected (branch and bound)
 
     const status& outcome() const noexcept { return selection.outcome; }
     std::int64_t violations() const noexcept { return selection.pdb_violations; }
@@ -299,6 +337,7 @@ class evaluator {
     std::size_t count;
     std::int64_t violations;
     default_scores::vector scores;
+    bool bounded;
   };
   struct worker {
     victim_scratch<pod_type> scratch;
@@ -335,6 +374,18 @@ class evaluator {
     cluster.prepare_state(node_index, *wk.state);
     const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
     item_result& out = results_[item];
+    out.bounded = false;
+    if constexpr (bounds_victim_scores<state_type, pod_type>) {
+      // Reads best_ (written by merge between batches only).
+      if (bounding_ && has_best_ && std::ranges::begin(nominated) == std::ranges::end(nominated))
+        if (const auto bound = wk.state->victim_score_bound(preemptor, detail::now_of(policy_));
+            bound && !(best_ < *bound)) {
+          std::construct_at(&out.selection, victim_selection<pod_type>{status::ok(), {}, 0});
+          out.victims.clear();
+          out.bounded = true;
+          return;
+        }
+    }
     // Guaranteed elision: the selection is built in out.selection (trivially destructible).
     static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
     if (grouped_)
@@ -409,9 +460,15 @@ class evaluator {
       if (outcome.is_success()) {
         auto& list = r.violations() == 0 ? without_violations_ : with_violations_;
         if (list.size() < wanted) {
-          list.push_back(
-              {node_index, victim_arena_.size(), r.victims.size(), r.violations(), r.scores});
+          list.push_back({node_index, victim_arena_.size(), r.victims.size(), r.violations(),
+                          r.scores, r.bounded});
           victim_arena_.insert(victim_arena_.end(), r.victims.begin(), r.victims.end());
+          // The best candidate without violations so far, the first of equals (bounded ones are
+          // no better than it).
+          if (bounding_ && !r.bounded && r.violations() == 0 && (!has_best_ || best_ < r.scores)) {
+            best_ = r.scores;
+            has_best_ = true;
+          }
         }
       }
       if (!without_violations_.empty() &&
@@ -423,6 +480,10 @@ class evaluator {
 
   void collect_candidates(const C& cluster) {
     const auto add = [&](const kept_candidate& k) {
+      if (k.bounded) {
+        ++decision_.candidates_bounded;
+        return;
+      }
       candidates_.push_back(
           {k.node_index, ::preempt::name_of(cluster[k.node_index]),
            std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
@@ -540,6 +601,10 @@ class evaluator {
   std::vector<candidate<pod_type>> extender_out_;
   failure_message messages_;
   bool has_errors_ = false;
+  // Branch and bound in the current evaluation, and the best candidate's scores so far.
+  bool bounding_ = false;
+  bool has_best_ = false;
+  default_scores::vector best_{};
   // With pod groups: the victim units of the current decision.
   bool grouped_ = false;
   workload::unit_scratch<pod_type> units_;

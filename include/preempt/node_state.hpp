@@ -20,6 +20,20 @@
 //                                     node's requests summed by priority answers in O(log k), and
 //                                     victim selection then rejects a node where the preemptor
 //                                     cannot fit without visiting its pods.
+//   s.victim_score_bound(p, now)      (const) for branch and bound in the evaluator
+//                                     (evaluator_config::report_only_chosen): an upper bound, score
+//                                     by score, on the five upstream scores (default_scores) that
+//                                     select_victims would give the node for preemptor p (in
+//                                     lexicographic order at least, whatever the budgets), with no
+//                                     nominated pod and default_policy's eligibility and
+//                                     importance order (`now` for missing start times), as
+//                                     std::optional<std::array<std::int64_t, 5>>; given
+//                                     only when the node is then sure to be a candidate with at
+//                                     least one victim, and only as the first use of a prepared
+//                                     state (like remove_lower_priority_pods); nullopt otherwise.
+//                                     It changes nothing. A node whose bound cannot beat the best
+//                                     candidate found before it is counted as a candidate without
+//                                     selecting its victims.
 //
 // The caller prepares one state per node evaluation that reflects the node with all its pods; the
 // algorithms never copy a node. After victim selection the state reflects the node with the
@@ -33,6 +47,7 @@
 #ifndef PREEMPT_NODE_STATE_HPP
 #define PREEMPT_NODE_STATE_HPP
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +70,12 @@ concept node_state = pod<P> && requires(S& s, const P& p) {
 template <class S>
 concept removes_lower_priority_pods = requires(S& s, std::int32_t q) {
   { s.remove_lower_priority_pods(q) } -> std::same_as<std::optional<std::size_t>>;
+};
+
+// A node state with the optional victim_score_bound member.
+template <class S, class P>
+concept bounds_victim_scores = requires(const S& s, const P& p, timestamp now) {
+  { s.victim_score_bound(p, now) } -> std::same_as<std::optional<std::array<std::int64_t, 5>>>;
 };
 
 PREEMPT_NAMESPACE_END

@@ -174,6 +174,17 @@ constexpr bool every_lower_priority_pod_eligible() {
     return false;
 }
 
+// Whether the policy keeps default_policy's more_important (priority, then start time, `now` for
+// a missing one), found the same way.
+template <class Policy, class P>
+constexpr bool default_importance_order() {
+  if constexpr (requires { &Policy::template more_important<P>; })
+    return std::same_as<decltype(&Policy::template more_important<P>),
+                        decltype(&default_policy::template more_important<P>)>;
+  else
+    return false;
+}
+
 // Every entry strictly less important than the one before: the importance order is unique, and
 // any sort, upstream's included, gives exactly this order.
 template <class Entry, class Policy>

@@ -12,6 +12,14 @@
 // The sums cover the dimensions of the node's requested vector (`dimensions`), as the node's own
 // running sum does: a pod's requests in other dimensions are ignored there too.
 //
+// The summary also keeps bounds on single pods' requests for branch and bound
+// (resource_fit_state::victim_score_bound): the smallest and the largest request of any of the
+// node's pods, in each dimension (per node, not per level: they cost no memory per pod). Adding a
+// pod keeps them exact; removing one leaves them as they were, which stays a valid bound (no
+// larger than the true smallest, no smaller than the true largest); rebuild makes them exact
+// again. It also counts the pods with a negative request in some dimension (victim_score_bound
+// gives no bound while there is one).
+//
 // Complexity: below() O(log k) for k distinct priorities on the node; add and remove O(k·d) for d
 // dimensions (plus an insert/erase in a contiguous array when a priority appears or disappears);
 // rebuild O(p + k·d) over a node's p pods. Allocation: when a new priority appears (the level
@@ -25,6 +33,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
@@ -51,8 +60,13 @@ class priority_summary {
     const resource_vector* requests = nullptr;
   };
 
-  explicit priority_summary(std::size_t dimensions = resource::first_extended) noexcept
-      : dimensions_(dimensions) {}
+  explicit priority_summary(std::size_t dimensions = resource::first_extended)
+      : dimensions_(dimensions) {
+    smallest_.resize(dimensions_);
+    largest_.resize(dimensions_);
+    priority_summary::fill(smallest_, highest);
+    priority_summary::fill(largest_, lowest);
+  }
 
   lower below(std::int32_t q) const noexcept {
     const auto it = std::lower_bound(levels_.begin(), levels_.end(), q,
@@ -78,6 +92,7 @@ class priority_summary {
       ++it->pods;
       it->requests.add(p.requests());
     }
+    count_bounds(p.requests());
   }
 
   void remove(const resource_pod& p) {
@@ -92,11 +107,15 @@ class priority_summary {
       j->requests.subtract(p.requests());
     }
     if (last_of_its_priority) levels_.erase(it);
+    if (priority_summary::has_negative(p.requests())) --negative_pods_;  // the bounds stay
   }
 
   // Recomputes the levels from a node's pods, kept in descending priority.
   void rebuild(std::span<const resource_pod> pods_by_descending_priority) {
     levels_.clear();
+    negative_pods_ = 0;
+    priority_summary::fill(smallest_, highest);
+    priority_summary::fill(largest_, lowest);
     for (auto it = pods_by_descending_priority.rbegin(); it != pods_by_descending_priority.rend();
          ++it) {
       if (levels_.empty() || levels_.back().priority != it->priority()) {
@@ -111,14 +130,52 @@ class priority_summary {
       }
       ++levels_.back().pods;
       levels_.back().requests.add(it->requests());
+      count_bounds(it->requests());
     }
   }
 
   std::span<const level> levels() const noexcept { return levels_; }
+  // All the pods summarized (those of the highest level or lower).
+  std::size_t pods() const noexcept { return levels_.empty() ? 0 : levels_.back().pods; }
+  // How many of them request a negative amount in some dimension.
+  std::size_t pods_with_negative_requests() const noexcept { return negative_pods_; }
+  // No more than any pod's request, and no less, in each of the summary's dimensions (the
+  // largest and smallest int64 while no pod was counted).
+  const resource_vector& smallest() const noexcept { return smallest_; }
+  const resource_vector& largest() const noexcept { return largest_; }
 
  private:
+  static constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+
+  // Every dimension of `bound` (already sized) set to `value`.
+  static void fill(resource_vector& bound, std::int64_t value) noexcept {
+    std::fill(bound.data(), bound.data() + bound.size(), value);
+  }
+  // bound = max(bound, requests) (upper) or min(bound, requests), per dimension of `bound`.
+  static void narrow(resource_vector& bound, const resource_vector& requests, bool upper) noexcept {
+    std::int64_t* b = bound.data();
+    for (std::size_t d = 0; d < bound.size(); ++d) {
+      const std::int64_t r = requests[d];
+      if (upper ? r > b[d] : r < b[d]) b[d] = r;
+    }
+  }
+  void count_bounds(const resource_vector& requests) noexcept {
+    priority_summary::narrow(smallest_, requests, false);
+    priority_summary::narrow(largest_, requests, true);
+    if (priority_summary::has_negative(requests)) ++negative_pods_;
+  }
+  static bool has_negative(const resource_vector& requests) noexcept {
+    for (std::size_t d = 0; d < requests.size(); ++d)
+      if (requests[d] < 0) return true;
+    return false;
+  }
+
   std::size_t dimensions_;
   std::vector<level> levels_;
+  resource_vector smallest_;
+  resource_vector largest_;
+  std::size_t negative_pods_ = 0;
 };
 
 }  // namespace model

@@ -203,7 +203,7 @@ class resource_cluster {
 
   // Points a resource-fit state at node i as it stands.
   void prepare_state(std::size_t i, resource_fit_state& state) const {
-    state.reset(nodes_[i].allocatable_, nodes_[i].requested_, &nodes_[i].lower_);
+    state.reset(nodes_[i].allocatable_, nodes_[i].requested_, &nodes_[i].lower_, nodes_[i].pods_);
   }
 
  private:

@@ -74,7 +74,7 @@ func runCmd(args []string) error {
 	c.register(fs)
 	count := fs.Int("count", 100, "clusters to generate")
 	seed := fs.Int64("seed", 1, "seed of the first cluster (cluster i has seed+i)")
-	families := fs.String("families", "all", "families to enable (comma-separated; all, supported, resource-only)")
+	families := fs.String("families", "all", "families to enable (comma-separated; all, supported, deterministic, resource-only)")
 	jobs := fs.Int("jobs", 2, "clusters decided at once")
 	failures := fs.String("failures", "", "directory to keep the disagreeing clusters in")
 	strict := fs.Bool("strict", false, "count clusters of unsupported families (host ports, pod affinity, spread) in the result")

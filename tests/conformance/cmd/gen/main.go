@@ -19,7 +19,7 @@ import (
 func main() {
 	seed := flag.Int64("seed", 1, "seed of the first cluster")
 	count := flag.Int("count", 1, "clusters to write")
-	families := flag.String("families", "all", "families to enable (comma-separated; all, supported, resource-only)")
+	families := flag.String("families", "all", "families to enable (comma-separated; all, supported, deterministic, resource-only)")
 	out := flag.String("out", "", "directory to write into (one subdirectory per seed)")
 	flag.Parse()
 	enabled, err := gen.ParseFamilies(*families)

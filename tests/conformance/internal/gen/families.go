@@ -50,7 +50,9 @@ var Unsupported = map[string]bool{}
 // disagreements are reported apart, as the unsupported ones are, and fail a run only with --strict.
 var UpstreamRandom = map[string]bool{PodGroups: true}
 
-// ParseFamilies reads a comma-separated list ("" or "all": every family).
+// ParseFamilies reads a comma-separated list ("" or "all": every family; "supported": those
+// preempt-whatif models; "deterministic": those of them on which upstream answers the same every
+// run; "resource-only": those the ready model expresses).
 func ParseFamilies(s string) ([]string, error) {
 	if s == "" || s == "all" {
 		return append([]string(nil), All...), nil
@@ -72,6 +74,15 @@ func ParseFamilies(s string) ([]string, error) {
 			}
 			continue
 		}
+		if f == "deterministic" { // the supported families on which upstream answers the same every run
+			for _, g := range All {
+				if !Unsupported[g] && !UpstreamRandom[g] && !seen[g] {
+					out = append(out, g)
+					seen[g] = true
+				}
+			}
+			continue
+		}
 		if f == "resource-only" {
 			for _, g := range All {
 				if ResourceOnly[g] && !seen[g] {
@@ -82,7 +93,7 @@ func ParseFamilies(s string) ([]string, error) {
 			continue
 		}
 		if !known[f] {
-			return nil, fmt.Errorf("unknown family %q (known: %s, or all, supported, resource-only)", f, strings.Join(All, ", "))
+			return nil, fmt.Errorf("unknown family %q (known: %s, or all, supported, deterministic, resource-only)", f, strings.Join(All, ", "))
 		}
 		if !seen[f] {
 			out = append(out, f)
