@@ -29,6 +29,7 @@
 
 #include "preempt/preempt.hpp"
 #include "reference/naive_preemption.hpp"
+#include "support/random_cluster.hpp"
 #include "support/sanitizers.hpp"
 
 #define PREEMPT_DIFF_SANITIZED (PREEMPT_TEST_UNDER_ASAN || PREEMPT_TEST_UNDER_TSAN)
@@ -45,18 +46,8 @@ using preempt::model::resource_vector;
 constexpr std::size_t small_count = PREEMPT_DIFF_SANITIZED ? 2000 : 4000;
 constexpr std::size_t large_count = PREEMPT_DIFF_SANITIZED ? 16 : 40;
 
-std::vector<std::uint64_t> seeds(std::size_t count, std::uint64_t salt) {
-  std::vector<std::uint64_t> out;
-  if (const char* env = std::getenv("PREEMPT_TEST_SEED"))
-    out.push_back(std::strtoull(env, nullptr, 10));
-  for (std::uint64_t s = 1; out.size() < count; ++s)
-    out.push_back((s + salt) * 0x9E3779B97F4A7C15ull);
-  return out;
-}
-
-std::int64_t pick(std::mt19937_64& g, std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(g);
-}
+using rnd::pick;
+using rnd::seeds;
 std::size_t pick_index(std::mt19937_64& g, std::size_t n) {
   return static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(n) - 1));
 }

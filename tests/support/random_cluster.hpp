@@ -16,11 +16,13 @@ namespace rnd {
 
 using pod = preempt::model::resource_pod;
 
-inline std::vector<std::uint64_t> seeds(std::size_t count) {
+// `count` seeds; a different `salt` gives a different list (for a second property in one file).
+inline std::vector<std::uint64_t> seeds(std::size_t count, std::uint64_t salt = 0) {
   std::vector<std::uint64_t> out;
   if (const char* env = std::getenv("PREEMPT_TEST_SEED"))
     out.push_back(std::strtoull(env, nullptr, 10));
-  for (std::uint64_t s = 1; out.size() < count; ++s) out.push_back(s * 0x9E3779B97F4A7C15ull);
+  for (std::uint64_t s = 1; out.size() < count; ++s)
+    out.push_back((s + salt) * 0x9E3779B97F4A7C15ull);
   return out;
 }
 
