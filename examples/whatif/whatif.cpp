@@ -1157,6 +1157,7 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a,
   }
   preempt::evaluator_config config;
   config.sampling = opts.sampling;
+  config.report_only_chosen = true;  // only the decision is read: branch and bound
   st.inline_ev.emplace(config, preempt::default_policy{opts.now});
   return std::nullopt;
 }
@@ -1171,6 +1172,7 @@ std::size_t repeated_evaluation::evaluate_on(preempt::thread_pool& pool) {
     preempt::evaluator_config config;
     config.sampling = st.opts.sampling;
     config.parallelism = pool.size() + 1;
+    config.report_only_chosen = true;
     st.pool_ev.emplace(config, preempt::default_policy{st.opts.now});
     st.pool_workers = config.parallelism;
   }

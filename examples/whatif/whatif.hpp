@@ -176,7 +176,10 @@ class analysis {
 // (benchmarks/x_upstream.cpp). prepare() resolves the preemptor and runs the filters on every
 // node once; each evaluate call then runs only the evaluator (upstream's DryRunPreemption and
 // SelectCandidate) on the inline executor or on a thread pool, reusing its buffers: no
-// allocation once warm. The analysis must outlive this object; not thread-safe.
+// allocation once warm. Only the decision is read, so the evaluator runs with
+// report_only_chosen (branch and bound: a node that cannot beat an earlier candidate is counted
+// without selecting its victims; the decision is the same). The analysis must outlive this
+// object; not thread-safe.
 class repeated_evaluation {
  public:
   repeated_evaluation();

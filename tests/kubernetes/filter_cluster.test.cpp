@@ -180,3 +180,40 @@ TEST_CASE("kubernetes filter_cluster: can_fit answers as fits, with and without 
     CHECK(agree(s));
   }
 }
+
+TEST_CASE("kubernetes filter_cluster: branch and bound's bound is Base's when no filter checks") {
+  static_assert(preempt::bounds_victim_scores<view::state_type, model::resource_pod>);
+  const k8s::label_set web{{"app", "web"}}, none;
+  const std::vector<k8s::node_facts> nodes{{"n0", &none, {}, false}};
+  const std::vector<k8s::host_port> port80{{"", "TCP", 80}};
+  const std::vector<k8s::pod_filter_facts> pods{{{"default", &web, false, {}}, port80},
+                                                {{"default", &none, false, {}}, {}}};
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  c.add_pod(0,
+            model::resource_pod({.uid = 1, .priority = 0, .requests = {6000, 1}, .start_time = 1}));
+  c.add_pod(0,
+            model::resource_pod({.uid = 2, .priority = 5, .requests = {3000, 1}, .start_time = 2}));
+  const model::resource_pod preemptor(
+      {.uid = 9, .priority = 100, .requests = {2000, 1}, .start_time = 9});
+  auto base = c.make_state();
+  c.prepare_state(0, base);
+  const auto expected = base.victim_score_bound(preemptor, 10);
+  REQUIRE(expected.has_value());
+  CHECK((*expected)[1] == 0);  // the lowest-priority pod alone makes room
+
+  SUBCASE("nothing for the pod-dependent filters to check: Base's bound") {
+    view v(c, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, {}, {}, {}, {}, nullptr}, {});
+    auto s = v.make_state();
+    v.prepare_state(0, s);
+    CHECK(s.victim_score_bound(preemptor, 10) == expected);
+  }
+  SUBCASE("a host port wanted: no bound (freeing the port is not Base's question)") {
+    view v(c, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(k8s::placing_pod{{"default", &web, false, {}}, port80, {}, {}, {}, nullptr}, {});
+    auto s = v.make_state();
+    v.prepare_state(0, s);
+    CHECK_FALSE(s.victim_score_bound(preemptor, 10).has_value());
+  }
+}

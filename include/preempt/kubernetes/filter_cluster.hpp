@@ -20,7 +20,8 @@
 // A plugin whose PreFilter leaves it nothing to check costs nothing: without wanted host ports no
 // state tracks the ports in use, and when none of the three filters, a state is Base's own plus
 // a flag test per update. The state's can_fit(p) answers fits() without reasons (the reprieve
-// loop's question), through Base's can_fit when it has one.
+// loop's question), through Base's can_fit when it has one; its victim_score_bound (branch and
+// bound) is Base's when Base has one and none of the three filters has anything to check.
 //
 // Complexity: prepare_state O(pods of the node) when the pod wants host ports, else Base's;
 // remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with host ports (to tell the
@@ -34,10 +35,12 @@
 #ifndef PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 #define PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ranges>
 #include <span>
 #include <utility>
@@ -50,6 +53,7 @@
 #include "preempt/kubernetes/pod_facts.hpp"
 #include "preempt/kubernetes/topology_spread.hpp"
 #include "preempt/node_state.hpp"
+#include "preempt/pod.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -125,6 +129,17 @@ class filter_cluster {
       }
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
       return !owner_->affinity_.active() || affinity_.filter().is_success();
+    }
+
+    // Branch and bound (preempt/node_state.hpp): Base's bound on the node's candidate scores, when
+    // Base offers one and none of the three filters has anything to check (the bound knows only
+    // Base's own filter); nullopt otherwise, and the evaluator then selects the node's victims.
+    std::optional<std::array<std::int64_t, 5>> victim_score_bound(const pod_type& p,
+                                                                  timestamp now) const
+      requires bounds_victim_scores<typename Base::state_type, pod_type>
+    {
+      if (owner_->reads_pods_) return std::nullopt;
+      return base_.victim_score_bound(p, now);
     }
 
     typename Base::state_type& base() noexcept { return base_; }
