@@ -398,6 +398,8 @@ class evaluator {
                         ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
                                                   budgets, nominated, wk.scratch, policy_));
     victim_selection<pod_type>& r = out.selection;
+    if (out.victims.capacity() < r.victims.size())  // once per slot and largest node
+      out.victims.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
     out.victims.assign(r.victims.begin(), r.victims.end());
     if (r.outcome.is_success() && r.victims.empty()) r.outcome = status::error(zero_victims_reason);
     if constexpr (precomputes_scores)
@@ -420,6 +422,7 @@ class evaluator {
       const N* nominations;
     } ctx [[maybe_unused]]{this, &preemptor, &cluster, &budgets, &nominations};
 
+    if (parallel) prepare_workers(cluster, budgets);
     std::size_t previous = 0;
     for (batch_base_ = 0; batch_base_ < n;) {
       const std::size_t count =
@@ -446,6 +449,19 @@ class evaluator {
       const bool stop = merge(count);
       batch_base_ += count;
       if (stop) break;
+    }
+  }
+
+  // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
+  // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
+  // not grow its buffers in a later decision.
+  template <class B>
+  void prepare_workers(const C& cluster, const B& budgets) {
+    std::size_t pods = 0;
+    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.entries().capacity());
+    for (worker& wk : workers_) {
+      if (!wk.state) wk.state.emplace(cluster.make_state());
+      wk.scratch.reserve(pods, budgets.budget_count());
     }
   }
 
