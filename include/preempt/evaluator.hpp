@@ -622,13 +622,12 @@ class evaluator {
   Policy policy_;
   Observer observer_;
   offset_sequence offsets_;
-#if !defined(PREEMPT_NO_THREADS)
   // The most nodes one parallel batch evaluates (their results are held until the merge), and how
   // many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
   // counter less; more, smaller ones balance uneven nodes better).
   static constexpr std::size_t max_batch = 1024;
   static constexpr std::size_t claims_per_worker = 16;
-
+#if !defined(PREEMPT_NO_THREADS)
   std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
 #endif
   std::vector<worker> workers_;
