@@ -114,10 +114,10 @@ class victim_scratch {
     return remaining_[i];
   }
 
-  // Starts a node evaluation: forgets the previous node and all budget copies.
+  // Starts a node evaluation: forgets the previous node's potential victims and all budget
+  // copies (select_victims rewrites the victims).
   void start_node(std::size_t budgets) {
     entries_.clear();
-    victims_.clear();
     grow_budgets(budgets);
     if (++generation_ == 0) {  // wrapped: every stamp could look current again
       std::fill(stamps_.begin(), stamps_.end(), 0u);
@@ -131,6 +131,12 @@ class victim_scratch {
   // The potential victims of the current node and the chosen victims (used by select_victims).
   std::vector<entry, rebound<entry>>& entries() noexcept { return entries_; }
   std::vector<const P*, rebound<const P*>>& victims() noexcept { return victims_; }
+  // Room for n victims written in place (the victims vector, grown when needed, never shrunk
+  // here: its contents are the caller's until the next node).
+  std::span<const P*> victim_room(std::size_t n) {
+    if (victims_.size() < n) victims_.resize(n);
+    return {victims_.data(), n};
+  }
 
  private:
   void grow_budgets(std::size_t budgets) {
@@ -262,6 +268,18 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
     if (const std::optional<std::size_t> count =
             state.remove_lower_priority_pods(preemptor_priority)) {
       if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
+      // Steps 4-7 in one pass over the removed pods when the state offers it and nothing else
+      // takes part: no budget, no nominated pod, default_policy's importance order. When it
+      // declines (the preemptor does not fit, pods not strictly in importance order), the state
+      // is as the removal left it and the steps are taken one by one.
+      if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
+        if (no_nominees && budgets.budget_count() == 0) {
+          const std::span<const P*> room = scratch.victim_room(*count);
+          if (const std::optional<std::size_t> chosen =
+                  state.reprieve_removed_pods(preemptor, policy.now, room))
+            return {status::ok(), room.first(*chosen), 0};
+        }
+      }
       if (fast_fit) {
         if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
       } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
@@ -316,6 +334,7 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
   // As upstream appends them: the violating victims, then the others; re-sorted by importance
   // (sort.Slice again) when there were potential victims of both kinds.
   auto& victims = scratch.victims();
+  victims.clear();
   bool any_violating = false, any_other = false;
   for (const entry& e : ordered) {
     (e.violating ? any_violating : any_other) = true;
