@@ -276,8 +276,13 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
         if (no_nominees && budgets.budget_count() == 0) {
           const std::span<const P*> room = scratch.victim_room(*count);
           if (const std::optional<std::size_t> chosen =
-                  state.reprieve_removed_pods(preemptor, policy.now, room))
-            return {status::ok(), room.first(*chosen), 0};
+                  state.reprieve_removed_pods(preemptor, policy.now, room)) {
+            // Member by member: g++ clears the whole result (rep stos, ~100 bytes) before an
+            // aggregate initialization from status::ok().
+            victim_selection<P> selected;
+            selected.victims = room.first(*chosen);
+            return selected;
+          }
         }
       }
       if (fast_fit) {

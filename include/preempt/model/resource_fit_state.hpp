@@ -167,7 +167,7 @@ class resource_fit_state {
     if (dims > max_fast_dimensions || victims.size() < removed.size()) return std::nullopt;
     // The preemptor fits while requested[d] <= limit[d] in every dimension it asks for (one pod
     // slot always); the other dimensions never limit.
-    std::array<std::int64_t, max_fast_dimensions> limit{};
+    std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
     const resource_vector& want = preemptor.requests();
     std::int64_t* used = requested_.data();
     bool fits_now = true;
@@ -180,11 +180,13 @@ class resource_fit_state {
     for (std::size_t d = dims; d < want.size(); ++d) fits_now &= want[d] <= 0;
     if (!fits_now) return std::nullopt;
     // Nodes with the standard dimensions only: the dimension loops unrolled.
-    if (dims == resource::first_extended)
-      return resource_fit_state::reprieve_walk<resource::first_extended>(
-          removed, dims, now, used, limit.data(), victims.data());
-    return resource_fit_state::reprieve_walk<max_fast_dimensions>(removed, dims, now, used,
-                                                                  limit.data(), victims.data());
+    const std::size_t count = dims == resource::first_extended
+                                  ? resource_fit_state::reprieve_walk<resource::first_extended>(
+                                        removed, dims, now, used, limit.data(), victims.data())
+                                  : resource_fit_state::reprieve_walk<max_fast_dimensions>(
+                                        removed, dims, now, used, limit.data(), victims.data());
+    if (count == not_removed) return std::nullopt;
+    return count;
   }
 
   // Branch and bound: an upper bound, score by score, on the upstream scores (default_scores:
@@ -295,13 +297,15 @@ class resource_fit_state {
   }
 
   // reprieve_removed_pods' walk over `removed`, for `dims` <= D dimensions: `used` is updated
-  // only when the walk completes (nullopt: the pods are not strictly in importance order).
+  // only when the walk completes (not_removed: the pods are not strictly in importance order).
+  // A plain count, not an optional: g++ stores an optional's flag as a byte and reloads it with
+  // the count as one word, a store-forwarding stall as long as a short walk.
   template <std::size_t D>
-  static std::optional<std::size_t> reprieve_walk(std::span<const resource_pod> removed,
-                                                  std::size_t dims, timestamp now,
-                                                  std::int64_t* used_out,
-                                                  const std::int64_t* limit_in,
-                                                  const resource_pod** victims) noexcept {
+  [[gnu::noinline]] static std::size_t reprieve_walk(std::span<const resource_pod> removed,
+                                                     std::size_t dims, timestamp now,
+                                                     std::int64_t* used_out,
+                                                     const std::int64_t* limit_in,
+                                                     const resource_pod** victims) noexcept {
     std::array<std::int64_t, D> used{}, limit{};
     for (std::size_t d = 0; d < D; ++d) {
       used[d] = d < dims ? used_out[d] : 0;
@@ -318,7 +322,7 @@ class resource_fit_state {
       const timestamp start = p.start_time().value_or(now);
       if (priority > previous_priority ||
           (priority == previous_priority && start <= previous_start))
-        return std::nullopt;
+        return not_removed;
       previous_priority = priority;
       previous_start = start;
       // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
