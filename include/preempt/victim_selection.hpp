@@ -229,6 +229,15 @@ void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets
   }
 }
 
+// A successful selection. Through a function so that the violation count is not a constant
+// where the result is built: g++ clears the whole result (rep stos) before an aggregate
+// initialization from status::ok() and constants, a fixed cost as large as a short walk.
+template <class P>
+victim_selection<P> successful_selection(std::span<const P* const> victims,
+                                         std::int64_t violations) noexcept {
+  return {status::ok(), victims, violations};
+}
+
 }  // namespace detail
 
 template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
@@ -277,11 +286,7 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           const std::span<const P*> room = scratch.victim_room(*count);
           if (const std::optional<std::size_t> chosen =
                   state.reprieve_removed_pods(preemptor, policy.now, room)) {
-            // Member by member: g++ clears the whole result (rep stos, ~100 bytes) before an
-            // aggregate initialization from status::ok().
-            victim_selection<P> selected;
-            selected.victims = room.first(*chosen);
-            return selected;
+            return detail::successful_selection<P>(room.first(*chosen), 0);
           }
         }
       }
