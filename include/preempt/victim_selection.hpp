@@ -25,14 +25,19 @@
 //      counts one budget violation).
 // The victims come out as upstream's: the violating ones, then the others, re-sorted by importance
 // (sort.Slice) when both kinds of potential victims existed.
+// Without budgets or nominated pods, under default_policy, a state with remove_lower_priority_pods
+// and reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the
+// removed pods, which it walks in the node's importance order (checking that it is strict): no
+// entries, no sort, no call per pod. The answer is the same.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
-// order, O(v) when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets
-// per pod; a node rejected at step 4 through remove_lower_priority_pods costs what the state's
-// member costs (O(log k) for model::resource_fit_state). Allocation: none once `scratch` has seen a
-// node of this size and budget count (or after scratch.reserve). Exceptions: none of its own;
-// whatever the caller's hooks throw passes through. Thread-safety: the scratch and the state are
-// mutated; give each thread its own.
+// order, O(v) when it is (O(v·d) in one pass for d dimensions through reprieve_removed_pods), plus
+// (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets per pod; a node rejected at
+// step 4 through remove_lower_priority_pods costs what the state's member costs (O(log k) for
+// model::resource_fit_state). Allocation: none once `scratch` has seen a node of this size and
+// budget count (or after scratch.reserve). Exceptions: none of its own; whatever the caller's hooks
+// throw passes through. Thread-safety: the scratch and the state are mutated; give each thread its
+// own.
 //
 // The result refers to the scratch and to the node's pods: it is valid until the scratch is used
 // again or the node changes.

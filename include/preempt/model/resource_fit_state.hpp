@@ -13,10 +13,13 @@
 // pods of priority below q removed at once in O(log k + d), valid only as the first change after
 // reset (a remove_pod or add_pod before it, e.g. a view hiding pods, turns it off: it then
 // answers nullopt and the caller removes the pods one by one). Given the node's pods in
-// importance order too (as resource_cluster keeps them), it offers victim_score_bound (the other
-// optional member): an upper bound on the node's candidate scores in O(d·log k + log p), under the
-// same condition. The allocatable vector, the summary, the pods and the resource names must
-// outlive the state. No exceptions; one state per thread.
+// importance order too (as resource_cluster keeps them), it offers the other optional members:
+// reprieve_removed_pods, upstream's reprieve of the removed pods in one pass over them (O(r·d) for
+// r pods) when they are strictly in importance order, right after that removal; and
+// victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
+// the same condition as remove_lower_priority_pods. The allocatable vector, the summary, the pods
+// and the resource names must outlive the state. No exceptions; one
+// state per thread.
 //
 // How the bound follows from the summary, for a state whose fit only gets easier as pods leave
 // (no negative requests): let t be the lowest priority such that removing every pod of priority t
