@@ -20,6 +20,20 @@
 //                                     node's requests summed by priority answers in O(log k), and
 //                                     victim selection then rejects a node where the preemptor
 //                                     cannot fit without visiting its pods.
+//   s.reprieve_removed_pods(p, now, out)
+//                                     right after remove_lower_priority_pods: upstream's reprieve
+//                                     of the removed pods in one pass, as victim selection does it
+//                                     without budgets or nominated pods under default_policy's
+//                                     importance order (`now` for a missing start time): walking
+//                                     them in descending importance, each pod that leaves room for
+//                                     p is added back, the others are written to `out` (a
+//                                     std::span<const P*> with room for every removed pod); it
+//                                     returns how many (std::optional<std::size_t>), or nullopt,
+//                                     changing nothing, when it cannot (the removed pods not
+//                                     strictly in importance order, another change since). The
+//                                     answer must be what the reprieve through add_pod, can_fit
+//                                     and remove_pod gives; victim selection then skips ordering
+//                                     the pods and visiting them one call at a time.
 //   s.victim_score_bound(p, now)      (const) for branch and bound in the evaluator
 //                                     (evaluator_config::report_only_chosen): an upper bound, score
 //                                     by score, on the five upstream scores (default_scores) that
@@ -52,6 +66,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
@@ -71,6 +86,13 @@ template <class S>
 concept removes_lower_priority_pods = requires(S& s, std::int32_t q) {
   { s.remove_lower_priority_pods(q) } -> std::same_as<std::optional<std::size_t>>;
 };
+
+// A node state with the optional reprieve_removed_pods member.
+template <class S, class P>
+concept reprieves_removed_pods =
+    requires(S& s, const P& p, timestamp now, std::span<const P*> out) {
+      { s.reprieve_removed_pods(p, now, out) } -> std::same_as<std::optional<std::size_t>>;
+    };
 
 // A node state with the optional victim_score_bound member.
 template <class S, class P>

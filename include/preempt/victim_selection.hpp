@@ -25,14 +25,19 @@
 //      counts one budget violation).
 // The victims come out as upstream's: the violating ones, then the others, re-sorted by importance
 // (sort.Slice) when both kinds of potential victims existed.
+// Without budgets or nominated pods, under default_policy, a state with remove_lower_priority_pods
+// and reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the
+// removed pods, which it walks in the node's importance order (checking that it is strict): no
+// entries, no sort, no call per pod. The answer is the same.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
-// order, O(v) when it is, plus (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets
-// per pod; a node rejected at step 4 through remove_lower_priority_pods costs what the state's
-// member costs (O(log k) for model::resource_fit_state). Allocation: none once `scratch` has seen a
-// node of this size and budget count (or after scratch.reserve). Exceptions: none of its own;
-// whatever the caller's hooks throw passes through. Thread-safety: the scratch and the state are
-// mutated; give each thread its own.
+// order, O(v) when it is (O(v·d) in one pass for d dimensions through reprieve_removed_pods), plus
+// (v + 1) two-pass fit checks and O(v · b) budget visits for b budgets per pod; a node rejected at
+// step 4 through remove_lower_priority_pods costs what the state's member costs (O(log k) for
+// model::resource_fit_state). Allocation: none once `scratch` has seen a node of this size and
+// budget count (or after scratch.reserve). Exceptions: none of its own; whatever the caller's hooks
+// throw passes through. Thread-safety: the scratch and the state are mutated; give each thread its
+// own.
 //
 // The result refers to the scratch and to the node's pods: it is valid until the scratch is used
 // again or the node changes.
@@ -114,10 +119,10 @@ class victim_scratch {
     return remaining_[i];
   }
 
-  // Starts a node evaluation: forgets the previous node and all budget copies.
+  // Starts a node evaluation: forgets the previous node's potential victims and all budget
+  // copies (select_victims rewrites the victims).
   void start_node(std::size_t budgets) {
     entries_.clear();
-    victims_.clear();
     grow_budgets(budgets);
     if (++generation_ == 0) {  // wrapped: every stamp could look current again
       std::fill(stamps_.begin(), stamps_.end(), 0u);
@@ -131,6 +136,12 @@ class victim_scratch {
   // The potential victims of the current node and the chosen victims (used by select_victims).
   std::vector<entry, rebound<entry>>& entries() noexcept { return entries_; }
   std::vector<const P*, rebound<const P*>>& victims() noexcept { return victims_; }
+  // Room for n victims written in place (the victims vector, grown when needed, never shrunk
+  // here: its contents are the caller's until the next node).
+  std::span<const P*> victim_room(std::size_t n) {
+    if (victims_.size() < n) victims_.resize(n);
+    return {victims_.data(), n};
+  }
 
  private:
   void grow_budgets(std::size_t budgets) {
@@ -223,6 +234,15 @@ void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets
   }
 }
 
+// A successful selection. Through a function so that the violation count is not a constant
+// where the result is built: g++ clears the whole result (rep stos) before an aggregate
+// initialization from status::ok() and constants, a fixed cost as large as a short walk.
+template <class P>
+victim_selection<P> successful_selection(std::span<const P* const> victims,
+                                         std::int64_t violations) noexcept {
+  return {status::ok(), victims, violations};
+}
+
 }  // namespace detail
 
 template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
@@ -262,6 +282,19 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
     if (const std::optional<std::size_t> count =
             state.remove_lower_priority_pods(preemptor_priority)) {
       if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
+      // Steps 4-7 in one pass over the removed pods when the state offers it and nothing else
+      // takes part: no budget, no nominated pod, default_policy's importance order. When it
+      // declines (the preemptor does not fit, pods not strictly in importance order), the state
+      // is as the removal left it and the steps are taken one by one.
+      if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
+        if (no_nominees && budgets.budget_count() == 0) {
+          const std::span<const P*> room = scratch.victim_room(*count);
+          if (const std::optional<std::size_t> chosen =
+                  state.reprieve_removed_pods(preemptor, policy.now, room)) {
+            return detail::successful_selection<P>(room.first(*chosen), 0);
+          }
+        }
+      }
       if (fast_fit) {
         if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
       } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
@@ -316,6 +349,7 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
   // As upstream appends them: the violating victims, then the others; re-sorted by importance
   // (sort.Slice again) when there were potential victims of both kinds.
   auto& victims = scratch.victims();
+  victims.clear();
   bool any_violating = false, any_other = false;
   for (const entry& e : ordered) {
     (e.violating ? any_violating : any_other) = true;

@@ -13,10 +13,13 @@
 // pods of priority below q removed at once in O(log k + d), valid only as the first change after
 // reset (a remove_pod or add_pod before it, e.g. a view hiding pods, turns it off: it then
 // answers nullopt and the caller removes the pods one by one). Given the node's pods in
-// importance order too (as resource_cluster keeps them), it offers victim_score_bound (the other
-// optional member): an upper bound on the node's candidate scores in O(d·log k + log p), under the
-// same condition. The allocatable vector, the summary, the pods and the resource names must
-// outlive the state. No exceptions; one state per thread.
+// importance order too (as resource_cluster keeps them), it offers the other optional members:
+// reprieve_removed_pods, upstream's reprieve of the removed pods in one pass over them (O(r·d) for
+// r pods) when they are strictly in importance order, right after that removal; and
+// victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
+// the same condition as remove_lower_priority_pods. The allocatable vector, the summary, the pods
+// and the resource names must outlive the state. No exceptions; one
+// state per thread.
 //
 // How the bound follows from the summary, for a state whose fit only gets easier as pods leave
 // (no negative requests): let t be the lowest priority such that removing every pod of priority t
@@ -83,6 +86,9 @@ inline constexpr status single_shortage[2][resource::first_extended] = {
 
 class resource_fit_state {
  public:
+  // The most dimensions (standard ones included) reprieve_removed_pods handles.
+  static constexpr std::size_t max_fast_dimensions = 8;
+
   resource_fit_state() = default;
   explicit resource_fit_state(const resource_names* names) noexcept : names_(names) {}
   resource_fit_state(const resource_vector& allocatable, const resource_vector& requested,
@@ -100,8 +106,11 @@ class resource_fit_state {
              std::span<const resource_pod> pods_by_importance = {}) {
     allocatable_ = &allocatable;
     lower_ = lower;
+    removed_from_ = not_removed;
     pods_ = pods_by_importance;
-    requested_.resize(std::max(allocatable.size(), resource::first_extended));
+    if (const std::size_t dims = std::max(allocatable.size(), resource::first_extended);
+        requested_.size() != dims)
+      requested_.resize(dims);
     std::int64_t* used = requested_.data();
     const std::size_t n = std::min(requested_.size(), requested.size());
     std::copy(requested.data(), requested.data() + n, used);
@@ -110,11 +119,13 @@ class resource_fit_state {
 
   status remove_pod(const resource_pod& p) noexcept {
     lower_ = nullptr;  // the summary no longer describes the pods counted here
+    removed_from_ = not_removed;
     requested_.subtract(p.requests());
     return status::ok();
   }
   status add_pod(const resource_pod& p) noexcept {
     lower_ = nullptr;
+    removed_from_ = not_removed;
     requested_.add(p.requests());
     return status::ok();
   }
@@ -124,9 +135,61 @@ class resource_fit_state {
   std::optional<std::size_t> remove_lower_priority_pods(std::int32_t q) noexcept {
     if (lower_ == nullptr) return std::nullopt;
     const priority_summary::lower below = lower_->below(q);
+    // The removed pods are the last below.pods of the node's pods in kept_before order when the
+    // pods given to reset are the summary's (reprieve_removed_pods walks them).
+    removed_from_ = not_removed;
+    if (pods_.size() == lower_->pods() && below.pods <= pods_.size()) {
+      const std::size_t from = pods_.size() - below.pods;
+      if ((below.pods == 0 || pods_[from].priority() < q) &&
+          (from == 0 || pods_[from - 1].priority() >= q))
+        removed_from_ = from;
+    }
     lower_ = nullptr;
     if (below.requests != nullptr) requested_.subtract(*below.requests);
     return below.pods;
+  }
+
+  // Victim selection's reprieve in one pass, for a state whose last change was
+  // remove_lower_priority_pods: the removed pods, in descending importance (default_policy's
+  // order, `now` for a missing start time), are added back one by one when the preemptor still
+  // fits with them, and the others are written, in that order, to `victims` (room for every
+  // removed pod needed). Returns how many victims; nullopt, changing nothing but forgetting the
+  // removal, when the removed pods are not strictly in importance order (two equally important
+  // pods, or a missing start time that ranks elsewhere than last), when the last change was not
+  // that removal, when the preemptor does not fit now, or for more than max_fast_dimensions
+  // dimensions. O(r·d) for r
+  // removed pods, one contiguous pass; no allocation.
+  std::optional<std::size_t> reprieve_removed_pods(
+      const resource_pod& preemptor, timestamp now,
+      std::span<const resource_pod*> victims) noexcept {
+    const std::size_t from = removed_from_;
+    removed_from_ = not_removed;
+    if (from == not_removed) return std::nullopt;
+    const std::span<const resource_pod> removed = pods_.subspan(from);
+    const std::size_t dims = requested_.size();
+    if (dims > max_fast_dimensions || victims.size() < removed.size()) return std::nullopt;
+    // The preemptor fits while requested[d] <= limit[d] in every dimension it asks for (one pod
+    // slot always); the other dimensions never limit.
+    std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
+    const resource_vector& want = preemptor.requests();
+    std::int64_t* used = requested_.data();
+    bool fits_now = true;
+    for (std::size_t d = 0; d < dims; ++d) {
+      const std::int64_t demand = d == resource::pods ? 1 : want[d];
+      limit[d] =
+          demand > 0 ? (*allocatable_)[d] - demand : std::numeric_limits<std::int64_t>::max();
+      fits_now &= used[d] <= limit[d];
+    }
+    for (std::size_t d = dims; d < want.size(); ++d) fits_now &= want[d] <= 0;
+    if (!fits_now) return std::nullopt;
+    // Nodes with the standard dimensions only: the dimension loops unrolled.
+    const std::size_t count = dims == resource::first_extended
+                                  ? resource_fit_state::reprieve_walk<resource::first_extended>(
+                                        removed, dims, now, used, limit.data(), victims.data())
+                                  : resource_fit_state::reprieve_walk<max_fast_dimensions>(
+                                        removed, dims, now, used, limit.data(), victims.data());
+    if (count == not_removed) return std::nullopt;
+    return count;
   }
 
   // Branch and bound: an upper bound, score by score, on the upstream scores (default_scores:
@@ -236,6 +299,53 @@ class resource_fit_state {
     return false;
   }
 
+  // reprieve_removed_pods' walk over `removed`, for `dims` <= D dimensions: `used` is updated
+  // only when the walk completes (not_removed: the pods are not strictly in importance order).
+  // A plain count, not an optional: g++ stores an optional's flag as a byte and reloads it with
+  // the count as one word, a store-forwarding stall as long as a short walk.
+  template <std::size_t D>
+  [[gnu::noinline]] static std::size_t reprieve_walk(std::span<const resource_pod> removed,
+                                                     std::size_t dims, timestamp now,
+                                                     std::int64_t* used_out,
+                                                     const std::int64_t* limit_in,
+                                                     const resource_pod** victims) noexcept {
+    std::array<std::int64_t, D> used{}, limit{};
+    for (std::size_t d = 0; d < D; ++d) {
+      used[d] = d < dims ? used_out[d] : 0;
+      limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
+    }
+    std::size_t count = 0;
+    // Strictly in importance order: each pod of lower priority than the one before (every
+    // removed pod is below the highest priority), or of the same priority and a later start
+    // (more_important_pod).
+    std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    timestamp previous_start = std::numeric_limits<timestamp>::min();
+    for (const resource_pod& p : removed) {
+      const std::int32_t priority = p.priority();
+      const timestamp start = p.start_time().value_or(now);
+      if (priority > previous_priority ||
+          (priority == previous_priority && start <= previous_start))
+        return not_removed;
+      previous_priority = priority;
+      previous_start = start;
+      // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
+      const std::int64_t* r = p.requests().data();
+      const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+      std::array<std::int64_t, D> with{};
+      bool fits = true;
+      for (std::size_t d = 0; d < D; ++d) {
+        with[d] = used[d] + (d < n ? r[d] : 0);
+        fits &= with[d] <= limit[d];
+      }
+      if (fits)
+        used = with;
+      else
+        victims[count++] = &p;
+    }
+    std::copy(used.data(), used.data() + dims, used_out);
+    return count;
+  }
+
   // The least room left, over the dimensions the preemptor asks for (and its pod slot), with
   // `freed` taken off the requested sum: negative when it does not fit then.
   std::int64_t room_without(const resource_vector& want, const resource_vector& freed) const {
@@ -297,14 +407,20 @@ class resource_fit_state {
     return result;
   }
 
+  static constexpr std::size_t not_removed = std::numeric_limits<std::size_t>::max();
+
   const resource_vector* allocatable_ = nullptr;
   const priority_summary* lower_ = nullptr;
+  // Where the pods removed by remove_lower_priority_pods start in pods_, while that removal is
+  // the state's last change; not_removed otherwise.
+  std::size_t removed_from_ = not_removed;
   std::span<const resource_pod> pods_;
   resource_vector requested_;
   const resource_names* names_ = nullptr;
 };
 
 static_assert(node_state<resource_fit_state, resource_pod>);
+static_assert(reprieves_removed_pods<resource_fit_state, resource_pod>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END

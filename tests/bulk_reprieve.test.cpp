@@ -1,0 +1,215 @@
+// The one-pass reprieve (model::resource_fit_state::reprieve_removed_pods, taken by select_victims
+// without budgets or nominated pods under default_policy) against the pod-by-pod reprieve on the
+// same nodes: the same outcome, victims in the same order, the same state afterwards.
+//
+//   BRn  random nodes: ties in priority and start time, equal and missing start times, `now`
+//        before, among and after the start times, extended resources (up to past the fast path's
+//        dimension limit), negative requests, few pod slots.
+//   BUn  when the one-pass reprieve applies and when it declines.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "preempt/preempt.hpp"
+#include "support/random_cluster.hpp"
+
+namespace {
+
+using pod = preempt::model::resource_pod;
+using preempt::model::resource_fit_state;
+using preempt::model::resource_vector;
+
+// resource_fit_state without reprieve_removed_pods: select_victims takes its pod-by-pod path
+// (with remove_lower_priority_pods and can_fit as before).
+struct pod_by_pod {
+  resource_fit_state* s;
+  preempt::status remove_pod(const pod& p) { return s->remove_pod(p); }
+  preempt::status add_pod(const pod& p) { return s->add_pod(p); }
+  preempt::status fits(const pod& p) const { return s->fits(p); }
+  bool can_fit(const pod& p) const { return s->can_fit(p); }
+  std::optional<std::size_t> remove_lower_priority_pods(std::int32_t q) {
+    return s->remove_lower_priority_pods(q);
+  }
+};
+static_assert(!preempt::reprieves_removed_pods<pod_by_pod, pod>);
+
+struct random_node {
+  preempt::model::resource_cluster cluster;
+  pod preemptor{preempt::model::pod_spec{}};
+  preempt::timestamp now = 0;
+};
+
+std::int64_t pick(std::mt19937_64& g, std::int64_t lo, std::int64_t hi) {
+  return rnd::pick(g, lo, hi);
+}
+
+// Requests over `dims` dimensions (cpu, memory, pods, ephemeral storage, extended ...), each
+// zero, small, or (rarely) negative.
+resource_vector random_requests(std::mt19937_64& g, std::size_t dims, std::int64_t scale) {
+  resource_vector r;
+  r.resize(dims);
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (d == preempt::model::resource::pods) continue;  // one slot (the pod's constructor)
+    const std::int64_t kind = pick(g, 0, 19);
+    const std::int64_t amount = kind == 0 ? -pick(g, 1, 2) * scale : pick(g, 0, 4) * scale;
+    r.set(d, amount);
+  }
+  return r;
+}
+
+random_node make_node(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  random_node w;
+  // Up to ten dimensions: past resource_fit_state::max_fast_dimensions now and then.
+  const auto node_dims = static_cast<std::size_t>(pick(g, 2, 10));
+  resource_vector allocatable;
+  allocatable.resize(std::max<std::size_t>(node_dims, 3));
+  for (std::size_t d = 0; d < allocatable.size(); ++d) allocatable.set(d, pick(g, 3, 14) * 100);
+  allocatable.set(preempt::model::resource::pods, pick(g, 2, 20));
+  const auto n = w.cluster.add_node("node", allocatable);
+  const std::int32_t priorities[] = {-5, 0, 0, 7, 7, 7, 100};
+  const auto pods = pick(g, 0, 24);
+  const std::int64_t start_spread = pick(g, 0, 1) == 0 ? 3 : 1000;  // many equal starts, or few
+  for (std::int64_t k = 0; k < pods; ++k) {
+    std::optional<preempt::timestamp> start;
+    if (pick(g, 0, 5) != 0) start = pick(g, 0, start_spread) * 10;
+    const auto pod_dims =
+        static_cast<std::size_t>(pick(g, 2, static_cast<std::int64_t>(node_dims)));
+    const auto priority = priorities[pick(g, 0, 6)];
+    w.cluster.add_pod(n, pod({.uid = static_cast<std::uint64_t>(k + 1),
+                              .priority = priority,
+                              .requests = random_requests(g, pod_dims, 100),
+                              .start_time = start}));
+  }
+  const auto preemptor_priority = priorities[pick(g, 3, 6)];
+  resource_vector want = random_requests(g, node_dims, 100);
+  for (std::size_t d = preempt::model::resource::first_extended; d < want.size(); ++d)
+    if (pick(g, 0, 1) == 0) want.set(d, 0);
+  w.preemptor =
+      pod({.uid = 1000, .priority = preemptor_priority, .requests = want, .start_time = {}});
+  w.now = pick(g, -1, start_spread + 1) * 10 + pick(g, 0, 1) * 5;
+  return w;
+}
+
+std::vector<std::uint64_t> uids(std::span<const pod* const> victims) {
+  std::vector<std::uint64_t> out;
+  for (const pod* p : victims) out.push_back(p->uid());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("BR1: the one-pass reprieve selects what the pod-by-pod reprieve selects") {
+  preempt::victim_scratch<pod> fast_scratch, slow_scratch;
+  const preempt::no_budgets budgets;
+  std::size_t one_pass = 0, candidates = 0;
+  const auto seeds = rnd::seeds(4000, 12);
+  for (const std::uint64_t seed : seeds) {
+    CAPTURE(seed);
+    const random_node w = make_node(seed);
+    const preempt::default_policy policy{w.now};
+    resource_fit_state fast = w.cluster.make_state(), slow = w.cluster.make_state();
+    w.cluster.prepare_state(0, fast);
+    w.cluster.prepare_state(0, slow);
+    pod_by_pod slow_view{&slow};
+    const auto a =
+        preempt::select_victims(w.preemptor, w.cluster[0], fast, budgets, fast_scratch, policy);
+    const auto b = preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets,
+                                           slow_scratch, policy);
+    CHECK(a.outcome == b.outcome);
+    CHECK(uids(a.victims) == uids(b.victims));
+    CHECK(a.pdb_violations == b.pdb_violations);
+    CHECK(fast.requested() == slow.requested());
+    if (a.is_candidate()) {
+      ++candidates;
+      // The pod-by-pod path lists the potential victims; the one-pass path does not.
+      if (fast_scratch.entries().empty()) ++one_pass;
+    }
+  }
+  MESSAGE(candidates << " candidates of " << seeds.size() << " nodes, " << one_pass
+                     << " through the one-pass reprieve");
+  // Both paths must have been exercised.
+  CHECK(candidates > seeds.size() / 5);
+  CHECK(one_pass > candidates / 4);
+  CHECK(one_pass < candidates);
+}
+
+TEST_CASE("BU1: reprieve_removed_pods needs remove_lower_priority_pods as the last change") {
+  preempt::model::resource_cluster c;
+  const auto n = c.add_node("n", {1000, 1000, 10});
+  for (std::uint64_t k = 1; k <= 3; ++k)
+    c.add_pod(n, pod({.uid = k,
+                      .priority = 0,
+                      .requests = {300, 100},
+                      .start_time = static_cast<preempt::timestamp>(k)}));
+  const pod preemptor({.uid = 9, .priority = 5, .requests = {500, 100}, .start_time = {}});
+  std::vector<const pod*> room(3);
+  resource_fit_state s = c.make_state();
+
+  SUBCASE("right after the removal: the earliest started pod comes back, the others are victims") {
+    c.prepare_state(n, s);
+    REQUIRE(s.remove_lower_priority_pods(5) == std::optional<std::size_t>(3));
+    const auto victims = s.reprieve_removed_pods(preemptor, 0, room);
+    REQUIRE(victims == std::optional<std::size_t>(2));
+    CHECK(room[0]->uid() == 2);
+    CHECK(room[1]->uid() == 3);
+    CHECK(s.requested() == resource_vector{300, 100, 1, 0});
+    // Used once: a second call declines.
+    CHECK_FALSE(s.reprieve_removed_pods(preemptor, 0, room).has_value());
+  }
+  SUBCASE("not after another change, nor without room for every removed pod") {
+    c.prepare_state(n, s);
+    REQUIRE(s.remove_lower_priority_pods(5).has_value());
+    std::vector<const pod*> small(2);
+    CHECK_FALSE(s.reprieve_removed_pods(preemptor, 0, small).has_value());
+    c.prepare_state(n, s);
+    REQUIRE(s.remove_lower_priority_pods(5).has_value());
+    CHECK(s.add_pod(c[n].pods()[0]));
+    CHECK_FALSE(s.reprieve_removed_pods(preemptor, 0, room).has_value());
+    c.prepare_state(n, s);
+    CHECK_FALSE(s.reprieve_removed_pods(preemptor, 0, room).has_value());
+  }
+  SUBCASE("not when the preemptor does not fit even without the pods") {
+    c.prepare_state(n, s);
+    REQUIRE(s.remove_lower_priority_pods(5).has_value());
+    const pod huge({.uid = 10, .priority = 5, .requests = {1500, 100}, .start_time = {}});
+    CHECK_FALSE(s.reprieve_removed_pods(huge, 0, room).has_value());
+    CHECK(s.requested() == resource_vector{0, 0, 0, 0});
+  }
+}
+
+TEST_CASE("BU2: reprieve_removed_pods declines pods that are not strictly in importance order") {
+  preempt::model::resource_cluster c;
+  const auto n = c.add_node("n", {1000, 1000, 10});
+  const pod preemptor({.uid = 9, .priority = 5, .requests = {500, 100}, .start_time = {}});
+  std::vector<const pod*> room(3);
+  resource_fit_state s = c.make_state();
+
+  SUBCASE("two pods started at the same time") {
+    c.add_pod(n, pod({.uid = 1, .priority = 0, .requests = {300}, .start_time = 10}));
+    c.add_pod(n, pod({.uid = 2, .priority = 0, .requests = {300}, .start_time = 10}));
+    c.prepare_state(n, s);
+    REQUIRE(s.remove_lower_priority_pods(5).has_value());
+    CHECK_FALSE(s.reprieve_removed_pods(preemptor, 0, room).has_value());
+  }
+  SUBCASE("a missing start time counts as now") {
+    c.add_pod(n, pod({.uid = 1, .priority = 0, .requests = {300}, .start_time = 10}));
+    c.add_pod(n, pod({.uid = 2, .priority = 0, .requests = {300}, .start_time = {}}));
+    // now after the start time: the pod without one is kept last and is the least important.
+    c.prepare_state(n, s);
+    REQUIRE(s.remove_lower_priority_pods(5).has_value());
+    CHECK(s.reprieve_removed_pods(preemptor, 20, room) == std::optional<std::size_t>(1));
+    CHECK(room[0]->uid() == 2);
+    // now at or before it: the kept order is not the importance order.
+    for (const preempt::timestamp now : {10, 5}) {
+      c.prepare_state(n, s);
+      REQUIRE(s.remove_lower_priority_pods(5).has_value());
+      CHECK_FALSE(s.reprieve_removed_pods(preemptor, now, room).has_value());
+    }
+  }
+}
