@@ -363,12 +363,20 @@ class evaluator {
       if (status_code(statuses.code_of(i)) == status_code::unschedulable) potential_.push_back(i);
   }
 
+  // The k-th potential node in evaluation order (k < n): from the offset on, wrapping around,
+  // without a division.
+  std::size_t potential_node(std::size_t k) const noexcept {
+    const std::size_t n = potential_.size();
+    std::size_t at = decision_.offset + k;
+    if (at >= n) at -= n;
+    return potential_[at];
+  }
+
   // Evaluates node `item` of the current batch on worker `w`.
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
-    const std::size_t node_index =
-        potential_[(decision_.offset + batch_base_ + item) % potential_.size()];
+    const std::size_t node_index = potential_node(batch_base_ + item);
     worker& wk = workers_[w];
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
@@ -450,8 +458,7 @@ class evaluator {
     const std::size_t wanted = decision_.candidates_wanted;
     for (std::size_t i = 0; i < count; ++i) {
       const item_result& r = results_[i];
-      const std::size_t node_index =
-          potential_[(decision_.offset + batch_base_ + i) % potential_.size()];
+      const std::size_t node_index = potential_node(batch_base_ + i);
       const status& outcome = r.outcome();
       diagnosis_.push_back({node_index, outcome});
       detail::notify_node_evaluated(observer_, node_index, outcome,
