@@ -5,7 +5,9 @@
 #
 # Configures and builds the `release` preset (benchmarks ON), runs each benchmark executable once
 # with JSON output, runs the scheduling-loop simulation (table and JSON), then writes the summary
-# table (summarize.py) and the plot (gnuplot, Debian package gnuplot-nox). Timings depend on the
+# tables (summarize.py: results.md, and the README's results table between its
+# `results-table` markers) and the plots (gnuplot, Debian package gnuplot-nox; upstream's curve
+# in ns_per_pod.png comes from x_upstream.json, written by x_upstream.sh). Timings depend on the
 # machine and its load; the simulation does not (virtual time).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +34,6 @@ done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$here/machine.txt"
 "$build/benchmarks/preempt-async-loop-sim" > "$here/async_loop.txt"
 "$build/benchmarks/preempt-async-loop-sim" --output json > "$here/async_loop.json"
-python3 "$here/summarize.py" "$here" > "$here/results.md"
+python3 "$here/summarize.py" "$here" --readme "$root/README.md" > "$here/results.md"
 (cd "$here" && gnuplot async_loop.gp && gnuplot ns_per_pod.gp)
-echo "written: $here/{*.json,async_loop.txt,results.md,async_loop.png,ns_per_pod.dat,ns_per_pod.png,machine.txt}"
+echo "written: $here/{*.json,async_loop.txt,results.md,async_loop.png,ns_per_pod.dat,ns_per_pod.png,machine.txt} and README.md's results table"

@@ -2,6 +2,10 @@
 """Markdown tables from one run's Google Benchmark JSON files and the simulation's JSON.
 
     python3 benchmarks/results/summarize.py benchmarks/results > benchmarks/results/results.md
+    python3 benchmarks/results/summarize.py benchmarks/results --readme README.md > /dev/null
+
+The second form also rewrites the README's results table (the block between README_BEGIN and
+README_END) from the same files.
 
 Also writes async_loop.dat (the plot's data, from async_loop.json) next to the JSON files.
 """
@@ -45,12 +49,10 @@ def table(header, lines):
     return "\n".join(out)
 
 
-def write_ns_per_pod(d, dr):
-    """ns_per_pod.dat (plot ns_per_pod.gp): ns per pod read against the node count, for the inline
-    dry runs (one block per sampling and pods per node). The upstream column comes from
-    upstream_ns_per_pod.dat when it exists: lines "<sampling> <pods per node> <nodes> <ns per pod>"
-    (sampling "full" or "sampled", the dumps of the same shapes, kube-scheduler at parallelism 1);
-    "-" (missing) otherwise."""
+def upstream_ns_per_pod(d):
+    """{(sampling, pods per node, nodes): ns per pod} of kube-scheduler at parallelism 1, wall
+    clock: from upstream_ns_per_pod.dat when it exists, else from x_upstream.json (written by
+    x_upstream.sh: kube-scheduler's own evaluator on dumps of the same shapes)."""
     upstream = {}
     up_path = os.path.join(d, "upstream_ns_per_pod.dat")
     if os.path.exists(up_path):
@@ -59,6 +61,21 @@ def write_ns_per_pod(d, dr):
                 parts = line.split()
                 if len(parts) == 4 and not line.startswith("#"):
                     upstream[(parts[0], int(parts[1]), int(parts[2]))] = float(parts[3])
+        return upstream
+    xu = load(d, "x_upstream")
+    for r in (xu or {}).get("nsPerPodByNodeCount", []):
+        sampling = "full" if r["sampling"] == "100" else "sampled"
+        upstream[(sampling, r["podsPerNode"], r["nodes"])] = r["upstreamP1NsPerPod"]
+    return upstream
+
+
+def write_ns_per_pod(d, dr):
+    """ns_per_pod.dat (plot ns_per_pod.gp): ns per pod read against the node count, for the inline
+    dry runs (one block per sampling and pods per node). The upstream column comes from
+    upstream_ns_per_pod.dat when it exists: lines "<sampling> <pods per node> <nodes> <ns per pod>"
+    (sampling "full" or "sampled", the dumps of the same shapes, kube-scheduler at parallelism 1),
+    else from x_upstream.json; "-" (missing) otherwise."""
+    upstream = upstream_ns_per_pod(d)
     series = {}
     for b in dr:
         parts = b["name"].replace("/real_time", "").split("/")  # dry_run/<sampling>/<exec>/pods:P/nodes:N
@@ -79,8 +96,155 @@ def write_ns_per_pod(d, dr):
                 f.write("\n\n")
 
 
+README_BEGIN = "<!-- results-table: begin (written by benchmarks/results/reproduce.sh) -->"
+README_END = "<!-- results-table: end -->"
+
+
+def by_name(rows_):
+    return {b["name"].replace("/real_time", ""): b for b in rows_}
+
+
+def span(values, unit="", digits=1):
+    """'a' or 'a-b' for the values present."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    lo, hi = min(values), max(values)
+    a, b = fmt(lo, digits), fmt(hi, digits)
+    return (a if a == b else f"{a}-{b}") + unit
+
+
+def verdict(ok):
+    if ok is None:
+        return "not measured"
+    return "met" if ok else "missed"
+
+
+def time_us(us):
+    return "-" if us is None else (f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.{0 if us >= 100 else 1}f} µs")
+
+
+def readme_table(d):
+    """The README's results table: one line per target of the speed work, each value computed from
+    this run's JSON files, each verdict from the value."""
+    lines = []
+    vs = by_name(rows(load(d, "victim_selection")))
+    up = [vs.get(f"BM_select_victims_upstream/pods:{k}") for k in (4, 30, 110)]
+    if all(up):
+        x = [b["x_plain_scan"] for b in up]
+        lines.append(["victim selection, 4 / 30 / 110 pods (upstream shapes)",
+                      " / ".join(time_us(b["us_per_op"]) for b in up) + f"; {span(x)}x a plain scan",
+                      "≤ 2x a plain scan", verdict(max(x) <= 2)])
+
+    dr = by_name(rows(load(d, "dry_run")))
+    def dry(kind, ex, pods, nodes=5000):
+        return dr.get(f"dry_run/{kind}/{ex}/pods:{pods}/nodes:{nodes}")
+    bound = [dry("full-bound", "inline", p) for p in (30, 110)]
+    plain = [dry("full", "inline", p) for p in (30, 110)]
+    if all(bound) and all(plain):
+        ok = bound[0]["us_per_op"] <= 1000 and bound[1]["us_per_op"] <= 3000
+        lines.append(["full dry run 5000 nodes × 30 / 110 pods, 1 thread",
+                      " / ".join(time_us(b["us_per_op"]) for b in bound)
+                      + " with `report_only_chosen` (branch and bound); "
+                      + " / ".join(time_us(b["us_per_op"]) for b in plain) + " without",
+                      "≤ 1 / 3 ms", verdict(ok)])
+    flat = [(dry("full", "inline", p, 500), dry("full", "inline", p, 5000)) for p in (4, 30, 110)]
+    if all(a and b for a, b in flat):
+        growth = [b["ns_per_pod"] / a["ns_per_pod"] for a, b in flat]
+        lines.append(["ns per pod, 500 → 5000 nodes (full dry run, 4 / 30 / 110 pods, 1 thread)",
+                      " / ".join(f"{a['ns_per_pod']:.0f} → {b['ns_per_pod']:.0f}" for a, b in flat)
+                      + f" ({span(growth, digits=2)}x)", "flat (≤ 1.25x)", verdict(max(growth) <= 1.25)])
+    inline, pool = dry("full", "inline", 110), dry("full", "pool1", 110)
+    if inline and pool:
+        speedup = inline["real_time"] / pool["real_time"]
+        lines.append(["2 workers against inline, full dry run 5000 × 110, wall clock",
+                      f"{time_us(pool['real_time'])} against {time_us(inline['real_time'])}: {speedup:.2f}x",
+                      "≥ 1.6x on an idle machine", verdict(speedup >= 1.6)])
+
+    inf = by_name(rows(load(d, "infeasible")))
+    b = inf.get("BM_infeasible/pods:20000")
+    if b:
+        lines.append(["infeasible proof, 20,000 pods",
+                      f"{time_us(b['us_per_op'])}, {b['x_upstream_20ms']:.0f}x faster than upstream's 20 ms",
+                      "≥ 100x", verdict(b["x_upstream_20ms"] >= 100)])
+
+    bu = by_name(rows(load(d, "budgets")))
+    rows10k = [bu.get(f"BM_budgets/budgets:10000/overlapping:{o}/allowed:{a}") for a in (1, 0) for o in (0, 1)]
+    if all(rows10k):
+        x = [r["x_no_budgets"] for r in rows10k]
+        lines.append(["10,000 budgets against none, per pod (disjoint / overlapping; allowed 1, then 0)",
+                      " / ".join(f"{v:.2f}x" for v in x), "≤ 2x", verdict(max(x) <= 2)])
+
+    allocs = [r.get("allocs_per_op") for name in ("victim_selection", "dry_run", "infeasible", "budgets",
+                                                   "nominations") for r in rows(load(d, name))]
+    allocs = [a for a in allocs if a is not None]
+    if allocs:
+        lines.append(["allocations per decision, steady state",
+                      f"{max(allocs):g} at most, over {len(allocs)} benchmarks", "0",
+                      verdict(max(allocs) == 0)])
+
+    me = rows(load(d, "memory"))
+    if me:
+        per_pod = max(r["bytes_per_pod"] for r in me)
+        per_node = max(r["bytes_per_node"] for r in me)
+        lines.append(["memory of the model", f"{per_pod:.0f} B per pod, {per_node:.0f} B per node at most",
+                      "≤ 128 B per pod + 1 KiB per node", verdict(per_pod <= 128 and per_node <= 1024)])
+
+    xu = load(d, "x_upstream")
+    if xu:
+        big = [r for r in xu.get("rows", []) if r.get("nodes") == 5000 and r.get("pdbs", 0) == 0]
+        if big:
+            x = [r["xUpstream"] for r in big]
+            lines.append(["x_upstream at 5000 nodes (kube-scheduler's evaluator, same dumps, "
+                          "1 thread; `x_upstream.sh`)", f"{span(x, digits=0)} over {len(big)} rows",
+                          "≥ 100", verdict(min(x) >= 100)])
+
+    sim = load(d, "async_loop")
+    if sim:
+        at = [s for s in sim["summary"] if s["rate"] == 5 and s["latency_ms"] == 50]
+        if at:
+            lines.append(["async loop, L = 50 ms, r = 5/s",
+                          f"{at[0]['async_over_baseline']:.3f} of the no-preemption baseline", "≥ 0.9",
+                          verdict(at[0]["async_over_baseline"] >= 0.9)])
+        err = max(abs(s["inline_prediction_error"]) for s in sim["summary"])
+        lines.append(["inline loop against its cost model", f"within {100 * err:.1f}%", "within 10%",
+                      verdict(err <= 0.10)])
+
+    machine = ""
+    path = os.path.join(d, "machine.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            info = dict(line.split(": ", 1) for line in f.read().splitlines() if ": " in line)
+        machine = (f"Run of {info.get('date', '?')} at commit {info.get('commit', '?')}, "
+                   f"{info.get('cpu', '?')} CPUs, {info.get('compiler', '?')}; load average "
+                   f"{info.get('load average before', '?')} before, {info.get('load average after', '?')} after.\n\n")
+    return machine + table(["measure", "value", "target", ""], lines)
+
+
+def splice_readme(readme, block):
+    """Replaces the README's block between README_BEGIN and README_END."""
+    with open(readme) as f:
+        text = f.read()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        sys.exit(f"summarize.py: {readme}: no '{README_BEGIN}' ... '{README_END}' block to replace")
+    text = text[:begin] + README_BEGIN + "\n" + block + "\n" + text[end:]
+    with open(readme, "w") as f:
+        f.write(text)
+
+
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    args = sys.argv[1:]
+    readme = None
+    if "--readme" in args:
+        i = args.index("--readme")
+        if i + 1 >= len(args):
+            sys.exit("summarize.py: --readme needs the README's path")
+        readme = args[i + 1]
+        del args[i:i + 2]
+    d = args[0] if args else os.path.dirname(os.path.abspath(__file__))
+    if readme:
+        splice_readme(readme, readme_table(d))
     out = []
     machine = os.path.join(d, "machine.txt")
     if os.path.exists(machine):

@@ -115,8 +115,9 @@ struct evaluator_config {
   sampling_args sampling;
   // Workers per dry run, the calling thread included. 1 evaluates sequentially.
   std::size_t parallelism = 1;
-  // Nodes per worker in one parallel batch: larger batches mean fewer hand-offs and more nodes
-  // evaluated beyond the sequential stop (their results are discarded).
+  // Nodes per worker in a parallel batch that may reach beyond the sequential stop: larger
+  // batches mean fewer hand-offs and more nodes evaluated past the stop (their results are
+  // discarded). Batches that cannot reach the stop are larger (up to 1024 nodes).
   std::size_t chunk = 8;
   // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
   // library and target).
@@ -407,6 +408,8 @@ class evaluator {
                         ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
                                                   budgets, nominated, wk.scratch, policy_));
     victim_selection<pod_type>& r = out.selection;
+    if (out.victims.capacity() < r.victims.size())  // once per slot and largest node
+      out.victims.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
     out.victims.assign(r.victims.begin(), r.victims.end());
     if (r.outcome.is_success() && r.victims.empty()) r.outcome = status::error(zero_victims_reason);
     if constexpr (precomputes_scores)
@@ -420,9 +423,7 @@ class evaluator {
   void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
                [[maybe_unused]] const E& ex) {
     const std::size_t n = potential_.size();
-    const std::size_t batch_size =
-        is_always_inline_v<E> || workers_.size() == 1 ? 1 : workers_.size() * config_.chunk;
-    if (results_.size() < batch_size) results_.resize(batch_size);
+    const bool parallel = !is_always_inline_v<E> && workers_.size() > 1;
     struct context {  // for the helper crew
       evaluator* self;
       const pod_type* preemptor;
@@ -431,9 +432,14 @@ class evaluator {
       const N* nominations;
     } ctx [[maybe_unused]]{this, &preemptor, &cluster, &budgets, &nominations};
 
+    if (parallel) prepare_workers(cluster, budgets);
+    std::size_t previous = 0;
     for (batch_base_ = 0; batch_base_ < n;) {
-      const std::size_t count = std::min(batch_size, n - batch_base_);
-      if (count == 1 || is_always_inline_v<E> || workers_.size() == 1) {
+      const std::size_t count =
+          parallel ? std::min(next_batch_size(previous), n - batch_base_) : std::size_t{1};
+      if (results_.size() < count) results_.resize(count);
+      previous = count;
+      if (count == 1 || !parallel) {
         for (std::size_t i = 0; i < count; ++i)
           evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
       }
@@ -442,6 +448,7 @@ class evaluator {
         detail::crew_job job;
         job.context = &ctx;
         job.count = count;
+        job.grain = std::max<std::size_t>(1, count / (workers_.size() * claims_per_worker));
         job.process = [](detail::crew_job& j, std::size_t item, std::size_t w) noexcept {
           auto& c = *static_cast<context*>(j.context);
           c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
@@ -476,6 +483,36 @@ class evaluator {
 
   diagnosis_view diagnosis() const noexcept {
     return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
+  }
+
+  // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
+  // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
+  // not grow its buffers in a later decision.
+  template <class B>
+  void prepare_workers(const C& cluster, const B& budgets) {
+    std::size_t pods = 0;
+    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.entries().capacity());
+    for (worker& wk : workers_) {
+      if (!wk.state) wk.state.emplace(cluster.make_state());
+      wk.scratch.reserve(pods, budgets.budget_count());
+    }
+  }
+
+  // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
+  // candidates, and each node adds at most one, so the next (wanted - held) nodes are all read by
+  // a sequential evaluation as well: a batch of that many wastes nothing, however large. Beyond
+  // that (or when the lists are full but hold no candidate without violations) a batch is
+  // workers * chunk nodes, the evaluation ahead of the sequential stop that config.chunk allows.
+  // Branch and bound bounds a batch against the batches before it, so its batches start at
+  // workers * chunk and double. max_batch caps the results a batch holds at once.
+  std::size_t next_batch_size(std::size_t previous) const noexcept {
+    const std::size_t ahead = workers_.size() * config_.chunk;
+    const std::size_t held = without_violations_.size() + with_violations_.size();
+    const std::size_t safe =
+        held < decision_.candidates_wanted ? decision_.candidates_wanted - held : 0;
+    std::size_t size = std::max(ahead, std::min(safe, max_batch));
+    if (bounding_) size = std::min(size, std::max(ahead, 2 * previous));
+    return size;
   }
 
   // Folds a batch into the candidate lists in sequential order; true when the dry run may stop.
@@ -618,6 +655,12 @@ class evaluator {
   Observer observer_;
   offset_sequence offsets_;
 #if !defined(PREEMPT_NO_THREADS)
+  // The most nodes one parallel batch evaluates (their results are held until the merge), and how
+  // many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
+  // counter less; more, smaller ones balance uneven nodes better).
+  static constexpr std::size_t max_batch = 1024;
+  static constexpr std::size_t claims_per_worker = 16;
+
   std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
 #endif
   std::vector<worker> workers_;

@@ -3,8 +3,9 @@
 // helper_crew(workers) owns `workers - 1` helpers. run(job, ex) processes every item of `job`:
 // the calling thread is worker 0 and takes items itself; helper w (1 <= w < workers, and
 // w < job.count) is handed to `ex` as a task_ref that, when it runs, takes items too as worker
-// w. Items are claimed through one atomic counter, so each runs exactly once, on whichever worker
-// claims it first. run returns when every item is done and no helper still looks at the job.
+// w. Items are claimed `job.grain` at a time through one atomic counter, so each runs exactly
+// once, on whichever worker claims it first. run returns when every item is done and no helper
+// still looks at the job.
 //
 // The protocol that keeps it safe with any executor:
 //   - the calling thread never waits for a helper that has not started: a helper that runs late
@@ -18,8 +19,8 @@
 //     destroying the crew. A helper marks itself free under the crew's lock, so the destructor,
 //     which waits under the same lock, cannot free the crew while a helper still touches it.
 //
-// Complexity: O(items) claims plus one execute per helper per run. Allocation: the helpers, once,
-// in the constructor. Exceptions: none escape (run is noexcept). Thread-safety: one run at a
+// Complexity: O(items / grain) claims plus one execute per helper per run. Allocation: the helpers,
+// once, in the constructor. Exceptions: none escape (run is noexcept). Thread-safety: one run at a
 // time per crew; the job's `process` is called concurrently from the workers.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -44,16 +45,20 @@ struct crew_job {
   void (*process)(crew_job&, std::size_t item, std::size_t worker) noexcept = nullptr;
   void* context = nullptr;
   std::size_t count = 0;
+  std::size_t grain = 1;  // items per claim (at least 1)
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
 
-  // Claims and processes items until none is left.
+  // Claims `grain` items at a time and processes them until none is left.
   void run_items(std::size_t worker) noexcept {
+    const std::size_t step = grain == 0 ? 1 : grain;
     for (;;) {
-      const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= count) return;
-      process(*this, i, worker);
-      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == count) done.notify_all();
+      const std::size_t first = next.fetch_add(step, std::memory_order_relaxed);
+      if (first >= count) return;
+      const std::size_t last = first + step < count ? first + step : count;
+      for (std::size_t i = first; i < last; ++i) process(*this, i, worker);
+      const std::size_t claimed = last - first;
+      if (done.fetch_add(claimed, std::memory_order_acq_rel) + claimed == count) done.notify_all();
     }
   }
 };
