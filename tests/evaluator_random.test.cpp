@@ -572,3 +572,38 @@ TEST_CASE("a seeded offset draw is the same on every executor") {
     }
   }
 }
+
+TEST_CASE(
+    "large clusters: parallel batches of up to a thousand nodes give the sequential decision") {
+  // Batches hold every node a sequential run reads anyway, capped: clusters of more nodes than a
+  // batch holds, sampled (the stop falls inside a batch) and full, every node unschedulable.
+  const preempt::default_policy policy{rnd::world{}.now};
+  std::size_t above_cap = 0;
+  for (const std::uint64_t seed : rnd::seeds(PREEMPT_TEST_UNDER_TSAN ? 4 : 12, 0x1a29e)) {
+    CAPTURE(seed);
+    const rnd::world w = rnd::make_world(
+        seed, rnd::shape{.max_nodes = 3000, .max_pods = 6, .max_budgets = 40, .max_nominated = 0});
+    above_cap += w.cluster.size() > 1024;
+    const preempt::filter_statuses statuses(w.cluster.size(), status_code::unschedulable);
+    for (const std::int32_t percentage : {10, 100}) {
+      CAPTURE(percentage);
+      const preempt::sampling_args args{.min_candidate_nodes_percentage = percentage,
+                                        .min_candidate_nodes_absolute = 100};
+      const preempt::attempt at{.offset = seed % w.cluster.size(), .nominated_node = {}};
+      evaluator sequential(config(1, 8, args), policy);
+      const std::string want =
+          describe(sequential.evaluate(w.preemptor, w.cluster, statuses, w.budgets,
+                                       preempt::no_nominations{}, preempt::inline_executor{}, at));
+      for (const std::size_t parallelism : {std::size_t{2}, std::size_t{3}}) {
+        CAPTURE(parallelism);
+        evaluator parallel(config(parallelism, 8, args), policy);
+        exf::pool_fixture pool;
+        for (int round = 0; round < 2; ++round)  // the second reuses the grown buffers
+          CHECK(describe(parallel.evaluate(w.preemptor, w.cluster, statuses, w.budgets,
+                                           preempt::no_nominations{}, pool.executor(), at)) ==
+                want);
+      }
+    }
+  }
+  CHECK(above_cap >= 1);
+}

@@ -180,3 +180,21 @@ TEST_CASE("helper_crew: the destructor waits until every queued helper has run")
   destroyer.join();
   CHECK(destroyed.load());
 }
+
+TEST_CASE(
+    "helper_crew: items claimed several at a time still run once each, the last claim short") {
+  preempt::thread_pool pool(2);
+  helper_crew crew(3);
+  for (const std::size_t grain :
+       {std::size_t{1}, std::size_t{4}, std::size_t{7}, std::size_t{64}, std::size_t{1000}}) {
+    CAPTURE(grain);
+    recorded_job r(101);  // no multiple of 4, 7 or 64: the last claim is cut at the count
+    r.job.grain = grain;
+    crew.run(r.job, pool.get_executor());
+    CHECK(r.each_ran_once());
+    CHECK(r.job.done.load() == 101);
+    CHECK(r.ran_by(0) + r.ran_by(1) + r.ran_by(2) == 101);
+    if (grain >= 101)
+      CHECK(r.ran_by(0) + r.ran_by(1) + r.ran_by(2) == r.ran_by(r.worker[0].load()));
+  }
+}

@@ -7,6 +7,10 @@
 // lost or run twice. Executing on a pool that has been joined runs the task inline on the caller,
 // so late work is never dropped.
 //
+// A worker that runs out of tasks polls the queue for a short while (idle_poll) before it sleeps,
+// so a task queued right after the last one (the next batch of a parallel dry run) starts without
+// the cost of waking a sleeping thread; it yields the processor between polls.
+//
 // Allocation: the queue is a ring buffer that grows geometrically (reserve() avoids it). No
 // exceptions of its own beyond those of std::thread construction. Thread-safety: every member may
 // be called from any thread, except that join() must not be called from a worker.
@@ -15,6 +19,8 @@
 #ifndef PREEMPT_THREAD_POOL_HPP
 #define PREEMPT_THREAD_POOL_HPP
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -64,6 +70,7 @@ class thread_pool {
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
+      stopping_polled_.store(true, std::memory_order_release);
     }
     wake_.notify_all();
     for (std::thread& t : workers_)
@@ -84,6 +91,7 @@ class thread_pool {
       if (count_ == ring_.size()) grow_to(ring_.size() * 2);
       ring_[(head_ + count_) % ring_.size()] = t;
       ++count_;
+      queued_.store(count_, std::memory_order_release);
     }
     wake_.notify_one();
   }
@@ -100,17 +108,37 @@ class thread_pool {
     std::unique_lock lock(mutex_);
     ++active_workers_;
     for (;;) {
+      if (count_ == 0 && !stopping_) {
+        lock.unlock();
+        poll_for_work();
+        lock.lock();
+      }
       wake_.wait(lock, [this] { return count_ > 0 || stopping_; });
       if (count_ == 0) break;  // stopping and nothing left
       const task_ref t = ring_[head_];
       head_ = (head_ + 1) % ring_.size();
       --count_;
+      queued_.store(count_, std::memory_order_release);
       lock.unlock();
       t();
       lock.lock();
     }
     --active_workers_;
   }
+
+  // Polls, without the lock, until a task is queued, the pool stops or idle_poll has passed.
+  void poll_for_work() const noexcept {
+    const auto until = std::chrono::steady_clock::now() + idle_poll;
+    do {
+      if (queued_.load(std::memory_order_acquire) != 0 ||
+          stopping_polled_.load(std::memory_order_acquire))
+        return;
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < until);
+  }
+
+  // How long an idle worker polls before it sleeps.
+  static constexpr std::chrono::microseconds idle_poll{50};
 
   std::mutex join_mutex_;
   std::mutex mutex_;
@@ -121,8 +149,10 @@ class thread_pool {
   std::vector<task_ref> ring_;
   std::size_t head_ = 0;
   std::size_t count_ = 0;
+  std::atomic<std::size_t> queued_{0};  // count_, for the polling workers
   std::size_t active_workers_ = 0;
   bool stopping_ = false;
+  std::atomic<bool> stopping_polled_{false};  // stopping_, for the polling workers
   std::vector<std::thread> workers_;
 };
 
