@@ -11,8 +11,9 @@
 //                  empty nominated node name in Override mode) the nomination must be removed,
 //                  without it (the extenders dropped every candidate) it is kept;
 //   error          something failed: keep the nomination and retry later (status Error).
-// It also carries what the evaluation saw: every node it tried with its outcome, the candidates,
-// which one won and why, the number of potential nodes, the start offset and the sample size.
+// It also carries what the evaluation saw: every node it tried with its outcome (a diagnosis_view:
+// one small entry per node naming one of the few distinct outcomes), the candidates, which one won
+// and why, the number of potential nodes, the start offset and the sample size.
 //
 // A decision is a view into the evaluator that produced it (its buffers) and into the caller's
 // cluster (the victims): valid until the evaluator's next evaluate call or a change of the cluster.
@@ -23,8 +24,11 @@
 #ifndef PREEMPT_DECISION_HPP
 #define PREEMPT_DECISION_HPP
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <ranges>
 #include <span>
 #include <string_view>
 
@@ -57,6 +61,96 @@ struct node_diagnosis {
   status outcome;
 };
 
+// Every node a dry run kept, in evaluation order, each with its outcome, stored compactly: an
+// entry per node names one of a few distinct outcomes (most nodes fail for the same reasons), and
+// each distinct outcome carries how many entries name it. Reading element i yields a
+// node_diagnosis (a copy of its outcome); outcomes() and counts() let a reader that only tallies
+// outcomes (upstream's FitError histogram) visit the distinct outcomes instead of every node.
+// An outcome may appear more than once among the distinct ones (the producer interns against its
+// recent outcomes only); counts() then splits its nodes between them.
+//
+// A view: valid as long as the storage it was made from. O(1) per access; no allocation.
+class diagnosis_view {
+ public:
+  struct entry {
+    std::size_t node_index;
+    std::size_t outcome;  // into outcomes()
+  };
+
+  class iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using iterator_concept = std::random_access_iterator_tag;
+    using value_type = node_diagnosis;
+    using difference_type = std::ptrdiff_t;
+    using reference = node_diagnosis;
+    using pointer = void;
+
+    constexpr iterator() noexcept = default;
+    constexpr iterator(const entry* at, const status* outcomes) noexcept
+        : at_(at), outcomes_(outcomes) {}
+
+    constexpr node_diagnosis operator*() const noexcept {
+      return {at_->node_index, outcomes_[at_->outcome]};
+    }
+    constexpr node_diagnosis operator[](difference_type k) const noexcept { return *(*this + k); }
+    constexpr iterator& operator++() noexcept { return ++at_, *this; }
+    constexpr iterator operator++(int) noexcept { return {at_++, outcomes_}; }
+    constexpr iterator& operator--() noexcept { return --at_, *this; }
+    constexpr iterator operator--(int) noexcept { return {at_--, outcomes_}; }
+    constexpr iterator& operator+=(difference_type k) noexcept { return at_ += k, *this; }
+    constexpr iterator& operator-=(difference_type k) noexcept { return at_ -= k, *this; }
+    friend constexpr iterator operator+(iterator it, difference_type k) noexcept { return it += k; }
+    friend constexpr iterator operator+(difference_type k, iterator it) noexcept { return it += k; }
+    friend constexpr iterator operator-(iterator it, difference_type k) noexcept { return it -= k; }
+    friend constexpr difference_type operator-(const iterator& a, const iterator& b) noexcept {
+      return a.at_ - b.at_;
+    }
+    friend constexpr bool operator==(const iterator& a, const iterator& b) noexcept {
+      return a.at_ == b.at_;
+    }
+    friend constexpr auto operator<=>(const iterator& a, const iterator& b) noexcept {
+      return a.at_ <=> b.at_;
+    }
+
+   private:
+    const entry* at_ = nullptr;
+    const status* outcomes_ = nullptr;
+  };
+
+  constexpr diagnosis_view() noexcept = default;
+  // `counts[k]` is the number of entries whose outcome is k (one per outcome).
+  constexpr diagnosis_view(std::span<const entry> entries, std::span<const status> outcomes,
+                           std::span<const std::size_t> counts) noexcept
+      : entries_(entries), outcomes_(outcomes), counts_(counts) {}
+
+  constexpr std::size_t size() const noexcept { return entries_.size(); }
+  constexpr bool empty() const noexcept { return entries_.empty(); }
+  constexpr iterator begin() const noexcept { return {entries_.data(), outcomes_.data()}; }
+  constexpr iterator end() const noexcept {
+    return {entries_.data() + entries_.size(), outcomes_.data()};
+  }
+  constexpr node_diagnosis operator[](std::size_t i) const noexcept {
+    return {entries_[i].node_index, outcomes_[entries_[i].outcome]};
+  }
+  constexpr node_diagnosis front() const noexcept { return (*this)[0]; }
+  constexpr node_diagnosis back() const noexcept { return (*this)[size() - 1]; }
+
+  constexpr std::span<const entry> entries() const noexcept { return entries_; }
+  // The distinct outcomes, and how many entries name each.
+  constexpr std::span<const status> outcomes() const noexcept { return outcomes_; }
+  constexpr std::span<const std::size_t> counts() const noexcept { return counts_; }
+
+ private:
+  std::span<const entry> entries_;
+  std::span<const status> outcomes_;
+  std::span<const std::size_t> counts_;
+};
+
+static_assert(std::random_access_iterator<diagnosis_view::iterator>);
+static_assert(std::ranges::random_access_range<diagnosis_view>);
+static_assert(std::ranges::sized_range<diagnosis_view>);
+
 template <class P>
 struct decision {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
@@ -73,7 +167,7 @@ struct decision {
   // "" when nominated; otherwise the upstream status message.
   std::string_view message;
   // Every node the dry run kept, in evaluation order, with its outcome.
-  std::span<const node_diagnosis> diagnosis;
+  diagnosis_view diagnosis;
   // The candidates after the extenders, in the order they were found. With
   // evaluator_config::report_only_chosen, only those whose victims were selected.
   std::span<const candidate<P>> candidates;

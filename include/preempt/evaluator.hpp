@@ -349,6 +349,8 @@ class evaluator {
   void reset_decision() {
     decision_ = decision_type{};
     diagnosis_.clear();
+    outcomes_.clear();
+    outcome_counts_.clear();
     candidates_.clear();
     candidate_scores_.clear();
     without_violations_.clear();
@@ -364,12 +366,20 @@ class evaluator {
       if (status_code(statuses.code_of(i)) == status_code::unschedulable) potential_.push_back(i);
   }
 
+  // The k-th potential node in evaluation order (k < n): from the offset on, wrapping around,
+  // without a division.
+  std::size_t potential_node(std::size_t k) const noexcept {
+    const std::size_t n = potential_.size();
+    std::size_t at = decision_.offset + k;
+    if (at >= n) at -= n;
+    return potential_[at];
+  }
+
   // Evaluates node `item` of the current batch on worker `w`.
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
-    const std::size_t node_index =
-        potential_[(decision_.offset + batch_base_ + item) % potential_.size()];
+    const std::size_t node_index = potential_node(batch_base_ + item);
     worker& wk = workers_[w];
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
@@ -452,6 +462,29 @@ class evaluator {
     }
   }
 
+  // The diagnosis' index of `outcome` among this evaluation's distinct outcomes, counted: the most
+  // recent matches are searched (O(1) per node, however many distinct reasons nodes give) and a
+  // new one is added otherwise. The statuses are copied, their reasons are views as before.
+  std::size_t intern_outcome(const status& outcome) {
+    if (last_outcome_ < outcomes_.size() && outcomes_[last_outcome_] == outcome) {
+      ++outcome_counts_[last_outcome_];
+      return last_outcome_;
+    }
+    const std::size_t n = outcomes_.size();
+    for (std::size_t k = 1; k <= std::min<std::size_t>(n, 8); ++k)
+      if (outcomes_[n - k] == outcome) {
+        ++outcome_counts_[n - k];
+        return last_outcome_ = n - k;
+      }
+    outcomes_.push_back(outcome);
+    outcome_counts_.push_back(1);
+    return last_outcome_ = n;
+  }
+
+  diagnosis_view diagnosis() const noexcept {
+    return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
+  }
+
   // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
   // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
   // not grow its buffers in a later decision.
@@ -487,10 +520,9 @@ class evaluator {
     const std::size_t wanted = decision_.candidates_wanted;
     for (std::size_t i = 0; i < count; ++i) {
       const item_result& r = results_[i];
-      const std::size_t node_index =
-          potential_[(decision_.offset + batch_base_ + i) % potential_.size()];
+      const std::size_t node_index = potential_node(batch_base_ + i);
       const status& outcome = r.outcome();
-      diagnosis_.push_back({node_index, outcome});
+      diagnosis_.push_back({node_index, intern_outcome(outcome)});
       detail::notify_node_evaluated(observer_, node_index, outcome,
                                     std::span<const pod_type* const>(r.victims), r.violations());
       if (outcome.code() == status_code::error) has_errors_ = true;
@@ -529,7 +561,7 @@ class evaluator {
     };
     for (const kept_candidate& k : without_violations_) add(k);
     for (const kept_candidate& k : with_violations_) add(k);
-    decision_.diagnosis = diagnosis_;
+    decision_.diagnosis = diagnosis();
   }
 
   // Runs the extenders; false when the attempt failed (the decision is then set).
@@ -591,14 +623,14 @@ class evaluator {
     decision_.victims = best.victims;
     decision_.pdb_violations = best.pdb_violations;
     decision_.candidates = cands;
-    decision_.diagnosis = diagnosis_;
+    decision_.diagnosis = diagnosis();
     return decision_;
   }
 
   const decision_type& finish(decision_kind kind, std::string_view message) {
     decision_.kind = kind;
     decision_.message = message;
-    decision_.diagnosis = diagnosis_;
+    decision_.diagnosis = diagnosis();
     decision_.candidates = std::span<const candidate<pod_type>>(candidates_);
     return decision_;
   }
@@ -610,12 +642,12 @@ class evaluator {
   // No candidate: upstream's FitError over all nodes; the nomination is cleared.
   const decision_type& finish_unschedulable(std::size_t total_nodes) {
     decision_.clear_nomination = true;
-    return finish(decision_kind::unschedulable, messages_.fit_error(diagnosis_, total_nodes));
+    return finish(decision_kind::unschedulable, messages_.fit_error(diagnosis(), total_nodes));
   }
 
   // Errors and no candidate: upstream's aggregate of the dry run's errors.
   const decision_type& finish_errors(const C& cluster) {
-    return finish(decision_kind::error, messages_.aggregate_error(diagnosis_, cluster));
+    return finish(decision_kind::error, messages_.aggregate_error(diagnosis(), cluster));
   }
 
   evaluator_config config_;
@@ -634,7 +666,11 @@ class evaluator {
   std::vector<item_result> results_;
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
-  std::vector<node_diagnosis> diagnosis_;
+  // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).
+  std::vector<diagnosis_view::entry> diagnosis_;
+  std::vector<status> outcomes_;
+  std::vector<std::size_t> outcome_counts_;
+  std::size_t last_outcome_ = 0;
   std::vector<kept_candidate> without_violations_;
   std::vector<kept_candidate> with_violations_;
   std::vector<const pod_type*> victim_arena_;

@@ -16,7 +16,8 @@
 //   prefixed(text)                      any other message, e.g. PodEligibleToPreemptOthers' reason.
 // Each returns a view of the buffer, valid until the next call.
 //
-// Complexity: O(reasons · distinct reasons) for fit_error, O(errors²) for aggregate_error.
+// Complexity: fit_error visits the diagnosis' distinct outcomes with their counts, not every node:
+// O(reasons of the distinct outcomes · distinct reasons); O(nodes + errors²) for aggregate_error.
 // Allocation: the buffers (the message and one line per distinct reason or error) grow to the
 // longest message seen, then are reused: composing a message no longer than an earlier one
 // allocates nothing, on the error path too. No exceptions of its own. Not synchronized.
@@ -61,13 +62,15 @@ class failure_message {
     return message_;
   }
 
-  std::string_view fit_error(std::span<const node_diagnosis> diagnosis, std::size_t total_nodes) {
+  std::string_view fit_error(const diagnosis_view& diagnosis, std::size_t total_nodes) {
     histogram_.clear();
     std::size_t failed = 0;
-    for (const node_diagnosis& d : diagnosis) {
-      if (d.outcome.is_success()) continue;
-      ++failed;
-      for (std::string_view reason : d.outcome.reasons()) count(reason, 1);
+    const std::span<const status> outcomes = diagnosis.outcomes();
+    const std::span<const std::size_t> counts = diagnosis.counts();
+    for (std::size_t k = 0; k < outcomes.size(); ++k) {
+      if (outcomes[k].is_success() || counts[k] == 0) continue;
+      failed += counts[k];
+      for (std::string_view reason : outcomes[k].reasons()) count(reason, counts[k]);
     }
     if (total_nodes > failed) count(not_helpful_reason, total_nodes - failed);
     used_ = 0;
@@ -89,15 +92,17 @@ class failure_message {
 
   // `nodes[i].name()` is the name of node i (a preempt::cluster, for instance).
   template <class Nodes>
-  std::string_view aggregate_error(std::span<const node_diagnosis> diagnosis, const Nodes& nodes) {
+  std::string_view aggregate_error(const diagnosis_view& diagnosis, const Nodes& nodes) {
     used_ = 0;
-    for (const node_diagnosis& d : diagnosis) {
-      if (d.outcome.code() != status_code::error) continue;
+    const std::span<const status> outcomes = diagnosis.outcomes();
+    for (const diagnosis_view::entry& e : diagnosis.entries()) {
+      const status& outcome = outcomes[e.outcome];
+      if (outcome.code() != status_code::error) continue;
       std::string& line = next_line();
-      if (d.outcome.reason() == zero_victims_reason)
-        append_zero_victims(line, ::preempt::name_of(nodes[d.node_index]));
+      if (outcome.reason() == zero_victims_reason)
+        append_zero_victims(line, ::preempt::name_of(nodes[e.node_index]));
       else
-        line = d.outcome.reason();
+        line = outcome.reason();
       const auto seen = lines_.begin() + static_cast<std::ptrdiff_t>(used_ - 1);
       if (std::find(lines_.begin(), seen, line) != seen) --used_;  // a duplicate: drop it
     }

@@ -158,8 +158,9 @@ class status {
   friend constexpr bool operator==(const status& a, const status& b) noexcept {
     if (a.code_ != b.code_ || a.count_ != b.count_) return false;
     const auto ra = a.reasons(), rb = b.reasons();
-    for (std::size_t i = 0; i < ra.size(); ++i)
-      if (ra[i] != rb[i]) return false;
+    for (std::size_t i = 0; i < ra.size(); ++i)  // the same text at the same address: equal
+      if ((ra[i].data() != rb[i].data() || ra[i].size() != rb[i].size()) && ra[i] != rb[i])
+        return false;
     return true;
   }
 

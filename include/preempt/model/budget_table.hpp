@@ -8,7 +8,10 @@
 // Index by pod: an open-addressing hash table maps each uid to the list of its memberships (budget
 // index, and whether the pod is in that budget's disruptedPods) in ascending budget order, so
 // for_each_budget_of visits only the budgets that select the pod, with no search through all
-// memberships or the disruptedPods lists.
+// memberships or the disruptedPods lists. A pod's first two memberships live in its hash slot
+// itself (most pods are selected by one or two budgets): looking a pod up then reads one slot and
+// the budgets' namespaces, not a chain of entries scattered over the table; further memberships
+// follow in a linked overflow list.
 //
 // Complexity: for_each_budget_of is O(1) expected + O(k) for the k budgets of the pod; add_member
 // is O(1) amortized expected + O(k + log d) for d disrupted entries, add_disrupted O(d + k).
@@ -55,9 +58,13 @@ class budget_table {
     auto at = std::upper_bound(disrupted_.begin(), disrupted_.end(), k);
     if (at != disrupted_.begin() && !(*std::prev(at) < k)) return;  // already present
     disrupted_.insert(at, k);
-    const std::size_t s = find_slot(uid);
-    if (s == npos) return;
-    for (std::uint32_t e = slots_[s].head; e != nil; e = entries_[e].next) {
+    const std::size_t found = find_slot(uid);
+    if (found == npos) return;
+    slot& s = slots_[found];
+    for (std::uint32_t i = 0; i < s.count; ++i)
+      if (s.inline_budgets[i] == k.budget_index)
+        s.inline_disrupted = static_cast<std::uint8_t>(s.inline_disrupted | 1u << i);
+    for (std::uint32_t e = s.overflow; e != nil; e = entries_[e].next) {
       if (entries_[e].budget_index == k.budget_index) entries_[e].disrupted = true;
     }
   }
@@ -67,11 +74,16 @@ class budget_table {
 
   template <class Visit>
   void for_each_budget_of(const resource_pod& p, Visit&& visit) const {
-    const std::size_t s = find_slot(p.uid());
-    if (s == npos) return;
-    for (std::uint32_t e = slots_[s].head; e != nil; e = entries_[e].next) {
+    const std::size_t at = find_slot(p.uid());
+    if (at == npos) return;
+    const slot& s = slots_[at];
+    const std::uint32_t ns = p.namespace_id();
+    for (std::uint32_t k = 0; k < s.count; ++k)
+      if (budgets_[s.inline_budgets[k]].namespace_id == ns)
+        visit(std::size_t{s.inline_budgets[k]}, (s.inline_disrupted >> k & 1u) != 0);
+    for (std::uint32_t e = s.overflow; e != nil; e = entries_[e].next) {
       const entry& m = entries_[e];
-      if (budgets_[m.budget_index].namespace_id != p.namespace_id()) continue;
+      if (budgets_[m.budget_index].namespace_id != ns) continue;
       visit(std::size_t{m.budget_index}, m.disrupted);
     }
   }
@@ -88,16 +100,22 @@ class budget_table {
       return a.uid != b.uid ? a.uid < b.uid : a.budget_index < b.budget_index;
     }
   };
-  // One membership, a link of its pod's list (ascending budget order).
+  // One membership past a pod's first two, a link of its overflow list (ascending budget order).
   struct entry {
     std::uint32_t budget_index;
     std::uint32_t next;
     bool disrupted;
   };
-  // One pod of the hash table; used == false marks an empty slot.
+  static constexpr std::uint32_t inline_count = 2;
+  // One pod of the hash table; used == false marks an empty slot. Its memberships in ascending
+  // budget order: inline_budgets[0 .. count), bit k of inline_disrupted telling whether the pod is
+  // in that budget's disruptedPods, then the overflow list (only when count == inline_count).
   struct slot {
     pod_id uid;
-    std::uint32_t head;
+    std::uint32_t inline_budgets[inline_count];
+    std::uint32_t overflow;
+    std::uint8_t count;
+    std::uint8_t inline_disrupted;
     bool used;
   };
   static constexpr std::uint32_t nil = 0xffffffffu;
@@ -124,7 +142,7 @@ class budget_table {
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = budget_table::start_of(uid, mask);; i = (i + 1) & mask) {
       if (!slots_[i].used) {
-        slots_[i] = slot{uid, nil, true};
+        slots_[i] = slot{uid, {0, 0}, nil, 0, 0, true};
         ++pods_;
         return i;
       }
@@ -133,7 +151,7 @@ class budget_table {
   }
 
   void rehash(std::size_t size) {
-    std::vector<slot> old(size, slot{0, nil, false});
+    std::vector<slot> old(size, slot{0, {0, 0}, nil, 0, 0, false});
     old.swap(slots_);
     const std::size_t mask = slots_.size() - 1;
     for (const slot& o : old) {
@@ -147,9 +165,32 @@ class budget_table {
   // Inserts (budget, disrupted) into uid's list, keeping ascending budget order; no duplicates.
   void link(pod_id uid, std::uint32_t budget, bool disrupted) {
     PREEMPT_ASSERT(entries_.size() < nil, "budget_table::add_member: too many memberships");
-    const std::size_t s = budget_table::slot_for(uid);
+    slot& s = slots_[budget_table::slot_for(uid)];
+    std::uint32_t k = 0;
+    while (k < s.count && s.inline_budgets[k] < budget) ++k;
+    if (k < s.count && s.inline_budgets[k] == budget) return;  // already present
+    if (k < inline_count) {
+      // It goes inline at k; with the slot full, the last inline membership (below every overflow
+      // one) moves to the front of the overflow list.
+      if (s.count == inline_count) {
+        const std::uint32_t last = inline_count - 1;
+        const auto spilled = static_cast<std::uint32_t>(entries_.size());
+        entries_.push_back(
+            entry{s.inline_budgets[last], s.overflow, (s.inline_disrupted >> last & 1u) != 0});
+        s.overflow = spilled;
+        s.inline_disrupted = static_cast<std::uint8_t>(s.inline_disrupted & ~(1u << last));
+        --s.count;
+      }
+      for (std::uint32_t i = s.count; i > k; --i) s.inline_budgets[i] = s.inline_budgets[i - 1];
+      const std::uint32_t bits = s.inline_disrupted, below = (1u << k) - 1u;
+      s.inline_disrupted = static_cast<std::uint8_t>((bits & below) | (bits & ~below) << 1u |
+                                                     (disrupted ? 1u << k : 0u));
+      s.inline_budgets[k] = budget;
+      ++s.count;
+      return;
+    }
     std::uint32_t prev = nil;
-    std::uint32_t at = slots_[s].head;
+    std::uint32_t at = s.overflow;
     while (at != nil && entries_[at].budget_index < budget) {
       prev = at;
       at = entries_[at].next;
@@ -158,7 +199,7 @@ class budget_table {
     const auto fresh = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(entry{budget, at, disrupted});
     if (prev == nil) {
-      slots_[s].head = fresh;
+      s.overflow = fresh;
     } else {
       entries_[prev].next = fresh;
     }
@@ -167,7 +208,7 @@ class budget_table {
   std::vector<budget_entry> budgets_;
   std::vector<slot> slots_;     // open addressing, linear probing, power-of-two size
   std::size_t pods_ = 0;        // used slots
-  std::vector<entry> entries_;  // memberships, linked per pod
+  std::vector<entry> entries_;  // memberships past the first two, linked per pod
   std::vector<key> disrupted_;  // sorted by (uid, budget)
 };
 

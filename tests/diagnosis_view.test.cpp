@@ -1,0 +1,77 @@
+// preempt::diagnosis_view (a decision's diagnosis: an entry per node naming one of the distinct
+// outcomes, each counted) and failure_message's FitError and aggregate texts read from it.
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <iterator>
+#include <ranges>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "preempt/decision.hpp"
+#include "preempt/failure_message.hpp"
+#include "preempt/status.hpp"
+
+namespace {
+
+using preempt::diagnosis_view;
+using preempt::status;
+
+struct named {
+  std::string name_;
+  std::string_view name() const { return name_; }
+};
+
+}  // namespace
+
+TEST_CASE("diagnosis_view: element i is node i's index and outcome, in order") {
+  const std::vector<status> outcomes{status::unschedulable("Insufficient cpu"), status::ok()};
+  const std::vector<std::size_t> counts{2, 1};
+  const std::vector<diagnosis_view::entry> entries{{7, 0}, {3, 1}, {5, 0}};
+  const diagnosis_view d(entries, outcomes, counts);
+  REQUIRE(d.size() == 3);
+  CHECK(!d.empty());
+  CHECK(d[1].node_index == 3);
+  CHECK(d[1].outcome.is_success());
+  CHECK(d.front().node_index == 7);
+  CHECK(d.back().node_index == 5);
+  CHECK(d.back().outcome.reason() == "Insufficient cpu");
+  std::vector<std::size_t> nodes;
+  for (const preempt::node_diagnosis& n : d) nodes.push_back(n.node_index);
+  CHECK(nodes == std::vector<std::size_t>{7, 3, 5});
+  CHECK(std::ranges::distance(d) == 3);
+  CHECK((*(d.begin() + 2)).node_index == 5);
+  CHECK(d.begin()[1].node_index == 3);
+  CHECK(diagnosis_view{}.empty());
+}
+
+TEST_CASE("failure_message: FitError counts each distinct outcome's nodes, duplicates merged") {
+  status both = status::unschedulable("Insufficient cpu");
+  both.add_reason("Insufficient memory");
+  // The same outcome twice among the distinct ones (interned against recent outcomes only).
+  const std::vector<status> outcomes{status::unschedulable("Insufficient cpu"), both,
+                                     status::unschedulable("Insufficient cpu"), status::ok(),
+                                     status::unresolvable("No preemption victims found")};
+  const std::vector<std::size_t> counts{2, 1, 3, 1, 2};
+  std::vector<diagnosis_view::entry> entries;
+  for (std::size_t k = 0; k < outcomes.size(); ++k)
+    for (std::size_t i = 0; i < counts[k]; ++i) entries.push_back({entries.size(), k});
+  preempt::failure_message m;
+  CHECK(m.fit_error(diagnosis_view(entries, outcomes, counts), 12) ==
+        "preemption: 0/12 nodes are available: 1 Insufficient memory, 2 No preemption victims "
+        "found, 4 Preemption is not helpful for scheduling, 6 Insufficient cpu.");
+  CHECK(m.fit_error(diagnosis_view{}, 2) ==
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+}
+
+TEST_CASE("failure_message: the aggregate of errors in node order, the zero-victims one named") {
+  const std::vector<status> outcomes{status::error("boom"), status::ok(),
+                                     status::error(preempt::zero_victims_reason)};
+  const std::vector<std::size_t> counts{2, 1, 1};
+  const std::vector<diagnosis_view::entry> entries{{2, 2}, {0, 0}, {1, 1}, {3, 0}};
+  const std::vector<named> nodes{{"a"}, {"b"}, {"c"}, {"d"}};
+  preempt::failure_message m;
+  CHECK(m.aggregate_error(diagnosis_view(entries, outcomes, counts), nodes) ==
+        "preemption: [expected at least one victim pod on node \"c\", boom]");
+}
