@@ -213,3 +213,53 @@ TEST_CASE("BU2: reprieve_removed_pods declines pods that are not strictly in imp
     }
   }
 }
+
+TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod reprieve selects") {
+  preempt::victim_scratch<pod> fast_scratch, slow_scratch;
+  std::size_t one_pass = 0, candidates = 0, with_violations = 0;
+  const auto seeds = rnd::seeds(4000, 13);
+  for (const std::uint64_t seed : seeds) {
+    CAPTURE(seed);
+    const random_node w = make_node(seed);
+    // Budgets over the node's pods: overlapping members, 0 to 2 allowed disruptions, some pods
+    // already disrupted.
+    std::mt19937_64 g(seed ^ 0xb0d6e7);
+    preempt::model::budget_table budgets;
+    const auto pods = static_cast<std::int64_t>(w.cluster[0].pods().size());
+    const auto budget_count = pick(g, 1, 4);
+    for (std::int64_t b = 0; b < budget_count; ++b) {
+      const auto allowed = static_cast<std::int32_t>(pick(g, 0, 2));
+      const std::size_t i = budgets.add_budget(0, allowed);
+      for (std::int64_t k = 1; k <= pods; ++k) {
+        const auto draw = pick(g, 0, 9);
+        if (draw < 4) budgets.add_member(i, static_cast<std::uint64_t>(k));
+        if (draw == 9) budgets.add_disrupted(i, static_cast<std::uint64_t>(k));
+      }
+    }
+    const preempt::default_policy policy{w.now};
+    resource_fit_state fast = w.cluster.make_state(), slow = w.cluster.make_state();
+    w.cluster.prepare_state(0, fast);
+    w.cluster.prepare_state(0, slow);
+    pod_by_pod slow_view{&slow};
+    const auto a =
+        preempt::select_victims(w.preemptor, w.cluster[0], fast, budgets, fast_scratch, policy);
+    const auto b = preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets,
+                                           slow_scratch, policy);
+    CHECK(a.outcome == b.outcome);
+    CHECK(uids(a.victims) == uids(b.victims));
+    CHECK(a.pdb_violations == b.pdb_violations);
+    CHECK(fast.requested() == slow.requested());
+    if (a.is_candidate()) {
+      ++candidates;
+      with_violations += a.pdb_violations > 0;
+      if (fast_scratch.entries().empty()) ++one_pass;
+    }
+  }
+  MESSAGE(candidates << " candidates of " << seeds.size() << " nodes, " << one_pass
+                     << " through the one-pass reprieve, " << with_violations
+                     << " with violations");
+  CHECK(candidates > seeds.size() / 5);
+  CHECK(one_pass > candidates / 4);
+  CHECK(one_pass < candidates);
+  CHECK(with_violations > candidates / 10);
+}

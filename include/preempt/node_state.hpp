@@ -94,6 +94,19 @@ concept reprieves_removed_pods =
       { s.reprieve_removed_pods(p, now, out) } -> std::same_as<std::optional<std::size_t>>;
     };
 
+// A node state whose one-pass reprieve also takes budget violations: removed_pods() lists the
+// pods the last remove_lower_priority_pods removed, in the order the reprieve walks them, and
+// reprieve_removed_pods(p, now, out, flags) adds the pods flagged violating (flags[i] & 1) back
+// first (see model::resource_fit_state).
+template <class S, class P>
+concept reprieves_removed_pods_with_budgets =
+    reprieves_removed_pods<S, P> &&
+    requires(S& s, const S& cs, const P& p, timestamp now, std::span<const P*> out,
+             std::span<std::uint8_t> flags) {
+      { cs.removed_pods() } -> std::convertible_to<std::span<const P>>;
+      { s.reprieve_removed_pods(p, now, out, flags) } -> std::same_as<std::optional<std::size_t>>;
+    };
+
 // A node state with the optional victim_score_bound member.
 template <class S, class P>
 concept bounds_victim_scores = requires(const S& s, const P& p, timestamp now) {

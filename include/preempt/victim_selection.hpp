@@ -25,10 +25,12 @@
 //      counts one budget violation).
 // The victims come out as upstream's: the violating ones, then the others, re-sorted by importance
 // (sort.Slice) when both kinds of potential victims existed.
-// Without budgets or nominated pods, under default_policy, a state with remove_lower_priority_pods
-// and reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the
-// removed pods, which it walks in the node's importance order (checking that it is strict): no
-// entries, no sort, no call per pod. The answer is the same.
+// Without nominated pods, under default_policy, a state with remove_lower_priority_pods and
+// reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the removed
+// pods, which it walks in the node's importance order (checking that it is strict): no entries, no
+// sort, no call per pod. With budgets (a state with removed_pods as well), step 6 charges the
+// removed pods in that order first and the state reprieves the violating ones, then the others.
+// The answer is the same.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
 // order, O(v) when it is (O(v·d) in one pass for d dimensions through reprieve_removed_pods), plus
@@ -99,12 +101,13 @@ class victim_scratch {
 
   victim_scratch() = default;
   explicit victim_scratch(const Allocator& alloc)
-      : entries_(alloc), victims_(alloc), remaining_(alloc), stamps_(alloc) {}
+      : entries_(alloc), victims_(alloc), flags_(alloc), remaining_(alloc), stamps_(alloc) {}
 
   // Makes room for nodes of up to `pods` pods and for `budgets` budgets.
   void reserve(std::size_t pods, std::size_t budgets) {
     entries_.reserve(pods);
     victims_.reserve(pods);
+    flags_.reserve(pods);
     grow_budgets(budgets);
   }
 
@@ -142,6 +145,11 @@ class victim_scratch {
     if (victims_.size() < n) victims_.resize(n);
     return {victims_.data(), n};
   }
+  // n flags, one per removed pod, for the one-pass reprieve with budgets (contents unspecified).
+  std::span<std::uint8_t> flag_room(std::size_t n) {
+    if (flags_.size() < n) flags_.resize(n);
+    return {flags_.data(), n};
+  }
 
  private:
   void grow_budgets(std::size_t budgets) {
@@ -153,6 +161,7 @@ class victim_scratch {
 
   std::vector<entry, rebound<entry>> entries_;
   std::vector<const P*, rebound<const P*>> victims_;
+  std::vector<std::uint8_t, rebound<std::uint8_t>> flags_;
   std::vector<std::int64_t, rebound<std::int64_t>> remaining_;
   std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;
   std::uint32_t generation_ = 0;
@@ -221,17 +230,23 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
   });
 }
 
+// Charges the pod, the next in importance order, against its budgets; true when it violates one.
+// In budget order; the first budget the pod exhausts makes it violating and ends its count
+// (upstream's FilterVictimsWithPDBViolation returns there): later budgets keep their share.
+template <class P, class Budgets, class Scratch>
+bool violates_budget(const P& pod, const Budgets& budgets, Scratch& scratch) {
+  bool violating = false;
+  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) {
+    if (already_disrupted || violating) return;
+    if (--scratch.remaining(i, budgets) < 0) violating = true;
+  });
+  return violating;
+}
+
 template <class Entry, class Budgets, class Scratch>
 void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets,
                                 Scratch& scratch) {
-  for (Entry& e : entries) {
-    // In budget order; the first budget the pod exhausts makes it violating and ends its count
-    // (upstream's FilterVictimsWithPDBViolation returns there): later budgets keep their share.
-    budgets.for_each_budget_of(*e.pod, [&](std::size_t i, bool already_disrupted) {
-      if (already_disrupted || e.violating) return;
-      if (--scratch.remaining(i, budgets) < 0) e.violating = true;
-    });
-  }
+  for (Entry& e : entries) e.violating = detail::violates_budget(*e.pod, budgets, scratch);
 }
 
 // A successful selection. Through a function so that the violation count is not a constant
@@ -292,6 +307,27 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           if (const std::optional<std::size_t> chosen =
                   state.reprieve_removed_pods(preemptor, policy.now, room)) {
             return detail::successful_selection<P>(room.first(*chosen), 0);
+          }
+        } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
+          if (no_nominees) {
+            // With budgets: step 6 on the removed pods in the order the state walks them (its
+            // reprieve declines unless that is the strict importance order), then steps 4, 5
+            // and 7 in the state's two passes.
+            const std::span<const P> pods = state.removed_pods();
+            if (pods.size() == *count) {
+              const std::span<std::uint8_t> flags = scratch.flag_room(*count);
+              for (std::size_t i = 0; i < pods.size(); ++i)
+                flags[i] = detail::violates_budget(pods[i], budgets, scratch) ? 1 : 0;
+              const std::span<const P*> room = scratch.victim_room(*count);
+              if (const std::optional<std::size_t> chosen =
+                      state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
+                std::int64_t violating = 0;
+                for (const P* v : room.first(*chosen))
+                  violating += flags[static_cast<std::size_t>(v - pods.data())] & 1;
+                return detail::successful_selection<P>(room.first(*chosen), violating);
+              }
+              scratch.start_node(budgets.budget_count());  // the budget copies start over
+            }
           }
         }
       }

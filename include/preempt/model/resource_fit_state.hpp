@@ -168,20 +168,9 @@ class resource_fit_state {
     const std::span<const resource_pod> removed = pods_.subspan(from);
     const std::size_t dims = requested_.size();
     if (dims > max_fast_dimensions || victims.size() < removed.size()) return std::nullopt;
-    // The preemptor fits while requested[d] <= limit[d] in every dimension it asks for (one pod
-    // slot always); the other dimensions never limit.
     std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
-    const resource_vector& want = preemptor.requests();
+    if (!fit_limits(preemptor, limit.data())) return std::nullopt;
     std::int64_t* used = requested_.data();
-    bool fits_now = true;
-    for (std::size_t d = 0; d < dims; ++d) {
-      const std::int64_t demand = d == resource::pods ? 1 : want[d];
-      limit[d] =
-          demand > 0 ? (*allocatable_)[d] - demand : std::numeric_limits<std::int64_t>::max();
-      fits_now &= used[d] <= limit[d];
-    }
-    for (std::size_t d = dims; d < want.size(); ++d) fits_now &= want[d] <= 0;
-    if (!fits_now) return std::nullopt;
     // Nodes with the standard dimensions only: the dimension loops unrolled.
     const std::size_t count = dims == resource::first_extended
                                   ? resource_fit_state::reprieve_walk<resource::first_extended>(
@@ -189,6 +178,71 @@ class resource_fit_state {
                                   : resource_fit_state::reprieve_walk<max_fast_dimensions>(
                                         removed, dims, now, used, limit.data(), victims.data());
     if (count == not_removed) return std::nullopt;
+    return count;
+  }
+
+  // The pods the last change, a remove_lower_priority_pods, removed, in the order
+  // reprieve_removed_pods walks them (the node's kept_before order); empty when the last change
+  // was anything else or the pods given to reset are not the summary's.
+  std::span<const resource_pod> removed_pods() const noexcept {
+    return removed_from_ == not_removed ? std::span<const resource_pod>{}
+                                        : pods_.subspan(removed_from_);
+  }
+
+  // reprieve_removed_pods with budget violations: flags[i] & 1 marks removed_pods()[i] as
+  // violating a budget. As SelectVictimsOnNode, the violating pods are added back first, then the
+  // others, each in importance order; flags[i] & 2 is set for each victim. The victims are
+  // written in importance order (upstream's order: its re-sort by importance of the violating
+  // victims followed by the others gives exactly that order when the order is strict). Returns
+  // how many victims, or nullopt as reprieve_removed_pods does (flags then partly written).
+  // O(r·d), two passes; no allocation.
+  std::optional<std::size_t> reprieve_removed_pods(const resource_pod& preemptor, timestamp now,
+                                                   std::span<const resource_pod*> victims,
+                                                   std::span<std::uint8_t> flags) noexcept {
+    const std::size_t from = removed_from_;
+    removed_from_ = not_removed;
+    if (from == not_removed) return std::nullopt;
+    const std::span<const resource_pod> removed = pods_.subspan(from);
+    const std::size_t dims = requested_.size();
+    if (dims > max_fast_dimensions || victims.size() < removed.size() ||
+        flags.size() < removed.size())
+      return std::nullopt;
+    std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
+    if (!fit_limits(preemptor, limit.data())) return std::nullopt;
+    std::array<std::int64_t, max_fast_dimensions> used{};
+    std::copy(requested_.data(), requested_.data() + dims, used.data());
+    // Importance order first (nothing changes when it is not strict), then the two passes.
+    std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    timestamp previous_start = std::numeric_limits<timestamp>::min();
+    for (const resource_pod& p : removed) {
+      const std::int32_t priority = p.priority();
+      const timestamp start = p.start_time().value_or(now);
+      if (priority > previous_priority ||
+          (priority == previous_priority && start <= previous_start))
+        return std::nullopt;
+      previous_priority = priority;
+      previous_start = start;
+    }
+    for (const std::uint8_t violating : {std::uint8_t{1}, std::uint8_t{0}})
+      for (std::size_t i = 0; i < removed.size(); ++i) {
+        if ((flags[i] & 1) != violating) continue;
+        const resource_vector& r = removed[i].requests();
+        const std::size_t n = std::min<std::size_t>(r.size(), dims);
+        std::array<std::int64_t, max_fast_dimensions> with = used;
+        bool fits = true;
+        for (std::size_t d = 0; d < dims; ++d) {
+          with[d] += d < n ? r[d] : 0;
+          fits &= with[d] <= limit[d];
+        }
+        if (fits)
+          used = with;
+        else
+          flags[i] |= 2;
+      }
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < removed.size(); ++i)
+      if (flags[i] & 2) victims[count++] = &removed[i];
+    std::copy(used.data(), used.data() + dims, requested_.data());
     return count;
   }
 
@@ -344,6 +398,24 @@ class resource_fit_state {
     }
     std::copy(used.data(), used.data() + dims, used_out);
     return count;
+  }
+
+  // The preemptor fits while requested[d] <= limit[d] in every dimension it asks for (one pod
+  // slot always); the other dimensions never limit. Writes limit[0, dims) and tells whether the
+  // preemptor fits now.
+  bool fit_limits(const resource_pod& preemptor, std::int64_t* limit) const noexcept {
+    const resource_vector& want = preemptor.requests();
+    const std::int64_t* used = requested_.data();
+    const std::size_t dims = requested_.size();
+    bool fits_now = true;
+    for (std::size_t d = 0; d < dims; ++d) {
+      const std::int64_t demand = d == resource::pods ? 1 : want[d];
+      limit[d] =
+          demand > 0 ? (*allocatable_)[d] - demand : std::numeric_limits<std::int64_t>::max();
+      fits_now &= used[d] <= limit[d];
+    }
+    for (std::size_t d = dims; d < want.size(); ++d) fits_now &= want[d] <= 0;
+    return fits_now;
   }
 
   // The least room left, over the dimensions the preemptor asks for (and its pod slot), with
