@@ -102,41 +102,53 @@ std::vector<std::uint64_t> uids(std::span<const pod* const> victims) {
   return out;
 }
 
+// How the two paths compared over a run of random nodes.
+struct path_counts {
+  std::size_t candidates = 0, one_pass = 0, with_violations = 0;
+};
+
+// Selects on the node through the one-pass path (when select_victims takes it) and through the
+// pod-by-pod path, checks that both give the same selection and leave the same state, and counts.
+template <class Budgets>
+void compare_paths(const random_node& w, const Budgets& budgets, path_counts& counts) {
+  preempt::victim_scratch<pod> fast_scratch, slow_scratch;
+  const preempt::default_policy policy{w.now};
+  resource_fit_state fast = w.cluster.make_state(), slow = w.cluster.make_state();
+  w.cluster.prepare_state(0, fast);
+  w.cluster.prepare_state(0, slow);
+  pod_by_pod slow_view{&slow};
+  const auto a =
+      preempt::select_victims(w.preemptor, w.cluster[0], fast, budgets, fast_scratch, policy);
+  const auto b =
+      preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets, slow_scratch, policy);
+  CHECK(a.outcome == b.outcome);
+  CHECK(uids(a.victims) == uids(b.victims));
+  CHECK(a.pdb_violations == b.pdb_violations);
+  CHECK(fast.requested() == slow.requested());
+  if (a.is_candidate()) {
+    ++counts.candidates;
+    counts.with_violations += a.pdb_violations > 0;
+    // The pod-by-pod path lists the potential victims; the one-pass path does not.
+    if (fast_scratch.entries().empty()) ++counts.one_pass;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("BR1: the one-pass reprieve selects what the pod-by-pod reprieve selects") {
-  preempt::victim_scratch<pod> fast_scratch, slow_scratch;
   const preempt::no_budgets budgets;
-  std::size_t one_pass = 0, candidates = 0;
+  path_counts counts;
   const auto seeds = rnd::seeds(4000, 12);
   for (const std::uint64_t seed : seeds) {
     CAPTURE(seed);
-    const random_node w = make_node(seed);
-    const preempt::default_policy policy{w.now};
-    resource_fit_state fast = w.cluster.make_state(), slow = w.cluster.make_state();
-    w.cluster.prepare_state(0, fast);
-    w.cluster.prepare_state(0, slow);
-    pod_by_pod slow_view{&slow};
-    const auto a =
-        preempt::select_victims(w.preemptor, w.cluster[0], fast, budgets, fast_scratch, policy);
-    const auto b = preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets,
-                                           slow_scratch, policy);
-    CHECK(a.outcome == b.outcome);
-    CHECK(uids(a.victims) == uids(b.victims));
-    CHECK(a.pdb_violations == b.pdb_violations);
-    CHECK(fast.requested() == slow.requested());
-    if (a.is_candidate()) {
-      ++candidates;
-      // The pod-by-pod path lists the potential victims; the one-pass path does not.
-      if (fast_scratch.entries().empty()) ++one_pass;
-    }
+    compare_paths(make_node(seed), budgets, counts);
   }
-  MESSAGE(candidates << " candidates of " << seeds.size() << " nodes, " << one_pass
-                     << " through the one-pass reprieve");
+  MESSAGE(counts.candidates << " candidates of " << seeds.size() << " nodes, " << counts.one_pass
+                            << " through the one-pass reprieve");
   // Both paths must have been exercised.
-  CHECK(candidates > seeds.size() / 5);
-  CHECK(one_pass > candidates / 4);
-  CHECK(one_pass < candidates);
+  CHECK(counts.candidates > seeds.size() / 5);
+  CHECK(counts.one_pass > counts.candidates / 4);
+  CHECK(counts.one_pass < counts.candidates);
 }
 
 TEST_CASE("BU1: reprieve_removed_pods needs remove_lower_priority_pods as the last change") {
@@ -215,8 +227,7 @@ TEST_CASE("BU2: reprieve_removed_pods declines pods that are not strictly in imp
 }
 
 TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod reprieve selects") {
-  preempt::victim_scratch<pod> fast_scratch, slow_scratch;
-  std::size_t one_pass = 0, candidates = 0, with_violations = 0;
+  path_counts counts;
   const auto seeds = rnd::seeds(4000, 13);
   for (const std::uint64_t seed : seeds) {
     CAPTURE(seed);
@@ -236,30 +247,13 @@ TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod 
         if (draw == 9) budgets.add_disrupted(i, static_cast<std::uint64_t>(k));
       }
     }
-    const preempt::default_policy policy{w.now};
-    resource_fit_state fast = w.cluster.make_state(), slow = w.cluster.make_state();
-    w.cluster.prepare_state(0, fast);
-    w.cluster.prepare_state(0, slow);
-    pod_by_pod slow_view{&slow};
-    const auto a =
-        preempt::select_victims(w.preemptor, w.cluster[0], fast, budgets, fast_scratch, policy);
-    const auto b = preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets,
-                                           slow_scratch, policy);
-    CHECK(a.outcome == b.outcome);
-    CHECK(uids(a.victims) == uids(b.victims));
-    CHECK(a.pdb_violations == b.pdb_violations);
-    CHECK(fast.requested() == slow.requested());
-    if (a.is_candidate()) {
-      ++candidates;
-      with_violations += a.pdb_violations > 0;
-      if (fast_scratch.entries().empty()) ++one_pass;
-    }
+    compare_paths(w, budgets, counts);
   }
-  MESSAGE(candidates << " candidates of " << seeds.size() << " nodes, " << one_pass
-                     << " through the one-pass reprieve, " << with_violations
-                     << " with violations");
-  CHECK(candidates > seeds.size() / 5);
-  CHECK(one_pass > candidates / 4);
-  CHECK(one_pass < candidates);
-  CHECK(with_violations > candidates / 10);
+  MESSAGE(counts.candidates << " candidates of " << seeds.size() << " nodes, " << counts.one_pass
+                            << " through the one-pass reprieve, " << counts.with_violations
+                            << " with violations");
+  CHECK(counts.candidates > seeds.size() / 5);
+  CHECK(counts.one_pass > counts.candidates / 4);
+  CHECK(counts.one_pass < counts.candidates);
+  CHECK(counts.with_violations > counts.candidates / 10);
 }
