@@ -2,7 +2,8 @@
 // (SelectVictimsOnNode: a RemovePod or AddPod extension error is the node's outcome).
 //
 //   BEn  budget edge cases: several budgets per pod, namespaces, empty budgets, disruptedPods,
-//        negative priorities, missing start times, fresh budgets per node, scratch reuse.
+//        negative priorities, missing start times, fresh budgets per node, scratch reuse, a
+//        budget's copy past zero.
 //   PF11 a RemovePod error from the state is the node's outcome (TestPostFilter), and the same for
 //        errors while reprieving.
 //
@@ -11,6 +12,8 @@
 // one was classified as violating.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -220,6 +223,26 @@ TEST_CASE("BE7: a scratch reused with more budgets starts every budget fresh") {
   c.cluster.prepare_state(n1, state);
   r = preempt::select_victims(p, c.cluster[n1], state, preempt::no_budgets{}, scratch);
   CHECK(r.pdb_violations == 0);
+}
+
+TEST_CASE("BE8: a budget copy overdrawn stays overdrawn, whatever its allowed count") {
+  preempt::model::budget_table t;
+  t.add_budget(0, 1);
+  t.add_budget(0, -2);
+  t.add_budget(0, std::numeric_limits<std::int32_t>::min());
+  t.add_budget(0, std::numeric_limits<std::int32_t>::max());
+  preempt::victim_scratch<pod> scratch;
+  scratch.start_node(t.budget_count());
+  CHECK_FALSE(scratch.charge(0, t));  // 1 -> 0
+  for (int k = 0; k < 3; ++k) {
+    CHECK(scratch.charge(0, t));
+    CHECK(scratch.charge(1, t));
+    CHECK(scratch.charge(2, t));  // no wrap past the smallest count
+    CHECK_FALSE(scratch.charge(3, t));
+  }
+  scratch.start_node(t.budget_count());  // the next node starts from the budget set again
+  CHECK_FALSE(scratch.charge(0, t));
+  CHECK(scratch.charge(0, t));
 }
 
 // ---- Errors from the state ---------------------------------------------------------------------

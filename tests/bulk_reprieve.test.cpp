@@ -6,8 +6,11 @@
 //        before, among and after the start times, extended resources (up to past the fast path's
 //        dimension limit), negative requests, few pod slots.
 //   BUn  when the one-pass reprieve applies and when it declines.
+//   BR3  with budgets; BR4 a budget set's prefetch_budgets_of: called before every lookup, it
+//        changes neither the selection nor the lookups.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -256,4 +259,98 @@ TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod 
   CHECK(counts.one_pass > counts.candidates / 4);
   CHECK(counts.one_pass < counts.candidates);
   CHECK(counts.with_violations > counts.candidates / 10);
+}
+
+namespace {
+
+// A budget_table seen through a set that logs its lookups and, with Prefetch, its prefetches:
+// +uid for prefetch_budgets_of, -uid for for_each_budget_of.
+template <bool Prefetch>
+struct logged_budgets {
+  const preempt::model::budget_table* table;
+  std::vector<std::int64_t>* log;
+  std::size_t budget_count() const { return table->budget_count(); }
+  std::int32_t disruptions_allowed(std::size_t i) const { return table->disruptions_allowed(i); }
+  template <class Visit>
+  void for_each_budget_of(const pod& p, Visit&& visit) const {
+    log->push_back(-static_cast<std::int64_t>(p.uid()));
+    table->for_each_budget_of(p, visit);
+  }
+  void prefetch_budgets_of(const pod& p) const
+    requires Prefetch
+  {
+    log->push_back(static_cast<std::int64_t>(p.uid()));
+    table->prefetch_budgets_of(p);
+  }
+};
+static_assert(preempt::prefetches_budgets<preempt::model::budget_table, pod>);
+static_assert(preempt::prefetches_budgets<logged_budgets<true>, pod>);
+static_assert(!preempt::prefetches_budgets<logged_budgets<false>, pod>);
+static_assert(!preempt::prefetches_budgets<preempt::no_budgets, pod>);
+
+// Every lookup comes after a prefetch of the same pod not used by an earlier lookup, and every
+// prefetch is used.
+bool every_lookup_prefetched(const std::vector<std::int64_t>& log) {
+  std::vector<std::int64_t> pending;
+  for (const std::int64_t e : log) {
+    if (e > 0) {
+      pending.push_back(e);
+      continue;
+    }
+    const auto at = std::find(pending.begin(), pending.end(), -e);
+    if (at == pending.end()) return false;
+    pending.erase(at);
+  }
+  return pending.empty();
+}
+
+}  // namespace
+
+TEST_CASE("BR4: prefetch_budgets_of comes before every lookup and changes no selection") {
+  std::size_t lookups = 0;
+  for (const std::uint64_t seed : rnd::seeds(600, 29)) {
+    CAPTURE(seed);
+    const random_node w = make_node(seed);
+    std::mt19937_64 g(seed ^ 0x9e3779);
+    preempt::model::budget_table table;
+    const auto pods = static_cast<std::int64_t>(w.cluster[0].pods().size());
+    for (std::int64_t b = 0, n = pick(g, 1, 4); b < n; ++b) {
+      const std::size_t i = table.add_budget(0, static_cast<std::int32_t>(pick(g, -1, 2)));
+      for (std::int64_t k = 1; k <= pods; ++k) {
+        const auto draw = pick(g, 0, 9);
+        if (draw < 5) table.add_member(i, static_cast<std::uint64_t>(k));
+        if (draw == 9) table.add_disrupted(i, static_cast<std::uint64_t>(k));
+      }
+    }
+    const preempt::default_policy policy{w.now};
+    // Both victim selection paths: the state's one-pass reprieve and the pod-by-pod one.
+    for (const bool one_pass : {true, false}) {
+      CAPTURE(one_pass);
+      std::vector<std::int64_t> with_log, without_log;
+      const logged_budgets<true> with{&table, &with_log};
+      const logged_budgets<false> without{&table, &without_log};
+      preempt::victim_scratch<pod> s1, s2;
+      resource_fit_state a = w.cluster.make_state(), b = w.cluster.make_state();
+      w.cluster.prepare_state(0, a);
+      w.cluster.prepare_state(0, b);
+      pod_by_pod va{&a}, vb{&b};
+      const auto x = one_pass
+                         ? preempt::select_victims(w.preemptor, w.cluster[0], a, with, s1, policy)
+                         : preempt::select_victims(w.preemptor, w.cluster[0], va, with, s1, policy);
+      const auto y =
+          one_pass ? preempt::select_victims(w.preemptor, w.cluster[0], b, without, s2, policy)
+                   : preempt::select_victims(w.preemptor, w.cluster[0], vb, without, s2, policy);
+      CHECK(x.outcome == y.outcome);
+      CHECK(uids(x.victims) == uids(y.victims));
+      CHECK(x.pdb_violations == y.pdb_violations);
+      CHECK(every_lookup_prefetched(with_log));
+      // The same lookups in the same order.
+      std::vector<std::int64_t> lookups_with;
+      for (const std::int64_t e : with_log)
+        if (e < 0) lookups_with.push_back(e);
+      CHECK(lookups_with == without_log);
+      lookups += without_log.size();
+    }
+  }
+  CHECK(lookups > 1000);
 }

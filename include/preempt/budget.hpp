@@ -10,6 +10,12 @@
 //                                    matches (an empty selector matches nothing). already_disrupted
 //                                    is true when p is in budget i's disruptedPods; such a pod uses
 //                                    none of the budget and never violates it.
+// Optionally:
+//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
+//                                    fetching the memory its lookup reads); it must not change any
+//                                    answer. Victim selection calls it a few pods ahead of the pod
+//                                    it charges, so the cache misses of consecutive pods overlap.
+//                                    A set with it models `prefetches_budgets<B, P>`.
 // The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
 // budget spent on another node.
 //
@@ -43,6 +49,11 @@ concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
   { b.disruptions_allowed(i) } -> std::convertible_to<std::int32_t>;
   b.for_each_budget_of(p, detail::budget_visitor_archetype{});
 };
+
+// A budget set with the optional prefetch_budgets_of.
+template <class B, class P>
+concept prefetches_budgets =
+    budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
 
 // A cluster without disruption budgets.
 struct no_budgets {

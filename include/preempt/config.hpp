@@ -14,6 +14,9 @@
 // <shared_mutex> or <condition_variable>: its locks are preempt::null_mutex, the evaluator runs
 // on always-inline executors only (no helper crew), and the dispatcher dispatches inline only.
 //
+// detail::prefetch_for_read(address) hints the processor to fetch a cache line about to be read
+// (__builtin_prefetch with g++ and clang, nothing elsewhere); it never changes a result.
+//
 // A user may provide `preempt_user_config.hpp` on the include path; it is included first and may
 // predefine PREEMPT_ASSERT_HANDLER (a function `void(const char* expr, const char* file, int line,
 // const char* msg)`) or PREEMPT_NO_CHECKS.
@@ -69,6 +72,16 @@ namespace detail {
                                           const char* msg) noexcept {
   std::fprintf(stderr, "%s:%d: preempt: contract violated: %s (%s)\n", file, line, msg, expr);
   std::abort();
+}
+
+// Asks for the cache line holding `address`, to be read soon (a hint: no fault, no effect on any
+// value, nothing at all where the compiler offers no prefetch).
+inline void prefetch_for_read(const void* address) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(address, 0, 3);
+#else
+  static_cast<void>(address);
+#endif
 }
 
 }  // namespace detail

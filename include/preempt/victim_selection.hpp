@@ -29,7 +29,9 @@
 // reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the removed
 // pods, which it walks in the node's importance order (checking that it is strict): no entries, no
 // sort, no call per pod. With budgets (a state with removed_pods as well), step 6 charges the
-// removed pods in that order first and the state reprieves the violating ones, then the others.
+// removed pods in that order first and the state reprieves the violating ones, then the others
+// (when none violates, through its reprieve without budgets). The budget set's optional
+// prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order).
 // The answer is the same.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
@@ -57,6 +59,7 @@
 #include <ranges>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "preempt/budget.hpp"
@@ -101,7 +104,7 @@ class victim_scratch {
 
   victim_scratch() = default;
   explicit victim_scratch(const Allocator& alloc)
-      : entries_(alloc), victims_(alloc), flags_(alloc), remaining_(alloc), stamps_(alloc) {}
+      : entries_(alloc), victims_(alloc), flags_(alloc), copies_(alloc) {}
 
   // Makes room for nodes of up to `pods` pods and for `budgets` budgets.
   void reserve(std::size_t pods, std::size_t budgets) {
@@ -111,15 +114,18 @@ class victim_scratch {
     grow_budgets(budgets);
   }
 
-  // The remaining disruptions of budget i for the current node, copied from the budget set the
-  // first time the node touches it.
+  // Takes one disruption from the current node's copy of budget i (copied from the budget set the
+  // first time the node touches it); true when that drives the copy below zero. A copy below zero
+  // stays there (at -1 or its negative allowed count): no further count can bring it back.
   template <class B>
-  std::int64_t& remaining(std::size_t i, const B& budgets) {
-    if (stamps_[i] != generation_) {
-      stamps_[i] = generation_;
-      remaining_[i] = static_cast<std::int64_t>(budgets.disruptions_allowed(i));
+  bool charge(std::size_t i, const B& budgets) {
+    budget_copy& c = copies_[i];
+    if (c.generation != generation_) {
+      c.generation = generation_;
+      c.remaining = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
     }
-    return remaining_[i];
+    if (c.remaining < 0) return true;
+    return --c.remaining < 0;
   }
 
   // Starts a node evaluation: forgets the previous node's potential victims and all budget
@@ -128,7 +134,7 @@ class victim_scratch {
     entries_.clear();
     grow_budgets(budgets);
     if (++generation_ == 0) {  // wrapped: every stamp could look current again
-      std::fill(stamps_.begin(), stamps_.end(), 0u);
+      for (budget_copy& c : copies_) c.generation = 0;
       generation_ = 1;
     }
   }
@@ -152,18 +158,21 @@ class victim_scratch {
   }
 
  private:
+  // A budget's remaining disruptions for the node evaluation of that generation (one word: one
+  // cache line read per charge).
+  struct budget_copy {
+    std::uint32_t generation;
+    std::int32_t remaining;
+  };
+
   void grow_budgets(std::size_t budgets) {
-    if (remaining_.size() < budgets) {
-      remaining_.resize(budgets, 0);
-      stamps_.resize(budgets, 0u);
-    }
+    if (copies_.size() < budgets) copies_.resize(budgets, budget_copy{0u, 0});
   }
 
   std::vector<entry, rebound<entry>> entries_;
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint8_t, rebound<std::uint8_t>> flags_;
-  std::vector<std::int64_t, rebound<std::int64_t>> remaining_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;
+  std::vector<budget_copy, rebound<budget_copy>> copies_;
   std::uint32_t generation_ = 0;
 };
 
@@ -234,19 +243,47 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
 // In budget order; the first budget the pod exhausts makes it violating and ends its count
 // (upstream's FilterVictimsWithPDBViolation returns there): later budgets keep their share.
 template <class P, class Budgets, class Scratch>
-bool violates_budget(const P& pod, const Budgets& budgets, Scratch& scratch) {
+[[gnu::always_inline]] inline bool violates_budget(const P& pod, const Budgets& budgets,
+                                                   Scratch& scratch) {
   bool violating = false;
   budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) {
     if (already_disrupted || violating) return;
-    if (--scratch.remaining(i, budgets) < 0) violating = true;
+    if (scratch.charge(i, budgets)) violating = true;
   });
   return violating;
+}
+
+// How many pods ahead of the one charged the budget set's prefetch_budgets_of is called: enough
+// for a lookup's miss to arrive while the pods in between are charged.
+inline constexpr std::size_t budget_prefetch_distance = 8;
+
+// Charges pods(0), pods(1), ... pods(n - 1) in that order (violates_budget) and hands each answer
+// to record(i, violating); with prefetch_budgets_of, the lookups of the next pods are asked for
+// ahead.
+template <class Budgets, class Scratch, class PodAt, class Record>
+void charge_in_order(std::size_t n, const Budgets& budgets, Scratch& scratch, PodAt&& pod_at,
+                     Record&& record) {
+  using P = std::remove_cvref_t<decltype(pod_at(std::size_t{0}))>;
+  if constexpr (prefetches_budgets<Budgets, P>) {
+    constexpr std::size_t d = detail::budget_prefetch_distance;
+    for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pod_at(i));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + d < n) budgets.prefetch_budgets_of(pod_at(i + d));
+      record(i, detail::violates_budget(pod_at(i), budgets, scratch));
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      record(i, detail::violates_budget(pod_at(i), budgets, scratch));
+  }
 }
 
 template <class Entry, class Budgets, class Scratch>
 void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets,
                                 Scratch& scratch) {
-  for (Entry& e : entries) e.violating = detail::violates_budget(*e.pod, budgets, scratch);
+  detail::charge_in_order(
+      entries.size(), budgets, scratch,
+      [&](std::size_t i) -> const auto& { return *entries[i].pod; },
+      [&](std::size_t i, bool violating) { entries[i].violating = violating; });
 }
 
 // A successful selection. Through a function so that the violation count is not a constant
@@ -316,11 +353,22 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
             const std::span<const P> pods = state.removed_pods();
             if (pods.size() == *count) {
               const std::span<std::uint8_t> flags = scratch.flag_room(*count);
-              for (std::size_t i = 0; i < pods.size(); ++i)
-                flags[i] = detail::violates_budget(pods[i], budgets, scratch) ? 1 : 0;
+              bool any_violating = false;
+              detail::charge_in_order(
+                  pods.size(), budgets, scratch, [&](std::size_t i) -> const P& { return pods[i]; },
+                  [&](std::size_t i, bool violating) {
+                    flags[i] = violating ? 1 : 0;
+                    any_violating |= violating;
+                  });
               const std::span<const P*> room = scratch.victim_room(*count);
-              if (const std::optional<std::size_t> chosen =
-                      state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
+              if (!any_violating) {
+                // No violating pod: the first pass adds nothing back, and the reprieve without
+                // budgets chooses the same victims.
+                if (const std::optional<std::size_t> chosen =
+                        state.reprieve_removed_pods(preemptor, policy.now, room))
+                  return detail::successful_selection<P>(room.first(*chosen), 0);
+              } else if (const std::optional<std::size_t> chosen =
+                             state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
                 std::int64_t violating = 0;
                 for (const P* v : room.first(*chosen))
                   violating += flags[static_cast<std::size_t>(v - pods.data())] & 1;
