@@ -491,7 +491,7 @@ class evaluator {
   template <class B>
   void prepare_workers(const C& cluster, const B& budgets) {
     std::size_t pods = 0;
-    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.entries().capacity());
+    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.pods_reserved());
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
