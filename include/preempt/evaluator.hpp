@@ -437,7 +437,7 @@ class evaluator {
     for (batch_base_ = 0; batch_base_ < n;) {
       const std::size_t count =
           parallel ? std::min(next_batch_size(previous), n - batch_base_) : std::size_t{1};
-      if (results_.size() < count) results_.resize(count);
+      if (results_.size() < count) grow_results(count);
       previous = count;
       if (count == 1 || !parallel) {
         for (std::size_t i = 0; i < count; ++i)
@@ -487,15 +487,28 @@ class evaluator {
 
   // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
   // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
-  // not grow its buffers in a later decision.
+  // not grow its buffers in a later decision; every result slot gets room for that many victims,
+  // so a slot whose nodes were all bounded so far (branch and bound: the batch positions where a
+  // node is selected in full depend on the offset) does not grow in a later decision either.
   template <class B>
   void prepare_workers(const C& cluster, const B& budgets) {
-    std::size_t pods = 0;
+    std::size_t pods = slot_room_;
     for (worker& wk : workers_) pods = std::max(pods, wk.scratch.pods_reserved());
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
     }
+    if (pods > slot_room_) {
+      for (item_result& r : results_) r.victims.reserve(pods);
+      slot_room_ = pods;
+    }
+  }
+
+  // Result slots for a batch of `count` nodes; the new ones with room for slot_room_ victims.
+  void grow_results(std::size_t count) {
+    const std::size_t old = results_.size();
+    results_.resize(count);
+    for (std::size_t i = old; i < count; ++i) results_[i].victims.reserve(slot_room_);
   }
 
   // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
@@ -664,6 +677,7 @@ class evaluator {
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
+  std::size_t slot_room_ = 0;  // victims every result slot has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
   // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).

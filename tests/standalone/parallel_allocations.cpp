@@ -1,8 +1,11 @@
 // Steady-state allocation check for the parallel dry run with branch and bound
 // (evaluator_config::report_only_chosen) and 3 workers: once a few decisions have run, a decision
-// allocates nothing, however the nodes fall to the workers:
+// allocates nothing, however the nodes fall to the workers and to the result slots.
 //   * a helper that took no item while the others warmed up (more workers than free cores) takes
-//     every item of later decisions: its victim scratch was reserved for it beforehand.
+//     every item of later decisions: its victim scratch was reserved for it beforehand;
+//   * the dry run starts at another offset each time, so the batch positions where a node's victims
+//     are selected in full (not bounded) move: every result slot has room for them;
+//   * the same on a thread_pool(2), the evaluator's executor in practice.
 // Its own executable, because it replaces the global operator new.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -124,4 +127,41 @@ TEST_CASE("a helper that took no item during the warm-up allocates nothing when 
   }
   CHECK(counting::count() - before == 0);
   CHECK(s.ran > ran_before);  // helper 2 did run, while the batches were live
+}
+
+TEST_CASE("the result slots have room for victims wherever the bound lets a node through") {
+  const world w;
+  evaluator ev = make_evaluator();
+  steering s;
+  // Warm-up: node 0 first (offset 0) and last (offset 1: 25 nodes selected in full, the most).
+  for (const std::size_t offset :
+       {std::size_t{0}, std::size_t{1}, std::size_t{0}, std::size_t{1}}) {
+    (void)decide(ev, w, s.get_executor(), offset);
+    s.release();
+  }
+  const std::size_t before = counting::count();
+  for (std::size_t offset = 2; offset < node_count; ++offset) {  // node 0 at position n - offset
+    const auto& d = decide(ev, w, s.get_executor(), offset);
+    CHECK(d.node_index == 0);
+    CHECK(d.candidates.size() == (offset > node_count - 24 ? 24 : 25));
+    s.release();
+  }
+  CHECK(counting::count() - before == 0);
+}
+
+TEST_CASE("3 workers on a thread_pool(2) with branch and bound allocate nothing in steady state") {
+  const world w;
+  preempt::thread_pool pool(2);
+  evaluator ev = make_evaluator();
+  const auto ex = pool.get_executor();
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{0}, std::size_t{1}})
+    (void)decide(ev, w, ex, offset);
+  const std::size_t before = counting::count();
+  std::size_t chosen_elsewhere = 0;
+  for (std::size_t round = 0; round < 3 * node_count; ++round) {
+    const auto& d = decide(ev, w, ex, (round * 7) % node_count);
+    if (d.node_index != 0) ++chosen_elsewhere;
+  }
+  CHECK(counting::count() - before == 0);
+  CHECK(chosen_elsewhere == 0);
 }
