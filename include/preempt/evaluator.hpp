@@ -485,18 +485,27 @@ class evaluator {
     return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
   }
 
-  // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
-  // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
-  // not grow its buffers in a later decision; every result slot gets room for that many victims,
-  // so a slot whose nodes were all bounded so far (branch and bound: the batch positions where a
-  // node is selected in full depend on the offset) does not grow in a later decision either.
+  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
+  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
+  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
+  // every result slot gets room for that many victims, so a slot whose nodes were all bounded so
+  // far (branch and bound: the batch positions where a node is selected in full depend on the
+  // offset) does not grow in a later decision either.
   template <class B>
   void prepare_workers(const C& cluster, const B& budgets) {
     std::size_t pods = slot_room_;
-    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.pods_reserved());
+    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
+    for (worker& wk : workers_) {
+      const auto u = wk.unit_scratch.reserved();
+      units.node_units = std::max(units.node_units, u.node_units);
+      units.units = std::max(units.units, u.units);
+      units.pods = std::max(units.pods, u.pods);
+      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
+    }
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
+      wk.unit_scratch.reserve(units, grouped_ ? budgets.budget_count() : 0);
     }
     if (pods > slot_room_) {
       for (item_result& r : results_) r.victims.reserve(pods);

@@ -5,7 +5,8 @@
 //     every item of later decisions: its victim scratch was reserved for it beforehand;
 //   * the dry run starts at another offset each time, so the batch positions where a node's victims
 //     are selected in full (not bounded) move: every result slot has room for them;
-//   * the same on a thread_pool(2), the evaluator's executor in practice.
+//   * the same on a thread_pool(2), the evaluator's executor in practice;
+//   * with pod groups (no branch and bound there), a helper's unit scratch is reserved as well.
 // Its own executable, because it replaces the global operator new.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -18,6 +19,7 @@
 #include "preempt/preempt.hpp"
 #include "preempt/thread_pool.hpp"
 #include "support/counting_new.hpp"
+#include "support/workload_scene.hpp"
 
 namespace {
 
@@ -164,4 +166,55 @@ TEST_CASE("3 workers on a thread_pool(2) with branch and bound allocate nothing 
   }
   CHECK(counting::count() - before == 0);
   CHECK(chosen_elsewhere == 0);
+}
+
+namespace {
+
+namespace wl = preempt::workload;
+
+// Pod groups (the scene of workload_allocations.cpp): units of several pods, across nodes.
+void build_groups(wlf::scene& s) {
+  for (int i = 0; i < 8; ++i) s.node("n" + std::to_string(i), 3);
+  s.group("cpg", true, wlf::low, wl::group_kind::composite_pod_group);
+  s.group("a", true, wlf::low, wl::group_kind::pod_group, "cpg");
+  s.group("b", false, wlf::mid);
+  for (int k = 0; k < 22; ++k)
+    s.add({.name = "v" + std::to_string(k),
+           .node = "n" + std::to_string(k % 8),
+           .priority = k % 3 == 0 ? wlf::high : wlf::low,
+           .group = k % 4 == 0 ? "a" : (k % 4 == 1 ? "b" : ""),
+           .start = k,
+           .foo = k % 5 == 0});
+  s.pdb_foo(1);
+}
+
+}  // namespace
+
+TEST_CASE("with pod groups, a helper that took no item during the warm-up allocates nothing") {
+  wlf::scene s;
+  build_groups(s);
+  const wlf::pod preemptor({.uid = 9000, .priority = wlf::mid, .requests = {}, .start_time = {}});
+  const preempt::filter_statuses statuses(s.cluster.size(), preempt::status_code::unschedulable);
+  preempt::evaluator_config cfg;
+  cfg.sampling.min_candidate_nodes_percentage = 100;
+  cfg.parallelism = 3;
+  preempt::evaluator<preempt::model::resource_cluster> ev(cfg);
+  steering st;
+  const auto decide_groups = [&]() -> const preempt::decision<wlf::pod>& {
+    const auto& d = ev.evaluate(preemptor, s.cluster, s.grps, statuses, s.budgets,
+                                preempt::no_nominations{}, st.get_executor(),
+                                preempt::attempt{.offset = 3, .nominated_node = std::nullopt});
+    st.release();
+    return d;
+  };
+  st.defer = 0;  // warm-up: helper 1 takes every node
+  const std::size_t victims = decide_groups().victims.size();
+  for (int i = 0; i < 2; ++i) REQUIRE(decide_groups().victims.size() == victims);
+  REQUIRE(victims > 0);
+  st.defer = 1;  // helper 2 takes every node from now on
+  const std::size_t ran_before = st.ran;
+  const std::size_t before = counting::count();
+  for (int i = 0; i < 20; ++i) CHECK(decide_groups().victims.size() == victims);
+  CHECK(counting::count() - before == 0);
+  CHECK(st.ran > ran_before);
 }
