@@ -63,9 +63,12 @@
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
 // Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
-// seen); formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its
-// own; the caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate
-// call at a time per evaluator; the decision stays valid until the next call.
+// seen; with parallel workers, each dry run first gives every worker's scratch and every result
+// slot room for the largest node any worker has needed, so which worker takes which node, and
+// where in a batch, does not matter); formatting an "unschedulable" message reuses its buffers too.
+// Exceptions: none of its own; the caller's hooks run on worker threads and must not throw.
+// Thread-safety: one evaluate call at a time per evaluator; the decision stays valid until the next
+// call.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_EVALUATOR_HPP
