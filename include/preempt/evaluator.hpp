@@ -63,9 +63,12 @@
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
 // Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
-// seen); formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its
-// own; the caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate
-// call at a time per evaluator; the decision stays valid until the next call.
+// seen; with parallel workers, each dry run first gives every worker's scratch and every result
+// slot room for the largest node any worker has needed, so which worker takes which node, and
+// where in a batch, does not matter); formatting an "unschedulable" message reuses its buffers too.
+// Exceptions: none of its own; the caller's hooks run on worker threads and must not throw.
+// Thread-safety: one evaluate call at a time per evaluator; the decision stays valid until the next
+// call.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_EVALUATOR_HPP
@@ -453,7 +456,7 @@ class evaluator {
     std::size_t previous = 0;
     for (batch_base_ = 0; batch_base_ < n;) {
       const std::size_t count = std::min(next_batch_size(previous), n - batch_base_);
-      if (results_.size() < count) results_.resize(count);
+      if (results_.size() < count) grow_results(count);
       previous = count;
       if (count == 1) {
         evaluate_item(0, 0, preemptor, cluster, budgets, nominations);
@@ -524,17 +527,39 @@ class evaluator {
     return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
   }
 
-  // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
-  // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
-  // not grow its buffers in a later decision.
+  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
+  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
+  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
+  // every result slot gets room for that many victims, so a slot whose nodes were all bounded so
+  // far (branch and bound: the batch positions where a node is selected in full depend on the
+  // offset) does not grow in a later decision either.
   template <class B>
   void prepare_workers(const C& cluster, const B& budgets) {
-    std::size_t pods = 0;
-    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.entries().capacity());
+    std::size_t pods = slot_room_;
+    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
+    for (worker& wk : workers_) {
+      const auto u = wk.unit_scratch.reserved();
+      units.node_units = std::max(units.node_units, u.node_units);
+      units.units = std::max(units.units, u.units);
+      units.pods = std::max(units.pods, u.pods);
+      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
+    }
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
+      wk.unit_scratch.reserve(units, grouped_ ? budgets.budget_count() : 0);
     }
+    if (pods > slot_room_) {
+      for (item_result& r : results_) r.victims.reserve(pods);
+      slot_room_ = pods;
+    }
+  }
+
+  // Result slots for a batch of `count` nodes; the new ones with room for slot_room_ victims.
+  void grow_results(std::size_t count) {
+    const std::size_t old = results_.size();
+    results_.resize(count);
+    for (std::size_t i = old; i < count; ++i) results_[i].victims.reserve(slot_room_);
   }
 
   // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
@@ -709,6 +734,7 @@ class evaluator {
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
+  std::size_t slot_room_ = 0;  // victims every result slot has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
   // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).

@@ -110,6 +110,13 @@ class victim_scratch {
     flags_.reserve(pods);
     grow_budgets(budgets);
   }
+  // The most pods one of its per-pod buffers has room for: the largest node a selection on this
+  // scratch has needed so far, whichever buffers its path used (the one-pass reprieve uses the
+  // victims and the flags only, the pod-by-pod path the entries and the victims). Another scratch
+  // reserved for that many pods selects on the same nodes without growing.
+  std::size_t pods_reserved() const noexcept {
+    return std::max({entries_.capacity(), victims_.capacity(), flags_.capacity()});
+  }
 
   // The remaining disruptions of budget i for the current node, copied from the budget set the
   // first time the node touches it.
