@@ -63,9 +63,12 @@
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
 // Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
-// seen); formatting an "unschedulable" message reuses its buffers too. Exceptions: none of its
-// own; the caller's hooks run on worker threads and must not throw. Thread-safety: one evaluate
-// call at a time per evaluator; the decision stays valid until the next call.
+// seen; with parallel workers, each dry run first gives every worker's scratch and every result
+// slot room for the largest node any worker has needed, so which worker takes which node, and
+// where in a batch, does not matter); formatting an "unschedulable" message reuses its buffers too.
+// Exceptions: none of its own; the caller's hooks run on worker threads and must not throw.
+// Thread-safety: one evaluate call at a time per evaluator; the decision stays valid until the next
+// call.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_EVALUATOR_HPP
@@ -76,6 +79,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <ranges>
 #include <span>
@@ -375,55 +379,71 @@ class evaluator {
     return potential_[at];
   }
 
-  // Evaluates node `item` of the current batch on worker `w`.
+  // Selects the victims on node `node_index` with worker `wk`'s state and scratch: the selection
+  // is built in `selection` (its victims point into the scratch until the worker's next node),
+  // with a candidate's upstream scores in `scores`. True when branch and bound skipped the node
+  // (a candidate whose victims were not selected).
   template <class B, class N>
-  void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
-                     const B& budgets, const N& nominations) {
-    const std::size_t node_index = potential_node(batch_base_ + item);
-    worker& wk = workers_[w];
+  bool evaluate_node(std::size_t node_index, worker& wk, const pod_type& preemptor,
+                     const C& cluster, const B& budgets, const N& nominations,
+                     victim_selection<pod_type>& selection, default_scores::vector& scores) {
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
     const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    item_result& out = results_[item];
-    out.bounded = false;
+    // The selection is trivially destructible, and a placement new from the call's prvalue is
+    // guaranteed elision (std::construct_at would copy a temporary): its status is written once.
+    static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
+    void* const slot = static_cast<void*>(std::addressof(selection));
     if constexpr (bounds_victim_scores<state_type, pod_type>) {
-      // Reads best_ (written by merge between batches only).
+      // Reads best_ (written by merge_node between batches only).
       if (bounding_ && has_best_ && std::ranges::begin(nominated) == std::ranges::end(nominated))
         if (const auto bound = wk.state->victim_score_bound(preemptor, detail::now_of(policy_));
             bound && !(best_ < *bound)) {
-          std::construct_at(&out.selection, victim_selection<pod_type>{status::ok(), {}, 0});
-          out.victims.clear();
-          out.bounded = true;
-          return;
+          ::new (slot) victim_selection<pod_type>{status::ok(), {}, 0};
+          return true;
         }
     }
-    // Guaranteed elision: the selection is built in out.selection (trivially destructible).
-    static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
     if (grouped_)
-      std::construct_at(&out.selection, ::preempt::workload::select_unit_victims(
-                                            preemptor, node_index, cluster, *wk.state, units_,
-                                            budgets, nominated, wk.unit_scratch, policy_));
+      ::new (slot) victim_selection<pod_type>(::preempt::workload::select_unit_victims(
+          preemptor, node_index, cluster, *wk.state, units_, budgets, nominated, wk.unit_scratch,
+          policy_));
     else
-      std::construct_at(&out.selection,
-                        ::preempt::select_victims(preemptor, cluster[node_index], *wk.state,
-                                                  budgets, nominated, wk.scratch, policy_));
+      ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+          preemptor, cluster[node_index], *wk.state, budgets, nominated, wk.scratch, policy_));
+    if (selection.outcome.is_success()) {
+      if (selection.victims.empty())
+        selection.outcome = status::error(zero_victims_reason);
+      else if constexpr (precomputes_scores)
+        scores = default_scores{detail::now_of(policy_)}.all(
+            candidate<pod_type>{node_index, {}, selection.victims, selection.pdb_violations});
+    }
+    return false;
+  }
+
+  // Evaluates node `item` of the current batch on worker `w`, its victims copied to the item's
+  // slot (the scratch is reused by the worker's next node).
+  template <class B, class N>
+  void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
+                     const B& budgets, const N& nominations) {
+    item_result& out = results_[item];
+    worker& wk = workers_[w];
+    out.bounded = evaluate_node(potential_node(batch_base_ + item), wk, preemptor, cluster, budgets,
+                                nominations, out.selection, out.scores);
     victim_selection<pod_type>& r = out.selection;
     if (out.victims.capacity() < r.victims.size())  // once per slot and largest node
       out.victims.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
     out.victims.assign(r.victims.begin(), r.victims.end());
-    if (r.outcome.is_success() && r.victims.empty()) r.outcome = status::error(zero_victims_reason);
-    if constexpr (precomputes_scores)
-      if (r.outcome.is_success())
-        out.scores = default_scores{detail::now_of(policy_)}.all(
-            candidate<pod_type>{node_index, {}, r.victims, r.pdb_violations});
-    r.victims = {};  // the scratch is reused by the worker's next node
+    r.victims = {};
   }
 
   template <class B, class N, class E>
   void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
                [[maybe_unused]] const E& ex) {
+    if (is_always_inline_v<E> || workers_.size() <= 1) {
+      dry_run_inline(preemptor, cluster, budgets, nominations);
+      return;
+    }
     const std::size_t n = potential_.size();
-    const bool parallel = !is_always_inline_v<E> && workers_.size() > 1;
     struct context {  // for the helper crew
       evaluator* self;
       const pod_type* preemptor;
@@ -432,16 +452,14 @@ class evaluator {
       const N* nominations;
     } ctx [[maybe_unused]]{this, &preemptor, &cluster, &budgets, &nominations};
 
-    if (parallel) prepare_workers(cluster, budgets);
+    prepare_workers(cluster, budgets);
     std::size_t previous = 0;
     for (batch_base_ = 0; batch_base_ < n;) {
-      const std::size_t count =
-          parallel ? std::min(next_batch_size(previous), n - batch_base_) : std::size_t{1};
-      if (results_.size() < count) results_.resize(count);
+      const std::size_t count = std::min(next_batch_size(previous), n - batch_base_);
+      if (results_.size() < count) grow_results(count);
       previous = count;
-      if (count == 1 || !parallel) {
-        for (std::size_t i = 0; i < count; ++i)
-          evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
+      if (count == 1) {
+        evaluate_item(0, 0, preemptor, cluster, budgets, nominations);
       }
 #if !defined(PREEMPT_NO_THREADS)
       else {
@@ -455,10 +473,34 @@ class evaluator {
         };
         crew_->run(job, ex);
       }
+#else
+      else {
+        for (std::size_t i = 0; i < count; ++i)
+          evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
+      }
 #endif
       const bool stop = merge(count);
       batch_base_ += count;
       if (stop) break;
+    }
+  }
+
+  // The sequential dry run: each node is merged as soon as it is evaluated, its victims read
+  // straight from the scratch (no result slot, no copy).
+  template <class B, class N>
+  void dry_run_inline(const pod_type& preemptor, const C& cluster, const B& budgets,
+                      const N& nominations) {
+    const std::size_t n = potential_.size();
+    worker& wk = workers_[0];
+    victim_selection<pod_type> selection;
+    default_scores::vector scores{};
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t node_index = potential_node(k);
+      const bool bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
+                                         selection, scores);
+      if (merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
+                     scores, bounded))
+        break;
     }
   }
 
@@ -485,17 +527,39 @@ class evaluator {
     return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
   }
 
-  // Before a parallel dry run: every worker gets its state and as much scratch as the largest any
-  // worker has needed, so a worker that rarely wins an item (more workers than free cores) does
-  // not grow its buffers in a later decision.
+  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
+  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
+  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
+  // every result slot gets room for that many victims, so a slot whose nodes were all bounded so
+  // far (branch and bound: the batch positions where a node is selected in full depend on the
+  // offset) does not grow in a later decision either.
   template <class B>
   void prepare_workers(const C& cluster, const B& budgets) {
-    std::size_t pods = 0;
-    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.entries().capacity());
+    std::size_t pods = slot_room_;
+    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
+    for (worker& wk : workers_) {
+      const auto u = wk.unit_scratch.reserved();
+      units.node_units = std::max(units.node_units, u.node_units);
+      units.units = std::max(units.units, u.units);
+      units.pods = std::max(units.pods, u.pods);
+      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
+    }
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
+      wk.unit_scratch.reserve(units, grouped_ ? budgets.budget_count() : 0);
     }
+    if (pods > slot_room_) {
+      for (item_result& r : results_) r.victims.reserve(pods);
+      slot_room_ = pods;
+    }
+  }
+
+  // Result slots for a batch of `count` nodes; the new ones with room for slot_room_ victims.
+  void grow_results(std::size_t count) {
+    const std::size_t old = results_.size();
+    results_.resize(count);
+    for (std::size_t i = old; i < count; ++i) results_[i].victims.reserve(slot_room_);
   }
 
   // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
@@ -517,34 +581,40 @@ class evaluator {
 
   // Folds a batch into the candidate lists in sequential order; true when the dry run may stop.
   bool merge(std::size_t count) {
-    const std::size_t wanted = decision_.candidates_wanted;
     for (std::size_t i = 0; i < count; ++i) {
       const item_result& r = results_[i];
-      const std::size_t node_index = potential_node(batch_base_ + i);
-      const status& outcome = r.outcome();
-      diagnosis_.push_back({node_index, intern_outcome(outcome)});
-      detail::notify_node_evaluated(observer_, node_index, outcome,
-                                    std::span<const pod_type* const>(r.victims), r.violations());
-      if (outcome.code() == status_code::error) has_errors_ = true;
-      if (outcome.is_success()) {
-        auto& list = r.violations() == 0 ? without_violations_ : with_violations_;
-        if (list.size() < wanted) {
-          list.push_back({node_index, victim_arena_.size(), r.victims.size(), r.violations(),
-                          r.scores, r.bounded});
-          victim_arena_.insert(victim_arena_.end(), r.victims.begin(), r.victims.end());
-          // The best candidate without violations so far, the first of equals (bounded ones are
-          // no better than it).
-          if (bounding_ && !r.bounded && r.violations() == 0 && (!has_best_ || best_ < r.scores)) {
-            best_ = r.scores;
-            has_best_ = true;
-          }
-        }
-      }
-      if (!without_violations_.empty() &&
-          without_violations_.size() + with_violations_.size() >= wanted)
+      if (merge_node(potential_node(batch_base_ + i), r.outcome(), r.victims, r.violations(),
+                     r.scores, r.bounded))
         return true;
     }
     return false;
+  }
+
+  // Folds one node's result into the diagnosis and the candidate lists; true when the dry run may
+  // stop.
+  bool merge_node(std::size_t node_index, const status& outcome,
+                  std::span<const pod_type* const> victims, std::int64_t violations,
+                  const default_scores::vector& scores, bool bounded) {
+    const std::size_t wanted = decision_.candidates_wanted;
+    diagnosis_.push_back({node_index, intern_outcome(outcome)});
+    detail::notify_node_evaluated(observer_, node_index, outcome, victims, violations);
+    if (outcome.code() == status_code::error) has_errors_ = true;
+    if (outcome.is_success()) {
+      auto& list = violations == 0 ? without_violations_ : with_violations_;
+      if (list.size() < wanted) {
+        list.push_back(
+            {node_index, victim_arena_.size(), victims.size(), violations, scores, bounded});
+        victim_arena_.insert(victim_arena_.end(), victims.begin(), victims.end());
+        // The best candidate without violations so far, the first of equals (bounded ones are no
+        // better than it).
+        if (bounding_ && !bounded && violations == 0 && (!has_best_ || best_ < scores)) {
+          best_ = scores;
+          has_best_ = true;
+        }
+      }
+    }
+    return !without_violations_.empty() &&
+           without_violations_.size() + with_violations_.size() >= wanted;
   }
 
   void collect_candidates(const C& cluster) {
@@ -664,6 +734,7 @@ class evaluator {
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
+  std::size_t slot_room_ = 0;  // victims every result slot has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
   // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).

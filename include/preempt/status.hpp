@@ -157,6 +157,11 @@ class status {
 
   friend constexpr bool operator==(const status& a, const status& b) noexcept {
     if (a.code_ != b.code_ || a.count_ != b.count_) return false;
+    if (a.count_ == 0) return true;
+    if (a.count_ == 1) {  // the common case, without building the lists
+      const std::string_view x = a.store_.list[0], y = b.store_.list[0];
+      return (x.data() == y.data() && x.size() == y.size()) || x == y;
+    }
     const auto ra = a.reasons(), rb = b.reasons();
     for (std::size_t i = 0; i < ra.size(); ++i)  // the same text at the same address: equal
       if ((ra[i].data() != rb[i].data() || ra[i].size() != rb[i].size()) && ra[i] != rb[i])

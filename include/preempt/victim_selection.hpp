@@ -113,6 +113,13 @@ class victim_scratch {
     flags_.reserve(pods);
     grow_budgets(budgets);
   }
+  // The most pods one of its per-pod buffers has room for: the largest node a selection on this
+  // scratch has needed so far, whichever buffers its path used (the one-pass reprieve uses the
+  // victims and the flags only, the pod-by-pod path the entries and the victims). Another scratch
+  // reserved for that many pods selects on the same nodes without growing.
+  std::size_t pods_reserved() const noexcept {
+    return std::max({entries_.capacity(), victims_.capacity(), flags_.capacity()});
+  }
 
   // Takes one disruption from the current node's copy of budget i (copied from the budget set the
   // first time the node touches it); true when that drives the copy below zero. A copy below zero

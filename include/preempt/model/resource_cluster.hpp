@@ -62,9 +62,9 @@ class resource_cluster;
 class resource_node {
  public:
   resource_node(std::string name, resource_vector allocatable)
-      : name_(std::move(name)),
-        allocatable_(std::move(allocatable)),
-        lower_(std::max(allocatable_.size(), resource::first_extended)) {
+      : allocatable_(std::move(allocatable)),
+        lower_(std::max(allocatable_.size(), resource::first_extended)),
+        name_(std::move(name)) {
     requested_.resize(std::max(allocatable_.size(), resource::first_extended));
   }
 
@@ -79,12 +79,14 @@ class resource_node {
 
  private:
   friend class resource_cluster;
-  std::string name_;
+  // What prepare_state and a rejection read first, together: the amounts, the pods and the
+  // summary's levels span the node's first three cache lines.
   resource_vector allocatable_;
   resource_vector requested_;
-  priority_summary lower_;
   std::vector<resource_pod> pods_;
+  priority_summary lower_;
   std::vector<std::uint32_t> cache_position_;  // parallel to pods_
+  std::string name_;
 };
 
 class resource_cluster {

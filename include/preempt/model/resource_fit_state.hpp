@@ -112,6 +112,12 @@ class resource_fit_state {
         requested_.size() != dims)
       requested_.resize(dims);
     std::int64_t* used = requested_.data();
+    if (requested_.size() == resource::first_extended) {
+      // The standard dimensions: always readable, zero past the node's size (resource_vector).
+      const std::int64_t* from = requested.data();
+      for (std::size_t d = 0; d < resource::first_extended; ++d) used[d] = from[d];
+      return;
+    }
     const std::size_t n = std::min(requested_.size(), requested.size());
     std::copy(requested.data(), requested.data() + n, used);
     std::fill(used + n, used + requested_.size(), 0);
@@ -133,20 +139,9 @@ class resource_fit_state {
   // Removes every pod of the node with a priority below q at once and returns how many there
   // were; nullopt (and no change) when the state has no summary or has changed since reset.
   std::optional<std::size_t> remove_lower_priority_pods(std::int32_t q) noexcept {
-    if (lower_ == nullptr) return std::nullopt;
-    const priority_summary::lower below = lower_->below(q);
-    // The removed pods are the last below.pods of the node's pods in kept_before order when the
-    // pods given to reset are the summary's (reprieve_removed_pods walks them).
-    removed_from_ = not_removed;
-    if (pods_.size() == lower_->pods() && below.pods <= pods_.size()) {
-      const std::size_t from = pods_.size() - below.pods;
-      if ((below.pods == 0 || pods_[from].priority() < q) &&
-          (from == 0 || pods_[from - 1].priority() >= q))
-        removed_from_ = from;
-    }
-    lower_ = nullptr;
-    if (below.requests != nullptr) requested_.subtract(*below.requests);
-    return below.pods;
+    const std::size_t removed = remove_below(q);
+    if (removed == not_removed) return std::nullopt;
+    return removed;
   }
 
   // Victim selection's reprieve in one pass, for a state whose last change was
@@ -320,10 +315,45 @@ class resource_fit_state {
     return !short_anywhere(p.requests());
   }
 
+  // One pass over the dimensions; the common failure, one short standard dimension and free pod
+  // slots, is copied whole from a table built at compile time (not assembled field by field in
+  // the caller's storage, which would make the caller's copies of it wait on partial stores).
   status fits(const resource_pod& p) const noexcept {
     PREEMPT_ASSERT(allocatable_ != nullptr, "resource_fit_state::fits before reset");
-    if (!short_anywhere(p.requests())) return status::ok();
-    return shortage(p.requests());
+    const resource_vector& want = p.requests();
+    const std::int64_t* w = want.data();
+    const std::int64_t* have = allocatable_->data();
+    const std::int64_t* used = requested_.data();
+    const std::size_t n_have = allocatable_->size();
+    const std::size_t n_used = requested_.size();
+    const bool pods_short =
+        used[resource::pods] + 1 > (resource::pods < n_have ? have[resource::pods] : 0);
+    std::size_t short_count = 0, short_dimension = 0;
+    bool beyond = false;
+    if (want.size() <= resource::first_extended) {
+      // The standard dimensions: every amount is readable (resource_vector), no branch per
+      // dimension.
+      for (std::size_t d = 0; d < resource::first_extended; ++d) {
+        const bool is_short = d != resource::pods && w[d] > 0 && w[d] > have[d] - used[d];
+        short_count += is_short ? 1 : 0;
+        short_dimension = is_short ? d : short_dimension;
+        beyond |= is_short && w[d] > have[d];
+      }
+    } else {
+      for (std::size_t d = 0; d < want.size(); ++d) {
+        if (d == resource::pods || w[d] <= 0) continue;
+        const std::int64_t whole = d < n_have ? have[d] : 0;
+        if (w[d] > whole - (d < n_used ? used[d] : 0)) {
+          ++short_count;
+          short_dimension = d;
+          beyond |= w[d] > whole;
+        }
+      }
+    }
+    if (short_count == 0 && !pods_short) return status::ok();
+    if (short_count == 1 && !pods_short && short_dimension < resource::first_extended)
+      return model::detail::single_shortage[beyond ? 1 : 0][short_dimension];
+    return shortage(want, pods_short, beyond);
   }
 
   // The current sum of requests (for diagnostics and tests).
@@ -351,6 +381,26 @@ class resource_fit_state {
       if (w[d] > left) return true;
     }
     return false;
+  }
+
+  // remove_lower_priority_pods as a plain count, not_removed for nullopt: g++ returns an optional
+  // built on the stack (its flag a byte store, then reloaded as a word), a store-forwarding stall
+  // as long as the rest of a rejected node's evaluation.
+  std::size_t remove_below(std::int32_t q) noexcept {
+    if (lower_ == nullptr) return not_removed;
+    const priority_summary::lower below = lower_->below(q);
+    // The removed pods are the last below.pods of the node's pods in kept_before order when the
+    // pods given to reset are the summary's (reprieve_removed_pods walks them).
+    removed_from_ = not_removed;
+    if (pods_.size() == lower_->pods() && below.pods <= pods_.size()) {
+      const std::size_t from = pods_.size() - below.pods;
+      if ((below.pods == 0 || pods_[from].priority() < q) &&
+          (from == 0 || pods_[from - 1].priority() >= q))
+        removed_from_ = from;
+    }
+    lower_ = nullptr;
+    if (below.requests != nullptr) requested_.subtract(*below.requests);
+    return below.pods;
   }
 
   // reprieve_removed_pods' walk over `removed`, for `dims` <= D dimensions: `used` is updated
@@ -384,11 +434,15 @@ class resource_fit_state {
       previous_start = start;
       // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
       const std::int64_t* r = p.requests().data();
-      const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+      [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
       std::array<std::int64_t, D> with{};
       bool fits = true;
       for (std::size_t d = 0; d < D; ++d) {
-        with[d] = used[d] + (d < n ? r[d] : 0);
+        // The first inline_dimensions amounts are always readable, zero past the pod's size.
+        if constexpr (D <= resource_vector::inline_dimensions)
+          with[d] = used[d] + r[d];
+        else
+          with[d] = used[d] + (d < n ? r[d] : 0);
         fits &= with[d] <= limit[d];
       }
       if (fits)
@@ -408,11 +462,22 @@ class resource_fit_state {
     const std::int64_t* used = requested_.data();
     const std::size_t dims = requested_.size();
     bool fits_now = true;
-    for (std::size_t d = 0; d < dims; ++d) {
-      const std::int64_t demand = d == resource::pods ? 1 : want[d];
-      limit[d] =
-          demand > 0 ? (*allocatable_)[d] - demand : std::numeric_limits<std::int64_t>::max();
-      fits_now &= used[d] <= limit[d];
+    if (dims == resource::first_extended) {
+      // The standard dimensions only: every amount below is readable (resource_vector).
+      const std::int64_t* w = want.data();
+      const std::int64_t* have = allocatable_->data();
+      for (std::size_t d = 0; d < resource::first_extended; ++d) {
+        const std::int64_t demand = d == resource::pods ? 1 : w[d];
+        limit[d] = demand > 0 ? have[d] - demand : std::numeric_limits<std::int64_t>::max();
+        fits_now &= used[d] <= limit[d];
+      }
+    } else {
+      for (std::size_t d = 0; d < dims; ++d) {
+        const std::int64_t demand = d == resource::pods ? 1 : want[d];
+        limit[d] =
+            demand > 0 ? (*allocatable_)[d] - demand : std::numeric_limits<std::int64_t>::max();
+        fits_now &= used[d] <= limit[d];
+      }
     }
     for (std::size_t d = dims; d < want.size(); ++d) fits_now &= want[d] <= 0;
     return fits_now;
@@ -452,24 +517,11 @@ class resource_fit_state {
     return *pods[rank - missing].start_time();
   }
 
-  // The reasons, in upstream order: pod slots first, then each short dimension.
-  // UnschedulableAndUnresolvable when a short dimension's request exceeds the node's whole
-  // allocatable amount (upstream's fitsRequest: no eviction can make room).
-  // The common answer, one short standard dimension and free pod slots, is copied whole from a
-  // table built at compile time: it is not assembled field by field in the caller's storage,
-  // which would make the caller's copies of it wait on partial stores.
-  [[gnu::noinline]] status shortage(const resource_vector& want) const noexcept {
-    bool beyond = false;
-    std::size_t short_count = 0, short_dimension = 0;
-    for (std::size_t d = 0; d < want.size(); ++d)
-      if (d != resource::pods && short_in(want, d)) {
-        ++short_count;
-        short_dimension = d;
-        if (want[d] > (*allocatable_)[d]) beyond = true;
-      }
-    const bool pods_short = requested_[resource::pods] + 1 > (*allocatable_)[resource::pods];
-    if (short_count == 1 && !pods_short && short_dimension < resource::first_extended)
-      return model::detail::single_shortage[beyond ? 1 : 0][short_dimension];
+  // fits' answer when it names more than one reason, in upstream order: pod slots first, then
+  // each short dimension. UnschedulableAndUnresolvable when a short dimension's request exceeds
+  // the node's whole allocatable amount (upstream's fitsRequest: no eviction can make room).
+  [[gnu::noinline]] status shortage(const resource_vector& want, bool pods_short,
+                                    bool beyond) const noexcept {
     status result(beyond ? status_code::unschedulable_and_unresolvable
                          : status_code::unschedulable);
     if (pods_short) result.add_reason(resource_names::insufficient_reason(names_, resource::pods));

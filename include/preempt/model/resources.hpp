@@ -5,7 +5,8 @@
 // slots, ephemeral storage (bytes), then any number of extended resources (nvidia.com/gpu, ...),
 // numbered by a `resource_names` registry. Dimensions past size() read as zero. Four dimensions
 // live inline; more spill to the heap once, when the vector is built, so arithmetic on vectors of
-// an established size never allocates.
+// an established size never allocates. data() always points at inline_dimensions readable amounts
+// or more, zero past size(), so loops over the standard dimensions need no bounds check.
 //
 // `resource_names` maps extended resource names to dimensions and keeps the upstream reason text
 // for each dimension ("Insufficient cpu", "Too many pods", "Insufficient example.com/foo"), with
@@ -77,12 +78,13 @@ class resource_vector {
     }
     size_ = std::exchange(other.size_, 0u);
     other.data_ = other.small_.data();
+    other.small_.fill(0);  // zero past its size again
     return *this;
   }
   ~resource_vector() = default;
 
   std::size_t size() const noexcept { return size_; }
-  // The amounts of dimensions [0, size()).
+  // The amounts of dimensions [0, size()), followed by zeros up to at least inline_dimensions.
   const std::int64_t* data() const noexcept { return data_; }
   std::int64_t* data() noexcept { return data_; }
 
@@ -104,19 +106,25 @@ class resource_vector {
   // Subtracts `other`, like add.
   void subtract(const resource_vector& other) noexcept {
     const std::size_t n = std::min(size_, other.size_);
+    if (n == inline_dimensions) {  // the common size, unrolled
+      for (std::size_t i = 0; i < inline_dimensions; ++i) data_[i] -= other.data_[i];
+      return;
+    }
     for (std::size_t i = 0; i < n; ++i) data_[i] -= other.data_[i];
   }
 
-  // Resizes to n dimensions; new dimensions are zero. Allocates only when n exceeds the capacity.
+  // Resizes to n dimensions; new dimensions are zero, and so are dropped ones (everything past
+  // size() reads as zero). Allocates only when n exceeds the capacity.
   void resize(std::size_t n) {
     if (n > capacity_) {
-      auto bigger = std::make_unique<std::int64_t[]>(n);
+      auto bigger = std::make_unique<std::int64_t[]>(n);  // value-initialized: zeros
       std::copy(data_, data_ + size_, bigger.get());
       heap_ = std::move(bigger);
       data_ = heap_.get();
       capacity_ = static_cast<std::uint32_t>(n);
     }
     for (std::size_t i = size_; i < n; ++i) data_[i] = 0;
+    for (std::size_t i = n; i < size_; ++i) data_[i] = 0;
     size_ = static_cast<std::uint32_t>(n);
   }
 

@@ -76,6 +76,23 @@ class unit_selection_scratch {
     tally_.reserve(budgets);
   }
 
+  // What the selections on this scratch have needed so far: the units met on one node, the units
+  // of the cluster (one stamp each) and the victims of one node. Another scratch given reserve(r,
+  // budgets) selects on the same nodes without growing.
+  struct room {
+    std::size_t node_units = 0;
+    std::size_t units = 0;
+    std::size_t pods = 0;
+  };
+  room reserved() const noexcept {
+    return {std::max(ranked_.capacity(), chosen_.capacity()), stamps_.capacity(),
+            victims_.capacity()};
+  }
+  void reserve(const room& r, std::size_t budgets) {
+    reserve(r.node_units, r.pods, budgets);
+    stamps_.reserve(r.units);
+  }
+
  private:
   friend struct select_unit_victims_fn;
 
