@@ -108,6 +108,7 @@ std::vector<std::uint64_t> uids(std::span<const pod* const> victims) {
 // How the two paths compared over a run of random nodes.
 struct path_counts {
   std::size_t candidates = 0, one_pass = 0, with_violations = 0;
+  std::size_t one_pass_strict = 0;  // on nodes whose pods are strictly ordered: no order check
 };
 
 // Selects on the node through the one-pass path (when select_victims takes it) and through the
@@ -132,7 +133,10 @@ void compare_paths(const random_node& w, const Budgets& budgets, path_counts& co
     ++counts.candidates;
     counts.with_violations += a.pdb_violations > 0;
     // The pod-by-pod path lists the potential victims; the one-pass path does not.
-    if (fast_scratch.entries().empty()) ++counts.one_pass;
+    if (fast_scratch.entries().empty()) {
+      ++counts.one_pass;
+      if (w.cluster[0].strictly_ordered()) ++counts.one_pass_strict;
+    }
   }
 }
 
@@ -147,11 +151,14 @@ TEST_CASE("BR1: the one-pass reprieve selects what the pod-by-pod reprieve selec
     compare_paths(make_node(seed), budgets, counts);
   }
   MESSAGE(counts.candidates << " candidates of " << seeds.size() << " nodes, " << counts.one_pass
-                            << " through the one-pass reprieve");
-  // Both paths must have been exercised.
+                            << " through the one-pass reprieve, " << counts.one_pass_strict
+                            << " of them on strictly ordered nodes");
+  // Both paths must have been exercised, and the one-pass walk with and without its order check.
   CHECK(counts.candidates > seeds.size() / 5);
   CHECK(counts.one_pass > counts.candidates / 4);
   CHECK(counts.one_pass < counts.candidates);
+  CHECK(counts.one_pass_strict > counts.one_pass / 10);
+  CHECK(counts.one_pass_strict < counts.one_pass);
 }
 
 TEST_CASE("BU1: reprieve_removed_pods needs remove_lower_priority_pods as the last change") {

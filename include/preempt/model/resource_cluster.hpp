@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +77,10 @@ class resource_node {
   const resource_vector& requested() const noexcept { return requested_; }
   // The pods summed by priority.
   const priority_summary& priorities() const noexcept { return lower_; }
+  // Whether every two neighbours in pods() are strictly in importance order whatever the time
+  // standing for a missing start (different priorities, or both start times given and the first
+  // earlier): no importance check is then needed to know the order is strict.
+  bool strictly_ordered() const noexcept { return loose_pairs_ == 0; }
 
  private:
   friend class resource_cluster;
@@ -87,6 +92,31 @@ class resource_node {
   priority_summary lower_;
   std::vector<std::uint32_t> cache_position_;  // parallel to pods_
   std::string name_;
+  // Neighbours in pods_ that are not always strictly ordered (see strictly_ordered).
+  std::size_t loose_pairs_ = 0;
+
+  // Whether neighbours a, b (a kept before b) are strictly in importance order for any `now`.
+  static bool always_strict(const resource_pod& a, const resource_pod& b) noexcept {
+    if (a.priority() != b.priority()) return true;
+    const std::optional<timestamp> sa = a.start_time(), sb = b.start_time();
+    return sa && sb && *sa < *sb;
+  }
+  // How many of the pairs (k-1, k) and (k, k+1) are loose (missing neighbours count none).
+  std::size_t loose_around(std::size_t k) const noexcept {
+    std::size_t n = 0;
+    if (k > 0 && !always_strict(pods_[k - 1], pods_[k])) ++n;
+    if (k + 1 < pods_.size() && !always_strict(pods_[k], pods_[k + 1])) ++n;
+    return n;
+  }
+  // The pair (k-1, k+1) that closes the gap when pod k leaves: loose or not.
+  std::size_t loose_across(std::size_t k) const noexcept {
+    return k > 0 && k + 1 < pods_.size() && !always_strict(pods_[k - 1], pods_[k + 1]) ? 1 : 0;
+  }
+  void count_loose_pairs() noexcept {
+    loose_pairs_ = 0;
+    for (std::size_t k = 1; k < pods_.size(); ++k)
+      if (!always_strict(pods_[k - 1], pods_[k])) ++loose_pairs_;
+  }
 };
 
 class resource_cluster {
@@ -109,9 +139,13 @@ class resource_cluster {
     n.requested_.add(p.requests());
     n.lower_.add(p);
     const auto at = std::upper_bound(n.pods_.begin(), n.pods_.end(), p, kept_before);
-    n.cache_position_.insert(n.cache_position_.begin() + (at - n.pods_.begin()),
+    const auto k = static_cast<std::size_t>(at - n.pods_.begin());
+    n.cache_position_.insert(n.cache_position_.begin() + static_cast<std::ptrdiff_t>(k),
                              static_cast<std::uint32_t>(n.pods_.size()));
+    if (k > 0 && k < n.pods_.size() && !resource_node::always_strict(n.pods_[k - 1], n.pods_[k]))
+      --n.loose_pairs_;  // the pair the new pod comes between
     n.pods_.insert(at, std::move(p));
+    n.loose_pairs_ += n.loose_around(k);
   }
 
   // Assigns many pods to node i at once, as if add_pod were called for each in turn (the same
@@ -139,6 +173,7 @@ class resource_cluster {
       }
       ps.clear();
       n.lower_.rebuild(n.pods_);
+      n.count_loose_pairs();
       return;
     }
     std::vector<resource_pod> pods;
@@ -162,6 +197,7 @@ class resource_cluster {
     n.cache_position_ = std::move(cache);
     ps.clear();
     n.lower_.rebuild(n.pods_);
+    n.count_loose_pairs();
   }
 
   // Removes the pod with this uid from node i; false if it is not there.
@@ -176,6 +212,8 @@ class resource_cluster {
     const auto k = it - n.pods_.begin();
     const std::uint32_t freed = n.cache_position_[static_cast<std::size_t>(k)];
     const auto last = static_cast<std::uint32_t>(n.pods_.size() - 1);
+    n.loose_pairs_ -= n.loose_around(static_cast<std::size_t>(k));
+    n.loose_pairs_ += n.loose_across(static_cast<std::size_t>(k));
     n.pods_.erase(it);
     n.cache_position_.erase(n.cache_position_.begin() + k);
     for (std::uint32_t& c : n.cache_position_)  // the cache moves its last pod into the gap
@@ -205,7 +243,8 @@ class resource_cluster {
 
   // Points a resource-fit state at node i as it stands.
   void prepare_state(std::size_t i, resource_fit_state& state) const {
-    state.reset(nodes_[i].allocatable_, nodes_[i].requested_, &nodes_[i].lower_, nodes_[i].pods_);
+    const resource_node& n = nodes_[i];
+    state.reset(n.allocatable_, n.requested_, &n.lower_, n.pods_, n.strictly_ordered());
   }
 
  private:

@@ -100,14 +100,17 @@ class resource_fit_state {
   // Starts over on a node with these allocatable amounts and this sum of requests; `lower`, when
   // given, summarizes the same pods by priority (see remove_lower_priority_pods), and
   // `pods_by_importance`, when given, lists them in resource_cluster's order (kept_before: see
-  // victim_score_bound).
+  // victim_score_bound). `strictly_ordered` promises that every two neighbours among those pods
+  // are strictly in importance order whatever `now` (resource_node::strictly_ordered):
+  // reprieve_removed_pods then does not check the order.
   void reset(const resource_vector& allocatable, const resource_vector& requested,
              const priority_summary* lower = nullptr,
-             std::span<const resource_pod> pods_by_importance = {}) {
+             std::span<const resource_pod> pods_by_importance = {}, bool strictly_ordered = false) {
     allocatable_ = &allocatable;
     lower_ = lower;
     removed_from_ = not_removed;
     pods_ = pods_by_importance;
+    strictly_ordered_ = strictly_ordered;
     if (const std::size_t dims = std::max(allocatable.size(), resource::first_extended);
         requested_.size() != dims)
       requested_.resize(dims);
@@ -166,12 +169,17 @@ class resource_fit_state {
     std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
     if (!fit_limits(preemptor, limit.data())) return std::nullopt;
     std::int64_t* used = requested_.data();
-    // Nodes with the standard dimensions only: the dimension loops unrolled.
-    const std::size_t count = dims == resource::first_extended
-                                  ? resource_fit_state::reprieve_walk<resource::first_extended>(
-                                        removed, dims, now, used, limit.data(), victims.data())
-                                  : resource_fit_state::reprieve_walk<max_fast_dimensions>(
-                                        removed, dims, now, used, limit.data(), victims.data());
+    // Nodes with the standard dimensions only: the dimension loops unrolled; no order check
+    // where the node says its pods are strictly ordered.
+    const std::size_t count =
+        dims == resource::first_extended
+            ? (strictly_ordered_
+                   ? resource_fit_state::reprieve_walk<resource::first_extended, false>(
+                         removed, dims, now, used, limit.data(), victims.data())
+                   : resource_fit_state::reprieve_walk<resource::first_extended, true>(
+                         removed, dims, now, used, limit.data(), victims.data()))
+            : resource_fit_state::reprieve_walk<max_fast_dimensions, true>(
+                  removed, dims, now, used, limit.data(), victims.data());
     if (count == not_removed) return std::nullopt;
     return count;
   }
@@ -407,12 +415,10 @@ class resource_fit_state {
   // only when the walk completes (not_removed: the pods are not strictly in importance order).
   // A plain count, not an optional: g++ stores an optional's flag as a byte and reloads it with
   // the count as one word, a store-forwarding stall as long as a short walk.
-  template <std::size_t D>
-  [[gnu::noinline]] static std::size_t reprieve_walk(std::span<const resource_pod> removed,
-                                                     std::size_t dims, timestamp now,
-                                                     std::int64_t* used_out,
-                                                     const std::int64_t* limit_in,
-                                                     const resource_pod** victims) noexcept {
+  template <std::size_t D, bool CheckOrder>
+  [[gnu::noinline]] static std::size_t reprieve_walk(
+      std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
+      std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims) noexcept {
     std::array<std::int64_t, D> used{}, limit{};
     for (std::size_t d = 0; d < D; ++d) {
       used[d] = d < dims ? used_out[d] : 0;
@@ -422,16 +428,18 @@ class resource_fit_state {
     // Strictly in importance order: each pod of lower priority than the one before (every
     // removed pod is below the highest priority), or of the same priority and a later start
     // (more_important_pod).
-    std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    timestamp previous_start = std::numeric_limits<timestamp>::min();
+    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
     for (const resource_pod& p : removed) {
-      const std::int32_t priority = p.priority();
-      const timestamp start = p.start_time().value_or(now);
-      if (priority > previous_priority ||
-          (priority == previous_priority && start <= previous_start))
-        return not_removed;
-      previous_priority = priority;
-      previous_start = start;
+      if constexpr (CheckOrder) {
+        const std::int32_t priority = p.priority();
+        const timestamp start = p.start_time().value_or(now);
+        if (priority > previous_priority ||
+            (priority == previous_priority && start <= previous_start))
+          return not_removed;
+        previous_priority = priority;
+        previous_start = start;
+      }
       // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
       const std::int64_t* r = p.requests().data();
       [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
@@ -539,6 +547,9 @@ class resource_fit_state {
   // the state's last change; not_removed otherwise.
   std::size_t removed_from_ = not_removed;
   std::span<const resource_pod> pods_;
+  // Every two neighbours in pods_ strictly ordered whatever `now`
+  // (resource_node::strictly_ordered): the reprieve walk skips its order check.
+  bool strictly_ordered_ = false;
   resource_vector requested_;
   const resource_names* names_ = nullptr;
 };
