@@ -293,6 +293,21 @@ void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets
       [&](std::size_t i, bool violating) { entries[i].violating = violating; });
 }
 
+// Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
+// appended to `entries` in node order.
+template <class P, class N, class Entries, class Policy>
+void collect_potential_victims(const P& preemptor, const N& node, Entries& entries,
+                               const Policy& policy) {
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
+  std::size_t index = 0;
+  for (const P& p : ::preempt::pods_of(node)) {
+    if (::preempt::priority_of(p) < preemptor_priority &&
+        policy.is_eligible_victim(node, p, preemptor))
+      entries.push_back({&p, detail::cache_position(node, index), false, false});
+    ++index;
+  }
+}
+
 // A successful selection. Through a function so that the violation count is not a constant
 // where the result is built: g++ clears the whole result (rep stos) before an aggregate
 // initialization from status::ok() and constants, a fixed cost as large as a short walk.
@@ -317,14 +332,6 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
   auto& entries = scratch.entries();
 
   const std::int32_t preemptor_priority = priority_of(preemptor);
-  const auto collect = [&] {
-    std::size_t index = 0;
-    for (const P& p : ::preempt::pods_of(node)) {
-      if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
-        entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
-      ++index;
-    }
-  };
   // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
   // and only a node that fails builds its status, directly in the returned selection (the
   // caller's storage): the status is written once, not copied out of a temporary.
@@ -348,8 +355,15 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
       if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
         if (no_nominees && budgets.budget_count() == 0) {
           const std::span<const P*> room = scratch.victim_room(*count);
-          if (const std::optional<std::size_t> chosen =
-                  state.reprieve_removed_pods(preemptor, policy.now, room)) {
+          if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
+            // A node where the preemptor does not fit is rejected with the reprieve's fit check.
+            status rejection;
+            if (const std::optional<std::size_t> chosen =
+                    state.reprieve_removed_pods(preemptor, policy.now, room, rejection))
+              return detail::successful_selection<P>(room.first(*chosen), 0);
+            if (!rejection) return {rejection, {}, 0};
+          } else if (const std::optional<std::size_t> chosen =
+                         state.reprieve_removed_pods(preemptor, policy.now, room)) {
             return detail::successful_selection<P>(room.first(*chosen), 0);
           }
         } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
@@ -391,12 +405,12 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
       } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
         return {st, {}, 0};
       }
-      collect();
+      detail::collect_potential_victims(preemptor, node, entries, policy);
       removed = true;
     }
   }
   if (!removed) {
-    collect();
+    detail::collect_potential_victims(preemptor, node, entries, policy);
     for (const entry& e : entries) {
       status st = state.remove_pod(*e.pod);
       if (!st) return {st, {}, 0};
