@@ -28,7 +28,9 @@
 // Without nominated pods, under default_policy, a state with remove_lower_priority_pods and
 // reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the removed
 // pods, which it walks in the node's importance order (checking that it is strict): no entries, no
-// sort, no call per pod. With budgets (a state with removed_pods as well), step 6 charges the
+// sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
+// reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
+// second fit check. With budgets (a state with removed_pods as well), step 6 charges the
 // removed pods in that order first and the state reprieves the violating ones, then the others
 // (when none violates, through its reprieve without budgets). The budget set's optional
 // prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order).

@@ -15,7 +15,9 @@
 // answers nullopt and the caller removes the pods one by one). Given the node's pods in
 // importance order too (as resource_cluster keeps them), it offers the other optional members:
 // reprieve_removed_pods, upstream's reprieve of the removed pods in one pass over them (O(r·d) for
-// r pods) when they are strictly in importance order, right after that removal; and
+// r pods) when they are strictly in importance order, right after that removal (declining where
+// the preemptor does not fit, it explains why as fits would, from the same pass over the
+// dimensions, and reads no pod); and
 // victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
 // the same condition as remove_lower_priority_pods. The allocatable vector, the summary, the pods
 // and the resource names must outlive the state. No exceptions; one
