@@ -319,6 +319,92 @@ victim_selection<P> successful_selection(std::span<const P* const> victims,
   return {status::ok(), victims, violations};
 }
 
+// select_victims pod by pod, past its one-pass paths: steps 1 and 4-7 when `removed` (every
+// potential victim was removed at once, remove_lower_priority_pods), else steps 1-7. Its own
+// function, so that the one-pass paths keep a small frame.
+template <class N, class S, class B, class Nominated, class Allocator, class Policy>
+[[gnu::noinline]] victim_selection<node_pod_t<N>> select_one_by_one(
+    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
+    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
+    const Policy& policy, bool removed) {
+  using P = node_pod_t<N>;
+  using entry = typename victim_scratch<P, Allocator>::entry;
+  auto& entries = scratch.entries();
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
+  constexpr bool has_can_fit = requires(S& s) {
+    { s.can_fit(preemptor) } -> std::convertible_to<bool>;
+  };
+  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
+  // and only a node that fails builds its status, directly in the returned selection (the
+  // caller's storage): the status is written once, not copied out of a temporary.
+  const bool fast_fit = has_can_fit && no_nominees;
+  if (removed) {
+    if (fast_fit) {
+      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
+      return {st, {}, 0};
+    }
+    detail::collect_potential_victims(preemptor, node, entries, policy);
+  }
+  if (!removed) {
+    detail::collect_potential_victims(preemptor, node, entries, policy);
+    for (const entry& e : entries) {
+      status st = state.remove_pod(*e.pod);
+      if (!st) return {st, {}, 0};
+    }
+    if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
+
+    if (fast_fit) {
+      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
+      return {st, {}, 0};
+    }
+  }
+
+  const std::span<entry> ordered(entries.data(), entries.size());
+  detail::order_by_importance(ordered, policy);
+  detail::classify_budget_violations(ordered, budgets, scratch);
+
+  std::int64_t violations = 0;
+  // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
+  const auto reprieve = [&](entry& e) -> status {
+    if (status st = state.add_pod(*e.pod); !st) return st;
+    if (no_nominees) {
+      if (detail::passes(state, preemptor)) return status::ok();
+    } else {
+      const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
+      if (fit.code() == status_code::error) return fit;
+      if (fit) return status::ok();
+    }
+    if (status st = state.remove_pod(*e.pod); !st) return st;
+    e.victim = true;
+    if (e.violating) ++violations;
+    return status::ok();
+  };
+  for (entry& e : ordered)
+    if (e.violating)
+      if (status st = reprieve(e); !st) return {st, {}, 0};
+  for (entry& e : ordered)
+    if (!e.violating)
+      if (status st = reprieve(e); !st) return {st, {}, 0};
+
+  // As upstream appends them: the violating victims, then the others; re-sorted by importance
+  // (sort.Slice again) when there were potential victims of both kinds.
+  auto& victims = scratch.victims();
+  victims.clear();
+  bool any_violating = false, any_other = false;
+  for (const entry& e : ordered) {
+    (e.violating ? any_violating : any_other) = true;
+    if (e.victim && e.violating) victims.push_back(e.pod);
+  }
+  for (const entry& e : ordered)
+    if (e.victim && !e.violating) victims.push_back(e.pod);
+  if (any_violating && any_other)
+    detail::go_sort_slice(victims.begin(), victims.end(),
+                          [&](const P* a, const P* b) { return policy.more_important(*a, *b); });
+  return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
+}
+
 }  // namespace detail
 
 template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
@@ -329,19 +415,9 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
     const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
     const Policy& policy = {}) {
   using P = node_pod_t<N>;
-  using entry = typename victim_scratch<P, Allocator>::entry;
   scratch.start_node(budgets.budget_count());
-  auto& entries = scratch.entries();
-
-  const std::int32_t preemptor_priority = priority_of(preemptor);
-  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
-  // and only a node that fails builds its status, directly in the returned selection (the
-  // caller's storage): the status is written once, not copied out of a temporary.
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
   const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
-  constexpr bool has_can_fit = requires(S& s) {
-    { s.can_fit(preemptor) } -> std::convertible_to<bool>;
-  };
-  const bool fast_fit = has_can_fit && no_nominees;
   // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
   // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
   bool removed = false;
@@ -402,72 +478,11 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           }
         }
       }
-      if (fast_fit) {
-        if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
-      } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
-        return {st, {}, 0};
-      }
-      detail::collect_potential_victims(preemptor, node, entries, policy);
       removed = true;
     }
   }
-  if (!removed) {
-    detail::collect_potential_victims(preemptor, node, entries, policy);
-    for (const entry& e : entries) {
-      status st = state.remove_pod(*e.pod);
-      if (!st) return {st, {}, 0};
-    }
-    if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
-
-    if (fast_fit) {
-      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
-    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
-      return {st, {}, 0};
-    }
-  }
-
-  const std::span<entry> ordered(entries.data(), entries.size());
-  detail::order_by_importance(ordered, policy);
-  detail::classify_budget_violations(ordered, budgets, scratch);
-
-  std::int64_t violations = 0;
-  // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
-  const auto reprieve = [&](entry& e) -> status {
-    if (status st = state.add_pod(*e.pod); !st) return st;
-    if (no_nominees) {
-      if (detail::passes(state, preemptor)) return status::ok();
-    } else {
-      const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
-      if (fit.code() == status_code::error) return fit;
-      if (fit) return status::ok();
-    }
-    if (status st = state.remove_pod(*e.pod); !st) return st;
-    e.victim = true;
-    if (e.violating) ++violations;
-    return status::ok();
-  };
-  for (entry& e : ordered)
-    if (e.violating)
-      if (status st = reprieve(e); !st) return {st, {}, 0};
-  for (entry& e : ordered)
-    if (!e.violating)
-      if (status st = reprieve(e); !st) return {st, {}, 0};
-
-  // As upstream appends them: the violating victims, then the others; re-sorted by importance
-  // (sort.Slice again) when there were potential victims of both kinds.
-  auto& victims = scratch.victims();
-  victims.clear();
-  bool any_violating = false, any_other = false;
-  for (const entry& e : ordered) {
-    (e.violating ? any_violating : any_other) = true;
-    if (e.victim && e.violating) victims.push_back(e.pod);
-  }
-  for (const entry& e : ordered)
-    if (e.victim && !e.violating) victims.push_back(e.pod);
-  if (any_violating && any_other)
-    detail::go_sort_slice(victims.begin(), victims.end(),
-                          [&](const P* a, const P* b) { return policy.more_important(*a, *b); });
-  return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
+  return detail::select_one_by_one(preemptor, node, state, budgets, nominated, scratch, policy,
+                                   removed);
 }
 
 // select_victims without nominated pods.
