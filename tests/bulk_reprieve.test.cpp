@@ -262,7 +262,8 @@ TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as f
     } else if (!rejection.is_success()) {
       ++explained;
       CHECK(rejection == expected);
-      CHECK(std::ranges::equal(rejection.reasons(), expected.reasons()));
+      const auto got = rejection.reasons(), want = expected.reasons();
+      CHECK(std::equal(got.begin(), got.end(), want.begin(), want.end()));
       several_reasons += rejection.reasons().size() > 1;
       unresolvable += rejection.code() == preempt::status_code::unschedulable_and_unresolvable;
       pod_slots += rejection.reason() == "Too many pods";
