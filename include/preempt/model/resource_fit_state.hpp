@@ -329,8 +329,8 @@ class resource_fit_state {
     const std::int64_t* used = requested_.data();
     const std::size_t n_have = allocatable_->size();
     const std::size_t n_used = requested_.size();
-    const bool pods_short =
-        used[resource::pods] + 1 > (resource::pods < n_have ? have[resource::pods] : 0);
+    // The pod slots: a standard dimension, always readable (zero past the node's size).
+    const bool pods_short = used[resource::pods] + 1 > have[resource::pods];
     std::size_t short_count = 0, short_dimension = 0;
     bool beyond = false;
     if (want.size() <= resource::first_extended) {
@@ -375,8 +375,7 @@ class resource_fit_state {
     const std::int64_t* used = requested_.data();
     const std::size_t n_have = allocatable_->size();
     const std::size_t n_used = requested_.size();
-    if (used[resource::pods] + 1 > (resource::pods < n_have ? have[resource::pods] : 0))
-      return true;
+    if (used[resource::pods] + 1 > have[resource::pods]) return true;  // always readable
     const std::size_t n = want.size();
     for (std::size_t d = 0; d < n; ++d) {
       if (d == resource::pods || w[d] <= 0) continue;
