@@ -8,9 +8,12 @@
 //   BUn  when the one-pass reprieve applies and when it declines.
 //   BR3  with budgets; BR4 a budget set's prefetch_budgets_of: called before every lookup, it
 //        changes neither the selection nor the lookups.
+//   BR5  the state's reprieve with budget flags called directly (violating pods at random): the
+//        victims, their order, each flag and the state as the pod-by-pod path leaves them.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -360,4 +363,75 @@ TEST_CASE("BR4: prefetch_budgets_of comes before every lookup and changes no sel
     }
   }
   CHECK(lookups > 1000);
+}
+
+TEST_CASE("BR5: the flagged one-pass reprieve against the pod-by-pod reprieve, flag by flag") {
+  // Each node's removed pods flagged violating at random (none, some, most or all of them): one
+  // budget allowing no disruption, whose members are exactly the flagged pods, makes the
+  // pod-by-pod path see the same classification.
+  std::size_t one_pass = 0, strict = 0, loose = 0, wide = 0, mixed = 0, all_violating = 0;
+  for (const std::uint64_t seed : rnd::seeds(8000, 31)) {
+    CAPTURE(seed);
+    const random_node w = make_node(seed);
+    std::mt19937_64 g(seed ^ 0xf1a65);
+    const preempt::default_policy policy{w.now};
+    resource_fit_state fast = w.cluster.make_state();
+    w.cluster.prepare_state(0, fast);
+    const auto removed_count = fast.remove_lower_priority_pods(w.preemptor.priority());
+    if (!removed_count || *removed_count == 0) continue;
+    const std::span<const pod> removed = fast.removed_pods();
+    REQUIRE(removed.size() == *removed_count);
+    const std::int64_t share =
+        std::array<std::int64_t, 5>{0, 3, 6, 9, 10}[static_cast<std::size_t>(pick(g, 0, 4))];
+    std::vector<std::uint8_t> flags(removed.size());
+    preempt::model::budget_table budgets;
+    const std::size_t budget = budgets.add_budget(0, 0);
+    std::size_t flagged = 0;
+    for (std::size_t i = 0; i < removed.size(); ++i)
+      if (pick(g, 1, 10) <= share) {
+        flags[i] = 1;
+        ++flagged;
+        budgets.add_member(budget, removed[i].uid());
+      }
+    const std::vector<std::uint8_t> given = flags;
+    std::vector<const pod*> room(removed.size());
+    const std::optional<std::size_t> chosen =
+        fast.reprieve_removed_pods(w.preemptor, w.now, room, flags);
+    if (!chosen) continue;
+    ++one_pass;
+    ++(w.cluster[0].strictly_ordered() ? strict : loose);
+    if (fast.requested().size() > preempt::model::resource::first_extended) ++wide;
+    if (flagged > 0 && flagged < removed.size()) ++mixed;
+    if (flagged == removed.size()) ++all_violating;
+
+    resource_fit_state slow = w.cluster.make_state();
+    w.cluster.prepare_state(0, slow);
+    pod_by_pod slow_view{&slow};
+    preempt::victim_scratch<pod> scratch;
+    const auto b =
+        preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets, scratch, policy);
+    REQUIRE(b.is_candidate());
+    const std::span<const pod* const> victims(room.data(), *chosen);
+    CHECK(uids(victims) == uids(b.victims));
+    std::int64_t violations = 0;
+    for (std::size_t i = 0; i < removed.size(); ++i) {
+      CAPTURE(i);
+      const bool victim = std::find(victims.begin(), victims.end(), &removed[i]) != victims.end();
+      CHECK((flags[i] & 1) == given[i]);
+      CHECK(((flags[i] & 2) != 0) == victim);
+      violations += victim && given[i] != 0 ? 1 : 0;
+    }
+    CHECK(violations == b.pdb_violations);
+    CHECK(fast.requested() == slow.requested());
+  }
+  MESSAGE(one_pass << " one-pass reprieves: " << strict << " on strictly ordered nodes, " << loose
+                   << " checking the order, " << wide << " past the standard dimensions, " << mixed
+                   << " with violating and other pods, " << all_violating
+                   << " with every pod violating");
+  CHECK(strict > 100);
+  CHECK(loose > 100);
+  CHECK(wide > 100);
+  CHECK(mixed > 100);
+  CHECK(all_violating > 100);
+  CHECK(one_pass - mixed - all_violating > 100);  // no violating pod
 }

@@ -376,9 +376,9 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
                   return detail::successful_selection<P>(room.first(*chosen), 0);
               } else if (const std::optional<std::size_t> chosen =
                              state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
+                // The violating victims: flags 1 (violating) and 2 (victim) both set.
                 std::int64_t violating = 0;
-                for (const P* v : room.first(*chosen))
-                  violating += flags[static_cast<std::size_t>(v - pods.data())] & 1;
+                for (const std::uint8_t f : flags) violating += (f & 3) == 3 ? 1 : 0;
                 return detail::successful_selection<P>(room.first(*chosen), violating);
               }
               scratch.start_node(budgets.budget_count());  // the budget copies start over
