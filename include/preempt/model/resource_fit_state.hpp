@@ -233,9 +233,8 @@ class resource_fit_state {
   // The flagged reprieve's walk over `removed` for `dims` <= D dimensions, as reprieve_walk
   // (`used` updated only when the walk completes; not_removed when the pods are not strictly in
   // importance order, checked in the first pass). The first pass adds back the violating pods;
-  // the second the others, and writes every victim, violating or not, in the pods' order. No
-  // branch on the flags or the fit: each pass computes the fit of every pod and keeps it only for
-  // the pods of its kind.
+  // the second the others, and writes every victim, violating or not, in the pods' order (only
+  // the victims when every pod violates).
   template <std::size_t D, bool CheckOrder>
   [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
       std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
@@ -277,13 +276,15 @@ class resource_fit_state {
         previous_start = start;
       }
       const std::uint8_t f = flags[i];
-      const bool violating = (f & 1) != 0;
+      if ((f & 1) == 0) {
+        ++others;
+        continue;
+      }
       std::array<std::int64_t, D> with;
-      const bool fits = fits_with(p, with);
-      const bool back = violating && fits;
-      for (std::size_t d = 0; d < D; ++d) used[d] = back ? with[d] : used[d];
-      flags[i] = static_cast<std::uint8_t>(f | (violating && !fits ? 2 : 0));
-      others += violating ? 0 : 1;
+      if (fits_with(p, with))
+        used = with;
+      else
+        flags[i] = static_cast<std::uint8_t>(f | 2);
     }
     std::size_t count = 0;
     if (others == 0) {
@@ -296,15 +297,18 @@ class resource_fit_state {
       for (std::size_t i = 0; i < size; ++i) {
         const resource_pod& p = removed[i];
         const std::uint8_t f = flags[i];
-        const bool violating = (f & 1) != 0;
-        std::array<std::int64_t, D> with;
-        const bool fits = fits_with(p, with);
-        const bool back = !violating && fits;
-        for (std::size_t d = 0; d < D; ++d) used[d] = back ? with[d] : used[d];
-        const bool victim = violating ? (f & 2) != 0 : !fits;
-        flags[i] = static_cast<std::uint8_t>(f | (victim ? 2 : 0));
         victims[count] = &p;
-        count += victim ? 1 : 0;
+        if ((f & 1) != 0) {
+          count += (f & 2) != 0 ? 1 : 0;
+          continue;
+        }
+        std::array<std::int64_t, D> with;
+        if (fits_with(p, with)) {
+          used = with;
+        } else {
+          flags[i] = static_cast<std::uint8_t>(f | 2);
+          ++count;
+        }
       }
     }
     std::copy(used.data(), used.data() + dims, used_out);
