@@ -10,6 +10,7 @@
 //        changes neither the selection nor the lookups.
 //   BR5  the state's reprieve with budget flags called directly (violating pods at random): the
 //        victims, their order, each flag and the state as the pod-by-pod path leaves them.
+//   BR6  with budgets on nodes of 65 to 200 pods.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -434,4 +435,42 @@ TEST_CASE("BR5: the flagged one-pass reprieve against the pod-by-pod reprieve, f
   CHECK(mixed > 100);
   CHECK(all_violating > 100);
   CHECK(one_pass - mixed - all_violating > 100);  // no violating pod
+}
+
+TEST_CASE(
+    "BR6: with budgets on nodes of more than 64 pods, the one-pass reprieve selects the same") {
+  // Violations are charged 64 pods at a time: nodes of 65 to 200 pods cross those boundaries.
+  path_counts counts;
+  for (const std::uint64_t seed : rnd::seeds(300, 37)) {
+    CAPTURE(seed);
+    std::mt19937_64 g(seed);
+    random_node w;
+    const auto pods = pick(g, 65, 200);
+    const auto n = w.cluster.add_node("node", {pods * 100, pods * 100, pods + 1});
+    for (std::int64_t k = 0; k < pods; ++k)
+      w.cluster.add_pod(n, pod({.uid = static_cast<std::uint64_t>(k + 1),
+                                .priority = static_cast<std::int32_t>(pick(g, 0, 3)),
+                                .requests = {pick(g, 50, 150), pick(g, 50, 150)},
+                                .start_time = k}));
+    w.preemptor = pod({.uid = 1000,
+                       .priority = 10,
+                       .requests = {pick(g, 1, pods / 2) * 100, pick(g, 1, 10) * 100},
+                       .start_time = {}});
+    w.now = pods;
+    preempt::model::budget_table budgets;
+    for (std::int64_t b = 0, count = pick(g, 1, 6); b < count; ++b) {
+      const std::size_t i = budgets.add_budget(0, static_cast<std::int32_t>(pick(g, 0, 3)));
+      for (std::int64_t k = 1; k <= pods; ++k) {
+        const auto draw = pick(g, 0, 9);
+        if (draw < 3) budgets.add_member(i, static_cast<std::uint64_t>(k));
+        if (draw == 9) budgets.add_disrupted(i, static_cast<std::uint64_t>(k));
+      }
+    }
+    compare_paths(w, budgets, counts);
+  }
+  MESSAGE(counts.candidates << " candidates, " << counts.one_pass
+                            << " through the one-pass reprieve, " << counts.with_violations
+                            << " with violations");
+  CHECK(counts.one_pass > 200);
+  CHECK(counts.with_violations > 40);
 }
