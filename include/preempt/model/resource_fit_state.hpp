@@ -233,8 +233,8 @@ class resource_fit_state {
   // The flagged reprieve's walk over `removed` for `dims` <= D dimensions, as reprieve_walk
   // (`used` updated only when the walk completes; not_removed when the pods are not strictly in
   // importance order, checked in the first pass). The first pass adds back the violating pods;
-  // the second the others, and writes every victim, violating or not, in the pods' order (only
-  // the victims when every pod violates).
+  // the second the others, and writes every victim, violating or not, in the pods' order (the
+  // first pass alone when every pod violates).
   template <std::size_t D, bool CheckOrder>
   [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
       std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
@@ -264,6 +264,9 @@ class resource_fit_state {
     [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
     [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
     std::size_t others = 0;
+    // The first pass writes the violating victims: all the victims, in order, when every pod
+    // violates.
+    std::size_t count = 0;
     for (std::size_t i = 0; i < size; ++i) {
       const resource_pod& p = removed[i];
       if constexpr (CheckOrder) {
@@ -281,19 +284,16 @@ class resource_fit_state {
         continue;
       }
       std::array<std::int64_t, D> with;
-      if (fits_with(p, with))
+      if (fits_with(p, with)) {
         used = with;
-      else
+      } else {
         flags[i] = static_cast<std::uint8_t>(f | 2);
-    }
-    std::size_t count = 0;
-    if (others == 0) {
-      // Every pod violates: the first pass chose the victims.
-      for (std::size_t i = 0; i < size; ++i) {
-        victims[count] = &removed[i];
-        count += (flags[i] & 2) != 0 ? 1 : 0;
+        victims[count++] = &p;
       }
-    } else {
+    }
+    if (others != 0) {
+      // The second pass writes the victims again, the others' among the violating ones.
+      count = 0;
       for (std::size_t i = 0; i < size; ++i) {
         const resource_pod& p = removed[i];
         const std::uint8_t f = flags[i];
