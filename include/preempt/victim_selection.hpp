@@ -31,7 +31,8 @@
 // sort, no call per pod. With budgets (a state with removed_pods as well), step 6 charges the
 // removed pods in that order first and the state reprieves the violating ones, then the others
 // (when none violates, through its reprieve without budgets). The budget set's optional
-// prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order).
+// prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order,
+// detail::charge_into_flags).
 // The answer is the same.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
