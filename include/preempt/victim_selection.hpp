@@ -28,7 +28,9 @@
 // Without nominated pods, under default_policy, a state with remove_lower_priority_pods and
 // reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the removed
 // pods, which it walks in the node's importance order (checking that it is strict): no entries, no
-// sort, no call per pod. With budgets (a state with removed_pods as well), step 6 charges the
+// sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
+// reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
+// second fit check. With budgets (a state with removed_pods as well), step 6 charges the
 // removed pods in that order first and the state reprieves the violating ones, then the others
 // (when none violates, through its reprieve without budgets). The budget set's optional
 // prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order,
@@ -378,6 +380,21 @@ inline std::int64_t violating_victims(std::span<const std::uint8_t> flags) noexc
   return count;
 }
 
+// Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
+// appended to `entries` in node order.
+template <class P, class N, class Entries, class Policy>
+void collect_potential_victims(const P& preemptor, const N& node, Entries& entries,
+                               const Policy& policy) {
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
+  std::size_t index = 0;
+  for (const P& p : ::preempt::pods_of(node)) {
+    if (::preempt::priority_of(p) < preemptor_priority &&
+        policy.is_eligible_victim(node, p, preemptor))
+      entries.push_back({&p, detail::cache_position(node, index), false, false});
+    ++index;
+  }
+}
+
 // A successful selection. Through a function so that the violation count is not a constant
 // where the result is built: g++ clears the whole result (rep stos) before an aggregate
 // initialization from status::ok() and constants, a fixed cost as large as a short walk.
@@ -402,14 +419,6 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
   auto& entries = scratch.entries();
 
   const std::int32_t preemptor_priority = priority_of(preemptor);
-  const auto collect = [&] {
-    std::size_t index = 0;
-    for (const P& p : ::preempt::pods_of(node)) {
-      if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
-        entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
-      ++index;
-    }
-  };
   // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
   // and only a node that fails builds its status, directly in the returned selection (the
   // caller's storage): the status is written once, not copied out of a temporary.
@@ -433,8 +442,15 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
       if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
         if (no_nominees && budgets.budget_count() == 0) {
           const std::span<const P*> room = scratch.victim_room(*count);
-          if (const std::optional<std::size_t> chosen =
-                  state.reprieve_removed_pods(preemptor, policy.now, room)) {
+          if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
+            // A node where the preemptor does not fit is rejected with the reprieve's fit check.
+            status rejection;
+            if (const std::optional<std::size_t> chosen =
+                    state.reprieve_removed_pods(preemptor, policy.now, room, rejection))
+              return detail::successful_selection<P>(room.first(*chosen), 0);
+            if (!rejection) return {rejection, {}, 0};
+          } else if (const std::optional<std::size_t> chosen =
+                         state.reprieve_removed_pods(preemptor, policy.now, room)) {
             return detail::successful_selection<P>(room.first(*chosen), 0);
           }
         } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
@@ -468,12 +484,12 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
       } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
         return {st, {}, 0};
       }
-      collect();
+      detail::collect_potential_victims(preemptor, node, entries, policy);
       removed = true;
     }
   }
   if (!removed) {
-    collect();
+    detail::collect_potential_victims(preemptor, node, entries, policy);
     for (const entry& e : entries) {
       status st = state.remove_pod(*e.pod);
       if (!st) return {st, {}, 0};

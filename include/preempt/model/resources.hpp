@@ -99,17 +99,24 @@ class resource_vector {
 
   // Adds `other` in the dimensions this vector has; dimensions of `other` beyond size() are
   // ignored. Never allocates.
-  void add(const resource_vector& other) noexcept {
+  // Inlined: the hot loops call add and subtract once per pod or node.
+  [[gnu::always_inline]] void add(const resource_vector& other) noexcept {
+    if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
+      // The common size, unrolled: `other` reads as zero past its size.
+      for (std::size_t i = 0; i < inline_dimensions; ++i) data_[i] += other.data_[i];
+      return;
+    }
     const std::size_t n = std::min(size_, other.size_);
     for (std::size_t i = 0; i < n; ++i) data_[i] += other.data_[i];
   }
   // Subtracts `other`, like add.
-  void subtract(const resource_vector& other) noexcept {
-    const std::size_t n = std::min(size_, other.size_);
-    if (n == inline_dimensions) {  // the common size, unrolled
+  [[gnu::always_inline]] void subtract(const resource_vector& other) noexcept {
+    if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
+      // The common size, unrolled: `other` reads as zero past its size.
       for (std::size_t i = 0; i < inline_dimensions; ++i) data_[i] -= other.data_[i];
       return;
     }
+    const std::size_t n = std::min(size_, other.size_);
     for (std::size_t i = 0; i < n; ++i) data_[i] -= other.data_[i];
   }
 
