@@ -194,8 +194,8 @@ class resource_fit_state {
   // written in importance order (upstream's order: its re-sort by importance of the violating
   // victims followed by the others gives exactly that order when the order is strict). Returns
   // how many victims, or nullopt as reprieve_removed_pods does (flags then partly written).
-  // O(r·d), two passes (the violating pods, then the others with the victims collected); no
-  // allocation.
+  // O(r·d), two passes (the violating pods, then, when some pod does not violate, the others with
+  // the victims collected); no allocation.
   std::optional<std::size_t> reprieve_removed_pods(const resource_pod& preemptor, timestamp now,
                                                    std::span<const resource_pod*> victims,
                                                    std::span<std::uint8_t> flags) noexcept {
