@@ -8,9 +8,13 @@
 //   BUn  when the one-pass reprieve applies and when it declines (BU3: the rejection it explains).
 //   BR3  with budgets; BR4 a budget set's prefetch_budgets_of: called before every lookup, it
 //        changes neither the selection nor the lookups.
+//   BR5  the state's reprieve with budget flags called directly (violating pods at random): the
+//        victims, their order, each flag and the state as the pod-by-pod path leaves them.
+//   BR6  with budgets on nodes of 65 to 200 pods.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -409,4 +413,113 @@ TEST_CASE("BR4: prefetch_budgets_of comes before every lookup and changes no sel
     }
   }
   CHECK(lookups > 1000);
+}
+
+TEST_CASE("BR5: the flagged one-pass reprieve against the pod-by-pod reprieve, flag by flag") {
+  // Each node's removed pods flagged violating at random (none, some, most or all of them): one
+  // budget allowing no disruption, whose members are exactly the flagged pods, makes the
+  // pod-by-pod path see the same classification.
+  std::size_t one_pass = 0, strict = 0, loose = 0, wide = 0, mixed = 0, all_violating = 0;
+  for (const std::uint64_t seed : rnd::seeds(8000, 31)) {
+    CAPTURE(seed);
+    const random_node w = make_node(seed);
+    std::mt19937_64 g(seed ^ 0xf1a65);
+    const preempt::default_policy policy{w.now};
+    resource_fit_state fast = w.cluster.make_state();
+    w.cluster.prepare_state(0, fast);
+    const auto removed_count = fast.remove_lower_priority_pods(w.preemptor.priority());
+    if (!removed_count || *removed_count == 0) continue;
+    const std::span<const pod> removed = fast.removed_pods();
+    REQUIRE(removed.size() == *removed_count);
+    const std::int64_t share =
+        std::array<std::int64_t, 5>{0, 3, 6, 9, 10}[static_cast<std::size_t>(pick(g, 0, 4))];
+    std::vector<std::uint8_t> flags(removed.size());
+    preempt::model::budget_table budgets;
+    const std::size_t budget = budgets.add_budget(0, 0);
+    std::size_t flagged = 0;
+    for (std::size_t i = 0; i < removed.size(); ++i)
+      if (pick(g, 1, 10) <= share) {
+        flags[i] = 1;
+        ++flagged;
+        budgets.add_member(budget, removed[i].uid());
+      }
+    const std::vector<std::uint8_t> given = flags;
+    std::vector<const pod*> room(removed.size());
+    const std::optional<std::size_t> chosen =
+        fast.reprieve_removed_pods(w.preemptor, w.now, room, flags);
+    if (!chosen) continue;
+    ++one_pass;
+    ++(w.cluster[0].strictly_ordered() ? strict : loose);
+    if (fast.requested().size() > preempt::model::resource::first_extended) ++wide;
+    if (flagged > 0 && flagged < removed.size()) ++mixed;
+    if (flagged == removed.size()) ++all_violating;
+
+    resource_fit_state slow = w.cluster.make_state();
+    w.cluster.prepare_state(0, slow);
+    pod_by_pod slow_view{&slow};
+    preempt::victim_scratch<pod> scratch;
+    const auto b =
+        preempt::select_victims(w.preemptor, w.cluster[0], slow_view, budgets, scratch, policy);
+    REQUIRE(b.is_candidate());
+    const std::span<const pod* const> victims(room.data(), *chosen);
+    CHECK(uids(victims) == uids(b.victims));
+    std::int64_t violations = 0;
+    for (std::size_t i = 0; i < removed.size(); ++i) {
+      CAPTURE(i);
+      const bool victim = std::find(victims.begin(), victims.end(), &removed[i]) != victims.end();
+      CHECK((flags[i] & 1) == given[i]);
+      CHECK(((flags[i] & 2) != 0) == victim);
+      violations += victim && given[i] != 0 ? 1 : 0;
+    }
+    CHECK(violations == b.pdb_violations);
+    CHECK(fast.requested() == slow.requested());
+  }
+  MESSAGE(one_pass << " one-pass reprieves: " << strict << " on strictly ordered nodes, " << loose
+                   << " checking the order, " << wide << " past the standard dimensions, " << mixed
+                   << " with violating and other pods, " << all_violating
+                   << " with every pod violating");
+  CHECK(strict > 100);
+  CHECK(loose > 100);
+  CHECK(wide > 100);
+  CHECK(mixed > 100);
+  CHECK(all_violating > 100);
+  CHECK(one_pass - mixed - all_violating > 100);  // no violating pod
+}
+
+TEST_CASE(
+    "BR6: with budgets on nodes of more than 64 pods, the one-pass reprieve selects the same") {
+  // Violations are charged 64 pods at a time: nodes of 65 to 200 pods cross those boundaries.
+  path_counts counts;
+  for (const std::uint64_t seed : rnd::seeds(300, 37)) {
+    CAPTURE(seed);
+    std::mt19937_64 g(seed);
+    random_node w;
+    const auto pods = pick(g, 65, 200);
+    const auto n = w.cluster.add_node("node", {pods * 100, pods * 100, pods + 1});
+    for (std::int64_t k = 0; k < pods; ++k)
+      w.cluster.add_pod(n, pod({.uid = static_cast<std::uint64_t>(k + 1),
+                                .priority = static_cast<std::int32_t>(pick(g, 0, 3)),
+                                .requests = {pick(g, 50, 150), pick(g, 50, 150)},
+                                .start_time = k}));
+    w.preemptor = pod({.uid = 1000,
+                       .priority = 10,
+                       .requests = {pick(g, 1, pods / 2) * 100, pick(g, 1, 10) * 100},
+                       .start_time = {}});
+    w.now = pods;
+    preempt::model::budget_table budgets;
+    for (std::int64_t b = 0, count = pick(g, 1, 6); b < count; ++b) {
+      const std::size_t i = budgets.add_budget(0, static_cast<std::int32_t>(pick(g, 0, 3)));
+      for (std::int64_t k = 1; k <= pods; ++k) {
+        const auto draw = pick(g, 0, 9);
+        if (draw < 3) budgets.add_member(i, static_cast<std::uint64_t>(k));
+        if (draw == 9) budgets.add_disrupted(i, static_cast<std::uint64_t>(k));
+      }
+    }
+    compare_paths(w, budgets, counts);
+  }
+  MESSAGE(counts.candidates << " candidates, " << counts.one_pass
+                            << " through the one-pass reprieve, " << counts.with_violations
+                            << " with violations");
+  CHECK(counts.one_pass > 200);
+  CHECK(counts.with_violations > 40);
 }

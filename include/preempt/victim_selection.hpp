@@ -33,7 +33,8 @@
 // second fit check. With budgets (a state with removed_pods as well), step 6 charges the
 // removed pods in that order first and the state reprieves the violating ones, then the others
 // (when none violates, through its reprieve without budgets). The budget set's optional
-// prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order).
+// prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order,
+// detail::charge_into_flags).
 // The answer is the same.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
@@ -53,9 +54,11 @@
 #define PREEMPT_VICTIM_SELECTION_HPP
 
 #include <algorithm>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <ranges>
@@ -128,14 +131,42 @@ class victim_scratch {
   // stays there (at -1 or its negative allowed count): no further count can bring it back.
   template <class B>
   bool charge(std::size_t i, const B& budgets) {
-    budget_copy& c = copies_[i];
-    if (c.generation != generation_) {
-      c.generation = generation_;
-      c.remaining = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
-    }
-    if (c.remaining < 0) return true;
-    return --c.remaining < 0;
+    return charger_for_node()(i, budgets);
   }
+
+ private:
+  // A budget's remaining disruptions for the node evaluation of that generation (one word: one
+  // cache line read per charge).
+  struct budget_copy {
+    std::uint32_t generation;
+    std::int32_t remaining;
+  };
+
+ public:
+  // charge for a loop over many pods: the copies and the generation held in locals, so that
+  // writing a copy does not make the compiler read the generation again. Valid until the next
+  // start_node.
+  class charger {
+   public:
+    template <class B>
+    bool operator()(std::size_t i, const B& budgets) const {
+      budget_copy& c = copies_[i];
+      if (c.generation != generation_) {
+        c.generation = generation_;
+        c.remaining = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
+      }
+      if (c.remaining < 0) return true;
+      return --c.remaining < 0;
+    }
+
+   private:
+    friend class victim_scratch;
+    charger(budget_copy* copies, std::uint32_t generation) noexcept
+        : copies_(copies), generation_(generation) {}
+    budget_copy* copies_;
+    std::uint32_t generation_;
+  };
+  charger charger_for_node() noexcept { return charger(copies_.data(), generation_); }
 
   // Starts a node evaluation: forgets the previous node's potential victims and all budget
   // copies (select_victims rewrites the victims).
@@ -167,13 +198,6 @@ class victim_scratch {
   }
 
  private:
-  // A budget's remaining disruptions for the node evaluation of that generation (one word: one
-  // cache line read per charge).
-  struct budget_copy {
-    std::uint32_t generation;
-    std::int32_t remaining;
-  };
-
   void grow_budgets(std::size_t budgets) {
     if (copies_.size() < budgets) copies_.resize(budgets, budget_copy{0u, 0});
   }
@@ -248,16 +272,17 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
   });
 }
 
-// Charges the pod, the next in importance order, against its budgets; true when it violates one.
-// In budget order; the first budget the pod exhausts makes it violating and ends its count
-// (upstream's FilterVictimsWithPDBViolation returns there): later budgets keep their share.
-template <class P, class Budgets, class Scratch>
+// Charges the pod, the next in importance order, against its budgets through the node's
+// charger (victim_scratch::charger_for_node); true when it violates one. In budget order; the
+// first budget the pod exhausts makes it violating and ends its count (upstream's
+// FilterVictimsWithPDBViolation returns there): later budgets keep their share.
+template <class P, class Budgets, class Charger>
 [[gnu::always_inline]] inline bool violates_budget(const P& pod, const Budgets& budgets,
-                                                   Scratch& scratch) {
+                                                   const Charger& charge) {
   bool violating = false;
   budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) {
     if (already_disrupted || violating) return;
-    if (scratch.charge(i, budgets)) violating = true;
+    if (charge(i, budgets)) violating = true;
   });
   return violating;
 }
@@ -273,17 +298,61 @@ template <class Budgets, class Scratch, class PodAt, class Record>
 void charge_in_order(std::size_t n, const Budgets& budgets, Scratch& scratch, PodAt&& pod_at,
                      Record&& record) {
   using P = std::remove_cvref_t<decltype(pod_at(std::size_t{0}))>;
+  const auto charge = scratch.charger_for_node();
   if constexpr (prefetches_budgets<Budgets, P>) {
     constexpr std::size_t d = detail::budget_prefetch_distance;
     for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pod_at(i));
     for (std::size_t i = 0; i < n; ++i) {
       if (i + d < n) budgets.prefetch_budgets_of(pod_at(i + d));
-      record(i, detail::violates_budget(pod_at(i), budgets, scratch));
+      record(i, detail::violates_budget(pod_at(i), budgets, charge));
     }
   } else {
     for (std::size_t i = 0; i < n; ++i)
-      record(i, detail::violates_budget(pod_at(i), budgets, scratch));
+      record(i, detail::violates_budget(pod_at(i), budgets, charge));
   }
+}
+
+// flags[i] = bit i of `bits` (0 or 1), eight flags at a time: the byte of bits copied into every
+// byte of a word, bit k kept in byte k, each byte then turned into 0 or 1.
+inline void write_bits_as_flags(std::uint64_t bits, std::span<std::uint8_t> flags) noexcept {
+  constexpr std::uint64_t bytes = 0x0101010101010101u, bit_k_of_byte_k = 0x8040201008040201u;
+  constexpr std::uint64_t high = 0x8080808080808080u, low7 = 0x7f7f7f7f7f7f7f7fu;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= flags.size(); i += 8, bits >>= 8) {
+      const std::uint64_t kept = ((bits & 0xffu) * bytes) & bit_k_of_byte_k;
+      const std::uint64_t f = ((kept + low7) & high) >> 7;
+      std::memcpy(flags.data() + i, &f, sizeof f);
+    }
+  }
+  for (; i < flags.size(); ++i, bits >>= 1) flags[i] = static_cast<std::uint8_t>(bits & 1u);
+}
+
+// charge_in_order over `pods` with the answers as flags: flags[i] = 1 when pods[i] violates a
+// budget, 0 otherwise; true when any does. The answers of up to 64 pods are gathered in a word
+// and written after them: a byte store between two lookups would make the compiler read the
+// budget set's members again (a byte may alias anything).
+template <class P, class Budgets, class Scratch>
+bool charge_into_flags(std::span<const P> pods, const Budgets& budgets, Scratch& scratch,
+                       std::span<std::uint8_t> flags) {
+  const std::size_t n = pods.size();
+  const auto charge = scratch.charger_for_node();
+  constexpr std::size_t d = detail::budget_prefetch_distance;
+  if constexpr (prefetches_budgets<Budgets, P>)
+    for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pods[i]);
+  std::uint64_t any = 0;
+  for (std::size_t first = 0; first < n; first += 64) {
+    const std::size_t end = std::min(n, first + 64);
+    std::uint64_t violating = 0;
+    for (std::size_t i = first; i < end; ++i) {
+      if constexpr (prefetches_budgets<Budgets, P>)
+        if (i + d < n) budgets.prefetch_budgets_of(pods[i + d]);
+      violating |= std::uint64_t{detail::violates_budget(pods[i], budgets, charge)} << (i - first);
+    }
+    detail::write_bits_as_flags(violating, flags.subspan(first, end - first));
+    any |= violating;
+  }
+  return any != 0;
 }
 
 template <class Entry, class Budgets, class Scratch>
@@ -293,6 +362,22 @@ void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets
       entries.size(), budgets, scratch,
       [&](std::size_t i) -> const auto& { return *entries[i].pod; },
       [&](std::size_t i, bool violating) { entries[i].violating = violating; });
+}
+
+// How many flags have both 1 (violating) and 2 (victim) set, eight bytes at a time.
+inline std::int64_t violating_victims(std::span<const std::uint8_t> flags) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101u;
+  std::int64_t count = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= flags.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, flags.data() + i, sizeof w);
+    // Bit 0 of each byte: its bits 0 and 1 both set; the multiplication sums the bytes (at most
+    // 8) into the top one.
+    count += static_cast<std::int64_t>(((w & w >> 1 & ones) * ones) >> 56);
+  }
+  for (; i < flags.size(); ++i) count += (flags[i] & 3) == 3 ? 1 : 0;
+  return count;
 }
 
 // Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
@@ -452,13 +537,7 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
             const std::span<const P> pods = state.removed_pods();
             if (pods.size() == *count) {
               const std::span<std::uint8_t> flags = scratch.flag_room(*count);
-              bool any_violating = false;
-              detail::charge_in_order(
-                  pods.size(), budgets, scratch, [&](std::size_t i) -> const P& { return pods[i]; },
-                  [&](std::size_t i, bool violating) {
-                    flags[i] = violating ? 1 : 0;
-                    any_violating |= violating;
-                  });
+              const bool any_violating = detail::charge_into_flags(pods, budgets, scratch, flags);
               const std::span<const P*> room = scratch.victim_room(*count);
               if (!any_violating) {
                 // No violating pod: the first pass adds nothing back, and the reprieve without
@@ -468,10 +547,8 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
                   return detail::successful_selection<P>(room.first(*chosen), 0);
               } else if (const std::optional<std::size_t> chosen =
                              state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
-                std::int64_t violating = 0;
-                for (const P* v : room.first(*chosen))
-                  violating += flags[static_cast<std::size_t>(v - pods.data())] & 1;
-                return detail::successful_selection<P>(room.first(*chosen), violating);
+                return detail::successful_selection<P>(room.first(*chosen),
+                                                       detail::violating_victims(flags));
               }
               scratch.start_node(budgets.budget_count());  // the budget copies start over
             }

@@ -83,9 +83,15 @@ class budget_table {
     const slot* s = budget_table::find(p.uid());
     if (s == nullptr) return;
     const std::uint32_t ns = p.namespace_id();
-    for (std::uint32_t k = 0; k < s->count; ++k)
-      if (s->inline_namespaces[k] == ns)
-        visit(std::size_t{s->inline_budgets[k]}, (s->inline_disrupted >> k & 1u) != 0);
+    // The inline memberships unrolled (inline_count of them at most); the overflow list only
+    // behind a full slot.
+    static_assert(inline_count == 2);
+    const std::uint32_t count = s->count;
+    if (count > 0 && s->inline_namespaces[0] == ns)
+      visit(std::size_t{s->inline_budgets[0]}, (s->inline_disrupted & 1u) != 0);
+    if (count < inline_count) return;
+    if (s->inline_namespaces[1] == ns)
+      visit(std::size_t{s->inline_budgets[1]}, (s->inline_disrupted >> 1 & 1u) != 0);
     for (std::uint32_t e = s->overflow; e != nil; e = entries_[e].next) {
       const entry& m = entries_[e];
       if (m.namespace_id == ns) visit(std::size_t{m.budget_index}, m.disrupted);

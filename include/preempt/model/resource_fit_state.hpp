@@ -194,7 +194,8 @@ class resource_fit_state {
   // written in importance order (upstream's order: its re-sort by importance of the violating
   // victims followed by the others gives exactly that order when the order is strict). Returns
   // how many victims, or nullopt as reprieve_removed_pods does (flags then partly written).
-  // O(r·d), two passes; no allocation.
+  // O(r·d), two passes (the violating pods, then, when some pod does not violate, the others with
+  // the victims collected); no allocation.
   std::optional<std::size_t> reprieve_removed_pods(const resource_pod& preemptor, timestamp now,
                                                    std::span<const resource_pod*> victims,
                                                    std::span<std::uint8_t> flags) noexcept {
@@ -207,43 +208,109 @@ class resource_fit_state {
       return std::nullopt;
     std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
     if (!fit_limits(preemptor, limit.data())) return std::nullopt;
-    std::array<std::int64_t, max_fast_dimensions> used{};
-    std::copy(requested_.data(), requested_.data() + dims, used.data());
-    // Importance order first (nothing changes when it is not strict), then the two passes.
-    std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    timestamp previous_start = std::numeric_limits<timestamp>::min();
-    for (const resource_pod& p : removed) {
-      const std::int32_t priority = p.priority();
-      const timestamp start = p.start_time().value_or(now);
-      if (priority > previous_priority ||
-          (priority == previous_priority && start <= previous_start))
-        return std::nullopt;
-      previous_priority = priority;
-      previous_start = start;
-    }
-    for (const std::uint8_t violating : {std::uint8_t{1}, std::uint8_t{0}})
-      for (std::size_t i = 0; i < removed.size(); ++i) {
-        if ((flags[i] & 1) != violating) continue;
-        const resource_vector& r = removed[i].requests();
-        const std::size_t n = std::min<std::size_t>(r.size(), dims);
-        std::array<std::int64_t, max_fast_dimensions> with = used;
-        bool fits = true;
-        for (std::size_t d = 0; d < dims; ++d) {
-          with[d] += d < n ? r[d] : 0;
-          fits &= with[d] <= limit[d];
-        }
-        if (fits)
-          used = with;
-        else
-          flags[i] |= 2;
-      }
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < removed.size(); ++i)
-      if (flags[i] & 2) victims[count++] = &removed[i];
-    std::copy(used.data(), used.data() + dims, requested_.data());
+    std::int64_t* used = requested_.data();
+    // As reprieve_removed_pods without flags: the dimension loops unrolled on nodes with the
+    // standard dimensions only, no order check where the node says its pods are strictly ordered.
+    const std::size_t count =
+        dims == resource::first_extended
+            ? (strictly_ordered_
+                   ? resource_fit_state::reprieve_walk_flagged<resource::first_extended, false>(
+                         removed, dims, now, used, limit.data(), victims.data(), flags.data())
+                   : resource_fit_state::reprieve_walk_flagged<resource::first_extended, true>(
+                         removed, dims, now, used, limit.data(), victims.data(), flags.data()))
+            : resource_fit_state::reprieve_walk_flagged<max_fast_dimensions, true>(
+                  removed, dims, now, used, limit.data(), victims.data(), flags.data());
+    if (count == not_removed) return std::nullopt;
     return count;
   }
 
+ private:
+  // The flagged reprieve's walk over `removed` for `dims` <= D dimensions, as reprieve_walk
+  // (`used` updated only when the walk completes; not_removed when the pods are not strictly in
+  // importance order, checked in the first pass). The first pass adds back the violating pods;
+  // the second the others, and writes every victim, violating or not, in the pods' order (the
+  // first pass alone when every pod violates).
+  template <std::size_t D, bool CheckOrder>
+  [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
+      std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
+      std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims,
+      std::uint8_t* flags) noexcept {
+    std::array<std::int64_t, D> used{}, limit{};
+    for (std::size_t d = 0; d < D; ++d) {
+      used[d] = d < dims ? used_out[d] : 0;
+      limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
+    }
+    // Whether the preemptor still fits with pod p added to `used`; `with` the sum.
+    const auto fits_with = [&](const resource_pod& p, std::array<std::int64_t, D>& with) {
+      const std::int64_t* r = p.requests().data();
+      [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+      bool fits = true;
+      for (std::size_t d = 0; d < D; ++d) {
+        // The first inline_dimensions amounts are always readable, zero past the pod's size.
+        if constexpr (D <= resource_vector::inline_dimensions)
+          with[d] = used[d] + r[d];
+        else
+          with[d] = used[d] + (d < n ? r[d] : 0);
+        fits &= with[d] <= limit[d];
+      }
+      return fits;
+    };
+    const std::size_t size = removed.size();
+    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+    std::size_t others = 0;
+    // The first pass writes the violating victims: all the victims, in order, when every pod
+    // violates.
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      const resource_pod& p = removed[i];
+      if constexpr (CheckOrder) {
+        const std::int32_t priority = p.priority();
+        const timestamp start = p.start_time().value_or(now);
+        if (priority > previous_priority ||
+            (priority == previous_priority && start <= previous_start))
+          return not_removed;
+        previous_priority = priority;
+        previous_start = start;
+      }
+      const std::uint8_t f = flags[i];
+      if ((f & 1) == 0) {
+        ++others;
+        continue;
+      }
+      std::array<std::int64_t, D> with;
+      if (fits_with(p, with)) {
+        used = with;
+      } else {
+        flags[i] = static_cast<std::uint8_t>(f | 2);
+        victims[count++] = &p;
+      }
+    }
+    if (others != 0) {
+      // The second pass writes the victims again, the others' among the violating ones.
+      count = 0;
+      for (std::size_t i = 0; i < size; ++i) {
+        const resource_pod& p = removed[i];
+        const std::uint8_t f = flags[i];
+        victims[count] = &p;
+        if ((f & 1) != 0) {
+          count += (f & 2) != 0 ? 1 : 0;
+          continue;
+        }
+        std::array<std::int64_t, D> with;
+        if (fits_with(p, with)) {
+          used = with;
+        } else {
+          flags[i] = static_cast<std::uint8_t>(f | 2);
+          ++count;
+        }
+      }
+    }
+    std::copy(used.data(), used.data() + dims, used_out);
+    return count;
+  }
+
+ public:
   // Branch and bound: an upper bound, score by score, on the upstream scores (default_scores:
   // -violations, -priority of the most important victim, -shifted priority sum, -victims, the
   // earliest start among the victims of the highest priority, `now` standing for a missing start
