@@ -50,8 +50,8 @@ class resource_pod {
         requests_(std::move(spec.requests)),
         flags_(static_cast<std::uint8_t>(
             (spec.start_time ? has_start : 0) | (spec.terminating ? is_terminating : 0) |
-            (spec.terminating_by_preemption ? is_terminating_by_preemption : 0) |
-            (spec.preemption_policy == preempt::preemption_policy::never ? never_preempts : 0))) {
+            (spec.terminating_by_preemption ? is_terminating_by_preemption : 0))),
+        policy_(spec.preemption_policy) {
     if (requests_[resource::pods] == 0) requests_.set(resource::pods, 1);
   }
 
@@ -64,10 +64,7 @@ class resource_pod {
   bool terminating_by_preemption() const noexcept {
     return (flags_ & is_terminating_by_preemption) != 0;
   }
-  preempt::preemption_policy preemption_policy() const noexcept {
-    return (flags_ & never_preempts) != 0 ? preempt::preemption_policy::never
-                                          : preempt::preemption_policy::preempt_lower_priority;
-  }
+  preempt::preemption_policy preemption_policy() const noexcept { return policy_; }
   std::uint32_t namespace_id() const noexcept { return namespace_id_; }
   const resource_vector& requests() const noexcept { return requests_; }
   // The spec this pod was built from (requests[resource::pods] set as the constructor sets it).
@@ -83,16 +80,16 @@ class resource_pod {
   }
 
  private:
-  static constexpr std::uint8_t has_start = 1, is_terminating = 2, is_terminating_by_preemption = 4,
-                                never_preempts = 8;
+  static constexpr std::uint8_t has_start = 1, is_terminating = 2, is_terminating_by_preemption = 4;
   // One cache line: what a walk over a node's pods reads (priority, start, requests) sits
-  // together, and the flags fill the requests' tail padding.
+  // together, and the flags and the policy fill the requests' tail padding.
   pod_id uid_;
   std::int32_t priority_;
   std::uint32_t namespace_id_;
   timestamp start_;  // meaningful with has_start
   [[no_unique_address]] resource_vector requests_;
   std::uint8_t flags_;
+  preempt::preemption_policy policy_;
 };
 
 static_assert(pod<resource_pod>);
