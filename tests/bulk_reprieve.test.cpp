@@ -5,7 +5,7 @@
 //   BRn  random nodes: ties in priority and start time, equal and missing start times, `now`
 //        before, among and after the start times, extended resources (up to past the fast path's
 //        dimension limit), negative requests, few pod slots.
-//   BUn  when the one-pass reprieve applies and when it declines.
+//   BUn  when the one-pass reprieve applies and when it declines (BU3: the rejection it explains).
 //   BR3  with budgets; BR4 a budget set's prefetch_budgets_of: called before every lookup, it
 //        changes neither the selection nor the lookups.
 #include <doctest/doctest.h>
@@ -234,6 +234,55 @@ TEST_CASE("BU2: reprieve_removed_pods declines pods that are not strictly in imp
       CHECK_FALSE(s.reprieve_removed_pods(preemptor, now, room).has_value());
     }
   }
+}
+
+TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as fits does") {
+  // Random nodes: after the removal, the reprieve with a rejection either selects (the rejection
+  // untouched), or declines; declining where the preemptor does not fit, it must give exactly
+  // fits' status (code and reasons), whatever the shortage: one dimension or several, the pod
+  // slots, a request beyond the allocatable amount, extended dimensions.
+  std::size_t selected = 0, explained = 0, several_reasons = 0, unresolvable = 0, pod_slots = 0;
+  const auto seeds = rnd::seeds(4000, 12);
+  for (const std::uint64_t seed : seeds) {
+    CAPTURE(seed);
+    const random_node w = make_node(seed);
+    resource_fit_state s = w.cluster.make_state(), twin = w.cluster.make_state();
+    w.cluster.prepare_state(0, s);
+    w.cluster.prepare_state(0, twin);
+    const std::int32_t q = w.preemptor.priority();
+    REQUIRE(s.remove_lower_priority_pods(q) == twin.remove_lower_priority_pods(q));
+    std::vector<const pod*> room(w.cluster[0].pods().size());
+    preempt::status rejection;
+    const auto chosen = s.reprieve_removed_pods(w.preemptor, w.now, room, rejection);
+    const preempt::status expected = twin.fits(w.preemptor);
+    if (chosen) {
+      ++selected;
+      CHECK(expected.is_success());
+      CHECK(rejection.is_success());
+    } else if (!rejection.is_success()) {
+      ++explained;
+      CHECK(rejection == expected);
+      const auto got = rejection.reasons(), want = expected.reasons();
+      CHECK(std::equal(got.begin(), got.end(), want.begin(), want.end()));
+      several_reasons += rejection.reasons().size() > 1;
+      unresolvable += rejection.code() == preempt::status_code::unschedulable_and_unresolvable;
+      pod_slots += rejection.reason() == "Too many pods";
+    } else {
+      // Declined for another reason (order, dimensions): the preemptor fits, or the state has
+      // more dimensions than the one-pass reprieve handles.
+      CHECK((expected.is_success() ||
+             s.requested().size() > resource_fit_state::max_fast_dimensions));
+    }
+    if (!chosen) CHECK(s.requested() == twin.requested());  // declining changes nothing
+  }
+  MESSAGE(selected << " selected, " << explained << " rejections explained (" << several_reasons
+                   << " with several reasons, " << unresolvable << " unresolvable, " << pod_slots
+                   << " for pod slots)");
+  CHECK(selected > seeds.size() / 10);
+  CHECK(explained > seeds.size() / 10);
+  CHECK(several_reasons > 0);
+  CHECK(unresolvable > 0);
+  CHECK(pod_slots > 0);
 }
 
 TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod reprieve selects") {

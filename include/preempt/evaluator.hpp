@@ -366,7 +366,8 @@ class evaluator {
   template <node_statuses S>
   void find_potential_nodes(const C& cluster, const S& statuses) {
     potential_.clear();
-    for (std::size_t i = 0; i < cluster.size(); ++i)
+    const std::size_t nodes = cluster.size();
+    for (std::size_t i = 0; i < nodes; ++i)
       if (status_code(statuses.code_of(i)) == status_code::unschedulable) potential_.push_back(i);
   }
 

@@ -34,6 +34,10 @@
 //                                     answer must be what the reprieve through add_pod, can_fit
 //                                     and remove_pod gives; victim selection then skips ordering
 //                                     the pods and visiting them one call at a time.
+//                                     Optional form with a fourth argument, a status&: when it
+//                                     declines because p does not fit with the removal, fits(p)'s
+//                                     answer is written there (victim selection then asks no
+//                                     second fit check).
 //   s.victim_score_bound(p, now)      (const) for branch and bound in the evaluator
 //                                     (evaluator_config::report_only_chosen): an upper bound, score
 //                                     by score, on the five upstream scores (default_scores) that
@@ -92,6 +96,19 @@ template <class S, class P>
 concept reprieves_removed_pods =
     requires(S& s, const P& p, timestamp now, std::span<const P*> out) {
       { s.reprieve_removed_pods(p, now, out) } -> std::same_as<std::optional<std::size_t>>;
+    };
+
+// A node state whose one-pass reprieve also explains a rejection: reprieve_removed_pods(p, now,
+// out, rejection), declining because p does not fit with the removal, writes fits(p)'s answer to
+// `rejection` (a status&, left as it was otherwise), so that victim selection rejects the node
+// without a second fit check (see model::resource_fit_state).
+template <class S, class P>
+concept reprieves_removed_pods_or_rejects =
+    reprieves_removed_pods<S, P> &&
+    requires(S& s, const P& p, timestamp now, std::span<const P*> out, status& rejection) {
+      {
+        s.reprieve_removed_pods(p, now, out, rejection)
+      } -> std::same_as<std::optional<std::size_t>>;
     };
 
 // A node state whose one-pass reprieve also takes budget violations: removed_pods() lists the

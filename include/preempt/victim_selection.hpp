@@ -28,7 +28,9 @@
 // Without nominated pods, under default_policy, a state with remove_lower_priority_pods and
 // reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the removed
 // pods, which it walks in the node's importance order (checking that it is strict): no entries, no
-// sort, no call per pod. With budgets (a state with removed_pods as well), step 6 charges the
+// sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
+// reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
+// second fit check. With budgets (a state with removed_pods as well), step 6 charges the
 // removed pods in that order first and the state reprieves the violating ones, then the others
 // (when none violates, through its reprieve without budgets). The budget set's optional
 // prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order).
@@ -293,6 +295,21 @@ void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets
       [&](std::size_t i, bool violating) { entries[i].violating = violating; });
 }
 
+// Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
+// appended to `entries` in node order.
+template <class P, class N, class Entries, class Policy>
+void collect_potential_victims(const P& preemptor, const N& node, Entries& entries,
+                               const Policy& policy) {
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
+  std::size_t index = 0;
+  for (const P& p : ::preempt::pods_of(node)) {
+    if (::preempt::priority_of(p) < preemptor_priority &&
+        policy.is_eligible_victim(node, p, preemptor))
+      entries.push_back({&p, detail::cache_position(node, index), false, false});
+    ++index;
+  }
+}
+
 // A successful selection. Through a function so that the violation count is not a constant
 // where the result is built: g++ clears the whole result (rep stos) before an aggregate
 // initialization from status::ok() and constants, a fixed cost as large as a short walk.
@@ -302,101 +319,35 @@ victim_selection<P> successful_selection(std::span<const P* const> victims,
   return {status::ok(), victims, violations};
 }
 
-}  // namespace detail
-
-template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
-          nominated_range<node_pod_t<N>> Nominated, class Allocator,
-          victim_policy<N, node_pod_t<N>> Policy = default_policy>
-[[gnu::noinline]] victim_selection<node_pod_t<N>> select_victims(
+// select_victims pod by pod, past its one-pass paths: steps 1 and 4-7 when `removed` (every
+// potential victim was removed at once, remove_lower_priority_pods), else steps 1-7. Its own
+// function, so that the one-pass paths keep a small frame.
+template <class N, class S, class B, class Nominated, class Allocator, class Policy>
+[[gnu::noinline]] victim_selection<node_pod_t<N>> select_one_by_one(
     const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
     const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
-    const Policy& policy = {}) {
+    const Policy& policy, bool removed) {
   using P = node_pod_t<N>;
   using entry = typename victim_scratch<P, Allocator>::entry;
-  scratch.start_node(budgets.budget_count());
   auto& entries = scratch.entries();
-
-  const std::int32_t preemptor_priority = priority_of(preemptor);
-  const auto collect = [&] {
-    std::size_t index = 0;
-    for (const P& p : ::preempt::pods_of(node)) {
-      if (priority_of(p) < preemptor_priority && policy.is_eligible_victim(node, p, preemptor))
-        entries.push_back(entry{&p, detail::cache_position(node, index), false, false});
-      ++index;
-    }
-  };
-  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
-  // and only a node that fails builds its status, directly in the returned selection (the
-  // caller's storage): the status is written once, not copied out of a temporary.
   const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
   constexpr bool has_can_fit = requires(S& s) {
     { s.can_fit(preemptor) } -> std::convertible_to<bool>;
   };
+  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
+  // and only a node that fails builds its status, directly in the returned selection (the
+  // caller's storage): the status is written once, not copied out of a temporary.
   const bool fast_fit = has_can_fit && no_nominees;
-  // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
-  // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
-  bool removed = false;
-  if constexpr (removes_lower_priority_pods<S> &&
-                detail::every_lower_priority_pod_eligible<Policy, N, P>()) {
-    if (const std::optional<std::size_t> count =
-            state.remove_lower_priority_pods(preemptor_priority)) {
-      if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
-      // Steps 4-7 in one pass over the removed pods when the state offers it and nothing else
-      // takes part: no budget, no nominated pod, default_policy's importance order. When it
-      // declines (the preemptor does not fit, pods not strictly in importance order), the state
-      // is as the removal left it and the steps are taken one by one.
-      if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
-        if (no_nominees && budgets.budget_count() == 0) {
-          const std::span<const P*> room = scratch.victim_room(*count);
-          if (const std::optional<std::size_t> chosen =
-                  state.reprieve_removed_pods(preemptor, policy.now, room)) {
-            return detail::successful_selection<P>(room.first(*chosen), 0);
-          }
-        } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
-          if (no_nominees) {
-            // With budgets: step 6 on the removed pods in the order the state walks them (its
-            // reprieve declines unless that is the strict importance order), then steps 4, 5
-            // and 7 in the state's two passes.
-            const std::span<const P> pods = state.removed_pods();
-            if (pods.size() == *count) {
-              const std::span<std::uint8_t> flags = scratch.flag_room(*count);
-              bool any_violating = false;
-              detail::charge_in_order(
-                  pods.size(), budgets, scratch, [&](std::size_t i) -> const P& { return pods[i]; },
-                  [&](std::size_t i, bool violating) {
-                    flags[i] = violating ? 1 : 0;
-                    any_violating |= violating;
-                  });
-              const std::span<const P*> room = scratch.victim_room(*count);
-              if (!any_violating) {
-                // No violating pod: the first pass adds nothing back, and the reprieve without
-                // budgets chooses the same victims.
-                if (const std::optional<std::size_t> chosen =
-                        state.reprieve_removed_pods(preemptor, policy.now, room))
-                  return detail::successful_selection<P>(room.first(*chosen), 0);
-              } else if (const std::optional<std::size_t> chosen =
-                             state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
-                std::int64_t violating = 0;
-                for (const P* v : room.first(*chosen))
-                  violating += flags[static_cast<std::size_t>(v - pods.data())] & 1;
-                return detail::successful_selection<P>(room.first(*chosen), violating);
-              }
-              scratch.start_node(budgets.budget_count());  // the budget copies start over
-            }
-          }
-        }
-      }
-      if (fast_fit) {
-        if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
-      } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
-        return {st, {}, 0};
-      }
-      collect();
-      removed = true;
+  if (removed) {
+    if (fast_fit) {
+      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
+      return {st, {}, 0};
     }
+    detail::collect_potential_victims(preemptor, node, entries, policy);
   }
   if (!removed) {
-    collect();
+    detail::collect_potential_victims(preemptor, node, entries, policy);
     for (const entry& e : entries) {
       status st = state.remove_pod(*e.pod);
       if (!st) return {st, {}, 0};
@@ -452,6 +403,86 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
     detail::go_sort_slice(victims.begin(), victims.end(),
                           [&](const P* a, const P* b) { return policy.more_important(*a, *b); });
   return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
+}
+
+}  // namespace detail
+
+template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
+          nominated_range<node_pod_t<N>> Nominated, class Allocator,
+          victim_policy<N, node_pod_t<N>> Policy = default_policy>
+[[gnu::noinline]] victim_selection<node_pod_t<N>> select_victims(
+    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
+    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
+    const Policy& policy = {}) {
+  using P = node_pod_t<N>;
+  scratch.start_node(budgets.budget_count());
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
+  // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
+  // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
+  bool removed = false;
+  if constexpr (removes_lower_priority_pods<S> &&
+                detail::every_lower_priority_pod_eligible<Policy, N, P>()) {
+    if (const std::optional<std::size_t> count =
+            state.remove_lower_priority_pods(preemptor_priority)) {
+      if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
+      // Steps 4-7 in one pass over the removed pods when the state offers it and nothing else
+      // takes part: no budget, no nominated pod, default_policy's importance order. When it
+      // declines (the preemptor does not fit, pods not strictly in importance order), the state
+      // is as the removal left it and the steps are taken one by one.
+      if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
+        if (no_nominees && budgets.budget_count() == 0) {
+          const std::span<const P*> room = scratch.victim_room(*count);
+          if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
+            // A node where the preemptor does not fit is rejected with the reprieve's fit check.
+            status rejection;
+            if (const std::optional<std::size_t> chosen =
+                    state.reprieve_removed_pods(preemptor, policy.now, room, rejection))
+              return detail::successful_selection<P>(room.first(*chosen), 0);
+            if (!rejection) return {rejection, {}, 0};
+          } else if (const std::optional<std::size_t> chosen =
+                         state.reprieve_removed_pods(preemptor, policy.now, room)) {
+            return detail::successful_selection<P>(room.first(*chosen), 0);
+          }
+        } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
+          if (no_nominees) {
+            // With budgets: step 6 on the removed pods in the order the state walks them (its
+            // reprieve declines unless that is the strict importance order), then steps 4, 5
+            // and 7 in the state's two passes.
+            const std::span<const P> pods = state.removed_pods();
+            if (pods.size() == *count) {
+              const std::span<std::uint8_t> flags = scratch.flag_room(*count);
+              bool any_violating = false;
+              detail::charge_in_order(
+                  pods.size(), budgets, scratch, [&](std::size_t i) -> const P& { return pods[i]; },
+                  [&](std::size_t i, bool violating) {
+                    flags[i] = violating ? 1 : 0;
+                    any_violating |= violating;
+                  });
+              const std::span<const P*> room = scratch.victim_room(*count);
+              if (!any_violating) {
+                // No violating pod: the first pass adds nothing back, and the reprieve without
+                // budgets chooses the same victims.
+                if (const std::optional<std::size_t> chosen =
+                        state.reprieve_removed_pods(preemptor, policy.now, room))
+                  return detail::successful_selection<P>(room.first(*chosen), 0);
+              } else if (const std::optional<std::size_t> chosen =
+                             state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
+                std::int64_t violating = 0;
+                for (const P* v : room.first(*chosen))
+                  violating += flags[static_cast<std::size_t>(v - pods.data())] & 1;
+                return detail::successful_selection<P>(room.first(*chosen), violating);
+              }
+              scratch.start_node(budgets.budget_count());  // the budget copies start over
+            }
+          }
+        }
+      }
+      removed = true;
+    }
+  }
+  return detail::select_one_by_one(preemptor, node, state, budgets, nominated, scratch, policy,
+                                   removed);
 }
 
 // select_victims without nominated pods.

@@ -84,16 +84,16 @@ class resource_node {
 
  private:
   friend class resource_cluster;
-  // What prepare_state and a rejection read first, together: the amounts, the pods and the
-  // summary's levels span the node's first three cache lines.
+  // What prepare_state and a rejection read first, together: the amounts, the pods, the order
+  // count and the summary's levels span the node's first three cache lines.
   resource_vector allocatable_;
   resource_vector requested_;
   std::vector<resource_pod> pods_;
+  // Neighbours in pods_ that are not always strictly ordered (see strictly_ordered).
+  std::size_t loose_pairs_ = 0;
   priority_summary lower_;
   std::vector<std::uint32_t> cache_position_;  // parallel to pods_
   std::string name_;
-  // Neighbours in pods_ that are not always strictly ordered (see strictly_ordered).
-  std::size_t loose_pairs_ = 0;
 
   // Whether neighbours a, b (a kept before b) are strictly in importance order for any `now`.
   static bool always_strict(const resource_pod& a, const resource_pod& b) noexcept {

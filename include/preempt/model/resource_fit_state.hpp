@@ -15,7 +15,9 @@
 // answers nullopt and the caller removes the pods one by one). Given the node's pods in
 // importance order too (as resource_cluster keeps them), it offers the other optional members:
 // reprieve_removed_pods, upstream's reprieve of the removed pods in one pass over them (O(r·d) for
-// r pods) when they are strictly in importance order, right after that removal; and
+// r pods) when they are strictly in importance order, right after that removal (declining where
+// the preemptor does not fit, it explains why as fits would, from the same pass over the
+// dimensions, and reads no pod); and
 // victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
 // the same condition as remove_lower_priority_pods. The allocatable vector, the summary, the pods
 // and the resource names must outlive the state. No exceptions; one
@@ -48,11 +50,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "preempt/config.hpp"
 #include "preempt/model/priority_summary.hpp"
@@ -155,31 +159,22 @@ class resource_fit_state {
   // removal, when the removed pods are not strictly in importance order (two equally important
   // pods, or a missing start time that ranks elsewhere than last), when the last change was not
   // that removal, when the preemptor does not fit now, or for more than max_fast_dimensions
-  // dimensions. O(r·d) for r
-  // removed pods, one contiguous pass; no allocation.
+  // dimensions. O(r·d) for r removed pods, one contiguous pass; no allocation.
   std::optional<std::size_t> reprieve_removed_pods(
       const resource_pod& preemptor, timestamp now,
       std::span<const resource_pod*> victims) noexcept {
-    const std::size_t from = removed_from_;
-    removed_from_ = not_removed;
-    if (from == not_removed) return std::nullopt;
-    const std::span<const resource_pod> removed = pods_.subspan(from);
-    const std::size_t dims = requested_.size();
-    if (dims > max_fast_dimensions || victims.size() < removed.size()) return std::nullopt;
-    std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
-    if (!fit_limits(preemptor, limit.data())) return std::nullopt;
-    std::int64_t* used = requested_.data();
-    // Nodes with the standard dimensions only: the dimension loops unrolled; no order check
-    // where the node says its pods are strictly ordered.
-    const std::size_t count =
-        dims == resource::first_extended
-            ? (strictly_ordered_
-                   ? resource_fit_state::reprieve_walk<resource::first_extended, false>(
-                         removed, dims, now, used, limit.data(), victims.data())
-                   : resource_fit_state::reprieve_walk<resource::first_extended, true>(
-                         removed, dims, now, used, limit.data(), victims.data()))
-            : resource_fit_state::reprieve_walk<max_fast_dimensions, true>(
-                  removed, dims, now, used, limit.data(), victims.data());
+    const std::size_t count = reprieve_in_one_pass(preemptor, now, victims, nullptr);
+    if (count == not_removed) return std::nullopt;
+    return count;
+  }
+
+  // The same, and when it declines because the preemptor does not fit with the removal, fits'
+  // answer for the preemptor in `rejection` (left as it was otherwise): one fit check, where
+  // the caller would otherwise ask fits again.
+  std::optional<std::size_t> reprieve_removed_pods(const resource_pod& preemptor, timestamp now,
+                                                   std::span<const resource_pod*> victims,
+                                                   status& rejection) noexcept {
+    const std::size_t count = reprieve_in_one_pass(preemptor, now, victims, &rejection);
     if (count == not_removed) return std::nullopt;
     return count;
   }
@@ -188,8 +183,9 @@ class resource_fit_state {
   // reprieve_removed_pods walks them (the node's kept_before order); empty when the last change
   // was anything else or the pods given to reset are not the summary's.
   std::span<const resource_pod> removed_pods() const noexcept {
-    return removed_from_ == not_removed ? std::span<const resource_pod>{}
-                                        : pods_.subspan(removed_from_);
+    return removed_from_ == not_removed || !removal_matches_pods(removed_from_)
+               ? std::span<const resource_pod>{}
+               : pods_.subspan(removed_from_);
   }
 
   // reprieve_removed_pods with budget violations: flags[i] & 1 marks removed_pods()[i] as
@@ -202,9 +198,8 @@ class resource_fit_state {
   std::optional<std::size_t> reprieve_removed_pods(const resource_pod& preemptor, timestamp now,
                                                    std::span<const resource_pod*> victims,
                                                    std::span<std::uint8_t> flags) noexcept {
-    const std::size_t from = removed_from_;
-    removed_from_ = not_removed;
-    if (from == not_removed) return std::nullopt;
+    const std::size_t from = std::exchange(removed_from_, not_removed);
+    if (from == not_removed || !removal_matches_pods(from)) return std::nullopt;
     const std::span<const resource_pod> removed = pods_.subspan(from);
     const std::size_t dims = requested_.size();
     if (dims > max_fast_dimensions || victims.size() < removed.size() ||
@@ -334,8 +329,8 @@ class resource_fit_state {
     const std::int64_t* used = requested_.data();
     const std::size_t n_have = allocatable_->size();
     const std::size_t n_used = requested_.size();
-    const bool pods_short =
-        used[resource::pods] + 1 > (resource::pods < n_have ? have[resource::pods] : 0);
+    // The pod slots: a standard dimension, always readable (zero past the node's size).
+    const bool pods_short = used[resource::pods] + 1 > have[resource::pods];
     std::size_t short_count = 0, short_dimension = 0;
     bool beyond = false;
     if (want.size() <= resource::first_extended) {
@@ -380,8 +375,7 @@ class resource_fit_state {
     const std::int64_t* used = requested_.data();
     const std::size_t n_have = allocatable_->size();
     const std::size_t n_used = requested_.size();
-    if (used[resource::pods] + 1 > (resource::pods < n_have ? have[resource::pods] : 0))
-      return true;
+    if (used[resource::pods] + 1 > have[resource::pods]) return true;  // always readable
     const std::size_t n = want.size();
     for (std::size_t d = 0; d < n; ++d) {
       if (d == resource::pods || w[d] <= 0) continue;
@@ -391,6 +385,34 @@ class resource_fit_state {
     return false;
   }
 
+  // reprieve_removed_pods as a plain count (not_removed for nullopt); when the preemptor does not
+  // fit and `rejection` is given, fits' answer is written there.
+  std::size_t reprieve_in_one_pass(const resource_pod& preemptor, timestamp now,
+                                   std::span<const resource_pod*> victims,
+                                   status* rejection) noexcept {
+    const std::size_t from = std::exchange(removed_from_, not_removed);
+    if (from == not_removed) return not_removed;
+    const std::span<const resource_pod> removed = pods_.subspan(from);
+    const std::size_t dims = requested_.size();
+    if (dims > max_fast_dimensions || victims.size() < removed.size()) return not_removed;
+    std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
+    if (const unsigned short_of = limits_and_shortage(preemptor, limit.data()); short_of != 0) {
+      if (rejection != nullptr) *rejection = rejection_for(preemptor, short_of, limit.data());
+      return not_removed;
+    }
+    if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
+    std::int64_t* used = requested_.data();
+    // Nodes with the standard dimensions only: the dimension loops unrolled; no order check
+    // where the node says its pods are strictly ordered.
+    if (dims == resource::first_extended)
+      return strictly_ordered_ ? resource_fit_state::reprieve_walk_standard<false>(
+                                     removed, now, used, limit.data(), victims.data())
+                               : resource_fit_state::reprieve_walk_standard<true>(
+                                     removed, now, used, limit.data(), victims.data());
+    return resource_fit_state::reprieve_walk<max_fast_dimensions, true>(
+        removed, dims, now, used, limit.data(), victims.data());
+  }
+
   // remove_lower_priority_pods as a plain count, not_removed for nullopt: g++ returns an optional
   // built on the stack (its flag a byte store, then reloaded as a word), a store-forwarding stall
   // as long as the rest of a rejected node's evaluation.
@@ -398,23 +420,79 @@ class resource_fit_state {
     if (lower_ == nullptr) return not_removed;
     const priority_summary::lower below = lower_->below(q);
     // The removed pods are the last below.pods of the node's pods in kept_before order when the
-    // pods given to reset are the summary's (reprieve_removed_pods walks them).
-    removed_from_ = not_removed;
-    if (pods_.size() == lower_->pods() && below.pods <= pods_.size()) {
-      const std::size_t from = pods_.size() - below.pods;
-      if ((below.pods == 0 || pods_[from].priority() < q) &&
-          (from == 0 || pods_[from - 1].priority() >= q))
-        removed_from_ = from;
-    }
+    // pods given to reset are the summary's (reprieve_removed_pods walks them; it checks their
+    // priorities, removal_matches_pods, only once the preemptor fits).
+    removed_from_ = pods_.size() == lower_->pods() && below.pods <= pods_.size()
+                        ? pods_.size() - below.pods
+                        : not_removed;
+    removed_below_ = q;
     lower_ = nullptr;
     if (below.requests != nullptr) requested_.subtract(*below.requests);
     return below.pods;
   }
 
-  // reprieve_removed_pods' walk over `removed`, for `dims` <= D dimensions: `used` is updated
-  // only when the walk completes (not_removed: the pods are not strictly in importance order).
-  // A plain count, not an optional: g++ stores an optional's flag as a byte and reloads it with
-  // the count as one word, a store-forwarding stall as long as a short walk.
+  // Whether the last `pods_.size() - from` pods are exactly those below the removal's priority:
+  // the pods given to reset are the summary's, in kept_before order.
+  bool removal_matches_pods(std::size_t from) const noexcept {
+    return (from == pods_.size() || pods_[from].priority() < removed_below_) &&
+           (from == 0 || pods_[from - 1].priority() >= removed_below_);
+  }
+
+  // Whether `p` comes strictly after the pod of `previous_priority` and `previous_start` in
+  // importance order (more_important_pod: lower priority, or the same and a later start, `now`
+  // standing for a missing one); then p's become the previous ones.
+  static bool strictly_after(const resource_pod& p, timestamp now, std::int32_t& previous_priority,
+                             timestamp& previous_start) noexcept {
+    const std::int32_t priority = p.priority();
+    const timestamp start = p.start_time().value_or(now);
+    if (priority > previous_priority || (priority == previous_priority && start <= previous_start))
+      return false;
+    previous_priority = priority;
+    previous_start = start;
+    return true;
+  }
+
+  // reprieve_walk for a node with the standard dimensions only: the four amounts in scalars (g++
+  // spills an array indexed in a loop, and loads it as vectors right after it was stored one
+  // amount at a time, a store-forwarding stall); the pods' requests are read unchecked (four
+  // readable amounts, zero past their size: resource_vector).
+  template <bool CheckOrder>
+  [[gnu::noinline]] static std::size_t reprieve_walk_standard(
+      std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
+      const std::int64_t* limit, const resource_pod** victims) noexcept {
+    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
+    std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
+    const std::int64_t l0 = limit[0], l1 = limit[1], l2 = limit[2], l3 = limit[3];
+    std::size_t count = 0;
+    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+    for (const resource_pod& p : removed) {
+      if constexpr (CheckOrder)
+        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
+          return not_removed;
+      // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
+      const std::int64_t* r = p.requests().data();
+      const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
+      if ((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3)) {
+        u0 = w0;
+        u1 = w1;
+        u2 = w2;
+        u3 = w3;
+      } else {
+        victims[count++] = &p;
+      }
+    }
+    used[0] = u0;
+    used[1] = u1;
+    used[2] = u2;
+    used[3] = u3;
+    return count;
+  }
+
+  // reprieve_removed_pods' walk over `removed`, for `dims` <= D dimensions: `used` is updated only
+  // when the walk completes (not_removed: the pods are not strictly in importance order). A plain
+  // count, not an optional: g++ stores an optional's flag as a byte and reloads it with the count
+  // as one word, a store-forwarding stall as long as a short walk.
   template <std::size_t D, bool CheckOrder>
   [[gnu::noinline]] static std::size_t reprieve_walk(
       std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
@@ -431,15 +509,9 @@ class resource_fit_state {
     [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
     [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
     for (const resource_pod& p : removed) {
-      if constexpr (CheckOrder) {
-        const std::int32_t priority = p.priority();
-        const timestamp start = p.start_time().value_or(now);
-        if (priority > previous_priority ||
-            (priority == previous_priority && start <= previous_start))
+      if constexpr (CheckOrder)
+        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
           return not_removed;
-        previous_priority = priority;
-        previous_start = start;
-      }
       // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
       const std::int64_t* r = p.requests().data();
       [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
@@ -462,14 +534,25 @@ class resource_fit_state {
     return count;
   }
 
+  // limits_and_shortage's answer when the preemptor does not fit: bit d for each standard dimension
+  // d it is short of (resource::pods: no pod slot left), or other_dimensions when fits must tell (a
+  // shortage in an extended dimension).
+  static constexpr unsigned other_dimensions = 1u << resource::first_extended;
+
   // The preemptor fits while requested[d] <= limit[d] in every dimension it asks for (one pod
   // slot always); the other dimensions never limit. Writes limit[0, dims) and tells whether the
   // preemptor fits now.
   bool fit_limits(const resource_pod& preemptor, std::int64_t* limit) const noexcept {
+    return limits_and_shortage(preemptor, limit) == 0;
+  }
+
+  // fit_limits, answering 0 when the preemptor fits now, else the dimensions it is short of (see
+  // other_dimensions).
+  unsigned limits_and_shortage(const resource_pod& preemptor, std::int64_t* limit) const noexcept {
     const resource_vector& want = preemptor.requests();
     const std::int64_t* used = requested_.data();
     const std::size_t dims = requested_.size();
-    bool fits_now = true;
+    unsigned short_of = 0;
     if (dims == resource::first_extended) {
       // The standard dimensions only: every amount below is readable (resource_vector).
       const std::int64_t* w = want.data();
@@ -477,18 +560,38 @@ class resource_fit_state {
       for (std::size_t d = 0; d < resource::first_extended; ++d) {
         const std::int64_t demand = d == resource::pods ? 1 : w[d];
         limit[d] = demand > 0 ? have[d] - demand : std::numeric_limits<std::int64_t>::max();
-        fits_now &= used[d] <= limit[d];
+        short_of |= static_cast<unsigned>(used[d] > limit[d]) << d;
       }
     } else {
+      bool fits_now = true;
       for (std::size_t d = 0; d < dims; ++d) {
         const std::int64_t demand = d == resource::pods ? 1 : want[d];
         limit[d] =
             demand > 0 ? (*allocatable_)[d] - demand : std::numeric_limits<std::int64_t>::max();
         fits_now &= used[d] <= limit[d];
       }
+      short_of = fits_now ? 0 : other_dimensions;
     }
-    for (std::size_t d = dims; d < want.size(); ++d) fits_now &= want[d] <= 0;
-    return fits_now;
+    for (std::size_t d = dims; d < want.size(); ++d)
+      if (want[d] > 0) short_of |= other_dimensions;
+    return short_of;
+  }
+
+  // fits(preemptor) from limits_and_shortage's answer `short_of` (not 0) and its limits: the
+  // same status.
+  // A short dimension's request exceeds the whole allocatable amount exactly when its limit
+  // (allocatable - request) is negative.
+  status rejection_for(const resource_pod& preemptor, unsigned short_of,
+                       const std::int64_t* limit) const noexcept {
+    if ((short_of & other_dimensions) != 0) return fits(preemptor);
+    constexpr unsigned pod_slot = 1u << resource::pods;
+    const unsigned amounts = short_of & ~pod_slot;
+    bool beyond = false;
+    for (std::size_t d = 0; d < resource::first_extended; ++d)
+      beyond |= d != resource::pods && ((amounts >> d) & 1u) != 0 && limit[d] < 0;
+    if ((short_of & pod_slot) == 0 && amounts != 0 && (amounts & (amounts - 1)) == 0)
+      return model::detail::single_shortage[beyond ? 1 : 0][std::countr_zero(amounts)];
+    return shortage(preemptor.requests(), (short_of & pod_slot) != 0, beyond);
   }
 
   // The least room left, over the dimensions the preemptor asks for (and its pod slot), with
@@ -546,6 +649,7 @@ class resource_fit_state {
   // Where the pods removed by remove_lower_priority_pods start in pods_, while that removal is
   // the state's last change; not_removed otherwise.
   std::size_t removed_from_ = not_removed;
+  std::int32_t removed_below_ = 0;  // that removal's priority
   std::span<const resource_pod> pods_;
   // Every two neighbours in pods_ strictly ordered whatever `now`
   // (resource_node::strictly_ordered): the reprieve walk skips its order check.
@@ -556,6 +660,7 @@ class resource_fit_state {
 
 static_assert(node_state<resource_fit_state, resource_pod>);
 static_assert(reprieves_removed_pods<resource_fit_state, resource_pod>);
+static_assert(reprieves_removed_pods_or_rejects<resource_fit_state, resource_pod>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END

@@ -93,21 +93,28 @@ class resource_vector {
 
   // Adds `other` in the dimensions this vector has; dimensions of `other` beyond size() are
   // ignored. Never allocates.
-  void add(const resource_vector& other) noexcept {
+  // Inlined: the hot loops call add and subtract once per pod or node.
+  [[gnu::always_inline]] void add(const resource_vector& other) noexcept {
+    if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
+      // The common size, unrolled; both inline, and `other` reads as zero past its size.
+      for (std::size_t i = 0; i < inline_dimensions; ++i) small_[i] += other.small_[i];
+      return;
+    }
     const std::size_t n = std::min(size_, other.size_);
     std::int64_t* to = data();
     const std::int64_t* from = other.data();
     for (std::size_t i = 0; i < n; ++i) to[i] += from[i];
   }
   // Subtracts `other`, like add.
-  void subtract(const resource_vector& other) noexcept {
+  [[gnu::always_inline]] void subtract(const resource_vector& other) noexcept {
+    if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
+      // The common size, unrolled; both inline, and `other` reads as zero past its size.
+      for (std::size_t i = 0; i < inline_dimensions; ++i) small_[i] -= other.small_[i];
+      return;
+    }
     const std::size_t n = std::min(size_, other.size_);
     std::int64_t* to = data();
     const std::int64_t* from = other.data();
-    if (n == inline_dimensions) {  // the common size, unrolled
-      for (std::size_t i = 0; i < inline_dimensions; ++i) to[i] -= from[i];
-      return;
-    }
     for (std::size_t i = 0; i < n; ++i) to[i] -= from[i];
   }
 
