@@ -9,6 +9,8 @@
 // the cluster, keyed by uid, when you need them.
 //
 // Allocation: only through resource_vector (more than four dimensions). No exceptions.
+// Size: 64 bytes with g++ and clang (one cache line; the pod's fields are stored packed, and
+// spec() rebuilds the spec from them).
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_RESOURCE_POD_HPP
@@ -40,22 +42,54 @@ struct pod_spec {
 
 class resource_pod {
  public:
-  explicit resource_pod(pod_spec spec) : spec_(std::move(spec)) {
-    if (spec_.requests[resource::pods] == 0) spec_.requests.set(resource::pods, 1);
+  explicit resource_pod(pod_spec spec)
+      : uid_(spec.uid),
+        priority_(spec.priority),
+        namespace_id_(spec.namespace_id),
+        start_(spec.start_time.value_or(0)),
+        requests_(std::move(spec.requests)),
+        flags_(static_cast<std::uint8_t>(
+            (spec.start_time ? has_start : 0) | (spec.terminating ? is_terminating : 0) |
+            (spec.terminating_by_preemption ? is_terminating_by_preemption : 0))),
+        policy_(spec.preemption_policy) {
+    if (requests_[resource::pods] == 0) requests_.set(resource::pods, 1);
   }
 
-  pod_id uid() const noexcept { return spec_.uid; }
-  std::int32_t priority() const noexcept { return spec_.priority; }
-  std::optional<timestamp> start_time() const noexcept { return spec_.start_time; }
-  bool terminating() const noexcept { return spec_.terminating; }
-  bool terminating_by_preemption() const noexcept { return spec_.terminating_by_preemption; }
-  preempt::preemption_policy preemption_policy() const noexcept { return spec_.preemption_policy; }
-  std::uint32_t namespace_id() const noexcept { return spec_.namespace_id; }
-  const resource_vector& requests() const noexcept { return spec_.requests; }
-  const pod_spec& spec() const noexcept { return spec_; }
+  pod_id uid() const noexcept { return uid_; }
+  std::int32_t priority() const noexcept { return priority_; }
+  std::optional<timestamp> start_time() const noexcept {
+    return (flags_ & has_start) != 0 ? std::optional<timestamp>(start_) : std::nullopt;
+  }
+  bool terminating() const noexcept { return (flags_ & is_terminating) != 0; }
+  bool terminating_by_preemption() const noexcept {
+    return (flags_ & is_terminating_by_preemption) != 0;
+  }
+  preempt::preemption_policy preemption_policy() const noexcept { return policy_; }
+  std::uint32_t namespace_id() const noexcept { return namespace_id_; }
+  const resource_vector& requests() const noexcept { return requests_; }
+  // The spec this pod was built from (requests[resource::pods] set as the constructor sets it).
+  pod_spec spec() const {
+    return {.uid = uid_,
+            .priority = priority_,
+            .requests = requests_,
+            .start_time = start_time(),
+            .namespace_id = namespace_id_,
+            .terminating = terminating(),
+            .terminating_by_preemption = terminating_by_preemption(),
+            .preemption_policy = preemption_policy()};
+  }
 
  private:
-  pod_spec spec_;
+  static constexpr std::uint8_t has_start = 1, is_terminating = 2, is_terminating_by_preemption = 4;
+  // One cache line: what a walk over a node's pods reads (priority, start, requests) sits
+  // together, and the flags and the policy fill the requests' tail padding.
+  pod_id uid_;
+  std::int32_t priority_;
+  std::uint32_t namespace_id_;
+  timestamp start_;  // meaningful with has_start
+  [[no_unique_address]] resource_vector requests_;
+  std::uint8_t flags_;
+  preempt::preemption_policy policy_;
 };
 
 static_assert(pod<resource_pod>);

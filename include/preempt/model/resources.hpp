@@ -4,9 +4,10 @@
 // `resource_vector` holds one std::int64_t per dimension: cpu (millicores), memory (bytes), pod
 // slots, ephemeral storage (bytes), then any number of extended resources (nvidia.com/gpu, ...),
 // numbered by a `resource_names` registry. Dimensions past size() read as zero. Four dimensions
-// live inline; more spill to the heap once, when the vector is built, so arithmetic on vectors of
-// an established size never allocates. data() always points at inline_dimensions readable amounts
-// or more, zero past size(), so loops over the standard dimensions need no bounds check.
+// live inline (the vector is 40 bytes, 36 of them data); more spill to the heap once, when the
+// vector is built, so arithmetic on vectors of an established size never allocates. data() always
+// points at inline_dimensions readable amounts or more, zero past size(), so loops over the
+// standard dimensions need no bounds check.
 //
 // `resource_names` maps extended resource names to dimensions and keeps the upstream reason text
 // for each dimension ("Insufficient cpu", "Too many pods", "Insufficient example.com/foo"), with
@@ -26,7 +27,6 @@
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,52 +49,46 @@ class resource_vector {
  public:
   static constexpr std::size_t inline_dimensions = 4;
 
-  constexpr resource_vector() noexcept = default;
+  constexpr resource_vector() noexcept {}
   // Amounts for the first dimensions, in order: cpu, memory, pods, ephemeral storage, extended.
   resource_vector(std::initializer_list<std::int64_t> amounts) {
     resize(amounts.size());
-    std::copy(amounts.begin(), amounts.end(), data_);
+    std::copy(amounts.begin(), amounts.end(), data());
   }
   resource_vector(const resource_vector& other) { *this = other; }
   resource_vector(resource_vector&& other) noexcept { *this = std::move(other); }
   resource_vector& operator=(const resource_vector& other) {
     if (this != &other) {
       resize(other.size_);
-      std::copy(other.data_, other.data_ + other.size_, data_);
+      std::copy(other.data(), other.data() + other.size_, data());
     }
     return *this;
   }
   resource_vector& operator=(resource_vector&& other) noexcept {
     if (this == &other) return *this;
-    if (other.heap_) {
-      heap_ = std::move(other.heap_);
-      data_ = heap_.get();
-      capacity_ = std::exchange(other.capacity_, std::uint32_t{inline_dimensions});
-    } else {
-      heap_.reset();
+    release();
+    if (other.on_heap())
+      heap_ = other.heap_;  // the amounts move with their block
+    else
       small_ = other.small_;
-      data_ = small_.data();
-      capacity_ = inline_dimensions;
-    }
     size_ = std::exchange(other.size_, 0u);
-    other.data_ = other.small_.data();
-    other.small_.fill(0);  // zero past its size again
+    other.small_ = {};  // empty, and zero past its size again
     return *this;
   }
-  ~resource_vector() = default;
+  ~resource_vector() { release(); }
 
   std::size_t size() const noexcept { return size_; }
   // The amounts of dimensions [0, size()), followed by zeros up to at least inline_dimensions.
-  const std::int64_t* data() const noexcept { return data_; }
-  std::int64_t* data() noexcept { return data_; }
+  const std::int64_t* data() const noexcept { return on_heap() ? heap_.amounts : small_.data(); }
+  std::int64_t* data() noexcept { return on_heap() ? heap_.amounts : small_.data(); }
 
   // The amount in dimension i (zero past size()).
-  std::int64_t operator[](std::size_t i) const noexcept { return i < size_ ? data_[i] : 0; }
+  std::int64_t operator[](std::size_t i) const noexcept { return i < size_ ? data()[i] : 0; }
 
   // Sets dimension i, growing the vector (with zeros) when needed.
   void set(std::size_t i, std::int64_t amount) {
     if (i >= size_) resize(i + 1);
-    data_[i] = amount;
+    data()[i] = amount;
   }
 
   // Adds `other` in the dimensions this vector has; dimensions of `other` beyond size() are
@@ -102,36 +96,51 @@ class resource_vector {
   // Inlined: the hot loops call add and subtract once per pod or node.
   [[gnu::always_inline]] void add(const resource_vector& other) noexcept {
     if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
-      // The common size, unrolled: `other` reads as zero past its size.
-      for (std::size_t i = 0; i < inline_dimensions; ++i) data_[i] += other.data_[i];
+      // The common size, unrolled; both inline, and `other` reads as zero past its size.
+      for (std::size_t i = 0; i < inline_dimensions; ++i) small_[i] += other.small_[i];
       return;
     }
     const std::size_t n = std::min(size_, other.size_);
-    for (std::size_t i = 0; i < n; ++i) data_[i] += other.data_[i];
+    std::int64_t* to = data();
+    const std::int64_t* from = other.data();
+    for (std::size_t i = 0; i < n; ++i) to[i] += from[i];
   }
   // Subtracts `other`, like add.
   [[gnu::always_inline]] void subtract(const resource_vector& other) noexcept {
     if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
-      // The common size, unrolled: `other` reads as zero past its size.
-      for (std::size_t i = 0; i < inline_dimensions; ++i) data_[i] -= other.data_[i];
+      // The common size, unrolled; both inline, and `other` reads as zero past its size.
+      for (std::size_t i = 0; i < inline_dimensions; ++i) small_[i] -= other.small_[i];
       return;
     }
     const std::size_t n = std::min(size_, other.size_);
-    for (std::size_t i = 0; i < n; ++i) data_[i] -= other.data_[i];
+    std::int64_t* to = data();
+    const std::int64_t* from = other.data();
+    for (std::size_t i = 0; i < n; ++i) to[i] -= from[i];
   }
 
   // Resizes to n dimensions; new dimensions are zero, and so are dropped ones (everything past
-  // size() reads as zero). Allocates only when n exceeds the capacity.
+  // size() reads as zero). Allocates only when n exceeds both inline_dimensions and the capacity
+  // of the block the amounts are in; a size of inline_dimensions or less frees the block.
   void resize(std::size_t n) {
-    if (n > capacity_) {
-      auto bigger = std::make_unique<std::int64_t[]>(n);  // value-initialized: zeros
-      std::copy(data_, data_ + size_, bigger.get());
-      heap_ = std::move(bigger);
-      data_ = heap_.get();
-      capacity_ = static_cast<std::uint32_t>(n);
+    if (n > inline_dimensions) {
+      if (!on_heap() || n > heap_.capacity) {
+        const std::int64_t* old = data();
+        auto* bigger = new std::int64_t[n]();  // value-initialized: zeros
+        std::copy(old, old + size_, bigger);
+        release();
+        heap_ = {bigger, n};
+      }
+      std::int64_t* a = heap_.amounts;
+      for (std::size_t i = size_; i < n; ++i) a[i] = 0;
+      for (std::size_t i = n; i < size_; ++i) a[i] = 0;
+    } else if (on_heap()) {  // back inline
+      std::array<std::int64_t, inline_dimensions> kept{};
+      std::copy(heap_.amounts, heap_.amounts + n, kept.data());
+      release();
+      small_ = kept;
+    } else {
+      for (std::size_t i = n; i < size_; ++i) small_[i] = 0;
     }
-    for (std::size_t i = size_; i < n; ++i) data_[i] = 0;
-    for (std::size_t i = n; i < size_; ++i) data_[i] = 0;
     size_ = static_cast<std::uint32_t>(n);
   }
 
@@ -143,11 +152,24 @@ class resource_vector {
   }
 
  private:
-  std::array<std::int64_t, inline_dimensions> small_{};
-  std::int64_t* data_ = small_.data();
-  std::unique_ptr<std::int64_t[]> heap_;
+  struct block {
+    std::int64_t* amounts;
+    std::size_t capacity;
+  };
+  // The amounts live inline up to inline_dimensions, in a heap block above.
+  bool on_heap() const noexcept { return size_ > inline_dimensions; }
+  // Frees the block, if any; the caller sets the amounts and size_ right after.
+  void release() noexcept {
+    if (on_heap()) delete[] heap_.amounts;
+  }
+
+  // 36 bytes of data, no pointer into itself: the tail padding (sizeof is 40) may hold an owner's
+  // members ([[no_unique_address]], as resource_pod does), and a move is a plain copy.
+  union {
+    std::array<std::int64_t, inline_dimensions> small_{};
+    block heap_;
+  };
   std::uint32_t size_ = 0;
-  std::uint32_t capacity_ = inline_dimensions;
 };
 
 // Names of the dimensions and the reason text a failed fit reports for each.
