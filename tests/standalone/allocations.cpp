@@ -4,6 +4,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "preempt/preempt.hpp"
@@ -76,6 +77,42 @@ TEST_CASE("scratch.reserve makes even the first selection allocation-free") {
     w.cluster.prepare_state(i, state);
     (void)preempt::select_victims(w.preemptor, w.cluster[i], state, w.budgets, scratch);
   }
+  CHECK(counting::count() - before == 0);
+}
+
+TEST_CASE("nodes with and without extended resources: no allocation in steady state") {
+  // Nodes with the standard dimensions only, between nodes with two extended resources: the
+  // state goes from six dimensions to four and back on every node, and must keep its storage.
+  using preempt::model::resource_vector;
+  preempt::model::resource_cluster c;
+  for (int i = 0; i < 8; ++i) {
+    resource_vector allocatable{4000, 1 << 30, 110, 0};
+    if (i % 2 == 1) {
+      allocatable.set(4, 8);  // e.g. nvidia.com/gpu
+      allocatable.set(5, 2);
+    }
+    const auto n = c.add_node("node-" + std::to_string(i), allocatable);
+    for (std::uint64_t k = 0; k < 4; ++k) {
+      resource_vector requests{900, 1 << 20};
+      if (i % 2 == 1) requests.set(4, 2);
+      c.add_pod(n, pod({.uid = static_cast<std::uint64_t>(i) * 10 + k + 1,
+                        .priority = 0,
+                        .requests = requests,
+                        .start_time = static_cast<preempt::timestamp>(k)}));
+    }
+  }
+  const pod preemptor({.uid = 1000, .priority = 10, .requests = {1000, 1 << 20}});
+  preempt::evaluator<preempt::model::resource_cluster> ev;
+  const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+  const auto evaluate = [&]() -> const preempt::decision<pod>& {
+    return ev.evaluate(preemptor, c, statuses, preempt::no_budgets{}, preempt::no_nominations{},
+                       preempt::inline_executor{},
+                       preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
+  };
+  REQUIRE(evaluate().kind == preempt::decision_kind::nominated);
+  const std::size_t before = counting::count();
+  for (int round = 0; round < 20; ++round)
+    CHECK(evaluate().kind == preempt::decision_kind::nominated);
   CHECK(counting::count() - before == 0);
 }
 

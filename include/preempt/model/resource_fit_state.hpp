@@ -116,8 +116,14 @@ class resource_fit_state {
     pods_ = pods_by_importance;
     strictly_ordered_ = strictly_ordered;
     if (const std::size_t dims = std::max(allocatable.size(), resource::first_extended);
-        requested_.size() != dims)
+        requested_.size() != dims) {
+      // Between nodes with and without extended dimensions the two vectors trade places, so
+      // that the wide one keeps its heap block (resizing it to the standard dimensions would
+      // free it, and the next wide node would allocate again).
+      if ((dims == resource::first_extended) != (requested_.size() == resource::first_extended))
+        std::swap(requested_, parked_);
       requested_.resize(dims);
+    }
     std::int64_t* used = requested_.data();
     if (requested_.size() == resource::first_extended) {
       // The standard dimensions: always readable, zero past the node's size (resource_vector).
@@ -722,6 +728,8 @@ class resource_fit_state {
   // (resource_node::strictly_ordered): the reprieve walk skips its order check.
   bool strictly_ordered_ = false;
   resource_vector requested_;
+  // The other of a wide (extended dimensions) and a standard vector, parked by reset.
+  resource_vector parked_;
   const resource_names* names_ = nullptr;
 };
 
