@@ -101,7 +101,7 @@ TEST_CASE("nodes with and without extended resources: no allocation in steady st
                         .start_time = static_cast<preempt::timestamp>(k)}));
     }
   }
-  const pod preemptor({.uid = 1000, .priority = 10, .requests = {1000, 1 << 20}});
+  const pod preemptor({.uid = 1000, .priority = 10, .requests = {1000, 1 << 20}, .start_time = {}});
   preempt::evaluator<preempt::model::resource_cluster> ev;
   const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
   const auto evaluate = [&]() -> const preempt::decision<pod>& {
