@@ -562,14 +562,16 @@ class resource_fit_state {
     return count;
   }
 
-  // reprieve_removed_pods' walk over `removed`, for `dims` <= D dimensions: `used` is updated only
-  // when the walk completes (not_removed: the pods are not strictly in importance order). A plain
-  // count, not an optional: g++ stores an optional's flag as a byte and reloads it with the count
-  // as one word, a store-forwarding stall as long as a short walk.
+  // reprieve_removed_pods' walk over `removed`, for nodes with extended dimensions (`dims` <= D;
+  // the standard ones take reprieve_walk_standard): `used` is updated only when the walk
+  // completes (not_removed: the pods are not strictly in importance order). A plain count, not an
+  // optional: g++ stores an optional's flag as a byte and reloads it with the count as one word, a
+  // store-forwarding stall as long as a short walk.
   template <std::size_t D, bool CheckOrder>
   [[gnu::noinline]] static std::size_t reprieve_walk(
       std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
       std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims) noexcept {
+    static_assert(D > resource_vector::inline_dimensions);
     std::array<std::int64_t, D> used{}, limit{};
     for (std::size_t d = 0; d < D; ++d) {
       used[d] = d < dims ? used_out[d] : 0;
@@ -591,11 +593,7 @@ class resource_fit_state {
       std::array<std::int64_t, D> with{};
       bool fits = true;
       for (std::size_t d = 0; d < D; ++d) {
-        // The first inline_dimensions amounts are always readable, zero past the pod's size.
-        if constexpr (D <= resource_vector::inline_dimensions)
-          with[d] = used[d] + r[d];
-        else
-          with[d] = used[d] + (d < n ? r[d] : 0);
+        with[d] = used[d] + (d < n ? r[d] : 0);
         fits &= with[d] <= limit[d];
       }
       if (fits)
