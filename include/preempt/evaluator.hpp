@@ -75,6 +75,7 @@
 #define PREEMPT_EVALUATOR_HPP
 
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -176,6 +177,10 @@ class evaluator {
                    "evaluator: invalid sampling arguments");
     config_.parallelism = workers_.size();
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
+#if !defined(PREEMPT_NO_THREADS)
+    if (workers_.size() > 1)
+      gate_ = std::make_unique<merge_gate>(std::max(max_batch, workers_.size() * config_.chunk));
+#endif
   }
 
   static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
@@ -344,6 +349,36 @@ class evaluator {
     default_scores::vector scores;
     bool bounded;
   };
+#if !defined(PREEMPT_NO_THREADS)
+  // The merge of a parallel batch while it is evaluated: the worker holding `merging` merges the
+  // items from `cursor` on whose results are ready, in order. `cursor` is read and written by the
+  // holder only.
+  struct merge_gate {
+    explicit merge_gate(std::size_t capacity)
+        : ready(std::make_unique<std::atomic<bool>[]>(capacity)) {}
+    std::unique_ptr<std::atomic<bool>[]> ready;  // per item: its result is in its slot
+    std::atomic<bool> merging{false};
+    std::atomic<bool> stopped{false};  // the dry run may stop: later items are not merged
+    std::size_t cursor = 0;
+    std::size_t count = 0;
+
+    bool take() noexcept { return !merging.exchange(true, std::memory_order_seq_cst); }
+    void start(std::size_t items) noexcept {
+      for (std::size_t i = 0; i < items; ++i) ready[i].store(false, std::memory_order_relaxed);
+      stopped.store(false, std::memory_order_relaxed);
+      cursor = 0;
+      count = items;
+    }
+  };
+#endif
+  // With parallel workers, results are merged while the batch is evaluated (merge_gate), except
+  // for an observer of every node: it is called on the calling thread, in order, after the batch.
+#if defined(PREEMPT_NO_THREADS)
+  static constexpr bool merges_while_evaluating = false;
+#else
+  static constexpr bool merges_while_evaluating = !observes_nodes;
+#endif
+
   struct worker {
     victim_scratch<pod_type> scratch;
     workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
@@ -396,10 +431,13 @@ class evaluator {
     static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
     void* const slot = static_cast<void*>(std::addressof(selection));
     if constexpr (bounds_victim_scores<state_type, pod_type>) {
-      // Reads best_ (written by merge_node between batches only).
-      if (bounding_ && has_best_ && std::ranges::begin(nominated) == std::ranges::end(nominated))
+      // Inline, the best candidate so far; in parallel, the best of the batches before this one
+      // (bound_best_, a copy the merge does not write while workers read it).
+      const bool has_bound = parallel_batch_ ? bound_has_best_ : has_best_;
+      const default_scores::vector& best = parallel_batch_ ? bound_best_ : best_;
+      if (bounding_ && has_bound && std::ranges::begin(nominated) == std::ranges::end(nominated))
         if (const auto bound = wk.state->victim_score_bound(preemptor, detail::now_of(policy_));
-            bound && !(best_ < *bound)) {
+            bound && !(best < *bound)) {
           ::new (slot) victim_selection<pod_type>{status::ok(), {}, 0};
           return true;
         }
@@ -421,21 +459,85 @@ class evaluator {
     return false;
   }
 
-  // Evaluates node `item` of the current batch on worker `w`, its victims copied to the item's
-  // slot (the scratch is reused by the worker's next node).
+  // Evaluates node `item` of the current batch on worker `w`. With merges_while_evaluating, a
+  // result that is next in candidate order, when no other worker is merging, is merged right away
+  // from the worker's scratch; any other result is copied to the item's slot (the scratch is
+  // reused by the worker's next node) and merged by whichever worker merges when its turn comes,
+  // or by the calling thread after the batch.
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
     item_result& out = results_[item];
     worker& wk = workers_[w];
-    out.bounded = evaluate_node(potential_node(batch_base_ + item), wk, preemptor, cluster, budgets,
-                                nominations, out.selection, out.scores);
+#if !defined(PREEMPT_NO_THREADS)
+    if constexpr (merges_while_evaluating)
+      if (gate_->stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
+#endif
+    const std::size_t node_index = potential_node(batch_base_ + item);
+    out.bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
+                                out.selection, out.scores);
     victim_selection<pod_type>& r = out.selection;
+#if !defined(PREEMPT_NO_THREADS)
+    if constexpr (merges_while_evaluating) {
+      merge_gate& g = *gate_;
+      if (g.take()) {
+        if (g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
+          if (merge_node(node_index, r.outcome, r.victims, r.pdb_violations, out.scores,
+                         out.bounded))
+            g.stopped.store(true, std::memory_order_relaxed);
+          ++g.cursor;
+          merge_ready_items();
+          release_gate();
+          return;
+        }
+        release_gate();
+      }
+    }
+#endif
     if (out.victims.capacity() < r.victims.size())  // once per slot and largest node
       out.victims.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
     out.victims.assign(r.victims.begin(), r.victims.end());
     r.victims = {};
+#if !defined(PREEMPT_NO_THREADS)
+    if constexpr (merges_while_evaluating) {
+      gate_->ready[item].store(true, std::memory_order_seq_cst);
+      if (gate_->take()) {
+        merge_ready_items();
+        release_gate();
+      }
+    }
+#endif
   }
+
+#if !defined(PREEMPT_NO_THREADS)
+  // Merges the batch's items from the cursor on, in order, while their results are in their
+  // slots. The caller holds the gate, or is the calling thread after the batch.
+  void merge_ready_items() {
+    merge_gate& g = *gate_;
+    while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
+           g.ready[g.cursor].load(std::memory_order_acquire)) {
+      const item_result& r = results_[g.cursor];
+      if (merge_node(potential_node(batch_base_ + g.cursor), r.outcome(), r.victims,
+                     r.violations(), r.scores, r.bounded))
+        g.stopped.store(true, std::memory_order_relaxed);
+      ++g.cursor;
+    }
+  }
+
+  // Gives the gate back, and takes it again when the item at the cursor became ready meanwhile:
+  // its worker found the gate taken and left the merge to the holder. Both sides store, then read
+  // the other's flag, sequentially consistent, so one of them always sees the other.
+  void release_gate() {
+    merge_gate& g = *gate_;
+    for (;;) {
+      const std::size_t next = g.cursor;
+      const bool more = next < g.count && !g.stopped.load(std::memory_order_relaxed);
+      g.merging.store(false, std::memory_order_seq_cst);
+      if (!more || !g.ready[next].load(std::memory_order_seq_cst) || !g.take()) return;
+      merge_ready_items();
+    }
+  }
+#endif
 
   template <class B, class N, class E>
   void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
@@ -454,11 +556,17 @@ class evaluator {
     } ctx [[maybe_unused]]{this, &preemptor, &cluster, &budgets, &nominations};
 
     prepare_workers(cluster, budgets);
+    parallel_batch_ = true;
     std::size_t previous = 0;
     for (batch_base_ = 0; batch_base_ < n;) {
       const std::size_t count = std::min(next_batch_size(previous), n - batch_base_);
       if (results_.size() < count) grow_results(count);
       previous = count;
+      bound_best_ = best_;
+      bound_has_best_ = has_best_;
+#if !defined(PREEMPT_NO_THREADS)
+      if constexpr (merges_while_evaluating) gate_->start(count);
+#endif
       if (count == 1) {
         evaluate_item(0, 0, preemptor, cluster, budgets, nominations);
       }
@@ -480,10 +588,22 @@ class evaluator {
           evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
       }
 #endif
-      const bool stop = merge(count);
+      const bool stop = finish_batch(count);
       batch_base_ += count;
       if (stop) break;
     }
+    parallel_batch_ = false;
+  }
+
+  // Merges what the workers left of the batch; true when the dry run may stop.
+  bool finish_batch(std::size_t count) {
+#if !defined(PREEMPT_NO_THREADS)
+    if constexpr (merges_while_evaluating) {
+      merge_ready_items();  // every worker is done: the rest is ready
+      return gate_->stopped.load(std::memory_order_relaxed);
+    }
+#endif
+    return merge(count);
   }
 
   // The sequential dry run: each node is merged as soon as it is evaluated, its victims read
@@ -732,6 +852,7 @@ class evaluator {
   static constexpr std::size_t claims_per_worker = 16;
 #if !defined(PREEMPT_NO_THREADS)
   std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
+  std::unique_ptr<merge_gate> gate_;           // with more than one worker
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
@@ -755,6 +876,11 @@ class evaluator {
   bool bounding_ = false;
   bool has_best_ = false;
   default_scores::vector best_{};
+  // In a parallel batch, the best candidate of the batches before it (what its nodes are bounded
+  // against: best_ changes as the batch is merged).
+  bool parallel_batch_ = false;
+  bool bound_has_best_ = false;
+  default_scores::vector bound_best_{};
   // With pod groups: the victim units of the current decision.
   bool grouped_ = false;
   workload::unit_scratch<pod_type> units_;
