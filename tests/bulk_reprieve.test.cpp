@@ -5,7 +5,8 @@
 //   BRn  random nodes: ties in priority and start time, equal and missing start times, `now`
 //        before, among and after the start times, extended resources (up to past the fast path's
 //        dimension limit), negative requests, few pod slots.
-//   BUn  when the one-pass reprieve applies and when it declines (BU3: the rejection it explains).
+//   BUn  when the one-pass reprieve applies and when it declines (BU3: the rejection it explains,
+//        a preemptor asking for an extended dimension the node lacks included).
 //   BR3  with budgets; BR4 a budget set's prefetch_budgets_of: called before every lookup, it
 //        changes neither the selection nor the lookups.
 //   BR5  the state's reprieve with budget flags called directly (violating pods at random): the
@@ -97,6 +98,12 @@ random_node make_node(std::uint64_t seed) {
   resource_vector want = random_requests(g, node_dims, 100);
   for (std::size_t d = preempt::model::resource::first_extended; d < want.size(); ++d)
     if (pick(g, 0, 1) == 0) want.set(d, 0);
+  // Now and then the preemptor asks for an extended dimension the node does not have.
+  if (pick(g, 0, 7) == 0) {
+    const std::size_t past = std::max(want.size(), preempt::model::resource::first_extended);
+    want.resize(past + static_cast<std::size_t>(pick(g, 1, 2)));
+    want.set(want.size() - 1, pick(g, 1, 3) * 100);
+  }
   w.preemptor =
       pod({.uid = 1000, .priority = preemptor_priority, .requests = want, .start_time = {}});
   w.now = pick(g, -1, start_spread + 1) * 10 + pick(g, 0, 1) * 5;
@@ -246,6 +253,7 @@ TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as f
   // fits' status (code and reasons), whatever the shortage: one dimension or several, the pod
   // slots, a request beyond the allocatable amount, extended dimensions.
   std::size_t selected = 0, explained = 0, several_reasons = 0, unresolvable = 0, pod_slots = 0;
+  std::size_t missing_dimension = 0;  // the preemptor asks for a dimension the node lacks
   const auto seeds = rnd::seeds(4000, 12);
   for (const std::uint64_t seed : seeds) {
     CAPTURE(seed);
@@ -271,6 +279,8 @@ TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as f
       several_reasons += rejection.reasons().size() > 1;
       unresolvable += rejection.code() == preempt::status_code::unschedulable_and_unresolvable;
       pod_slots += rejection.reason() == "Too many pods";
+      missing_dimension +=
+          w.preemptor.requests().size() > w.cluster[0].allocatable().size() ? 1u : 0u;
     } else {
       // Declined for another reason (order, dimensions): the preemptor fits, or the state has
       // more dimensions than the one-pass reprieve handles.
@@ -281,12 +291,14 @@ TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as f
   }
   MESSAGE(selected << " selected, " << explained << " rejections explained (" << several_reasons
                    << " with several reasons, " << unresolvable << " unresolvable, " << pod_slots
-                   << " for pod slots)");
+                   << " for pod slots, " << missing_dimension
+                   << " for a dimension the node lacks)");
   CHECK(selected > seeds.size() / 10);
   CHECK(explained > seeds.size() / 10);
   CHECK(several_reasons > 0);
   CHECK(unresolvable > 0);
   CHECK(pod_slots > 0);
+  CHECK(missing_dimension > 0);
 }
 
 TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod reprieve selects") {

@@ -517,8 +517,8 @@ class evaluator {
     while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
            g.ready[g.cursor].load(std::memory_order_acquire)) {
       const item_result& r = results_[g.cursor];
-      if (merge_node(potential_node(batch_base_ + g.cursor), r.outcome(), r.victims,
-                     r.violations(), r.scores, r.bounded))
+      if (merge_node(potential_node(batch_base_ + g.cursor), r.outcome(), r.victims, r.violations(),
+                     r.scores, r.bounded))
         g.stopped.store(true, std::memory_order_relaxed);
       ++g.cursor;
     }

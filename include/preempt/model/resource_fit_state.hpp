@@ -464,26 +464,62 @@ class resource_fit_state {
                                    std::span<const resource_pod*> victims,
                                    status* rejection) noexcept {
     const std::size_t from = std::exchange(removed_from_, not_removed);
-    if (from == not_removed) return not_removed;
-    const std::span<const resource_pod> removed = pods_.subspan(from);
+    if (from == not_removed || victims.size() < pods_.size() - from) return not_removed;
     const std::size_t dims = requested_.size();
-    if (dims > max_fast_dimensions || victims.size() < removed.size()) return not_removed;
+    unsigned short_of = 0;
+    if (dims == resource::first_extended) {
+      // Nodes with the standard dimensions only: one call, no order check where the node says
+      // its pods are strictly ordered.
+      const std::size_t count =
+          strictly_ordered_
+              ? reprieve_standard<false>(preemptor, from, now, victims.data(), short_of)
+              : reprieve_standard<true>(preemptor, from, now, victims.data(), short_of);
+      if (short_of != 0 && rejection != nullptr) *rejection = rejection_for(preemptor, short_of);
+      return count;
+    }
+    if (dims > max_fast_dimensions) return not_removed;
     std::array<std::int64_t, max_fast_dimensions> limit;  // [0, dims) set below (no memset)
-    if (const unsigned short_of = limits_and_shortage(preemptor, limit.data()); short_of != 0) {
-      if (rejection != nullptr) *rejection = rejection_for(preemptor, short_of, limit.data());
+    if (short_of = limits_and_shortage(preemptor, limit.data()); short_of != 0) {
+      if (rejection != nullptr) *rejection = rejection_for(preemptor, short_of);
       return not_removed;
     }
     if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
-    std::int64_t* used = requested_.data();
-    // Nodes with the standard dimensions only: the dimension loops unrolled; no order check
-    // where the node says its pods are strictly ordered.
-    if (dims == resource::first_extended)
-      return strictly_ordered_ ? resource_fit_state::reprieve_walk_standard<false>(
-                                     removed, now, used, limit.data(), victims.data())
-                               : resource_fit_state::reprieve_walk_standard<true>(
-                                     removed, now, used, limit.data(), victims.data());
     return resource_fit_state::reprieve_walk<max_fast_dimensions, true>(
-        removed, dims, now, used, limit.data(), victims.data());
+        pods_.subspan(from), dims, now, requested_.data(), limit.data(), victims.data());
+  }
+
+  // reprieve_in_one_pass on a node with the standard dimensions only, in one call: the limits
+  // (allocatable - the preemptor's request, one pod slot) kept in registers, the fit check, the
+  // check that the removed pods are the summary's, then the walk. Returns how many victims, or
+  // not_removed when it declines; `short_of` is then limits_and_shortage's answer when the
+  // preemptor does not fit, else left as it was.
+  template <bool CheckOrder>
+  [[gnu::noinline]] std::size_t reprieve_standard(const resource_pod& preemptor, std::size_t from,
+                                                  timestamp now, const resource_pod** victims,
+                                                  unsigned& short_of) noexcept {
+    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
+    constexpr std::int64_t unlimited = std::numeric_limits<std::int64_t>::max();
+    const resource_vector& want = preemptor.requests();
+    const std::int64_t* w = want.data();  // four readable amounts (resource_vector)
+    const std::int64_t* have = allocatable_->data();
+    std::int64_t* used = requested_.data();
+    const std::int64_t l0 = w[0] > 0 ? have[0] - w[0] : unlimited;
+    const std::int64_t l1 = w[1] > 0 ? have[1] - w[1] : unlimited;
+    const std::int64_t l2 = have[2] - 1;  // resource::pods: one slot
+    const std::int64_t l3 = w[3] > 0 ? have[3] - w[3] : unlimited;
+    static_assert(resource::pods == 2);
+    unsigned s = static_cast<unsigned>(used[0] > l0) | static_cast<unsigned>(used[1] > l1) << 1 |
+                 static_cast<unsigned>(used[2] > l2) << 2 |
+                 static_cast<unsigned>(used[3] > l3) << 3;
+    if (want.size() > resource::first_extended) [[unlikely]]
+      s |= asks_beyond_standard(want) ? other_dimensions : 0u;
+    if (s != 0) {
+      short_of = s;
+      return not_removed;
+    }
+    if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
+    return resource_fit_state::reprieve_walk_standard<CheckOrder>(pods_.subspan(from), now, used,
+                                                                  l0, l1, l2, l3, victims);
   }
 
   // remove_lower_priority_pods as a plain count, not_removed for nullopt: g++ returns an optional
@@ -530,12 +566,12 @@ class resource_fit_state {
   // amount at a time, a store-forwarding stall); the pods' requests are read unchecked (four
   // readable amounts, zero past their size: resource_vector).
   template <bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk_standard(
+  [[gnu::always_inline]] static std::size_t reprieve_walk_standard(
       std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
-      const std::int64_t* limit, const resource_pod** victims) noexcept {
+      const std::int64_t l0, const std::int64_t l1, const std::int64_t l2, const std::int64_t l3,
+      const resource_pod** victims) noexcept {
     static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
     std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
-    const std::int64_t l0 = limit[0], l1 = limit[1], l2 = limit[2], l3 = limit[3];
     std::size_t count = 0;
     [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
     [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
@@ -610,6 +646,14 @@ class resource_fit_state {
   // shortage in an extended dimension).
   static constexpr unsigned other_dimensions = 1u << resource::first_extended;
 
+  // Whether `want` asks for an extended dimension, which a node with the standard dimensions only
+  // does not have.
+  static bool asks_beyond_standard(const resource_vector& want) noexcept {
+    for (std::size_t d = resource::first_extended; d < want.size(); ++d)
+      if (want[d] > 0) return true;
+    return false;
+  }
+
   // The preemptor fits while requested[d] <= limit[d] in every dimension it asks for (one pod
   // slot always); the other dimensions never limit. Writes limit[0, dims) and tells whether the
   // preemptor fits now.
@@ -648,18 +692,18 @@ class resource_fit_state {
     return short_of;
   }
 
-  // fits(preemptor) from limits_and_shortage's answer `short_of` (not 0) and its limits: the
-  // same status.
+  // fits(preemptor) from limits_and_shortage's answer `short_of` (not 0): the same status.
   // A short dimension's request exceeds the whole allocatable amount exactly when its limit
   // (allocatable - request) is negative.
-  status rejection_for(const resource_pod& preemptor, unsigned short_of,
-                       const std::int64_t* limit) const noexcept {
+  status rejection_for(const resource_pod& preemptor, unsigned short_of) const noexcept {
     if ((short_of & other_dimensions) != 0) return fits(preemptor);
     constexpr unsigned pod_slot = 1u << resource::pods;
     const unsigned amounts = short_of & ~pod_slot;
+    const std::int64_t* want = preemptor.requests().data();  // four readable amounts
+    const std::int64_t* have = allocatable_->data();
     bool beyond = false;
     for (std::size_t d = 0; d < resource::first_extended; ++d)
-      beyond |= d != resource::pods && ((amounts >> d) & 1u) != 0 && limit[d] < 0;
+      beyond |= d != resource::pods && ((amounts >> d) & 1u) != 0 && have[d] - want[d] < 0;
     if ((short_of & pod_slot) == 0 && amounts != 0 && (amounts & (amounts - 1)) == 0)
       return model::detail::single_shortage[beyond ? 1 : 0][std::countr_zero(amounts)];
     return shortage(preemptor.requests(), (short_of & pod_slot) != 0, beyond);
