@@ -58,7 +58,12 @@
 // queued: its destructor waits until every queued helper has run, so drain a manual context
 // before destroying the evaluator. With an always-inline executor no helper is ever queued and no
 // atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
-// (parallelism is 1) and evaluate accepts always-inline executors only.
+// (parallelism is 1) and evaluate accepts always-inline executors only. A parallel batch is merged
+// into the candidate lists in candidate order while it is evaluated: whichever worker finds the
+// next result ready merges it (one at a time, through an atomic flag, never waiting), straight
+// from its own scratch when the result is its own, so merging costs no thread time of its own and
+// most victims are copied once. With an observer of every node (on_node_evaluated), the batch is
+// merged after it is evaluated instead, so that the observer runs on the calling thread.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
