@@ -60,9 +60,9 @@
 // atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
 // (parallelism is 1) and evaluate accepts always-inline executors only. A parallel batch is merged
 // into the candidate lists in candidate order while it is evaluated: whichever worker finds the
-// next result ready merges it (one at a time, through an atomic flag, never waiting), straight
-// from its own scratch when the result is its own, so merging costs no thread time of its own and
-// most victims are copied once. With an observer of every node (on_node_evaluated), the batch is
+// next result ready merges it (one at a time, through an atomic flag, never waiting), so no thread
+// waits for the merge. A worker whose own result is next merges it straight from its scratch; the
+// others' victims are copied to a result slot first. With an observer of every node (on_node_evaluated), the batch is
 // merged after it is evaluated instead, so that the observer runs on the calling thread.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
