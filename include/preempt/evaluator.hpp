@@ -62,8 +62,9 @@
 // into the candidate lists in candidate order while it is evaluated: whichever worker finds the
 // next result ready merges it (one at a time, through an atomic flag, never waiting), so no thread
 // waits for the merge. A worker whose own result is next merges it straight from its scratch; the
-// others' victims are copied to a result slot first. With an observer of every node (on_node_evaluated), the batch is
-// merged after it is evaluated instead, so that the observer runs on the calling thread.
+// others' victims are copied to a result slot first. With an observer of every node
+// (on_node_evaluated), the batch is merged after it is evaluated instead, so that the observer runs
+// on the calling thread.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
