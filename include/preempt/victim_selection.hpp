@@ -148,15 +148,16 @@ class victim_scratch {
   // start_node.
   class charger {
    public:
+    // The copy written back whole (one store): a copy at zero or below violates, one below zero
+    // keeps its count.
     template <class B>
-    bool operator()(std::size_t i, const B& budgets) const {
+    [[gnu::always_inline]] inline bool operator()(std::size_t i, const B& budgets) const {
       budget_copy& c = copies_[i];
-      if (c.generation != generation_) {
-        c.generation = generation_;
-        c.remaining = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
-      }
-      if (c.remaining < 0) return true;
-      return --c.remaining < 0;
+      std::int32_t left = c.remaining;
+      if (c.generation != generation_)
+        left = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
+      c = budget_copy{generation_, left >= 0 ? left - 1 : left};
+      return left <= 0;
     }
 
    private:
@@ -279,10 +280,12 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
 template <class P, class Budgets, class Charger>
 [[gnu::always_inline]] inline bool violates_budget(const P& pod, const Budgets& budgets,
                                                    const Charger& charge) {
+  // The visitor answers whether the pod violates: a budget set may end the visit there (one that
+  // goes on gets no further charge).
   bool violating = false;
-  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) {
-    if (already_disrupted || violating) return;
-    if (charge(i, budgets)) violating = true;
+  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) -> bool {
+    if (!already_disrupted && !violating) violating = charge(i, budgets);
+    return violating;
   });
   return violating;
 }
@@ -338,17 +341,25 @@ bool charge_into_flags(std::span<const P> pods, const Budgets& budgets, Scratch&
   const std::size_t n = pods.size();
   const auto charge = scratch.charger_for_node();
   constexpr std::size_t d = detail::budget_prefetch_distance;
-  if constexpr (prefetches_budgets<Budgets, P>)
+  constexpr bool prefetches = prefetches_budgets<Budgets, P>;
+  if constexpr (prefetches)
     for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pods[i]);
+  // The pods before `ahead` have a pod d places further to prefetch (no bound check per pod).
+  const std::size_t ahead = prefetches && n > d ? n - d : 0;
   std::uint64_t any = 0;
   for (std::size_t first = 0; first < n; first += 64) {
     const std::size_t end = std::min(n, first + 64);
     std::uint64_t violating = 0;
-    for (std::size_t i = first; i < end; ++i) {
-      if constexpr (prefetches_budgets<Budgets, P>)
-        if (i + d < n) budgets.prefetch_budgets_of(pods[i + d]);
-      violating |= std::uint64_t{detail::violates_budget(pods[i], budgets, charge)} << (i - first);
-    }
+    std::size_t i = first;
+    const auto record = [&](std::size_t k) {
+      violating |= std::uint64_t{detail::violates_budget(pods[k], budgets, charge)} << (k - first);
+    };
+    if constexpr (prefetches)
+      for (; i < std::min(end, ahead); ++i) {
+        budgets.prefetch_budgets_of(pods[i + d]);
+        record(i);
+      }
+    for (; i < end; ++i) record(i);
     detail::write_bits_as_flags(violating, flags.subspan(first, end - first));
     any |= violating;
   }
