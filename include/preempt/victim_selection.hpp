@@ -30,9 +30,10 @@
 // pods, which it walks in the node's importance order (checking that it is strict): no entries, no
 // sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
 // reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
-// second fit check. With budgets (a state with removed_pods as well), step 6 charges the
-// removed pods in that order first and the state reprieves the violating ones, then the others
-// (when none violates, through its reprieve without budgets). The budget set's optional
+// second fit check. With budgets (a state with removed_pods as well), a node where the preemptor
+// does not fit is rejected before any pod is charged; elsewhere step 6 charges the removed pods in
+// that order first and the state reprieves the violating ones, then the others (when none
+// violates, through its reprieve without budgets). The budget set's optional
 // prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order,
 // detail::charge_into_flags).
 // The answer is the same.
@@ -542,11 +543,13 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           }
         } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
           if (no_nominees) {
-            // With budgets: step 6 on the removed pods in the order the state walks them (its
-            // reprieve declines unless that is the strict importance order), then steps 4, 5
-            // and 7 in the state's two passes.
+            // With budgets: step 4 first, as upstream checks the fit before the budgets (a node
+            // without room is left to select_one_by_one, which gives the fit's status, no pod
+            // charged); then step 6 on the removed pods in the order the state walks them (its
+            // reprieve declines unless that is the strict importance order), then steps 5 and 7
+            // in the state's two passes.
             const std::span<const P> pods = state.removed_pods();
-            if (pods.size() == *count) {
+            if (pods.size() == *count && detail::passes(state, preemptor)) {
               const std::span<std::uint8_t> flags = scratch.flag_room(*count);
               const bool any_violating = detail::charge_into_flags(pods, budgets, scratch, flags);
               const std::span<const P*> room = scratch.victim_room(*count);
