@@ -9,7 +9,11 @@
 //                                    budget i that pod p counts against: same namespace, selector
 //                                    matches (an empty selector matches nothing). already_disrupted
 //                                    is true when p is in budget i's disruptedPods; such a pod uses
-//                                    none of the budget and never violates it.
+//                                    none of the budget and never violates it. Victim
+//                                    selection's visitor returns bool: true when it needs no
+//                                    further budget of p (the pod violates one), so a set may end
+//                                    the visit there (model::budget_table does); one that ignores
+//                                    the answer and goes on gives the same results.
 // Optionally:
 //   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
 //                                    fetching the memory its lookup reads); it must not change any

@@ -30,9 +30,10 @@
 // pods, which it walks in the node's importance order (checking that it is strict): no entries, no
 // sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
 // reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
-// second fit check. With budgets (a state with removed_pods as well), step 6 charges the
-// removed pods in that order first and the state reprieves the violating ones, then the others
-// (when none violates, through its reprieve without budgets). The budget set's optional
+// second fit check. With budgets (a state with removed_pods as well), a node where the preemptor
+// does not fit is rejected before any pod is charged; elsewhere step 6 charges the removed pods in
+// that order first and the state reprieves the violating ones, then the others (when none
+// violates, through its reprieve without budgets). The budget set's optional
 // prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order,
 // detail::charge_into_flags).
 // The answer is the same.
@@ -148,15 +149,16 @@ class victim_scratch {
   // start_node.
   class charger {
    public:
+    // The copy written back whole (one store): a copy at zero or below violates, one below zero
+    // keeps its count.
     template <class B>
-    bool operator()(std::size_t i, const B& budgets) const {
+    [[gnu::always_inline]] inline bool operator()(std::size_t i, const B& budgets) const {
       budget_copy& c = copies_[i];
-      if (c.generation != generation_) {
-        c.generation = generation_;
-        c.remaining = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
-      }
-      if (c.remaining < 0) return true;
-      return --c.remaining < 0;
+      std::int32_t left = c.remaining;
+      if (c.generation != generation_)
+        left = static_cast<std::int32_t>(budgets.disruptions_allowed(i));
+      c = budget_copy{generation_, left >= 0 ? left - 1 : left};
+      return left <= 0;
     }
 
    private:
@@ -279,10 +281,12 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
 template <class P, class Budgets, class Charger>
 [[gnu::always_inline]] inline bool violates_budget(const P& pod, const Budgets& budgets,
                                                    const Charger& charge) {
+  // The visitor answers whether the pod violates: a budget set may end the visit there (one that
+  // goes on gets no further charge).
   bool violating = false;
-  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) {
-    if (already_disrupted || violating) return;
-    if (charge(i, budgets)) violating = true;
+  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) -> bool {
+    if (!already_disrupted && !violating) violating = charge(i, budgets);
+    return violating;
   });
   return violating;
 }
@@ -338,17 +342,25 @@ bool charge_into_flags(std::span<const P> pods, const Budgets& budgets, Scratch&
   const std::size_t n = pods.size();
   const auto charge = scratch.charger_for_node();
   constexpr std::size_t d = detail::budget_prefetch_distance;
-  if constexpr (prefetches_budgets<Budgets, P>)
+  constexpr bool prefetches = prefetches_budgets<Budgets, P>;
+  if constexpr (prefetches)
     for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pods[i]);
+  // The pods before `ahead` have a pod d places further to prefetch (no bound check per pod).
+  const std::size_t ahead = prefetches && n > d ? n - d : 0;
   std::uint64_t any = 0;
   for (std::size_t first = 0; first < n; first += 64) {
     const std::size_t end = std::min(n, first + 64);
     std::uint64_t violating = 0;
-    for (std::size_t i = first; i < end; ++i) {
-      if constexpr (prefetches_budgets<Budgets, P>)
-        if (i + d < n) budgets.prefetch_budgets_of(pods[i + d]);
-      violating |= std::uint64_t{detail::violates_budget(pods[i], budgets, charge)} << (i - first);
-    }
+    std::size_t i = first;
+    const auto record = [&](std::size_t k) {
+      violating |= std::uint64_t{detail::violates_budget(pods[k], budgets, charge)} << (k - first);
+    };
+    if constexpr (prefetches)
+      for (; i < std::min(end, ahead); ++i) {
+        budgets.prefetch_budgets_of(pods[i + d]);
+        record(i);
+      }
+    for (; i < end; ++i) record(i);
     detail::write_bits_as_flags(violating, flags.subspan(first, end - first));
     any |= violating;
   }
@@ -531,11 +543,13 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           }
         } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
           if (no_nominees) {
-            // With budgets: step 6 on the removed pods in the order the state walks them (its
-            // reprieve declines unless that is the strict importance order), then steps 4, 5
-            // and 7 in the state's two passes.
+            // With budgets: step 4 first, as upstream checks the fit before the budgets (a node
+            // without room is left to select_one_by_one, which gives the fit's status, no pod
+            // charged); then step 6 on the removed pods in the order the state walks them (its
+            // reprieve declines unless that is the strict importance order), then steps 5 and 7
+            // in the state's two passes.
             const std::span<const P> pods = state.removed_pods();
-            if (pods.size() == *count) {
+            if (pods.size() == *count && detail::passes(state, preemptor)) {
               const std::span<std::uint8_t> flags = scratch.flag_room(*count);
               const bool any_violating = detail::charge_into_flags(pods, budgets, scratch, flags);
               const std::span<const P*> room = scratch.victim_room(*count);

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -77,24 +78,29 @@ class budget_table {
   std::int32_t disruptions_allowed(std::size_t i) const noexcept { return budgets_[i].allowed; }
 
   // Inlined into the caller's loop (the lookup is a few instructions around one cache miss).
+  // A visitor returning bool ends the visit by returning true (victim selection's, once the pod
+  // violates: the later budgets are not charged for it); any other return is ignored.
   template <class Visit>
   [[gnu::always_inline]] inline void for_each_budget_of(const resource_pod& p,
                                                         Visit&& visit) const {
     const slot* s = budget_table::find(p.uid());
     if (s == nullptr) return;
     const std::uint32_t ns = p.namespace_id();
-    // The inline memberships unrolled (inline_count of them at most); the overflow list only
-    // behind a full slot.
+    // The inline memberships unrolled (inline_count of them at most, the first always there in
+    // a used slot); the overflow list only behind a full slot.
     static_assert(inline_count == 2);
-    const std::uint32_t count = s->count;
-    if (count > 0 && s->inline_namespaces[0] == ns)
-      visit(std::size_t{s->inline_budgets[0]}, (s->inline_disrupted & 1u) != 0);
-    if (count < inline_count) return;
-    if (s->inline_namespaces[1] == ns)
-      visit(std::size_t{s->inline_budgets[1]}, (s->inline_disrupted >> 1 & 1u) != 0);
+    if (s->inline_namespaces[0] == ns &&
+        budget_table::visit_ends(visit, s->inline_budgets[0], (s->inline_disrupted & 1u) != 0))
+      return;
+    if (s->count < inline_count) return;
+    if (s->inline_namespaces[1] == ns &&
+        budget_table::visit_ends(visit, s->inline_budgets[1],
+                                 (s->inline_disrupted >> 1 & 1u) != 0))
+      return;
     for (std::uint32_t e = s->overflow; e != nil; e = entries_[e].next) {
       const entry& m = entries_[e];
-      if (m.namespace_id == ns) visit(std::size_t{m.budget_index}, m.disrupted);
+      if (m.namespace_id == ns && budget_table::visit_ends(visit, m.budget_index, m.disrupted))
+        return;
     }
   }
 
@@ -127,7 +133,8 @@ class budget_table {
   // One pod of the hash table; used == false marks an empty slot. Its memberships in ascending
   // budget order: inline_budgets[0 .. count) with their budgets' namespaces, bit k of
   // inline_disrupted telling whether the pod is in that budget's disruptedPods, then the overflow
-  // list (only when count == inline_count). Half a cache line, aligned: a slot never straddles two.
+  // list (only when count == inline_count); a used slot has one membership at least (add_member
+  // creates it with one). Half a cache line, aligned: a slot never straddles two.
   struct alignas(32) slot {
     pod_id uid;
     std::uint32_t inline_budgets[inline_count];
@@ -138,6 +145,18 @@ class budget_table {
     bool used;
   };
   static_assert(sizeof(slot) == 32);
+
+  // Visits one membership; true when the visitor returns bool and asks to end the visit.
+  template <class Visit>
+  [[gnu::always_inline]] static inline bool visit_ends(Visit& visit, std::uint32_t budget,
+                                                       bool disrupted) {
+    if constexpr (std::is_same_v<std::invoke_result_t<Visit&, std::size_t, bool>, bool>) {
+      return visit(std::size_t{budget}, disrupted);
+    } else {
+      visit(std::size_t{budget}, disrupted);
+      return false;
+    }
+  }
   static constexpr std::uint32_t nil = 0xffffffffu;
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 

@@ -220,10 +220,10 @@ class resource_fit_state {
     const std::size_t count =
         dims == resource::first_extended
             ? (strictly_ordered_
-                   ? resource_fit_state::reprieve_walk_flagged<resource::first_extended, false>(
-                         removed, dims, now, used, limit.data(), victims.data(), flags.data())
-                   : resource_fit_state::reprieve_walk_flagged<resource::first_extended, true>(
-                         removed, dims, now, used, limit.data(), victims.data(), flags.data()))
+                   ? resource_fit_state::reprieve_walk_flagged_standard<false>(
+                         removed, now, used, limit.data(), victims.data(), flags.data())
+                   : resource_fit_state::reprieve_walk_flagged_standard<true>(
+                         removed, now, used, limit.data(), victims.data(), flags.data()))
             : resource_fit_state::reprieve_walk_flagged<max_fast_dimensions, true>(
                   removed, dims, now, used, limit.data(), victims.data(), flags.data());
     if (count == not_removed) return std::nullopt;
@@ -231,16 +231,82 @@ class resource_fit_state {
   }
 
  private:
-  // The flagged reprieve's walk over `removed` for `dims` <= D dimensions, as reprieve_walk
-  // (`used` updated only when the walk completes; not_removed when the pods are not strictly in
-  // importance order, checked in the first pass). The first pass adds back the violating pods;
-  // the second the others, and writes every victim, violating or not, in the pods' order (the
-  // first pass alone when every pod violates).
+  // reprieve_walk_flagged for a node with the standard dimensions only, as
+  // reprieve_walk_standard: the four amounts in scalars (an array indexed in a loop is spilled by
+  // g++ and reloaded as vectors right after its scalar stores, a store-forwarding stall per pod),
+  // the pods' requests read unchecked (four readable amounts, zero past their size).
+  template <bool CheckOrder>
+  [[gnu::noinline]] static std::size_t reprieve_walk_flagged_standard(
+      std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
+      const std::int64_t* limit, const resource_pod** victims, std::uint8_t* flags) noexcept {
+    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
+    std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
+    const std::int64_t l0 = limit[0], l1 = limit[1], l2 = limit[2], l3 = limit[3];
+    // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
+    const auto add_if_fits = [&](const resource_pod& p) {
+      const std::int64_t* r = p.requests().data();
+      const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
+      if (!((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3))) return false;
+      u0 = w0;
+      u1 = w1;
+      u2 = w2;
+      u3 = w3;
+      return true;
+    };
+    const std::size_t size = removed.size();
+    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+    std::size_t others = 0;
+    // The first pass writes the violating victims: all the victims, in order, when every pod
+    // violates.
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      const resource_pod& p = removed[i];
+      if constexpr (CheckOrder)
+        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
+          return not_removed;
+      const std::uint8_t f = flags[i];
+      if ((f & 1) == 0) {
+        ++others;
+      } else if (!add_if_fits(p)) {
+        flags[i] = static_cast<std::uint8_t>(f | 2);
+        victims[count++] = &p;
+      }
+    }
+    if (others != 0) {
+      // The second pass writes the victims again, the others' among the violating ones.
+      count = 0;
+      for (std::size_t i = 0; i < size; ++i) {
+        const resource_pod& p = removed[i];
+        const std::uint8_t f = flags[i];
+        victims[count] = &p;
+        if ((f & 1) != 0) {
+          count += (f & 2) != 0 ? 1 : 0;
+        } else if (!add_if_fits(p)) {
+          flags[i] = static_cast<std::uint8_t>(f | 2);
+          ++count;
+        }
+      }
+    }
+    used[0] = u0;
+    used[1] = u1;
+    used[2] = u2;
+    used[3] = u3;
+    return count;
+  }
+
+  // The flagged reprieve's walk over `removed` for nodes with extended dimensions (`dims` <= D;
+  // the standard ones take reprieve_walk_flagged_standard), as reprieve_walk (`used` updated only
+  // when the walk completes; not_removed when the pods are not strictly in importance order,
+  // checked in the first pass). The first pass adds back the violating pods; the second the
+  // others, and writes every victim, violating or not, in the pods' order (the first pass alone
+  // when every pod violates).
   template <std::size_t D, bool CheckOrder>
   [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
       std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
       std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims,
       std::uint8_t* flags) noexcept {
+    static_assert(D > resource_vector::inline_dimensions);
     std::array<std::int64_t, D> used{}, limit{};
     for (std::size_t d = 0; d < D; ++d) {
       used[d] = d < dims ? used_out[d] : 0;
@@ -249,14 +315,10 @@ class resource_fit_state {
     // Whether the preemptor still fits with pod p added to `used`; `with` the sum.
     const auto fits_with = [&](const resource_pod& p, std::array<std::int64_t, D>& with) {
       const std::int64_t* r = p.requests().data();
-      [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+      const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
       bool fits = true;
       for (std::size_t d = 0; d < D; ++d) {
-        // The first inline_dimensions amounts are always readable, zero past the pod's size.
-        if constexpr (D <= resource_vector::inline_dimensions)
-          with[d] = used[d] + r[d];
-        else
-          with[d] = used[d] + (d < n ? r[d] : 0);
+        with[d] = used[d] + (d < n ? r[d] : 0);
         fits &= with[d] <= limit[d];
       }
       return fits;
