@@ -61,10 +61,10 @@
 // (parallelism is 1) and evaluate accepts always-inline executors only. A parallel batch is merged
 // into the candidate lists in candidate order while it is evaluated: whichever worker finds the
 // next result ready merges it (one at a time, through an atomic flag, never waiting), so no thread
-// waits for the merge. A worker whose own result is next merges it straight from its scratch; the
-// others' victims are copied to a result slot first. With an observer of every node
-// (on_node_evaluated), the batch is merged after it is evaluated instead, so that the observer runs
-// on the calling thread.
+// waits for the merge. select_victims writes a node's victims straight into its result slot (the
+// slot lends its storage to the worker's scratch for the node), so they are copied once, when they
+// are merged, as inline. With an observer of every node (on_node_evaluated), the batch is merged
+// after it is evaluated instead, so that the observer runs on the calling thread.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
@@ -337,14 +337,15 @@ class evaluator {
       detail::default_importance_order<Policy, pod_type>();
 
   // One node's result. The selection is constructed in place (its status written once, where
-  // it is read); its victims point into a worker's scratch and are copied to `victims`.
+  // it is read); its victims are in `storage` (see evaluate_item).
   struct item_result {
     victim_selection<pod_type> selection;
-    std::vector<const pod_type*> victims;
+    std::vector<const pod_type*> storage;
     default_scores::vector scores{};
     bool bounded = false;  // a candidate whose victims were not selected (branch and bound)
 
     const status& outcome() const noexcept { return selection.outcome; }
+    std::span<const pod_type* const> victims() const noexcept { return selection.victims; }
     std::int64_t violations() const noexcept { return selection.pdb_violations; }
   };
   struct kept_candidate {
@@ -480,8 +481,13 @@ class evaluator {
       if (gate_->stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
 #endif
     const std::size_t node_index = potential_node(batch_base_ + item);
+    // select_victims writes the victims in its scratch's victim vector: the slot lends it its own
+    // for the node, so that the victims land in the slot without a copy.
+    const bool in_slot = !grouped_;
+    if (in_slot) wk.scratch.victims().swap(out.storage);
     out.bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
                                 out.selection, out.scores);
+    if (in_slot) wk.scratch.victims().swap(out.storage);
     victim_selection<pod_type>& r = out.selection;
 #if !defined(PREEMPT_NO_THREADS)
     if constexpr (merges_while_evaluating) {
@@ -500,10 +506,13 @@ class evaluator {
       }
     }
 #endif
-    if (out.victims.capacity() < r.victims.size())  // once per slot and largest node
-      out.victims.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
-    out.victims.assign(r.victims.begin(), r.victims.end());
-    r.victims = {};
+    if (!r.victims.empty() && r.victims.data() != out.storage.data()) {
+      // Victims elsewhere (pod groups: the unit scratch): copied to the slot.
+      if (out.storage.capacity() < r.victims.size())  // once per slot and largest node
+        out.storage.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
+      out.storage.assign(r.victims.begin(), r.victims.end());
+      r.victims = {out.storage.data(), out.storage.size()};
+    }
 #if !defined(PREEMPT_NO_THREADS)
     if constexpr (merges_while_evaluating) {
       gate_->ready[item].store(true, std::memory_order_seq_cst);
@@ -523,8 +532,8 @@ class evaluator {
     while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
            g.ready[g.cursor].load(std::memory_order_acquire)) {
       const item_result& r = results_[g.cursor];
-      if (merge_node(potential_node(batch_base_ + g.cursor), r.outcome(), r.victims, r.violations(),
-                     r.scores, r.bounded))
+      if (merge_node(potential_node(batch_base_ + g.cursor), r.outcome(), r.victims(),
+                     r.violations(), r.scores, r.bounded))
         g.stopped.store(true, std::memory_order_relaxed);
       ++g.cursor;
     }
@@ -671,13 +680,16 @@ class evaluator {
       units.pods = std::max(units.pods, u.pods);
       pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
     }
+    // A slot lends its storage to the scratch for its node (evaluate_item): one that grew there
+    // tells of a larger node too.
+    for (const item_result& r : results_) pods = std::max(pods, r.storage.capacity());
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
       wk.unit_scratch.reserve(units, grouped_ ? budgets.budget_count() : 0);
     }
     if (pods > slot_room_) {
-      for (item_result& r : results_) r.victims.reserve(pods);
+      for (item_result& r : results_) r.storage.reserve(pods);
       slot_room_ = pods;
     }
   }
@@ -686,7 +698,7 @@ class evaluator {
   void grow_results(std::size_t count) {
     const std::size_t old = results_.size();
     results_.resize(count);
-    for (std::size_t i = old; i < count; ++i) results_[i].victims.reserve(slot_room_);
+    for (std::size_t i = old; i < count; ++i) results_[i].storage.reserve(slot_room_);
   }
 
   // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
@@ -710,7 +722,7 @@ class evaluator {
   bool merge(std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
       const item_result& r = results_[i];
-      if (merge_node(potential_node(batch_base_ + i), r.outcome(), r.victims, r.violations(),
+      if (merge_node(potential_node(batch_base_ + i), r.outcome(), r.victims(), r.violations(),
                      r.scores, r.bounded))
         return true;
     }
