@@ -21,9 +21,11 @@ else
   cmake --preset release -B "$build"
   cmake --build "$build" -j2
 fi
+# Read before machine.txt is rewritten (its own rewrite is not a change of the tree).
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "commit: $commit"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') x $(nproc)"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "compiler: $(${CXX:-g++} --version | head -1)"
