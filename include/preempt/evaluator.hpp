@@ -466,11 +466,10 @@ class evaluator {
     return false;
   }
 
-  // Evaluates node `item` of the current batch on worker `w`. With merges_while_evaluating, a
-  // result that is next in candidate order, when no other worker is merging, is merged right away
-  // from the worker's scratch; any other result is copied to the item's slot (the scratch is
-  // reused by the worker's next node) and merged by whichever worker merges when its turn comes,
-  // or by the calling thread after the batch.
+  // Evaluates node `item` of the current batch on worker `w`, its victims in the item's slot. With
+  // merges_while_evaluating, a result that is next in candidate order, when no other worker is
+  // merging, is merged right away; any other is marked ready and merged by whichever worker merges
+  // when its turn comes, or by the calling thread after the batch.
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
