@@ -24,8 +24,8 @@ using fx::pod;
 using membership = std::pair<std::size_t, bool>;  // budget index, already disrupted
 
 pod pod_in(preempt::model::pod_id uid, std::uint32_t namespace_id) {
-  return pod({.uid = uid, .priority = 0, .requests = {}, .start_time = {},
-              .namespace_id = namespace_id});
+  return pod(
+      {.uid = uid, .priority = 0, .requests = {}, .start_time = {}, .namespace_id = namespace_id});
 }
 
 // The memberships a plain visitor sees.

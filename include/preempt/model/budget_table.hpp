@@ -94,8 +94,7 @@ class budget_table {
       return;
     if (s->count < inline_count) return;
     if (s->inline_namespaces[1] == ns &&
-        budget_table::visit_ends(visit, s->inline_budgets[1],
-                                 (s->inline_disrupted >> 1 & 1u) != 0))
+        budget_table::visit_ends(visit, s->inline_budgets[1], (s->inline_disrupted >> 1 & 1u) != 0))
       return;
     for (std::uint32_t e = s->overflow; e != nil; e = entries_[e].next) {
       const entry& m = entries_[e];
