@@ -231,6 +231,53 @@ class resource_fit_state {
   }
 
  private:
+  // The two passes of the flagged reprieve over `removed` (importance order, checked in the first
+  // pass when CheckOrder: not_removed when it does not hold). add_if_fits(p) adds p back when the
+  // preemptor still fits with it and tells whether it did. The first pass adds back the pods that
+  // violate a budget (flags[i] & 1) and writes them as victims when they stay; when every pod
+  // violates, those are all the victims. Otherwise the second pass adds back the others and
+  // writes every victim again, violating or not, in the pods' order. Sets flags[i] & 2 on each
+  // victim; returns how many.
+  template <bool CheckOrder, class AddIfFits>
+  [[gnu::always_inline]] static std::size_t flagged_passes(std::span<const resource_pod> removed,
+                                                           [[maybe_unused]] timestamp now,
+                                                           const resource_pod** victims,
+                                                           std::uint8_t* flags,
+                                                           AddIfFits& add_if_fits) noexcept {
+    const std::size_t size = removed.size();
+    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+    std::size_t others = 0;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      const resource_pod& p = removed[i];
+      if constexpr (CheckOrder)
+        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
+          return not_removed;
+      const std::uint8_t f = flags[i];
+      if ((f & 1) == 0) {
+        ++others;
+      } else if (!add_if_fits(p)) {
+        flags[i] = static_cast<std::uint8_t>(f | 2);
+        victims[count++] = &p;
+      }
+    }
+    if (others == 0) return count;
+    count = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+      const resource_pod& p = removed[i];
+      const std::uint8_t f = flags[i];
+      victims[count] = &p;
+      if ((f & 1) != 0) {
+        count += (f & 2) != 0 ? 1 : 0;
+      } else if (!add_if_fits(p)) {
+        flags[i] = static_cast<std::uint8_t>(f | 2);
+        ++count;
+      }
+    }
+    return count;
+  }
+
   // reprieve_walk_flagged for a node with the standard dimensions only, as
   // reprieve_walk_standard: the four amounts in scalars (an array indexed in a loop is spilled by
   // g++ and reloaded as vectors right after its scalar stores, a store-forwarding stall per pod),
@@ -253,41 +300,9 @@ class resource_fit_state {
       u3 = w3;
       return true;
     };
-    const std::size_t size = removed.size();
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    std::size_t others = 0;
-    // The first pass writes the violating victims: all the victims, in order, when every pod
-    // violates.
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const resource_pod& p = removed[i];
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      const std::uint8_t f = flags[i];
-      if ((f & 1) == 0) {
-        ++others;
-      } else if (!add_if_fits(p)) {
-        flags[i] = static_cast<std::uint8_t>(f | 2);
-        victims[count++] = &p;
-      }
-    }
-    if (others != 0) {
-      // The second pass writes the victims again, the others' among the violating ones.
-      count = 0;
-      for (std::size_t i = 0; i < size; ++i) {
-        const resource_pod& p = removed[i];
-        const std::uint8_t f = flags[i];
-        victims[count] = &p;
-        if ((f & 1) != 0) {
-          count += (f & 2) != 0 ? 1 : 0;
-        } else if (!add_if_fits(p)) {
-          flags[i] = static_cast<std::uint8_t>(f | 2);
-          ++count;
-        }
-      }
-    }
+    const std::size_t count =
+        resource_fit_state::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
+    if (count == not_removed) return not_removed;  // `used` unchanged
     used[0] = u0;
     used[1] = u1;
     used[2] = u2;
@@ -295,12 +310,9 @@ class resource_fit_state {
     return count;
   }
 
-  // The flagged reprieve's walk over `removed` for nodes with extended dimensions (`dims` <= D;
-  // the standard ones take reprieve_walk_flagged_standard), as reprieve_walk (`used` updated only
-  // when the walk completes; not_removed when the pods are not strictly in importance order,
-  // checked in the first pass). The first pass adds back the violating pods; the second the
-  // others, and writes every victim, violating or not, in the pods' order (the first pass alone
-  // when every pod violates).
+  // The flagged reprieve's walk over `removed` (flagged_passes) for nodes with extended
+  // dimensions (`dims` <= D; the standard ones take reprieve_walk_flagged_standard), as
+  // reprieve_walk: `used` is updated only when the walk completes.
   template <std::size_t D, bool CheckOrder>
   [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
       std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
@@ -312,68 +324,22 @@ class resource_fit_state {
       used[d] = d < dims ? used_out[d] : 0;
       limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
     }
-    // Whether the preemptor still fits with pod p added to `used`; `with` the sum.
-    const auto fits_with = [&](const resource_pod& p, std::array<std::int64_t, D>& with) {
+    // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
+    const auto add_if_fits = [&](const resource_pod& p) {
       const std::int64_t* r = p.requests().data();
       const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+      std::array<std::int64_t, D> with;
       bool fits = true;
       for (std::size_t d = 0; d < D; ++d) {
         with[d] = used[d] + (d < n ? r[d] : 0);
         fits &= with[d] <= limit[d];
       }
+      if (fits) used = with;
       return fits;
     };
-    const std::size_t size = removed.size();
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    std::size_t others = 0;
-    // The first pass writes the violating victims: all the victims, in order, when every pod
-    // violates.
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const resource_pod& p = removed[i];
-      if constexpr (CheckOrder) {
-        const std::int32_t priority = p.priority();
-        const timestamp start = p.start_time().value_or(now);
-        if (priority > previous_priority ||
-            (priority == previous_priority && start <= previous_start))
-          return not_removed;
-        previous_priority = priority;
-        previous_start = start;
-      }
-      const std::uint8_t f = flags[i];
-      if ((f & 1) == 0) {
-        ++others;
-        continue;
-      }
-      std::array<std::int64_t, D> with;
-      if (fits_with(p, with)) {
-        used = with;
-      } else {
-        flags[i] = static_cast<std::uint8_t>(f | 2);
-        victims[count++] = &p;
-      }
-    }
-    if (others != 0) {
-      // The second pass writes the victims again, the others' among the violating ones.
-      count = 0;
-      for (std::size_t i = 0; i < size; ++i) {
-        const resource_pod& p = removed[i];
-        const std::uint8_t f = flags[i];
-        victims[count] = &p;
-        if ((f & 1) != 0) {
-          count += (f & 2) != 0 ? 1 : 0;
-          continue;
-        }
-        std::array<std::int64_t, D> with;
-        if (fits_with(p, with)) {
-          used = with;
-        } else {
-          flags[i] = static_cast<std::uint8_t>(f | 2);
-          ++count;
-        }
-      }
-    }
+    const std::size_t count =
+        resource_fit_state::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
+    if (count == not_removed) return not_removed;
     std::copy(used.data(), used.data() + dims, used_out);
     return count;
   }
