@@ -148,12 +148,27 @@ def readme_table(d):
                       + " with `report_only_chosen` (branch and bound); "
                       + " / ".join(time_us(b["us_per_op"]) for b in plain) + " without",
                       "≤ 1 / 3 ms", verdict(ok)])
-    flat = [(dry("full", "inline", p, 500), dry("full", "inline", p, 5000)) for p in (4, 30, 110)]
-    if all(a and b for a, b in flat):
+    # Flatness is judged on the decision the time target times (full-bound: branch and bound
+    # reads only what the decision needs). Reporting every candidate's victims (full) reads every
+    # pod: at 5000 x 110 that is 35 MB, more than the last-level cache, and a plain scan of the
+    # same pods slows down as much; there the distance to the plain scan (x_plain_scan) must not
+    # grow.
+    flat = [(dry("full-bound", "inline", p, 500), dry("full-bound", "inline", p, 5000))
+            for p in (4, 30, 110)]
+    every = [(dry("full", "inline", p, 500), dry("full", "inline", p, 5000)) for p in (4, 30, 110)]
+    if all(a and b for a, b in flat + every):
         growth = [b["ns_per_pod"] / a["ns_per_pod"] for a, b in flat]
+        scan_growth = [b["x_plain_scan"] / a["x_plain_scan"] for a, b in every]
         lines.append(["ns per pod, 500 → 5000 nodes (full dry run, 4 / 30 / 110 pods, 1 thread)",
-                      " / ".join(f"{a['ns_per_pod']:.0f} → {b['ns_per_pod']:.0f}" for a, b in flat)
-                      + f" ({span(growth, digits=2)}x)", "flat (≤ 1.25x)", verdict(max(growth) <= 1.25)])
+                      " / ".join(f"{a['ns_per_pod']:.1f} → {b['ns_per_pod']:.1f}" for a, b in flat)
+                      + f" ({span(growth, digits=2)}x) with `report_only_chosen`; every candidate's"
+                      " victims: "
+                      + " / ".join(f"{a['ns_per_pod']:.0f} → {b['ns_per_pod']:.0f}" for a, b in every)
+                      + ", x_plain_scan "
+                      + " / ".join(f"{a['x_plain_scan']:.1f} → {b['x_plain_scan']:.1f}"
+                                   for a, b in every),
+                      "flat (≤ 1.25x); x_plain_scan too where every pod is read",
+                      verdict(max(growth) <= 1.25 and max(scan_growth) <= 1.25)])
     inline, pool = dry("full", "inline", 110), dry("full", "pool1", 110)
     if inline and pool:
         speedup = inline["real_time"] / pool["real_time"]
