@@ -576,7 +576,8 @@ TEST_CASE("a seeded offset draw is the same on every executor") {
 TEST_CASE(
     "large clusters: parallel batches of up to a thousand nodes give the sequential decision") {
   // Batches hold every node a sequential run reads anyway, capped: clusters of more nodes than a
-  // batch holds, sampled (the stop falls inside a batch) and full, every node unschedulable.
+  // batch holds, sampled (the stop falls inside a batch) and full, every node unschedulable;
+  // helpers on a pool, run inside execute on the evaluating thread, or by a background thread.
   const preempt::default_policy policy{rnd::world{}.now};
   std::size_t above_cap = 0;
   for (const std::uint64_t seed : rnd::seeds(PREEMPT_TEST_UNDER_TSAN ? 4 : 12, 0x1a29e)) {
@@ -597,11 +598,26 @@ TEST_CASE(
       for (const std::size_t parallelism : {std::size_t{2}, std::size_t{3}}) {
         CAPTURE(parallelism);
         evaluator parallel(config(parallelism, 8, args), policy);
+        evaluator reentrant(config(parallelism, 1, args), policy);
+        evaluator background_ev(config(parallelism, 8, args), policy);
+        preempt::manual_context ctx;
+        struct drain_guard {
+          preempt::manual_context& c;
+          ~drain_guard() { c.drain(); }
+        } guard{ctx};
         exf::pool_fixture pool;
-        for (int round = 0; round < 2; ++round)  // the second reuses the grown buffers
+        background_drainer background;
+        for (int round = 0; round < 2; ++round) {  // the second reuses the grown buffers
           CHECK(describe(parallel.evaluate(w.preemptor, w.cluster, statuses, w.budgets,
                                            preempt::no_nominations{}, pool.executor(), at)) ==
                 want);
+          CHECK(describe(reentrant.evaluate(w.preemptor, w.cluster, statuses, w.budgets,
+                                            preempt::no_nominations{},
+                                            draining_executor{&ctx, order::lifo, 1}, at)) == want);
+          CHECK(describe(background_ev.evaluate(w.preemptor, w.cluster, statuses, w.budgets,
+                                                preempt::no_nominations{},
+                                                background.ctx.get_executor(), at)) == want);
+        }
       }
     }
   }
