@@ -15,13 +15,17 @@
 // support/measure.hpp, plus nodes_evaluated, victims and workers. Timing: thread CPU time for
 // inline, wall time for the pools (their helpers run on other threads; load-sensitive). The
 // reference and the plain scan read the same nodes. Aborts if a decision does not nominate a node
-// with victims.
+// with victims. BM_plain_scan_threads/threads:1|2: the plain scan of the 5000 x 110 cluster on one
+// thread and split over two (the second on pool1's thread), the machine's own ceiling for the
+// 2-worker speed-up on that cluster (wall time).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -134,6 +138,50 @@ void BM_dry_run(benchmark::State& state, bool full, bool bound, exec_kind k,
     case exec_kind::pool2: run(state, w, full, bound, 3, pool(2).get_executor()); break;
   }
 }
+
+// The plain scan of every pod of the 5000 x 110 cluster on 1 thread, or split in two halves, the
+// second on the thread pool the 2-worker dry run uses (wall time, hand-off included): how much a
+// second thread can speed up merely reading these pods on this machine (the scan is bound by
+// memory bandwidth, which the two threads share), the ceiling of the 2-worker dry run's speed-up.
+void BM_plain_scan_threads(benchmark::State& state) {
+  const bench::world& w = fixture(5000, 110);
+  const std::vector<std::size_t> nodes = bench::all_nodes(w.cluster);
+  const std::span<const std::size_t> all(nodes);
+  const std::span<const std::size_t> first = all.first(all.size() / 2);
+  const std::span<const std::size_t> second = all.subspan(all.size() / 2);
+  struct half_scan {
+    const bench::world* w;
+    std::span<const std::size_t> nodes;
+    std::int64_t sum = 0;
+    std::atomic<bool> done{false};
+    void run() noexcept {
+      sum = bench::plain_scan(w->cluster, nodes);
+      done.store(true, std::memory_order_release);
+      done.notify_one();
+    }
+  };
+  const bool two = state.range(0) == 2;
+  for (auto _ : state) {
+    if (!two) {
+      std::int64_t sum = bench::plain_scan(w.cluster, all);
+      benchmark::DoNotOptimize(sum);
+      continue;
+    }
+    half_scan other{&w, second};
+    pool(1).get_executor().execute(preempt::task_ref::to_member_run(other));
+    std::int64_t sum = bench::plain_scan(w.cluster, first);
+    other.done.wait(false, std::memory_order_acquire);
+    sum += other.sum;
+    benchmark::DoNotOptimize(sum);
+  }
+  state.counters["pods_read"] = static_cast<double>(w.pods);
+}
+BENCHMARK(BM_plain_scan_threads)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 [[maybe_unused]] const bool registered = [] {
   const std::pair<const char*, exec_kind> execs[] = {
