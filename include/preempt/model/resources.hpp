@@ -108,16 +108,8 @@ class resource_vector {
   // Subtracts `other`, like add.
   [[gnu::always_inline]] void subtract(const resource_vector& other) noexcept {
     if (size_ == inline_dimensions && other.size_ <= inline_dimensions) {
-      // The common size, unrolled; both inline, and `other` reads as zero past its size. Read
-      // first, then written: with no possible overlap left to check, g++ emits four subtractions
-      // instead of a loop behind an aliasing test.
-      static_assert(inline_dimensions == 4);
-      const std::int64_t a = other.small_[0], b = other.small_[1], c = other.small_[2],
-                         d = other.small_[3];
-      small_[0] -= a;
-      small_[1] -= b;
-      small_[2] -= c;
-      small_[3] -= d;
+      // The common size, unrolled; both inline, and `other` reads as zero past its size.
+      for (std::size_t i = 0; i < inline_dimensions; ++i) small_[i] -= other.small_[i];
       return;
     }
     const std::size_t n = std::min(size_, other.size_);
