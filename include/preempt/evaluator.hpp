@@ -59,18 +59,22 @@
 // before destroying the evaluator. With an always-inline executor no helper is ever queued and no
 // atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
 // (parallelism is 1) and evaluate accepts always-inline executors only. A parallel batch is merged
-// into the candidate lists in candidate order while it is evaluated: whichever worker finds the
-// next result ready merges it (one at a time, through an atomic flag, never waiting), so no thread
-// waits for the merge. select_victims writes a node's victims straight into its result slot (the
-// slot lends its storage to the worker's scratch for the node), so they are copied once, when they
-// are merged, as inline. With an observer of every node (on_node_evaluated), the batch is merged
-// after it is evaluated instead, so that the observer runs on the calling thread.
+// into the candidate lists in candidate order while it is evaluated, by the calling thread alone:
+// at the end of each of its claims it merges the results that are ready from the cursor on, and
+// the rest after the batch. A helper only publishes its result (one release store per item): the
+// workers share no flag they both write per node. Each worker appends a node's victims to its
+// own arena right after selecting them, while they are in its cache, and the merge records where
+// they are, so the calling thread copies no victim of a parallel batch; inline, a kept
+// candidate's victims are copied from the scratch once. With an observer of every node
+// (on_node_evaluated), the batch is merged after it is evaluated instead, so that the observer
+// runs on the calling thread.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
 // branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
 // Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
-// seen; with parallel workers, each dry run first gives every worker's scratch and every result
-// slot room for the largest node any worker has needed, so which worker takes which node, and
+// seen; with parallel workers, each dry run first gives every worker's scratch room for the
+// largest node any worker has needed, and every worker's arena room for all the victims of the
+// largest parallel dry run so far, so which worker takes which node, and
 // where in a batch, does not matter); formatting an "unschedulable" message reuses its buffers too.
 // Exceptions: none of its own; the caller's hooks run on worker threads and must not throw.
 // Thread-safety: one evaluate call at a time per evaluator; the decision stays valid until the next
@@ -336,45 +340,56 @@ class evaluator {
       detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>() &&
       detail::default_importance_order<Policy, pod_type>();
 
-  // One node's result. The selection is constructed in place (its status written once, where
-  // it is read); its victims are in `storage` (see evaluate_item).
+  // Where a node's victims are kept: `count` of them from `first` in worker `worker`'s arena.
+  struct victims_at {
+    std::size_t worker;
+    std::size_t first;
+    std::size_t count;
+  };
+  // One node's result in a parallel batch. The selection is constructed in place (its status
+  // written once, where it is read); its victims are in the arena of the worker that evaluated
+  // it (`victims`; the selection's own span is stale once that worker moved on).
   struct item_result {
     victim_selection<pod_type> selection;
-    std::vector<const pod_type*> storage;
+    victims_at victims{};
     default_scores::vector scores{};
     bool bounded = false;  // a candidate whose victims were not selected (branch and bound)
 
     const status& outcome() const noexcept { return selection.outcome; }
-    std::span<const pod_type* const> victims() const noexcept { return selection.victims; }
     std::int64_t violations() const noexcept { return selection.pdb_violations; }
   };
   struct kept_candidate {
     std::size_t node_index;
-    std::size_t first;  // into victim_arena_
-    std::size_t count;
+    victims_at victims;
     std::int64_t violations;
     default_scores::vector scores;
     bool bounded;
   };
 #if !defined(PREEMPT_NO_THREADS)
-  // The merge of a parallel batch while it is evaluated: the worker holding `merging` merges the
-  // items from `cursor` on whose results are ready, in order. `cursor` is read and written by the
-  // holder only.
+  // The merge of a parallel batch while it is evaluated: the calling thread (worker 0) merges the
+  // items from `cursor` on whose results are ready, in order; helpers publish theirs in `ready`.
+  // `cursor` is read and written by the calling thread only, `stopped` written by it only.
   struct merge_gate {
     explicit merge_gate(std::size_t capacity)
         : ready(std::make_unique<std::atomic<bool>[]>(capacity)) {}
     std::unique_ptr<std::atomic<bool>[]> ready;  // per item: its result is in its slot
-    std::atomic<bool> merging{false};
-    std::atomic<bool> stopped{false};  // the dry run may stop: later items are not merged
+    std::atomic<bool> stopped{false};            // the dry run may stop: later items are not merged
     std::size_t cursor = 0;
     std::size_t count = 0;
+    std::size_t grain = 1;  // items per claim (claims start at multiples of it)
 
-    bool take() noexcept { return !merging.exchange(true, std::memory_order_seq_cst); }
-    void start(std::size_t items) noexcept {
+    void start(std::size_t items, std::size_t items_per_claim) noexcept {
       for (std::size_t i = 0; i < items; ++i) ready[i].store(false, std::memory_order_relaxed);
       stopped.store(false, std::memory_order_relaxed);
       cursor = 0;
       count = items;
+      grain = items_per_claim;
+    }
+    // Whether `item` is the last of its claim: the calling thread merges what is ready then, not
+    // after every item (each look at a helper's flags while the helper writes the same cache line
+    // takes the line away from it).
+    bool ends_claim(std::size_t item) const noexcept {
+      return (item + 1) % grain == 0 || item + 1 == count;
     }
   };
 #endif
@@ -390,6 +405,11 @@ class evaluator {
     victim_scratch<pod_type> scratch;
     workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
     std::optional<state_type> state;
+    // The victims this worker kept in the current decision: in a parallel dry run, of every node
+    // it evaluated, appended right after the selection (while they are in its cache, and without
+    // a write to memory another worker reads during the batch); inline, of the kept candidates
+    // (worker 0's). Read by the calling thread once the workers are done.
+    std::vector<const pod_type*> arena;
   };
 
   void reset_decision() {
@@ -401,7 +421,7 @@ class evaluator {
     candidate_scores_.clear();
     without_violations_.clear();
     with_violations_.clear();
-    victim_arena_.clear();
+    for (worker& wk : workers_) wk.arena.clear();
     has_errors_ = false;
   }
 
@@ -467,9 +487,9 @@ class evaluator {
   }
 
   // Evaluates node `item` of the current batch on worker `w`, its victims in the item's slot. With
-  // merges_while_evaluating, a result that is next in candidate order, when no other worker is
-  // merging, is merged right away; any other is marked ready and merged by whichever worker merges
-  // when its turn comes, or by the calling thread after the batch.
+  // merges_while_evaluating, on the calling thread (worker 0) a result that is next in candidate
+  // order is merged right away, and then whatever the helpers made ready after it; a helper's
+  // result is marked ready for the calling thread to merge, during the batch or after it.
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
@@ -480,75 +500,40 @@ class evaluator {
       if (gate_->stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
 #endif
     const std::size_t node_index = potential_node(batch_base_ + item);
-    // select_victims writes the victims in its scratch's victim vector: the slot lends it its own
-    // for the node, so that the victims land in the slot without a copy.
-    const bool in_slot = !grouped_;
-    if (in_slot) wk.scratch.victims().swap(out.storage);
     out.bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
                                 out.selection, out.scores);
-    if (in_slot) wk.scratch.victims().swap(out.storage);
-    victim_selection<pod_type>& r = out.selection;
+    const std::span<const pod_type* const> victims = out.selection.victims;
+    out.victims = {w, wk.arena.size(), victims.size()};
+    wk.arena.insert(wk.arena.end(), victims.begin(), victims.end());
+    out.selection.victims = {};  // in the worker's scratch, until its next node
 #if !defined(PREEMPT_NO_THREADS)
     if constexpr (merges_while_evaluating) {
       merge_gate& g = *gate_;
-      if (g.take()) {
-        if (g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
-          if (merge_node(node_index, r.outcome, r.victims, r.pdb_violations, out.scores,
-                         out.bounded))
-            g.stopped.store(true, std::memory_order_relaxed);
-          ++g.cursor;
-          merge_ready_items();
-          release_gate();
-          return;
-        }
-        release_gate();
+      if (w == 0 && g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
+        if (merge_item(g.cursor)) g.stopped.store(true, std::memory_order_relaxed);
+        ++g.cursor;
+        if (g.ends_claim(item)) merge_ready_items();
+        return;
       }
     }
 #endif
-    if (!r.victims.empty() && r.victims.data() != out.storage.data()) {
-      // Victims elsewhere (pod groups: the unit scratch): copied to the slot.
-      if (out.storage.capacity() < r.victims.size())  // once per slot and largest node
-        out.storage.reserve(std::max(r.victims.size(), wk.scratch.victims().capacity()));
-      out.storage.assign(r.victims.begin(), r.victims.end());
-      r.victims = {out.storage.data(), out.storage.size()};
-    }
 #if !defined(PREEMPT_NO_THREADS)
     if constexpr (merges_while_evaluating) {
-      gate_->ready[item].store(true, std::memory_order_seq_cst);
-      if (gate_->take()) {
-        merge_ready_items();
-        release_gate();
-      }
+      gate_->ready[item].store(true, std::memory_order_release);
+      if (w == 0 && gate_->ends_claim(item)) merge_ready_items();
     }
 #endif
   }
 
 #if !defined(PREEMPT_NO_THREADS)
   // Merges the batch's items from the cursor on, in order, while their results are in their
-  // slots. The caller holds the gate, or is the calling thread after the batch.
+  // slots. Called on the calling thread only (worker 0, during the batch or after it).
   void merge_ready_items() {
     merge_gate& g = *gate_;
     while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
            g.ready[g.cursor].load(std::memory_order_acquire)) {
-      const item_result& r = results_[g.cursor];
-      if (merge_node(potential_node(batch_base_ + g.cursor), r.outcome(), r.victims(),
-                     r.violations(), r.scores, r.bounded))
-        g.stopped.store(true, std::memory_order_relaxed);
+      if (merge_item(g.cursor)) g.stopped.store(true, std::memory_order_relaxed);
       ++g.cursor;
-    }
-  }
-
-  // Gives the gate back, and takes it again when the item at the cursor became ready meanwhile:
-  // its worker found the gate taken and left the merge to the holder. Both sides store, then read
-  // the other's flag, sequentially consistent, so one of them always sees the other.
-  void release_gate() {
-    merge_gate& g = *gate_;
-    for (;;) {
-      const std::size_t next = g.cursor;
-      const bool more = next < g.count && !g.stopped.load(std::memory_order_relaxed);
-      g.merging.store(false, std::memory_order_seq_cst);
-      if (!more || !g.ready[next].load(std::memory_order_seq_cst) || !g.take()) return;
-      merge_ready_items();
     }
   }
 #endif
@@ -574,12 +559,14 @@ class evaluator {
     std::size_t previous = 0;
     for (batch_base_ = 0; batch_base_ < n;) {
       const std::size_t count = std::min(next_batch_size(previous), n - batch_base_);
-      if (results_.size() < count) grow_results(count);
+      if (results_.size() < count) results_.resize(count);
       previous = count;
       bound_best_ = best_;
       bound_has_best_ = has_best_;
 #if !defined(PREEMPT_NO_THREADS)
-      if constexpr (merges_while_evaluating) gate_->start(count);
+      const std::size_t grain =
+          std::max<std::size_t>(1, count / (workers_.size() * claims_per_worker));
+      if constexpr (merges_while_evaluating) gate_->start(count, grain);
 #endif
       if (count == 1) {
         evaluate_item(0, 0, preemptor, cluster, budgets, nominations);
@@ -589,7 +576,7 @@ class evaluator {
         detail::crew_job job;
         job.context = &ctx;
         job.count = count;
-        job.grain = std::max<std::size_t>(1, count / (workers_.size() * claims_per_worker));
+        job.grain = grain;
         job.process = [](detail::crew_job& j, std::size_t item, std::size_t w) noexcept {
           auto& c = *static_cast<context*>(j.context);
           c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
@@ -607,6 +594,7 @@ class evaluator {
       if (stop) break;
     }
     parallel_batch_ = false;
+    note_arena_room();
   }
 
   // Merges what the workers left of the batch; true when the dry run may stop.
@@ -665,12 +653,11 @@ class evaluator {
   // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
   // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
   // wins an item (more workers than free cores) does not grow its buffers in a later decision;
-  // every result slot gets room for that many victims, so a slot whose nodes were all bounded so
-  // far (branch and bound: the batch positions where a node is selected in full depend on the
-  // offset) does not grow in a later decision either.
+  // every worker's arena gets room for as many victims as all workers kept in any parallel dry
+  // run so far, since one worker may take every node.
   template <class B>
   void prepare_workers(const C& cluster, const B& budgets) {
-    std::size_t pods = slot_room_;
+    std::size_t pods = 0;
     typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
     for (worker& wk : workers_) {
       const auto u = wk.unit_scratch.reserved();
@@ -679,25 +666,19 @@ class evaluator {
       units.pods = std::max(units.pods, u.pods);
       pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
     }
-    // A slot lends its storage to the scratch for its node (evaluate_item): one that grew there
-    // tells of a larger node too.
-    for (const item_result& r : results_) pods = std::max(pods, r.storage.capacity());
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
       wk.unit_scratch.reserve(units, grouped_ ? budgets.budget_count() : 0);
-    }
-    if (pods > slot_room_) {
-      for (item_result& r : results_) r.storage.reserve(pods);
-      slot_room_ = pods;
+      wk.arena.reserve(arena_room_);
     }
   }
 
-  // Result slots for a batch of `count` nodes; the new ones with room for slot_room_ victims.
-  void grow_results(std::size_t count) {
-    const std::size_t old = results_.size();
-    results_.resize(count);
-    for (std::size_t i = old; i < count; ++i) results_[i].storage.reserve(slot_room_);
+  // After a parallel dry run: the victims all workers kept, for the next prepare_workers.
+  void note_arena_room() noexcept {
+    std::size_t total = 0;
+    for (const worker& wk : workers_) total += wk.arena.size();
+    arena_room_ = std::max(arena_room_, total);
   }
 
   // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
@@ -719,20 +700,41 @@ class evaluator {
 
   // Folds a batch into the candidate lists in sequential order; true when the dry run may stop.
   bool merge(std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) {
-      const item_result& r = results_[i];
-      if (merge_node(potential_node(batch_base_ + i), r.outcome(), r.victims(), r.violations(),
-                     r.scores, r.bounded))
-        return true;
-    }
+    for (std::size_t i = 0; i < count; ++i)
+      if (merge_item(i)) return true;
     return false;
   }
 
-  // Folds one node's result into the diagnosis and the candidate lists; true when the dry run may
-  // stop.
+  // Merges item `item` of the current parallel batch, its victims already in an arena (read only
+  // to tell an observer, which is called after the batch, when no worker writes an arena).
+  bool merge_item(std::size_t item) {
+    const item_result& r = results_[item];
+    std::span<const pod_type* const> victims;
+    if constexpr (observes_nodes) victims = victims_of(r.victims);
+    return merge_node(potential_node(batch_base_ + item), r.outcome(), victims, r.victims,
+                      r.violations(), r.scores, r.bounded);
+  }
+
+  std::span<const pod_type* const> victims_of(const victims_at& at) const noexcept {
+    return {workers_[at.worker].arena.data() + at.first, at.count};
+  }
+
+  // Folds one node's result, evaluated inline with its victims in worker 0's scratch, into the
+  // diagnosis and the candidate lists; the victims of a kept candidate are copied to worker 0's
+  // arena. True when the dry run may stop.
   bool merge_node(std::size_t node_index, const status& outcome,
                   std::span<const pod_type* const> victims, std::int64_t violations,
                   const default_scores::vector& scores, bool bounded) {
+    return merge_node(node_index, outcome, victims, std::nullopt, violations, scores, bounded);
+  }
+
+  // Folds one node's result into the diagnosis and the candidate lists; true when the dry run may
+  // stop. `kept` tells where its victims already are (a parallel batch); without it they are in
+  // `victims` and copied to worker 0's arena when the node is kept. `victims` is read only then
+  // and by an observer.
+  bool merge_node(std::size_t node_index, const status& outcome,
+                  std::span<const pod_type* const> victims, std::optional<victims_at> kept,
+                  std::int64_t violations, const default_scores::vector& scores, bool bounded) {
     const std::size_t wanted = decision_.candidates_wanted;
     diagnosis_.push_back({node_index, intern_outcome(outcome)});
     detail::notify_node_evaluated(observer_, node_index, outcome, victims, violations);
@@ -740,9 +742,12 @@ class evaluator {
     if (outcome.is_success()) {
       auto& list = violations == 0 ? without_violations_ : with_violations_;
       if (list.size() < wanted) {
-        list.push_back(
-            {node_index, victim_arena_.size(), victims.size(), violations, scores, bounded});
-        victim_arena_.insert(victim_arena_.end(), victims.begin(), victims.end());
+        if (!kept) {
+          std::vector<const pod_type*>& arena = workers_[0].arena;
+          kept = victims_at{0, arena.size(), victims.size()};
+          arena.insert(arena.end(), victims.begin(), victims.end());
+        }
+        list.push_back({node_index, *kept, violations, scores, bounded});
         // The best candidate without violations so far, the first of equals (bounded ones are no
         // better than it).
         if (bounding_ && !bounded && violations == 0 && (!has_best_ || best_ < scores)) {
@@ -761,10 +766,8 @@ class evaluator {
         ++decision_.candidates_bounded;
         return;
       }
-      candidates_.push_back(
-          {k.node_index, ::preempt::name_of(cluster[k.node_index]),
-           std::span<const pod_type* const>(victim_arena_.data() + k.first, k.count),
-           k.violations});
+      candidates_.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
+                             victims_of(k.victims), k.violations});
       candidate_scores_.push_back(k.scores);
     };
     for (const kept_candidate& k : without_violations_) add(k);
@@ -873,7 +876,7 @@ class evaluator {
 #endif
   std::vector<worker> workers_;
   std::vector<item_result> results_;
-  std::size_t slot_room_ = 0;  // victims every result slot has room for (prepare_workers)
+  std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
   // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).
@@ -883,7 +886,6 @@ class evaluator {
   std::size_t last_outcome_ = 0;
   std::vector<kept_candidate> without_violations_;
   std::vector<kept_candidate> with_violations_;
-  std::vector<const pod_type*> victim_arena_;
   std::vector<candidate<pod_type>> candidates_;
   std::vector<default_scores::vector> candidate_scores_;  // parallel to candidates_, if computed
   std::vector<candidate<pod_type>> extender_out_;

@@ -3,8 +3,8 @@
 // allocates nothing, however the nodes fall to the workers and to the result slots.
 //   * a helper that took no item while the others warmed up (more workers than free cores) takes
 //     every item of later decisions: its victim scratch was reserved for it beforehand;
-//   * the dry run starts at another offset each time, so the batch positions where a node's victims
-//     are selected in full (not bounded) move: every result slot has room for them;
+//   * the dry run starts at another offset each time, so how many nodes have their victims selected
+//     in full (not bounded), and on which worker, changes: every worker's arena has room for them;
 //   * the same on a thread_pool(2), the evaluator's executor in practice;
 //   * with pod groups (no branch and bound there), a helper's unit scratch is reserved as well.
 // Its own executable, because it replaces the global operator new.
@@ -131,7 +131,7 @@ TEST_CASE("a helper that took no item during the warm-up allocates nothing when 
   CHECK(s.ran > ran_before);  // helper 2 did run, while the batches were live
 }
 
-TEST_CASE("the result slots have room for victims wherever the bound lets a node through") {
+TEST_CASE("the arenas have room for victims wherever the bound lets a node through") {
   const world w;
   evaluator ev = make_evaluator();
   steering s;
