@@ -574,10 +574,11 @@ TEST_CASE("a seeded offset draw is the same on every executor") {
 }
 
 TEST_CASE(
-    "large clusters: parallel batches of up to a thousand nodes give the sequential decision") {
-  // Batches hold every node a sequential run reads anyway, capped: clusters of more nodes than a
-  // batch holds, sampled (the stop falls inside a batch) and full, every node unschedulable;
-  // helpers on a pool, run inside execute on the evaluating thread, or by a background thread.
+    "large clusters: parallel batches capped at a thousand nodes give the sequential decision") {
+  // Batches hold every node a sequential run reads anyway, capped (max_batch 1024 here):
+  // clusters of more nodes than a batch holds, sampled (the stop falls inside a batch) and full,
+  // every node unschedulable; helpers on a pool, run inside execute on the evaluating thread, or
+  // by a background thread.
   const preempt::default_policy policy{rnd::world{}.now};
   std::size_t above_cap = 0;
   for (const std::uint64_t seed : rnd::seeds(PREEMPT_TEST_UNDER_TSAN ? 4 : 12, 0x1a29e)) {
@@ -595,11 +596,16 @@ TEST_CASE(
       const std::string want =
           describe(sequential.evaluate(w.preemptor, w.cluster, statuses, w.budgets,
                                        preempt::no_nominations{}, preempt::inline_executor{}, at));
+      const auto capped = [&](std::size_t parallelism, std::size_t chunk) {
+        preempt::evaluator_config c = config(parallelism, chunk, args);
+        c.max_batch = 1024;
+        return c;
+      };
       for (const std::size_t parallelism : {std::size_t{2}, std::size_t{3}}) {
         CAPTURE(parallelism);
-        evaluator parallel(config(parallelism, 8, args), policy);
-        evaluator reentrant(config(parallelism, 1, args), policy);
-        evaluator background_ev(config(parallelism, 8, args), policy);
+        evaluator parallel(capped(parallelism, 8), policy);
+        evaluator reentrant(capped(parallelism, 1), policy);
+        evaluator background_ev(capped(parallelism, 8), policy);
         preempt::manual_context ctx;
         struct drain_guard {
           preempt::manual_context& c;

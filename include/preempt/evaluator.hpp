@@ -132,8 +132,12 @@ struct evaluator_config {
   std::size_t parallelism = 1;
   // Nodes per worker in a parallel batch that may reach beyond the sequential stop: larger
   // batches mean fewer hand-offs and more nodes evaluated past the stop (their results are
-  // discarded). Batches that cannot reach the stop are larger (up to 1024 nodes).
+  // discarded). Batches that cannot reach the stop are larger, up to max_batch nodes.
   std::size_t chunk = 8;
+  // The most nodes one parallel batch evaluates (at least parallelism * chunk): their results,
+  // about 170 bytes each, are held until the batch is merged; each batch wakes the helpers and
+  // waits for the last of them once, so a full dry run is fastest in one batch.
+  std::size_t max_batch = 8192;
   // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
   // library and target).
   std::uint64_t seed = 0;
@@ -187,9 +191,9 @@ class evaluator {
                    "evaluator: invalid sampling arguments");
     config_.parallelism = workers_.size();
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
+    config_.max_batch = std::max(config_.max_batch, workers_.size() * config_.chunk);
 #if !defined(PREEMPT_NO_THREADS)
-    if (workers_.size() > 1)
-      gate_ = std::make_unique<merge_gate>(std::max(max_batch, workers_.size() * config_.chunk));
+    if (workers_.size() > 1) gate_ = std::make_unique<merge_gate>();
 #endif
   }
 
@@ -370,15 +374,18 @@ class evaluator {
   // items from `cursor` on whose results are ready, in order; helpers publish theirs in `ready`.
   // `cursor` is read and written by the calling thread only, `stopped` written by it only.
   struct merge_gate {
-    explicit merge_gate(std::size_t capacity)
-        : ready(std::make_unique<std::atomic<bool>[]>(capacity)) {}
     std::unique_ptr<std::atomic<bool>[]> ready;  // per item: its result is in its slot
-    std::atomic<bool> stopped{false};            // the dry run may stop: later items are not merged
+    std::size_t capacity = 0;
+    std::atomic<bool> stopped{false};  // the dry run may stop: later items are not merged
     std::size_t cursor = 0;
     std::size_t count = 0;
     std::size_t grain = 1;  // items per claim (claims start at multiples of it)
 
-    void start(std::size_t items, std::size_t items_per_claim) noexcept {
+    void start(std::size_t items, std::size_t items_per_claim) {
+      if (items > capacity) {  // once per largest batch
+        ready = std::make_unique<std::atomic<bool>[]>(items);
+        capacity = items;
+      }
       for (std::size_t i = 0; i < items; ++i) ready[i].store(false, std::memory_order_relaxed);
       stopped.store(false, std::memory_order_relaxed);
       cursor = 0;
@@ -693,7 +700,7 @@ class evaluator {
     const std::size_t held = without_violations_.size() + with_violations_.size();
     const std::size_t safe =
         held < decision_.candidates_wanted ? decision_.candidates_wanted - held : 0;
-    std::size_t size = std::max(ahead, std::min(safe, max_batch));
+    std::size_t size = std::max(ahead, std::min(safe, config_.max_batch));
     if (bounding_) size = std::min(size, std::max(ahead, 2 * previous));
     return size;
   }
@@ -865,10 +872,8 @@ class evaluator {
   Policy policy_;
   Observer observer_;
   offset_sequence offsets_;
-  // The most nodes one parallel batch evaluates (their results are held until the merge), and how
-  // many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
+  // How many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
   // counter less; more, smaller ones balance uneven nodes better).
-  static constexpr std::size_t max_batch = 1024;
   static constexpr std::size_t claims_per_worker = 16;
 #if !defined(PREEMPT_NO_THREADS)
   std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
