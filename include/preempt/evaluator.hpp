@@ -346,9 +346,9 @@ class evaluator {
 
   // Where a node's victims are kept: `count` of them from `first` in worker `worker`'s arena.
   struct victims_at {
-    std::size_t worker;
     std::size_t first;
-    std::size_t count;
+    std::uint32_t count;   // a node's victims (at most its pods)
+    std::uint32_t worker;  // parallelism is far below 2^32
   };
   // One node's result in a parallel batch. The selection is constructed in place (its status
   // written once, where it is read); its victims are in the arena of the worker that evaluated
@@ -510,7 +510,8 @@ class evaluator {
     out.bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
                                 out.selection, out.scores);
     const std::span<const pod_type* const> victims = out.selection.victims;
-    out.victims = {w, wk.arena.size(), victims.size()};
+    out.victims = {wk.arena.size(), static_cast<std::uint32_t>(victims.size()),
+                   static_cast<std::uint32_t>(w)};
     wk.arena.insert(wk.arena.end(), victims.begin(), victims.end());
     out.selection.victims = {};  // in the worker's scratch, until its next node
 #if !defined(PREEMPT_NO_THREADS)
@@ -718,53 +719,63 @@ class evaluator {
     const item_result& r = results_[item];
     std::span<const pod_type* const> victims;
     if constexpr (observes_nodes) victims = victims_of(r.victims);
-    return merge_node(potential_node(batch_base_ + item), r.outcome(), victims, r.victims,
-                      r.violations(), r.scores, r.bounded);
+    const std::size_t node_index = potential_node(batch_base_ + item);
+    if (std::vector<kept_candidate>* list =
+            merge_outcome(node_index, r.outcome(), victims, r.violations()))
+      keep(*list, {node_index, r.victims, r.violations(), r.scores, r.bounded});
+    return may_stop();
   }
 
   std::span<const pod_type* const> victims_of(const victims_at& at) const noexcept {
     return {workers_[at.worker].arena.data() + at.first, at.count};
   }
 
-  // Folds one node's result, evaluated inline with its victims in worker 0's scratch, into the
-  // diagnosis and the candidate lists; the victims of a kept candidate are copied to worker 0's
-  // arena. True when the dry run may stop.
+  // Merges one node evaluated inline, its victims in worker 0's scratch: a kept candidate's are
+  // copied to worker 0's arena. True when the dry run may stop.
   bool merge_node(std::size_t node_index, const status& outcome,
                   std::span<const pod_type* const> victims, std::int64_t violations,
                   const default_scores::vector& scores, bool bounded) {
-    return merge_node(node_index, outcome, victims, std::nullopt, violations, scores, bounded);
+    if (std::vector<kept_candidate>* list =
+            merge_outcome(node_index, outcome, victims, violations)) {
+      std::vector<const pod_type*>& arena = workers_[0].arena;
+      keep(*list, {node_index,
+                   {arena.size(), static_cast<std::uint32_t>(victims.size()), 0},
+                   violations,
+                   scores,
+                   bounded});
+      arena.insert(arena.end(), victims.begin(), victims.end());
+    }
+    return may_stop();
   }
 
-  // Folds one node's result into the diagnosis and the candidate lists; true when the dry run may
-  // stop. `kept` tells where its victims already are (a parallel batch); without it they are in
-  // `victims` and copied to worker 0's arena when the node is kept. `victims` is read only then
-  // and by an observer.
-  bool merge_node(std::size_t node_index, const status& outcome,
-                  std::span<const pod_type* const> victims, std::optional<victims_at> kept,
-                  std::int64_t violations, const default_scores::vector& scores, bool bounded) {
-    const std::size_t wanted = decision_.candidates_wanted;
+  // Folds one node's outcome into the diagnosis (and tells the observer); the candidate list it
+  // joins, or null when it is no candidate or its list is full. `victims` is read by the observer
+  // only.
+  std::vector<kept_candidate>* merge_outcome(std::size_t node_index, const status& outcome,
+                                             std::span<const pod_type* const> victims,
+                                             std::int64_t violations) {
     diagnosis_.push_back({node_index, intern_outcome(outcome)});
     detail::notify_node_evaluated(observer_, node_index, outcome, victims, violations);
     if (outcome.code() == status_code::error) has_errors_ = true;
-    if (outcome.is_success()) {
-      auto& list = violations == 0 ? without_violations_ : with_violations_;
-      if (list.size() < wanted) {
-        if (!kept) {
-          std::vector<const pod_type*>& arena = workers_[0].arena;
-          kept = victims_at{0, arena.size(), victims.size()};
-          arena.insert(arena.end(), victims.begin(), victims.end());
-        }
-        list.push_back({node_index, *kept, violations, scores, bounded});
-        // The best candidate without violations so far, the first of equals (bounded ones are no
-        // better than it).
-        if (bounding_ && !bounded && violations == 0 && (!has_best_ || best_ < scores)) {
-          best_ = scores;
-          has_best_ = true;
-        }
-      }
+    if (!outcome.is_success()) return nullptr;
+    std::vector<kept_candidate>& list = violations == 0 ? without_violations_ : with_violations_;
+    return list.size() < decision_.candidates_wanted ? &list : nullptr;
+  }
+
+  void keep(std::vector<kept_candidate>& list, const kept_candidate& k) {
+    list.push_back(k);
+    // The best candidate without violations so far, the first of equals (bounded ones are no
+    // better than it).
+    if (bounding_ && !k.bounded && k.violations == 0 && (!has_best_ || best_ < k.scores)) {
+      best_ = k.scores;
+      has_best_ = true;
     }
+  }
+
+  // Whether the dry run may stop: the lists hold the candidates wanted, one without violations.
+  bool may_stop() const noexcept {
     return !without_violations_.empty() &&
-           without_violations_.size() + with_violations_.size() >= wanted;
+           without_violations_.size() + with_violations_.size() >= decision_.candidates_wanted;
   }
 
   void collect_candidates(const C& cluster) {
