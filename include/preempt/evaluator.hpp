@@ -493,10 +493,11 @@ class evaluator {
     return false;
   }
 
-  // Evaluates node `item` of the current batch on worker `w`, its victims in the item's slot. With
-  // merges_while_evaluating, on the calling thread (worker 0) a result that is next in candidate
-  // order is merged right away, and then whatever the helpers made ready after it; a helper's
-  // result is marked ready for the calling thread to merge, during the batch or after it.
+  // Evaluates node `item` of the current batch on worker `w`: its result in the item's slot, its
+  // victims appended to the worker's arena. With merges_while_evaluating, on the calling thread
+  // (worker 0) a result that is next in candidate order is merged right away, and at the end of
+  // each of its claims whatever the helpers made ready after it; a helper's result is marked
+  // ready for the calling thread to merge, during the batch or after it.
   template <class B, class N>
   void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
                      const B& budgets, const N& nominations) {
