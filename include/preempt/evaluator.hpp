@@ -476,6 +476,13 @@ class evaluator {
           return true;
         }
     }
+    if constexpr (foresees_rejections<state_type, pod_type> &&
+                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
+      if (!grouped_ && std::ranges::begin(nominated) == std::ranges::end(nominated))
+        if (const status* rejection = wk.state->foreseen_rejection(preemptor)) {
+          ::new (slot) victim_selection<pod_type>{*rejection, {}, 0};
+          return false;
+        }
     if (grouped_)
       ::new (slot) victim_selection<pod_type>(::preempt::workload::select_unit_victims(
           preemptor, node_index, cluster, *wk.state, units_, budgets, nominated, wk.unit_scratch,

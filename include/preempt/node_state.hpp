@@ -52,6 +52,15 @@
 //                                     It changes nothing. A node whose bound cannot beat the best
 //                                     candidate found before it is counted as a candidate without
 //                                     selecting its victims.
+//   s.foreseen_rejection(p)           (const) how victim selection would reject the node, when
+//                                     the state can tell without changing: as the first use of a
+//                                     prepared state, &no_victims_status when no pod of the node
+//                                     has a priority below p's, or a status equal to fits(p)'s
+//                                     with all those pods removed when p does not fit even then;
+//                                     nullptr whenever it cannot tell (victim selection then runs
+//                                     and answers). The status outlives the state's next change.
+//                                     The evaluator asks it, under default_policy's eligibility
+//                                     and with no nominated pod, before selecting the victims.
 //
 // The caller prepares one state per node evaluation that reflects the node with all its pods; the
 // algorithms never copy a node. After victim selection the state reflects the node with the
@@ -71,12 +80,19 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
+
+// Why victim selection rejects a node without any pod of lower priority than the preemptor.
+inline constexpr std::string_view no_victims_reason =
+    "No preemption victims found for incoming pod";
+// That rejection (UnschedulableAndUnresolvable), for foreseen_rejection.
+inline constexpr status no_victims_status = status::unresolvable(no_victims_reason);
 
 template <class S, class P>
 concept node_state = pod<P> && requires(S& s, const P& p) {
@@ -89,6 +105,12 @@ concept node_state = pod<P> && requires(S& s, const P& p) {
 template <class S>
 concept removes_lower_priority_pods = requires(S& s, std::int32_t q) {
   { s.remove_lower_priority_pods(q) } -> std::same_as<std::optional<std::size_t>>;
+};
+
+// A node state with the optional foreseen_rejection member.
+template <class S, class P>
+concept foresees_rejections = requires(const S& s, const P& p) {
+  { s.foreseen_rejection(p) } -> std::same_as<const status*>;
 };
 
 // A node state with the optional reprieve_removed_pods member.

@@ -80,9 +80,6 @@
 
 PREEMPT_NAMESPACE_BEGIN
 
-inline constexpr std::string_view no_victims_reason =
-    "No preemption victims found for incoming pod";
-
 // The outcome of victim selection on one node.
 template <class P>
 struct victim_selection {

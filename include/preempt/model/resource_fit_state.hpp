@@ -19,9 +19,11 @@
 // the preemptor does not fit, it explains why as fits would, from the same pass over the
 // dimensions, and reads no pod); and
 // victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
-// the same condition as remove_lower_priority_pods. The allocatable vector, the summary, the pods
-// and the resource names must outlive the state. No exceptions; one
-// state per thread.
+// the same condition as remove_lower_priority_pods; and foreseen_rejection, how victim selection
+// would reject the node (no victims, or one standard dimension still short with every
+// lower-priority pod gone) in O(log k), under the same condition. The allocatable vector, the
+// summary, the pods and the resource names must outlive the state. No exceptions; one state per
+// thread.
 //
 // How the bound follows from the summary, for a state whose fit only gets easier as pods leave
 // (no negative requests): let t be the lowest priority such that removing every pod of priority t
@@ -463,6 +465,38 @@ class resource_fit_state {
   // The current sum of requests (for diagnostics and tests).
   const resource_vector& requested() const noexcept { return requested_; }
 
+  // How victim selection would reject the node, told from the priority summary without changing
+  // the state (node_state's optional foreseen_rejection), as the first use after reset:
+  // &no_victims_status when no pod has a priority below the preemptor's; with those pods
+  // removed, when the preemptor is then short of exactly one standard dimension other than the
+  // pod slot on a node with the standard dimensions only, the status fits gives (the
+  // single-shortage table, as rejection_for); nullptr otherwise. O(log k).
+  const status* foreseen_rejection(const resource_pod& preemptor) const noexcept {
+    if (lower_ == nullptr) return nullptr;
+    const priority_summary::lower below = lower_->below(preemptor.priority());
+    if (below.pods == 0) return &no_victims_status;
+    const resource_vector& want = preemptor.requests();
+    if (requested_.size() != resource::first_extended || below.requests == nullptr ||
+        want.size() > resource::first_extended)
+      return nullptr;
+    // As reprieve_standard's limits, on the requests less the removed pods' (four readable
+    // amounts each: resource_vector).
+    const std::int64_t* w = want.data();
+    const std::int64_t* have = allocatable_->data();
+    const std::int64_t* used = requested_.data();
+    const std::int64_t* freed = below.requests->data();
+    unsigned short_of = 0;
+    for (std::size_t d = 0; d < resource::first_extended; ++d) {
+      const std::int64_t demand = d == resource::pods ? 1 : w[d];
+      if (demand > 0 && used[d] - freed[d] > have[d] - demand) short_of |= 1u << d;
+    }
+    if (short_of == 0 || (short_of & (short_of - 1)) != 0 ||
+        (short_of & (1u << resource::pods)) != 0)
+      return nullptr;
+    const auto d = static_cast<std::size_t>(std::countr_zero(short_of));
+    return &model::detail::single_shortage[have[d] - w[d] < 0 ? 1 : 0][d];
+  }
+
  private:
   bool short_in(const resource_vector& want, std::size_t d) const noexcept {
     return want[d] > 0 && want[d] > (*allocatable_)[d] - requested_[d];
@@ -806,6 +840,7 @@ class resource_fit_state {
 static_assert(node_state<resource_fit_state, resource_pod>);
 static_assert(reprieves_removed_pods<resource_fit_state, resource_pod>);
 static_assert(reprieves_removed_pods_or_rejects<resource_fit_state, resource_pod>);
+static_assert(foresees_rejections<resource_fit_state, resource_pod>);
 
 }  // namespace model
 PREEMPT_NAMESPACE_END
