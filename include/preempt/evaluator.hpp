@@ -62,7 +62,8 @@
 // into the candidate lists in candidate order while it is evaluated, by the calling thread alone:
 // at the end of each of its claims it merges the results that are ready from the cursor on, and
 // the rest after the batch. A helper only publishes its result (one release store per item): the
-// workers share no flag they both write per node. Each worker appends a node's victims to its
+// workers share no flag they both write per node, and each worker's state, like the merge's, is on
+// cache lines of its own (detail::cache_line). Each worker appends a node's victims to its
 // own arena right after selecting them, while they are in its cache, and the merge records where
 // they are, so the calling thread copies no victim of a parallel batch; inline, a kept
 // candidate's victims are copied from the scratch once. With an observer of every node
@@ -105,6 +106,7 @@
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/detail/cache_line.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/extender.hpp"
@@ -372,12 +374,13 @@ class evaluator {
 #if !defined(PREEMPT_NO_THREADS)
   // The merge of a parallel batch while it is evaluated: the calling thread (worker 0) merges the
   // items from `cursor` on whose results are ready, in order; helpers publish theirs in `ready`.
-  // `cursor` is read and written by the calling thread only, `stopped` written by it only.
+  // `cursor` is read and written by the calling thread only, `stopped` written by it only; the
+  // cursor, written per merged item, is on a line of its own, away from what helpers read per item.
   struct merge_gate {
     std::unique_ptr<std::atomic<bool>[]> ready;  // per item: its result is in its slot
     std::size_t capacity = 0;
     std::atomic<bool> stopped{false};  // the dry run may stop: later items are not merged
-    std::size_t cursor = 0;
+    alignas(detail::cache_line) std::size_t cursor = 0;
     std::size_t count = 0;
     std::size_t grain = 1;  // items per claim (claims start at multiples of it)
 
@@ -408,7 +411,9 @@ class evaluator {
   static constexpr bool merges_while_evaluating = !observes_nodes;
 #endif
 
-  struct worker {
+  // Aligned: what one worker writes per node (its state, its scratch's and arena's ends) is on
+  // lines no other worker touches.
+  struct alignas(detail::cache_line) worker {
     victim_scratch<pod_type> scratch;
     workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
     std::optional<state_type> state;
@@ -898,27 +903,14 @@ class evaluator {
   std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
   std::unique_ptr<merge_gate> gate_;           // with more than one worker
 #endif
+  // Read by every worker during a parallel batch, written between batches only.
   std::vector<worker> workers_;
   std::vector<item_result> results_;
   std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
-  // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).
-  std::vector<diagnosis_view::entry> diagnosis_;
-  std::vector<status> outcomes_;
-  std::vector<std::size_t> outcome_counts_;
-  std::size_t last_outcome_ = 0;
-  std::vector<kept_candidate> without_violations_;
-  std::vector<kept_candidate> with_violations_;
-  std::vector<candidate<pod_type>> candidates_;
-  std::vector<default_scores::vector> candidate_scores_;  // parallel to candidates_, if computed
-  std::vector<candidate<pod_type>> extender_out_;
-  failure_message messages_;
-  bool has_errors_ = false;
-  // Branch and bound in the current evaluation, and the best candidate's scores so far.
+  // Branch and bound in the current evaluation.
   bool bounding_ = false;
-  bool has_best_ = false;
-  default_scores::vector best_{};
   // In a parallel batch, the best candidate of the batches before it (what its nodes are bounded
   // against: best_ changes as the batch is merged).
   bool parallel_batch_ = false;
@@ -927,7 +919,25 @@ class evaluator {
   // With pod groups: the victim units of the current decision.
   bool grouped_ = false;
   workload::unit_scratch<pod_type> units_;
-  decision_type decision_;
+  decision_type decision_;  // its offset is read per node
+
+  // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
+  // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).
+  alignas(detail::cache_line) std::vector<diagnosis_view::entry> diagnosis_;
+  std::vector<status> outcomes_;
+  std::vector<std::size_t> outcome_counts_;
+  std::size_t last_outcome_ = 0;
+  std::vector<kept_candidate> without_violations_;
+  std::vector<kept_candidate> with_violations_;
+  bool has_errors_ = false;
+  // The best candidate's scores so far (branch and bound).
+  bool has_best_ = false;
+  default_scores::vector best_{};
+  // Written after the dry run.
+  std::vector<candidate<pod_type>> candidates_;
+  std::vector<default_scores::vector> candidate_scores_;  // parallel to candidates_, if computed
+  std::vector<candidate<pod_type>> extender_out_;
+  failure_message messages_;
 };
 
 PREEMPT_NAMESPACE_END
