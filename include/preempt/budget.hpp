@@ -20,6 +20,16 @@
 //                                    answer. Victim selection calls it a few pods ahead of the pod
 //                                    it charges, so the cache misses of consecutive pods overlap.
 //                                    A set with it models `prefetches_budgets<B, P>`.
+//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
+//                                    whenever an answer above may change, the same value only for
+//                                    sets that answer alike (a copy). With nodes that have stamp()
+//                                    too (the same promise for the node's pods;
+//                                    model::resource_node), the pair models
+//                                    `stamped_budgets<B, N>`: the evaluator then remembers, per
+//                                    node, whether charging every pod of the node violates no
+//                                    budget, and where none does it selects victims without
+//                                    reading the budgets (no subset of the pods, in any order, can
+//                                    violate one either), until either stamp changes.
 // The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
 // budget spent on another node.
 //
@@ -58,6 +68,13 @@ concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
 template <class B, class P>
 concept prefetches_budgets =
     budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
+
+// A budget set and a node type that both name their contents with stamp() (see above).
+template <class B, class N>
+concept stamped_budgets = requires(const B& b, const N& n) {
+  { b.stamp() } -> std::convertible_to<std::uint64_t>;
+  { n.stamp() } -> std::convertible_to<std::uint64_t>;
+};
 
 // A cluster without disruption budgets.
 struct no_budgets {

@@ -71,7 +71,10 @@
 // runs on the calling thread.
 //
 // Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
-// branch and bound, a bounded node costs its prepare_state and victim_score_bound instead).
+// branch and bound, a bounded node costs its prepare_state and victim_score_bound instead). With
+// stamped budgets (preempt/budget.hpp: model::budget_table over model::resource_cluster), a node
+// where no eviction can violate a budget is found once per state of its pods and of the budgets
+// (every pod charged once) and then selected without reading the budgets.
 // Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
 // seen; with parallel workers, each dry run first gives every worker's scratch room for the
 // largest node any worker has needed, and every worker's arena room for all the victims of the
@@ -106,6 +109,7 @@
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/detail/budget_memo.hpp"
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/executor.hpp"
@@ -493,8 +497,7 @@ class evaluator {
           preemptor, node_index, cluster, *wk.state, units_, budgets, nominated, wk.unit_scratch,
           policy_));
     else
-      ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
-          preemptor, cluster[node_index], *wk.state, budgets, nominated, wk.scratch, policy_));
+      select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, wk, slot);
     if (selection.outcome.is_success()) {
       if (selection.victims.empty())
         selection.outcome = status::error(zero_victims_reason);
@@ -502,6 +505,52 @@ class evaluator {
         scores = default_scores{detail::now_of(policy_)}.all(
             candidate<pod_type>{node_index, {}, selection.victims, selection.pdb_violations});
     }
+    return false;
+  }
+
+  // select_victims on one node, its result constructed at `slot`. With stamped budgets, through
+  // the node's memo (detail::node_budget_memo, brought up to date first): a node where no
+  // eviction can violate a budget is selected without budgets, another with the violation flags
+  // it remembers. Each worker writes the memo entries of the nodes it evaluates (distinct nodes).
+  template <class B, class Nominated>
+  void select_on_node(const pod_type& preemptor, std::size_t node_index, const node_type& node,
+                      const B& budgets, const Nominated& nominated, worker& wk, void* slot) {
+    if constexpr (stamped_budgets<B, node_type>) {
+      detail::node_budget_memo& memo = budget_memo_[node_index];
+      constexpr bool contiguous =
+          std::convertible_to<decltype(node.pods()), std::span<const pod_type>>;
+      if (!memo.current(node.stamp(), budgets.stamp())) {
+        if constexpr (contiguous)  // the flags of every pod, kept for the selection below
+          memo.free = !memo.charge_span(std::span<const pod_type>(node.pods()), 0, budgets,
+                                        wk.scratch);
+        else
+          memo.free = !any_pod_violates(node, budgets, wk.scratch);
+      }
+      if (memo.free) {
+        ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+            preemptor, node, *wk.state, no_budgets{}, nominated, wk.scratch, policy_));
+        return;
+      }
+      if constexpr (contiguous) {
+        const detail::memo_budgets<B, pod_type> remembered(
+            budgets, memo, std::span<const pod_type>(node.pods()));
+        ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+            preemptor, node, *wk.state, remembered, nominated, wk.scratch, policy_));
+        return;
+      }
+    }
+    ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+        preemptor, node, *wk.state, budgets, nominated, wk.scratch, policy_));
+  }
+
+  // Whether charging every pod of the node, in its order, violates a budget.
+  template <class B>
+  static bool any_pod_violates(const node_type& node, const B& budgets,
+                               victim_scratch<pod_type>& scratch) {
+    scratch.start_node(budgets.budget_count());
+    const auto charge = scratch.charger_for_node();
+    for (const pod_type& p : ::preempt::pods_of(node))
+      if (detail::violates_budget(p, budgets, charge)) return true;
     return false;
   }
 
@@ -562,6 +611,8 @@ class evaluator {
   template <class B, class N, class E>
   void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
                [[maybe_unused]] const E& ex) {
+    if constexpr (stamped_budgets<B, node_type>)
+      if (budget_memo_.size() < cluster.size()) budget_memo_.resize(cluster.size());
     if (is_always_inline_v<E> || workers_.size() <= 1) {
       dry_run_inline(preemptor, cluster, budgets, nominations);
       return;
@@ -909,6 +960,7 @@ class evaluator {
   std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
+  std::vector<detail::node_budget_memo> budget_memo_;  // per node, with stamped budgets
   // Branch and bound in the current evaluation.
   bool bounding_ = false;
   // In a parallel batch, the best candidate of the batches before it (what its nodes are bounded

@@ -9,6 +9,10 @@
 //                         for such lvalues: pointers and smart pointers (*e), or
 //                         std::reference_wrapper and other handles with get() (e.get()). A range
 //                         of proxies is read through a small view that yields the pods themselves.
+// Optionally, a node's own n.stamp() (a std::uint64_t) names its pods: a new value whenever they
+// change, the same only for nodes with the same pods (a copy). With a budget set that has one too,
+// the evaluator remembers what the budgets answered on the node (preempt/budget.hpp,
+// stamped_budgets).
 // A type models `node` when both accessors answer. Specialize node_traits with static functions
 // name(n) and pods(n) to adapt a type whose members are named otherwise.
 // The algorithms keep pointers to the pods for as long as a result that names them is used, so

@@ -389,6 +389,18 @@ inline std::int64_t violating_victims(std::span<const std::uint8_t> flags) noexc
   return count;
 }
 
+// charge_into_flags, or the budget set's own answer when it remembers the flags of spans it
+// was charged on (detail::memo_budgets, which an evaluator passes with stamped budgets).
+template <class P, class Budgets, class Scratch>
+bool violation_flags(std::span<const P> pods, const Budgets& budgets, Scratch& scratch,
+                     std::span<std::uint8_t> flags) {
+  if constexpr (requires { requires Budgets::remembers_flags; }) {
+    return budgets.charge_into_flags(pods, scratch, flags);
+  } else {
+    return detail::charge_into_flags(pods, budgets, scratch, flags);
+  }
+}
+
 // Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
 // appended to `entries` in node order.
 template <class P, class N, class Entries, class Policy>
@@ -548,7 +560,7 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
             const std::span<const P> pods = state.removed_pods();
             if (pods.size() == *count && detail::passes(state, preemptor)) {
               const std::span<std::uint8_t> flags = scratch.flag_room(*count);
-              const bool any_violating = detail::charge_into_flags(pods, budgets, scratch, flags);
+              const bool any_violating = detail::violation_flags(pods, budgets, scratch, flags);
               const std::span<const P*> room = scratch.victim_room(*count);
               if (!any_violating) {
                 // No violating pod: the first pass adds nothing back, and the reprieve without

@@ -14,6 +14,9 @@
 // the probe goes on) and nothing else; further memberships follow in a linked overflow list.
 // prefetch_budgets_of(p) asks the processor for p's first slot ahead of the lookup, so that the
 // misses of a node's pods overlap (with many budgets the table does not stay in cache).
+// stamp() names the table's contents (a new value at every add_*): with resource_cluster's nodes,
+// which have one too, the pair models preempt::stamped_budgets, and an evaluator remembers per node
+// what the budgets answered there until either changes.
 //
 // Complexity: for_each_budget_of is O(1) expected + O(k) for the k budgets of the pod; add_member
 // is O(1) amortized expected + O(k + log d) for d disrupted entries, add_disrupted O(d + k).
@@ -35,6 +38,7 @@
 
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
+#include "preempt/detail/content_stamp.hpp"
 #include "preempt/model/resource_pod.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -45,6 +49,7 @@ class budget_table {
   // Adds a budget and returns its index.
   std::size_t add_budget(std::uint32_t namespace_id, std::int32_t disruptions_allowed) {
     budgets_.push_back({namespace_id, disruptions_allowed});
+    stamp_.renew();
     return budgets_.size() - 1;
   }
 
@@ -52,6 +57,7 @@ class budget_table {
   void add_member(std::size_t budget, pod_id uid) {
     PREEMPT_ASSERT(budget < budgets_.size(), "budget_table::add_member: no such budget");
     const key k{uid, static_cast<std::uint32_t>(budget)};
+    stamp_.renew();
     link(uid, k.budget_index, budgets_[budget].namespace_id,
          std::binary_search(disrupted_.begin(), disrupted_.end(), k));
   }
@@ -62,6 +68,7 @@ class budget_table {
     const key k{uid, static_cast<std::uint32_t>(budget)};
     auto at = std::upper_bound(disrupted_.begin(), disrupted_.end(), k);
     if (at != disrupted_.begin() && !(*std::prev(at) < k)) return;  // already present
+    stamp_.renew();
     disrupted_.insert(at, k);
     const std::size_t found = find_slot(uid);
     if (found == npos) return;
@@ -76,6 +83,9 @@ class budget_table {
 
   std::size_t budget_count() const noexcept { return budgets_.size(); }
   std::int32_t disruptions_allowed(std::size_t i) const noexcept { return budgets_[i].allowed; }
+  // Names the table's current contents: a new value whenever a budget, member or disrupted pod
+  // is added, the same in a copy (see detail::content_stamp; budget_set's optional stamp()).
+  std::uint64_t stamp() const noexcept { return stamp_.value(); }
 
   // Inlined into the caller's loop (the lookup is a few instructions around one cache miss).
   // A visitor returning bool ends the visit by returning true (victim selection's, once the pod
@@ -261,6 +271,7 @@ class budget_table {
   std::size_t pods_ = 0;        // used slots
   std::vector<entry> entries_;  // memberships past the first two, linked per pod
   std::vector<key> disrupted_;  // sorted by (uid, budget)
+  ::preempt::detail::content_stamp stamp_;
 };
 
 static_assert(budget_set<budget_table, resource_pod>);

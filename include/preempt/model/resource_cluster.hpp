@@ -13,7 +13,9 @@
 // selection rejects a node where even evicting every lower-priority pod would not make room in
 // O(log k) for k distinct priorities, without visiting the pods. `resource_node` models
 // preempt::node and `resource_cluster` models preempt::cluster, with resource_fit_state as its
-// node state.
+// node state. A node's stamp() names its pods (a new value whenever one is added or removed), so an
+// evaluator can keep what it learned about a node's pods and the budgets (preempt::stamped_budgets)
+// for as long as they stay the same.
 //
 // Complexity: add_pod and remove_pod are O(p + k·d) for p pods on the node (a sorted insert/erase
 // in a contiguous array, which keeps scans fast; the summary's k priority levels of d dimensions);
@@ -39,6 +41,7 @@
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/detail/content_stamp.hpp"
 #include "preempt/model/priority_summary.hpp"
 #include "preempt/model/resource_fit_state.hpp"
 #include "preempt/model/resource_pod.hpp"
@@ -81,6 +84,10 @@ class resource_node {
   // standing for a missing start (different priorities, or both start times given and the first
   // earlier): no importance check is then needed to know the order is strict.
   bool strictly_ordered() const noexcept { return loose_pairs_ == 0; }
+  // Names the node's current pods: a new value whenever a pod is added or removed, the same in a
+  // copy (see detail::content_stamp). The evaluator keeps what it learned from a node's pods
+  // about the budgets (a node where no eviction can violate one) under it.
+  std::uint64_t stamp() const noexcept { return stamp_.value(); }
 
  private:
   friend class resource_cluster;
@@ -94,6 +101,7 @@ class resource_node {
   priority_summary lower_;
   std::vector<std::uint32_t> cache_position_;  // parallel to pods_
   std::string name_;
+  ::preempt::detail::content_stamp stamp_;
 
   // Whether neighbours a, b (a kept before b) are strictly in importance order for any `now`.
   static bool always_strict(const resource_pod& a, const resource_pod& b) noexcept {
@@ -146,6 +154,7 @@ class resource_cluster {
       --n.loose_pairs_;  // the pair the new pod comes between
     n.pods_.insert(at, std::move(p));
     n.loose_pairs_ += n.loose_around(k);
+    n.stamp_.renew();
   }
 
   // Assigns many pods to node i at once, as if add_pod were called for each in turn (the same
@@ -156,6 +165,7 @@ class resource_cluster {
     resource_node& n = nodes_[i];
     const std::size_t old = n.pods_.size(), m = ps.size();
     if (m == 0) return;
+    n.stamp_.renew();
     for (const resource_pod& p : ps) n.requested_.add(p.requests());
     // The new pods in importance order; a stable sort keeps equal ones in arrival order, as
     // add_pod's upper_bound does.
@@ -207,6 +217,7 @@ class resource_cluster {
     const auto it = std::find_if(n.pods_.begin(), n.pods_.end(),
                                  [uid](const resource_pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
+    n.stamp_.renew();
     n.requested_.subtract(it->requests());
     n.lower_.remove(*it);
     const auto k = it - n.pods_.begin();
