@@ -10,6 +10,8 @@
 //   bytes_per_pod_reserved the same with reserve_pods(p) first (= sizeof(model::resource_pod))
 //   bytes_per_node         (sizeof(cluster) + heap of the nodes without pods) / nodes
 //   eval_bytes_per_node    heap an evaluator keeps after a full dry run over every node / nodes
+//   eval_budgets_bytes_per_node  the same with a model::budget_table: its memo of the budgets per
+//                          node included
 //   ledger_bytes_per_node  nomination_ledger after reserve(nodes, nodes, 1) and one nomination
 //                          per node / nodes
 //   budget_bytes_per_member budget_table bytes per (budget, pod) membership
@@ -102,7 +104,7 @@ void BM_model_memory(benchmark::State& state) {
     node_heap = heap::bytes() - before;
   }
   // Pods, without and with reserve_pods.
-  double per_pod = 0, per_pod_reserved = 0, eval_per_node = 0;
+  double per_pod = 0, per_pod_reserved = 0, eval_per_node = 0, eval_budgets_per_node = 0;
   {
     const std::int64_t before = heap::bytes();
     preempt::model::resource_cluster c;
@@ -125,6 +127,25 @@ void BM_model_memory(benchmark::State& state) {
         std::abort();
       eval_per_node = static_cast<double>(heap::bytes() - before_eval - statuses_heap) /
                       static_cast<double>(node_count);
+    }
+    // The same with a budget table (here without budgets): the evaluator then also keeps, per
+    // node, what the budgets answered there (its stamps, and a violation flag per pod charged).
+    const std::int64_t before_budgets = heap::bytes();
+    {
+      const preempt::model::budget_table budgets;
+      const std::int64_t table_heap = heap::bytes() - before_budgets;
+      preempt::evaluator<preempt::model::resource_cluster> ev(cfg);
+      const preempt::filter_statuses statuses(node_count, preempt::status_code::unschedulable);
+      const std::int64_t statuses_heap = heap::bytes() - before_budgets - table_heap;
+      const pod preemptor(
+          {.uid = uid++, .priority = 10, .requests = {3000, 500 << 20}, .start_time = {}});
+      const auto& d = ev.evaluate(preemptor, c, statuses, budgets, preempt::no_nominations{},
+                                  preempt::inline_executor{});
+      if (d.kind != preempt::decision_kind::nominated || d.diagnosis.size() != node_count)
+        std::abort();
+      eval_budgets_per_node =
+          static_cast<double>(heap::bytes() - before_budgets - table_heap - statuses_heap) /
+          static_cast<double>(node_count);
     }
   }
   {
@@ -184,6 +205,7 @@ void BM_model_memory(benchmark::State& state) {
   state.counters["sizeof_pod"] = static_cast<double>(sizeof(pod));
   state.counters["sizeof_node"] = static_cast<double>(sizeof(preempt::model::resource_node));
   state.counters["eval_bytes_per_node"] = eval_per_node;
+  state.counters["eval_budgets_bytes_per_node"] = eval_budgets_per_node;
   state.counters["ledger_bytes_per_node"] = ledger_per_node;
   state.counters["budget_bytes_per_member"] = budget_per_member;
 }
