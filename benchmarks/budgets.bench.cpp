@@ -89,8 +89,9 @@ void BM_budgets(benchmark::State& state) {
   const double cold_ns = bench::time_ns(
       [&] {
         flip = !flip;
-        const auto& d = cold.evaluate(w.preemptor, w.cluster, w.statuses, flip ? renewed : w.budgets,
-                                      preempt::no_nominations{}, preempt::inline_executor{}, at);
+        const auto& d =
+            cold.evaluate(w.preemptor, w.cluster, w.statuses, flip ? renewed : w.budgets,
+                          preempt::no_nominations{}, preempt::inline_executor{}, at);
         benchmark::DoNotOptimize(d.node_index);
       },
       0.1);

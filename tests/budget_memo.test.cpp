@@ -54,8 +54,8 @@ preempt::filter_statuses everywhere_unschedulable(std::size_t nodes) {
 
 template <class D>
 std::string describe(const D& d) {
-  std::string s = std::string(preempt::to_string(d.kind)) + " node=" +
-                  std::to_string(d.node_index) + " victims=";
+  std::string s = std::string(preempt::to_string(d.kind)) +
+                  " node=" + std::to_string(d.node_index) + " victims=";
   for (const pod* v : d.victims) s += std::to_string(v->uid()) + ",";
   s += " violations=" + std::to_string(d.pdb_violations) + " candidates=";
   for (const auto& k : d.candidates) {
@@ -73,8 +73,7 @@ std::string decide(evaluator& ev, const pod& preemptor, const resource_cluster& 
                    const preempt::filter_statuses& statuses, const B& budgets, const E& ex) {
   preempt::attempt at;
   at.offset = 0;
-  return describe(
-      ev.evaluate(preemptor, c, statuses, budgets, preempt::no_nominations{}, ex, at));
+  return describe(ev.evaluate(preemptor, c, statuses, budgets, preempt::no_nominations{}, ex, at));
 }
 
 preempt::evaluator_config every_node(std::size_t parallelism = 1) {
@@ -181,8 +180,8 @@ TEST_CASE("stamped budgets decide as budgets read per victim, decision after dec
       CAPTURE(round);
       CHECK(decide(inline_ev, w.preemptor, w.cluster, statuses, w.budgets,
                    preempt::inline_executor{}) == expected);
-      CHECK(decide(parallel_ev, w.preemptor, w.cluster, statuses, w.budgets,
-                   pool.get_executor()) == expected);
+      CHECK(decide(parallel_ev, w.preemptor, w.cluster, statuses, w.budgets, pool.get_executor()) ==
+            expected);
     }
   }
 }

@@ -521,8 +521,8 @@ class evaluator {
           std::convertible_to<decltype(node.pods()), std::span<const pod_type>>;
       if (!memo.current(node.stamp(), budgets.stamp())) {
         if constexpr (contiguous)  // the flags of every pod, kept for the selection below
-          memo.free = !memo.charge_span(std::span<const pod_type>(node.pods()), 0, budgets,
-                                        wk.scratch);
+          memo.free =
+              !memo.charge_span(std::span<const pod_type>(node.pods()), 0, budgets, wk.scratch);
         else
           memo.free = !any_pod_violates(node, budgets, wk.scratch);
       }
@@ -532,8 +532,8 @@ class evaluator {
         return;
       }
       if constexpr (contiguous) {
-        const detail::memo_budgets<B, pod_type> remembered(
-            budgets, memo, std::span<const pod_type>(node.pods()));
+        const detail::memo_budgets<B, pod_type> remembered(budgets, memo,
+                                                           std::span<const pod_type>(node.pods()));
         ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
             preemptor, node, *wk.state, remembered, nominated, wk.scratch, policy_));
         return;

@@ -67,7 +67,8 @@ struct node_budget_memo {
                    Scratch& scratch) {
     flags.resize(pods.size());
     scratch.start_node(budgets.budget_count());
-    any_violating = detail::charge_into_flags(pods, budgets, scratch, std::span<std::uint8_t>(flags));
+    any_violating =
+        detail::charge_into_flags(pods, budgets, scratch, std::span<std::uint8_t>(flags));
     span_offset = offset;
     return any_violating;
   }
