@@ -25,11 +25,13 @@
 //                                    sets that answer alike (a copy). With nodes that have stamp()
 //                                    too (the same promise for the node's pods;
 //                                    model::resource_node), the pair models
-//                                    `stamped_budgets<B, N>`: the evaluator then remembers, per
+//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
+//                                    contiguous std::span of pods, the evaluator remembers, per
 //                                    node, whether charging every pod of the node violates no
-//                                    budget, and where none does it selects victims without
-//                                    reading the budgets (no subset of the pods, in any order, can
-//                                    violate one either), until either stamp changes.
+//                                    budget (then no subset of the pods, in any order, can: it
+//                                    selects victims there without reading the budgets) and the
+//                                    violation flags of the pods it charged, until either stamp
+//                                    changes.
 // The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
 // budget spent on another node.
 //

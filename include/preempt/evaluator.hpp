@@ -508,50 +508,39 @@ class evaluator {
     return false;
   }
 
-  // select_victims on one node, its result constructed at `slot`. With stamped budgets, through
-  // the node's memo (detail::node_budget_memo, brought up to date first): a node where no
-  // eviction can violate a budget is selected without budgets, another with the violation flags
-  // it remembers. Each worker writes the memo entries of the nodes it evaluates (distinct nodes).
+  // Whether the evaluator remembers what budgets of type B answered per node: stamped budgets,
+  // and nodes whose pods() is a contiguous span (the memo names a span by its offset).
+  template <class B>
+  static constexpr bool remembers_budgets =
+      stamped_budgets<B, node_type> &&
+      std::convertible_to<decltype(std::declval<const node_type&>().pods()),
+                          std::span<const pod_type>>;
+
+  // select_victims on one node, its result constructed at `slot`. With remembers_budgets, through
+  // the node's memo (detail::node_budget_memo, brought up to date first by charging every pod of
+  // the node): a node where no eviction can violate a budget is selected without budgets, another
+  // with the violation flags it remembers. Each worker writes the memo entries of the nodes it
+  // evaluates (distinct nodes).
   template <class B, class Nominated>
   void select_on_node(const pod_type& preemptor, std::size_t node_index, const node_type& node,
                       const B& budgets, const Nominated& nominated, worker& wk, void* slot) {
-    if constexpr (stamped_budgets<B, node_type>) {
+    if constexpr (remembers_budgets<B>) {
       detail::node_budget_memo& memo = budget_memo_[node_index];
-      constexpr bool contiguous =
-          std::convertible_to<decltype(node.pods()), std::span<const pod_type>>;
-      if (!memo.current(node.stamp(), budgets.stamp())) {
-        if constexpr (contiguous)  // the flags of every pod, kept for the selection below
-          memo.free =
-              !memo.charge_span(std::span<const pod_type>(node.pods()), 0, budgets, wk.scratch);
-        else
-          memo.free = !any_pod_violates(node, budgets, wk.scratch);
-      }
+      const std::span<const pod_type> pods(node.pods());
+      if (!memo.current(node.stamp(), budgets.stamp()))
+        memo.free = !memo.charge_span(pods, 0, budgets, wk.scratch);
       if (memo.free) {
         ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
             preemptor, node, *wk.state, no_budgets{}, nominated, wk.scratch, policy_));
-        return;
-      }
-      if constexpr (contiguous) {
-        const detail::memo_budgets<B, pod_type> remembered(budgets, memo,
-                                                           std::span<const pod_type>(node.pods()));
+      } else {
+        const detail::memo_budgets<B, pod_type> remembered(budgets, memo, pods);
         ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
             preemptor, node, *wk.state, remembered, nominated, wk.scratch, policy_));
-        return;
       }
+    } else {
+      ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+          preemptor, node, *wk.state, budgets, nominated, wk.scratch, policy_));
     }
-    ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
-        preemptor, node, *wk.state, budgets, nominated, wk.scratch, policy_));
-  }
-
-  // Whether charging every pod of the node, in its order, violates a budget.
-  template <class B>
-  static bool any_pod_violates(const node_type& node, const B& budgets,
-                               victim_scratch<pod_type>& scratch) {
-    scratch.start_node(budgets.budget_count());
-    const auto charge = scratch.charger_for_node();
-    for (const pod_type& p : ::preempt::pods_of(node))
-      if (detail::violates_budget(p, budgets, charge)) return true;
-    return false;
   }
 
   // Evaluates node `item` of the current batch on worker `w`: its result in the item's slot, its
@@ -611,7 +600,7 @@ class evaluator {
   template <class B, class N, class E>
   void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
                [[maybe_unused]] const E& ex) {
-    if constexpr (stamped_budgets<B, node_type>)
+    if constexpr (remembers_budgets<B>)
       if (budget_memo_.size() < cluster.size()) budget_memo_.resize(cluster.size());
     if (is_always_inline_v<E> || workers_.size() <= 1) {
       dry_run_inline(preemptor, cluster, budgets, nominations);
@@ -960,7 +949,7 @@ class evaluator {
   std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
   std::vector<std::size_t> potential_;
   std::size_t batch_base_ = 0;
-  std::vector<detail::node_budget_memo> budget_memo_;  // per node, with stamped budgets
+  std::vector<detail::node_budget_memo> budget_memo_;  // per node, with remembers_budgets
   // Branch and bound in the current evaluation.
   bool bounding_ = false;
   // In a parallel batch, the best candidate of the batches before it (what its nodes are bounded
