@@ -512,9 +512,9 @@ class evaluator {
   // and nodes whose pods() is a contiguous span (the memo names a span by its offset).
   template <class B>
   static constexpr bool remembers_budgets =
-      stamped_budgets<B, node_type> &&
-      std::convertible_to<decltype(std::declval<const node_type&>().pods()),
-                          std::span<const pod_type>>;
+      stamped_budgets<B, node_type> && requires(const node_type& n) {
+        { n.pods() } -> std::convertible_to<std::span<const pod_type>>;
+      };
 
   // select_victims on one node, its result constructed at `slot`. With remembers_budgets, through
   // the node's memo (detail::node_budget_memo, brought up to date first by charging every pod of
