@@ -13,9 +13,11 @@
 //
 // Inputs are JSON or YAML, files or streams (`-` reads standard input). Nodes are taken in input
 // order; --offset N starts the dry run at the N-th node preemption may help (upstream draws it at
-// random), 0 by default, so the answer is deterministic. Exit status: 0 for every decision
-// (nominated, fits, not-eligible, unschedulable), 2 for bad input, with one message naming the
-// file, the object and the field.
+// random), 0 by default, so the answer is deterministic. Exit status (exit_statuses below, also in
+// --help): 0 for every decision taken as kube-scheduler takes it (nominated, fits, not-eligible,
+// unschedulable), 2 for bad input, with one message naming the file, the object and the field, 3
+// for a decision that depends on something kube-scheduler reads and the tool does not model (the
+// output names each in `notModelled` and the warnings).
 //
 // SPDX-License-Identifier: Apache-2.0
 #include <charconv>
@@ -42,7 +44,16 @@
 
 namespace {
 
+constexpr int exit_decided = 0;
 constexpr int exit_bad_input = 2;
+constexpr int exit_not_modelled = 3;
+
+constexpr const char* exit_statuses =
+    "Exit status:\n"
+    "  0  decided as kube-scheduler decides (nominated, fits, not-eligible, unschedulable, ...)\n"
+    "  2  bad input or command line: one line on stderr names the file, the object and the field\n"
+    "  3  decided, but the answer depends on something kube-scheduler reads that the tool does\n"
+    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON notModelled)";
 
 int bad_input(const std::string& message) {
   std::cerr << "preempt-whatif: " << whatif::one_line(message) << "\n";
@@ -76,6 +87,7 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
       "bundled example. Installed as kubectl-preempt_whatif it is a kubectl plugin that reads the\n"
       "current context's cluster through kubectl unless --cluster is given.",
       cl.plugin ? "kubectl preempt-whatif" : "preempt-whatif"};
+  app.footer(exit_statuses);
   app.add_option("--cluster", cl.cluster_files,
                  "Cluster dump(s): kubectl lists or objects, JSON or YAML; '-' reads stdin")
       ->type_name("FILE");
@@ -246,9 +258,11 @@ int main(int argc, char** argv) {
 
   const whatif::stopwatch decide_clock;
   std::vector<whatif::report> reports;
+  bool not_modelled = false;
   if (!cl.pod_group.empty()) {
     whatif::group_report r;
     if (auto e = analysis.decide_group(cl.pod_group, opts, r)) return bad_input(e->message);
+    not_modelled = !r.not_modelled.empty();
     print(cl.output == "json" ? whatif::to_json(r) : whatif::to_text(r, in.origin));
   } else if (cl.all_pending) {
     for (std::size_t i : analysis.pending_in_queue_order()) {
@@ -264,6 +278,7 @@ int main(int argc, char** argv) {
     print(cl.output == "json" ? whatif::to_json(reports.back())
                               : whatif::to_text(reports.back(), in.origin));
   }
+  for (const whatif::report& r : reports) not_modelled = not_modelled || !r.not_modelled.empty();
   if (cl.timings)
     print_timings(in, load_wall, load_cpu, analysis, decide_clock.wall_seconds(),
                   decide_clock.cpu_seconds(), reports.size());
@@ -271,5 +286,5 @@ int main(int argc, char** argv) {
   // tenth of a second more.
   std::fflush(stdout);
   std::fflush(stderr);
-  std::_Exit(0);
+  std::_Exit(not_modelled ? exit_not_modelled : exit_decided);
 }

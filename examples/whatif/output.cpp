@@ -231,6 +231,8 @@ std::string to_json(const report& r) {
   o += r.nodes.empty() ? "]" : "\n  ]";
   o += ",\n  \"warnings\": ";
   json_strings(o, r.warnings);
+  o += ",\n  \"notModelled\": ";
+  json_strings(o, r.not_modelled);
   o += "\n}\n";
   return o;
 }
@@ -410,6 +412,8 @@ std::string to_json(const group_report& r) {
   json_string(o, r.message);
   o += ",\n  \"warnings\": ";
   json_strings(o, r.warnings);
+  o += ",\n  \"notModelled\": ";
+  json_strings(o, r.not_modelled);
   o += "\n}\n";
   return o;
 }

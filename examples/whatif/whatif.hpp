@@ -89,6 +89,14 @@ struct report {
   // How many of `warnings` come first from the dump itself (the same for every pod); the rest
   // are about this pod. Not part of any output contract.
   std::size_t dump_warnings = 0;
+  // What kube-scheduler reads for this decision that the tool does not model, each naming the
+  // object, the field and what is missing. Any entry means the answer may not be kube-scheduler's:
+  // each is in `warnings` too ("not modelled: ..."), and the tool exits with status 3.
+  std::vector<std::string> not_modelled;
+  void refuse(std::string what) {
+    warnings.push_back("not modelled: " + what);
+    not_modelled.push_back(std::move(what));
+  }
 
   // Wall-clock seconds: building the model (nodes, pods, budgets, nominations), then deciding
   // (filters on every node and the preemption evaluation). Not part of any output contract.
@@ -126,6 +134,12 @@ struct group_report {
   std::size_t pod_group_disruptions = 0;
   std::string placement = group_placement_method;
   std::vector<std::string> warnings;
+  // As report::not_modelled: inputs the decision depends on that the tool does not model (exit 3).
+  std::vector<std::string> not_modelled;
+  void refuse(std::string what) {
+    warnings.push_back("not modelled: " + what);
+    not_modelled.push_back(std::move(what));
+  }
 };
 
 // The model of one dump, built once and asked for as many decisions as wanted: each decision is
