@@ -4,8 +4,9 @@
 #include <preempt/version.hpp>
 
 #define SCHEDULER_STRINGIFY(x) #x
-#define SCHEDULER_VERSION_TEXT(major, minor, patch) \
-  "preempt " SCHEDULER_STRINGIFY(major) "." SCHEDULER_STRINGIFY(minor) "." SCHEDULER_STRINGIFY(patch)
+#define SCHEDULER_VERSION_TEXT(major, minor, patch)                                             \
+  "preempt " SCHEDULER_STRINGIFY(major) "." SCHEDULER_STRINGIFY(minor) "." SCHEDULER_STRINGIFY( \
+      patch)
 // "preempt <major>.<minor>.<patch>" of the preempt headers the includer sees.
 #define SCHEDULER_PREEMPT_VERSION \
   SCHEDULER_VERSION_TEXT(PREEMPT_VERSION_MAJOR, PREEMPT_VERSION_MINOR, PREEMPT_VERSION_PATCH)
