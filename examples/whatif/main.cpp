@@ -53,7 +53,8 @@ constexpr const char* exit_statuses =
     "  0  decided as kube-scheduler decides (nominated, fits, not-eligible, unschedulable, ...)\n"
     "  2  bad input or command line: one line on stderr names the file, the object and the field\n"
     "  3  decided, but the answer depends on something kube-scheduler reads that the tool does\n"
-    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON notModelled)";
+    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON "
+    "notModelled)";
 
 int bad_input(const std::string& message) {
   std::cerr << "preempt-whatif: " << whatif::one_line(message) << "\n";
