@@ -67,7 +67,12 @@ class unit_selection_scratch {
 
   unit_selection_scratch() = default;
   explicit unit_selection_scratch(const Allocator& alloc)
-      : ranked_(alloc), chosen_(alloc), victims_(alloc), stamps_(alloc), tally_(alloc) {}
+      : ranked_(alloc),
+        chosen_(alloc),
+        victims_(alloc),
+        stamps_(alloc),
+        where_(alloc),
+        tally_(alloc) {}
 
   void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
     ranked_.reserve(units);
@@ -91,6 +96,7 @@ class unit_selection_scratch {
   void reserve(const room& r, std::size_t budgets) {
     reserve(r.node_units, r.pods, budgets);
     stamps_.reserve(r.units);
+    where_.reserve(r.units);
   }
 
  private:
@@ -101,6 +107,7 @@ class unit_selection_scratch {
     chosen_.clear();
     victims_.clear();
     if (stamps_.size() < units) stamps_.resize(units, 0u);
+    if (where_.size() < units) where_.resize(units, 0u);
     if (++generation_ == 0) {
       std::fill(stamps_.begin(), stamps_.end(), 0u);
       generation_ = 1;
@@ -111,6 +118,7 @@ class unit_selection_scratch {
   std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, in upstream's order
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
+  std::vector<std::uint32_t, rebound<std::uint32_t>> where_;   // per unit met: its ranked_ entry
   budget_tally<rebound<std::int64_t>> tally_;
   std::uint32_t generation_ = 0;
 };
@@ -130,20 +138,29 @@ struct select_unit_victims_fn {
     scratch.start(all.size());
     auto& ranked = scratch.ranked_;
 
+    // Each unit stands where upstream builds it: at its first member in the cache's order of x.
+    constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
     std::size_t k = 0;
     for (const P& p : ::preempt::pods_of(cluster[x])) {
       (void)p;
       const std::size_t i = k++;
       const std::uint32_t u = units.unit_of(x, i);
-      if (scratch.stamps_[u] == scratch.generation_) continue;
+      const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
+      if (scratch.stamps_[u] == scratch.generation_) {
+        if (const std::uint32_t at = scratch.where_[u]; at != not_eligible)
+          ranked[at].position = std::min(ranked[at].position, position);
+        continue;
+      }
       scratch.stamps_[u] = scratch.generation_;
+      scratch.where_[u] = not_eligible;
       if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
-                                                        preemptor, policy))
-        ranked.push_back(
-            ranked_unit{u, 0, false, ::preempt::detail::cache_position(cluster[x], i)});
+                                                        preemptor, policy)) {
+        scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
+        ranked.push_back(ranked_unit{u, 0, false, position});
+      }
     }
 
-    const auto on_x = [&](const victim_unit& u, auto&& op) -> status {
+    const auto each_member = [&](const victim_unit& u, auto&& op) -> status {
       for (const unit_member<P>& m : units.members_of(u))
         if (m.node == x)
           if (status st = op(*m.pod); !st) return st;
@@ -153,15 +170,18 @@ struct select_unit_victims_fn {
     const auto add = [&](const P& p) { return status(state.add_pod(p)); };
 
     for (const ranked_unit& r : ranked)
-      if (status st = on_x(all[r.unit], remove); !st) return {st, {}, 0};
+      if (status st = each_member(all[r.unit], remove); !st) return {st, {}, 0};
     if (ranked.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
     if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
       return {st, {}, 0};
 
-    // Upstream's sort.Slice by importance over the units in the cache's order of node x.
+    // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
+    // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
+    // stands for the moment it was built, in that order (policy.hpp).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = ub.order = 0;  // equally important units stay where Go's pdqsort leaves them
+      ua.order = ua.started ? 0 : a.position + 1;
+      ub.order = ub.started ? 0 : b.position + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
     };
     std::sort(ranked.begin(), ranked.end(),
@@ -172,11 +192,11 @@ struct select_unit_victims_fn {
 
     std::int64_t violations = 0;
     const auto reprieve = [&](ranked_unit& r) -> status {
-      if (status st = on_x(all[r.unit], add); !st) return st;
+      if (status st = each_member(all[r.unit], add); !st) return st;
       const status fit = ::preempt::passes_with_nominated(state, preemptor, nominated);
       if (fit.code() == status_code::error) return fit;
       if (fit) return status::ok();
-      if (status st = on_x(all[r.unit], remove); !st) return st;
+      if (status st = each_member(all[r.unit], remove); !st) return st;
       r.victim = true;
       violations += r.violations;
       return status::ok();
