@@ -15,7 +15,9 @@
 // state. Each state keeps only node-local what-if data: the node's host ports in use and the
 // overlays of topology_spread.hpp and inter_pod_affinity.hpp, which prepare_state(i) resets and
 // remove_pod/add_pod update (upstream's RemovePod/AddPod PreFilter extensions) without copying
-// any cluster-wide count.
+// any cluster-wide count. remove_pod_elsewhere/add_pod_elsewhere(p, node) apply those extensions
+// for a pod of another node (upstream's removal of a pod group's members on other nodes while one
+// node is evaluated), changing only the overlays.
 //
 // A plugin whose PreFilter leaves it nothing to check costs nothing: without wanted host ports no
 // state tracks the ports in use, and when none of the three filters, a state is Base's own plus
@@ -110,6 +112,18 @@ class filter_cluster {
       affinity_.update(f.pod, +1, known_match(p));
       return status::ok();
     }
+    // upstream's RemovePod/AddPod PreFilter extensions for a pod of another node `node`: a
+    // member of a pod group evicted whole (or added back) while this node is evaluated. Only the
+    // PreFilter state changes (PodTopologySpread's and InterPodAffinity's counts); neither node's
+    // pods nor ports do, as upstream mutates only the evaluated node's NodeInfo.
+    status remove_pod_elsewhere(const pod_type& p, std::size_t node) {
+      update_elsewhere(p, node, -1);
+      return status::ok();
+    }
+    status add_pod_elsewhere(const pod_type& p, std::size_t node) {
+      update_elsewhere(p, node, +1);
+      return status::ok();
+    }
     status fits(const pod_type& p) {
       if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
       if (status st = base_.fits(p); !st) return st;
@@ -153,20 +167,36 @@ class filter_cluster {
         if (&q == &p) return true;
       return false;
     }
-    // What InterPodAffinity's PreFilter found of p when p is one of the node's pods (its
-    // position among them: an address compared, no label read), else nullptr.
+    void update_elsewhere(const pod_type& p, std::size_t node, std::int64_t delta) {
+      if (!owner_->reads_pods_ || node == node_) return;
+      const pod_filter_facts& f = owner_->pod_facts_(p);
+      spread_.update_on(node, f.pod, delta);
+      if (owner_->affinity_.active()) {
+        const node_facts& n = owner_->node_facts_(node);
+        affinity_.update_elsewhere(f.pod, delta,
+                                   n.labels != nullptr ? *n.labels : owner_->no_labels_,
+                                   known_match(p, node));
+      }
+    }
+    // What InterPodAffinity's PreFilter found of p when p is one of the pods of `node` (the
+    // current node by default; its position among them: an address compared, no label read),
+    // else nullptr.
     const inter_pod_affinity_prefilter::pod_match* known_match(const pod_type& p) const {
+      return known_match(p, node_);
+    }
+    const inter_pod_affinity_prefilter::pod_match* known_match(const pod_type& p,
+                                                               std::size_t node) const {
       if (!owner_->affinity_.active()) return nullptr;
-      const auto& pods = (*owner_->base_)[node_].pods();
+      const auto& pods = (*owner_->base_)[node].pods();
       if constexpr (std::ranges::contiguous_range<decltype(pods)>) {
         const pod_type* first = std::ranges::data(pods);
         const pod_type* last = first + std::ranges::size(pods);
         if (std::less<>{}(&p, first) || !std::less<>{}(&p, last)) return nullptr;
-        return owner_->affinity_.match_of(node_, static_cast<std::size_t>(&p - first));
+        return owner_->affinity_.match_of(node, static_cast<std::size_t>(&p - first));
       } else {
         std::size_t pos = 0;
         for (const auto& q : pods) {
-          if (&q == &p) return owner_->affinity_.match_of(node_, pos);
+          if (&q == &p) return owner_->affinity_.match_of(node, pos);
           ++pos;
         }
         return nullptr;

@@ -7,8 +7,11 @@
 //   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
 //      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
 //      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state (members on other nodes stay: upstream
-//      only updates its PreFilter state for them, and the fit is checked on x alone).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
 //   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
@@ -160,14 +163,29 @@ struct select_unit_victims_fn {
       }
     }
 
+    // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
+    // state, those on other nodes through the state's PreFilter extensions only, when it has them
+    // (remove_pod_elsewhere/add_pod_elsewhere: kubernetes::filter_cluster).
+    constexpr bool updates_elsewhere = requires(S& s, const P& p, std::size_t n) {
+      s.remove_pod_elsewhere(p, n);
+      s.add_pod_elsewhere(p, n);
+    };
     const auto each_member = [&](const victim_unit& u, auto&& op) -> status {
       for (const unit_member<P>& m : units.members_of(u))
-        if (m.node == x)
-          if (status st = op(*m.pod); !st) return st;
+        if (m.node == x || updates_elsewhere)
+          if (status st = op(*m.pod, m.node); !st) return st;
       return status::ok();
     };
-    const auto remove = [&](const P& p) { return status(state.remove_pod(p)); };
-    const auto add = [&](const P& p) { return status(state.add_pod(p)); };
+    const auto remove = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.remove_pod_elsewhere(p, node));
+      return status(state.remove_pod(p));
+    };
+    const auto add = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.add_pod_elsewhere(p, node));
+      return status(state.add_pod(p));
+    };
 
     for (const ranked_unit& r : ranked)
       if (status st = each_member(all[r.unit], remove); !st) return {st, {}, 0};
