@@ -41,7 +41,14 @@ struct pod_object {
   std::optional<preempt::timestamp> created;  // metadata.creationTimestamp
   bool deleting = false;                      // metadata.deletionTimestamp is set
   bool terminating_by_preemption = false;
-  k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)
+  // Effective requests of the pod to place (init containers, sidecars, pod level, overhead: the
+  // spec, k8s::effective_requests), and, when they differ, of the pod as counted on a node or a
+  // nominated node (k8s::node_requests: an in-place resize's status).
+  k8s::resource_list requests;
+  std::optional<k8s::resource_list> node_requests;
+  const k8s::resource_list& counted_requests() const {
+    return node_requests ? *node_requests : requests;
+  }
   // Read for pods without spec.nodeName only (the pending pods, among them the preemptor).
   k8s::pod_placement placement;
   // Host ports of the containers and sidecars (NodePorts), read for every pod.

@@ -153,6 +153,7 @@ constexpr field<k8s::container_resources> resources_fields[] = {
     {"limits", decode::resource_map<&k8s::container_resources::limits>{}},
 };
 constexpr field<k8s::container_resources> container_fields[] = {
+    {"name", decode::text<&k8s::container_resources::name>{}},
     {"resources", decode::flatten<resources_fields>{}},
     {"restartPolicy",
      [](context& x, dom::element e, k8s::container_resources& c) {
@@ -337,8 +338,25 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
     {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
      [](pod_decoding& p) { p.pod_group.reset(); }},
 };
+// In-place resize: what a container status, and the pod's status, say is allocated and actuated.
+constexpr field<k8s::actuated_resources> actuated_fields[] = {
+    {"requests", decode::resource_map<&k8s::actuated_resources::requests>{}},
+};
+constexpr field<k8s::container_status> container_status_fields[] = {
+    {"name", decode::text<&k8s::container_status::name>{}},
+    {"allocatedResources", decode::resource_map<&k8s::container_status::allocated>{}},
+    {"resources", decode::object<actuated_fields, &k8s::container_status::resources>{}},
+};
 constexpr field<pod_decoding> pod_status_fields[] = {
     {"phase", decode::text<&pod_object::phase>{}},
+    {"containerStatuses", decode::list<container_status_fields, &pod_decoding::resources,
+                                       &k8s::pod_resources::container_statuses>{}},
+    {"initContainerStatuses", decode::list<container_status_fields, &pod_decoding::resources,
+                                           &k8s::pod_resources::init_container_statuses>{}},
+    {"allocatedResources",
+     decode::resource_map<&pod_decoding::resources, &k8s::pod_resources::allocated>{}},
+    {"resources",
+     decode::object<actuated_fields, &pod_decoding::resources, &k8s::pod_resources::resources>{}},
     {"nominatedNodeName", decode::text<&pod_object::nominated_node_name>{}},
     {"startTime", decode::instant<&pod_object::start_time>{}},
     {"conditions",
@@ -368,6 +386,42 @@ struct condition_list {
   std::vector<k8s::pod_condition> conditions;
 };
 
+// The reason of the first PodResizePending condition (IsPodResizeInfeasible/Deferred), read
+// without decoding the other conditions.
+bool read_resize_state(context& x, dom::element conditions, k8s::resize_state& out) {
+  auto s = x.field("status");
+  auto c = x.field("conditions");
+  dom::array list;
+  if (!x.read_array(conditions, list)) return false;
+  std::size_t i = 0;
+  for (dom::element e : list) {
+    auto at = x.index(i++);
+    dom::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS) continue;
+    std::string_view type;
+    dom::element reason;
+    bool has_reason = false;
+    for (dom::key_value_pair kv : o) {
+      if (kv.key == "type" && kv.value.get_string().get(type) != simdjson::SUCCESS) type = {};
+      if (kv.key == "reason") {
+        reason = kv.value;
+        has_reason = !kv.value.is_null();
+      }
+    }
+    if (type != "PodResizePending") continue;
+    std::string_view why;
+    if (has_reason) {
+      auto r = x.field("reason");
+      if (!x.read_string(reason, why)) return false;
+    }
+    out = why == "Infeasible" ? k8s::resize_state::infeasible
+          : why == "Deferred" ? k8s::resize_state::deferred
+                              : k8s::resize_state::none;
+    return true;
+  }
+  return true;
+}
+
 bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement) {
   if (!read_named(x, obj, pod_fields, p)) return false;
   if (full_placement || p.node_name.empty()) {
@@ -376,7 +430,10 @@ bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement
       if (!decode::read_fields(x, spec, pod_placement_fields, p)) return false;
   }
   p.placement.node_name = p.node_name;
+  if (p.conditions && !read_resize_state(x, *p.conditions, p.resources.resize)) return false;
   p.requests = k8s::effective_requests(p.resources);
+  if (k8s::resource_list counted = k8s::node_requests(p.resources); !(counted == p.requests))
+    p.node_requests = std::move(counted);
   {
     auto s = x.field("spec");
     pod_ports ports;

@@ -408,7 +408,7 @@ std::optional<load_error> analysis::model::add_pods() {
       return e;
     preempt::model::pod_spec spec{.uid = i + 1,
                                   .priority = r.priority,
-                                  .requests = k8s::to_resource_vector(p.requests, names),
+                                  .requests = k8s::to_resource_vector(p.counted_requests(), names),
                                   .start_time = p.start_time,
                                   .namespace_id = pod_namespace[i],
                                   .terminating = p.deleting,
