@@ -651,7 +651,8 @@ def run_tool(d, args='', stdin_name=None, json_output=True):
 
 failures = []
 for name in sorted(os.listdir(OUT)) if os.path.isdir(OUT) else []:
-    if name not in HAND_WRITTEN: shutil.rmtree(os.path.join(OUT, name))
+    # field-* folders are field_scenarios.py's.
+    if name not in HAND_WRITTEN and not name.startswith('field-'): shutil.rmtree(os.path.join(OUT, name))
 for name in sorted(HAND_WRITTEN):
     d = os.path.join(OUT, name)
     if not os.path.isdir(d):
