@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "preempt/kubernetes/kubernetes.hpp"
@@ -61,6 +63,15 @@ struct pod_object {
   std::vector<k8s::spread_constraint> spread;
   // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
   std::optional<std::string> pod_group;
+  // spec.schedulingGates[].name: the pod stays in the queue while any remains (SchedulingGates).
+  std::vector<std::string> scheduling_gates;
+  std::optional<std::string> runtime_class;  // spec.runtimeClassName
+  // The preemptor read from its own file (--pod): its containers and overhead as written, for
+  // the API server's admission (admission.hpp); null for the pods of the dump.
+  std::shared_ptr<const k8s::pod_resources> manifest;
+  // What the API server would do to the manifest that the dump cannot tell (admission.hpp):
+  // each decision for this pod is refused with these.
+  std::vector<std::string> not_modelled;
   // Where the object came from, for messages: the input file and "items[i]" position.
   std::uint32_t file = 0;
   std::size_t item = 0;
@@ -101,6 +112,27 @@ struct group_object {
   }
 };
 
+// A RuntimeClass (node.k8s.io/v1): what RuntimeClass admission copies into a pod.
+struct runtime_class_object {
+  std::string name;
+  std::optional<k8s::resource_list> overhead;                      // overhead.podFixed
+  std::vector<std::pair<std::string, std::string>> node_selector;  // scheduling.nodeSelector
+  std::vector<k8s::toleration> tolerations;                        // scheduling.tolerations
+  std::uint32_t file = 0;
+};
+
+// A LimitRange: its Container items' defaults, as LimitRanger applies them to a new pod.
+struct limit_range_object {
+  struct item {
+    std::string type;  // Container, Pod, PersistentVolumeClaim
+    k8s::resource_list default_request, default_limit, min, max;
+  };
+  std::string ns;
+  std::string name;
+  std::vector<item> limits;  // spec.limits
+  std::uint32_t file = 0;
+};
+
 struct namespace_object {
   std::string name;
   k8s::label_set labels;
@@ -116,7 +148,9 @@ struct cluster_dump {
   std::vector<k8s::priority_class> classes;
   std::vector<std::uint32_t> class_files;
   std::vector<group_object> groups;  // PodGroups and CompositePodGroups, in input order
-  std::size_t workloads = 0;         // Workload objects read (preemption does not use them)
+  std::vector<runtime_class_object> runtime_classes;
+  std::vector<limit_range_object> limit_ranges;
+  std::size_t workloads = 0;  // Workload objects read (preemption does not use them)
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
 };
 

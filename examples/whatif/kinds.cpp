@@ -5,6 +5,7 @@
 #include "kinds.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -144,6 +145,7 @@ bool read_node(context& x, dom::element obj, node_decoding& n) {
 
 struct pod_decoding : pod_object {
   k8s::pod_resources resources;
+  bool host_network = false;               // spec.hostNetwork
   std::vector<dom::element> specs;         // every spec object, for the placement pass
   std::optional<dom::element> conditions;  // the last status.conditions
 };
@@ -248,11 +250,17 @@ constexpr field<k8s::spread_constraint> spread_fields[] = {
 
 // Host ports: containers[*].ports and those of sidecars (initContainers with restartPolicy
 // Always), as upstream's GetHostPorts.
+// A container port: its host side, and containerPort, which a hostNetwork pod's hostPort
+// defaults to (SetDefaults_Pod, defaultHostNetworkPorts).
+struct container_port : k8s::host_port {
+  std::int32_t number = 0;  // containerPort
+};
 struct port_container {
-  std::vector<k8s::host_port> ports;
+  std::vector<container_port> ports;
   bool restart_always = false;
 };
-constexpr field<k8s::host_port> port_fields[] = {
+constexpr field<container_port> port_fields[] = {
+    {"containerPort", decode::int32<&container_port::number>{}},
     {"hostPort", decode::int32<&k8s::host_port::port>{}},
     {"hostIP", decode::text<&k8s::host_port::host_ip>{}},
     {"protocol", decode::text<&k8s::host_port::protocol>{}},
@@ -337,6 +345,30 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      }},
     {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
      [](pod_decoding& p) { p.pod_group.reset(); }},
+    {"schedulingGates",
+     [](context& x, dom::element e, pod_decoding& p) {
+       return decode::detail::read_each(x, e, p.scheduling_gates,
+                                        [&](dom::element g, std::string& name) {
+                                          dom::object o;
+                                          if (!x.read_object(g, o)) return false;
+                                          for (dom::key_value_pair kv : o) {
+                                            if (kv.key != "name" || kv.value.is_null()) continue;
+                                            auto f = x.field("name");
+                                            if (!x.read_string(kv.value, name)) return false;
+                                          }
+                                          return true;
+                                        });
+     },
+     [](pod_decoding& p) { p.scheduling_gates.clear(); }},
+    {"runtimeClassName",
+     [](context& x, dom::element e, pod_decoding& p) {
+       std::string name;
+       if (!x.read_string(e, name)) return false;
+       p.runtime_class = std::move(name);
+       return true;
+     },
+     [](pod_decoding& p) { p.runtime_class.reset(); }},
+    {"hostNetwork", decode::boolean<&pod_decoding::host_network>{}},
 };
 // In-place resize: what a container status, and the pod's status, say is allocated and actuated.
 constexpr field<k8s::actuated_resources> actuated_fields[] = {
@@ -439,13 +471,20 @@ bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement
     pod_ports ports;
     for (dom::element spec : p.specs)
       if (!decode::read_fields(x, spec, pod_ports_fields, ports)) return false;
+    // hostNetwork: a hostPort left out is the containerPort (the API server's defaulting;
+    // a stored pod already carries it).
+    const auto host_side = [&](const container_port& cp) {
+      k8s::host_port hp = cp;
+      if (p.host_network && hp.port == 0) hp.port = cp.number;
+      return hp;
+    };
     for (const port_container& c : ports.init_containers)
       if (c.restart_always)
-        for (const k8s::host_port& hp : c.ports)
-          if (hp.port > 0) p.host_ports.push_back(hp);
+        for (const container_port& cp : c.ports)
+          if (const k8s::host_port hp = host_side(cp); hp.port > 0) p.host_ports.push_back(hp);
     for (const port_container& c : ports.containers)
-      for (const k8s::host_port& hp : c.ports)
-        if (hp.port > 0) p.host_ports.push_back(hp);
+      for (const container_port& cp : c.ports)
+        if (const k8s::host_port hp = host_side(cp); hp.port > 0) p.host_ports.push_back(hp);
   }
   // Conditions matter only for pods being deleted: they tell whether it is a preemption.
   if (p.deleting && p.conditions) {
@@ -582,6 +621,40 @@ constexpr field<workload_object> workload_fields[] = {
     {"metadata", decode::flatten<workload_metadata_fields>{}, required},
 };
 
+// ---- RuntimeClass (node.k8s.io/v1), LimitRange -------------------------------------------------
+
+constexpr field<runtime_class_object> runtime_class_metadata_fields[] = {
+    name_field<runtime_class_object>};
+constexpr field<runtime_class_object> runtime_class_overhead_fields[] = {
+    {"podFixed", decode::resource_map<&runtime_class_object::overhead>{}},
+};
+constexpr field<runtime_class_object> runtime_class_scheduling_fields[] = {
+    {"nodeSelector", decode::string_map<&runtime_class_object::node_selector>{}},
+    {"tolerations", decode::list<toleration_fields, &runtime_class_object::tolerations>{}},
+};
+constexpr field<runtime_class_object> runtime_class_fields[] = {
+    {"metadata", decode::flatten<runtime_class_metadata_fields>{}, required},
+    {"overhead", decode::flatten<runtime_class_overhead_fields>{}},
+    {"scheduling", decode::flatten<runtime_class_scheduling_fields>{}},
+};
+
+constexpr field<limit_range_object::item> limit_range_item_fields[] = {
+    {"type", decode::text<&limit_range_object::item::type>{}},
+    {"defaultRequest", decode::resource_map<&limit_range_object::item::default_request>{}},
+    {"default", decode::resource_map<&limit_range_object::item::default_limit>{}},
+    {"min", decode::resource_map<&limit_range_object::item::min>{}},
+    {"max", decode::resource_map<&limit_range_object::item::max>{}},
+};
+constexpr field<limit_range_object> limit_range_metadata_fields[] = {
+    name_field<limit_range_object>, namespace_field<limit_range_object>};
+constexpr field<limit_range_object> limit_range_spec_fields[] = {
+    {"limits", decode::list<limit_range_item_fields, &limit_range_object::limits>{}},
+};
+constexpr field<limit_range_object> limit_range_fields[] = {
+    {"metadata", decode::flatten<limit_range_metadata_fields>{}, required},
+    {"spec", decode::flatten<limit_range_spec_fields>{}},
+};
+
 // ---- Dispatch ----------------------------------------------------------------------------------
 
 using adder = bool (*)(context&, dom::element, const origin&, cluster_dump&);
@@ -642,6 +715,22 @@ constexpr kind_entry kind_table[] = {
        dump.namespaces.push_back(std::move(n));
        return true;
      }},
+    {"RuntimeClass", false,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       runtime_class_object r;
+       r.file = where.file;
+       if (!read_named(x, obj, runtime_class_fields, r)) return false;
+       dump.runtime_classes.push_back(std::move(r));
+       return true;
+     }},
+    {"LimitRange", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       limit_range_object l;
+       l.file = where.file;
+       if (!read_named(x, obj, limit_range_fields, l)) return false;
+       dump.limit_ranges.push_back(std::move(l));
+       return true;
+     }},
     {"PriorityClass", false,
      [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
        k8s::priority_class c;
@@ -679,6 +768,7 @@ std::optional<load_error> read_preemptor(dom::element obj, const origin& where, 
   if (obj.get_object().get(o) == simdjson::SUCCESS) identify_early(x, o, true);
   pod_decoding p;
   if (!read_pod(x, obj, p, true)) return x.take_error();
+  p.manifest = std::make_shared<const k8s::pod_resources>(p.resources);
   out = std::move(static_cast<pod_object&>(p));
   out.source = std::string(where.file_name);
   return std::nullopt;

@@ -22,6 +22,7 @@
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
+#include "queue_entry.hpp"
 #include "stopwatch.hpp"
 
 namespace whatif {
@@ -787,6 +788,16 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.priority_class = me.class_name;
   out.may_preempt = me.policy != preempt::preemption_policy::never;
   out.requests = preemptor_object.requests;
+  for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
+  const auto copy = m.pod_by_key.find(out.preemptor);
+  if (auto none = never_scheduled(
+          preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr)) {
+    out.result = std::move(none->result);  // bound, running or gated: nothing is decided
+    out.message = std::move(none->message);
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
   if (!m.ours(preemptor_object)) {
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
     out.result = "other-scheduler";

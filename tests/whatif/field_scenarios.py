@@ -124,6 +124,144 @@ scenario('field-resize-pod-level',
          pod('p', None, 1000, [container('app', '2', '1Gi')]),
          expect=dict(result='nominated', node='node-a', victims=['default/v']), referee=True)
 
+# ---- 2. Scheduling gates ---------------------------------------------------------------------------
+
+GATES = [{'name': 'example.com/quota'}, {'name': 'example.com/approval'}]
+scenario('field-gates',
+         'Scheduling gates: a pod with spec.schedulingGates never leaves the queue (the '
+         'SchedulingGates PreEnqueue plugin: "waiting for scheduling gates: [...]"): no decision, '
+         'though preemption would otherwise nominate node-a',
+         [node('node-a', cpu='1'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod('g', None, 1000, [container('app', '1', '1Gi')], spec={'schedulingGates': GATES},
+              status={'conditions': [{'type': 'PodScheduled', 'status': 'False',
+                                      'reason': 'SchedulingGated'}]})],
+         args='--pod-name default/g',
+         expect=dict(result='gated', contains=['waiting for scheduling gates: [example.com/quota '
+                                               'example.com/approval]']))
+
+scenario('field-gates-nominated',
+         'A gated pod\'s nomination still counts: the queue adds every pod to the nominator, gated '
+         'or not (PriorityQueue.addPod), so g\'s 3 CPU nominated to node-a keep p (1 CPU) from '
+         'fitting there and v is evicted',
+         [node('node-a'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod('g', None, 1000, [container('app', '3', '1Gi')], spec={'schedulingGates': GATES},
+              status={'nominatedNodeName': 'node-a'})],
+         pod('p', None, 1000, [container('app', '1', '1Gi')]),
+         expect=dict(result='nominated', node='node-a', victims=['default/v']), referee=True)
+
+scenario('field-gates-all-pending',
+         '--all-pending lists a gated pod with the result "gated" and decides nothing for it',
+         [node('node-a', cpu='1'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod('g', None, 1000, [container('app', '1', '1Gi')], spec={'schedulingGates': GATES},
+              meta={'creationTimestamp': '2024-01-01T00:00:01Z'}),
+          pod('q', None, 1000, [container('app', '1', '1Gi')],
+              meta={'creationTimestamp': '2024-01-01T00:00:02Z'})],
+         args='--all-pending',
+         expect=dict(result='gated'))
+
+# ---- 3. A manifest as the API server would store it ---------------------------------------------
+
+scenario('field-running',
+         'A --pod manifest that is a pod of the dump bound to a node: it runs already; nothing '
+         'to decide (it is never counted twice)',
+         [node('node-a'), pod('p', 'node-a', 1000, [container('app', '3', '1Gi')]),
+          pod('v', 'node-a', 0, [container('app', '1', '1Gi')])],
+         pod('p', None, 1000, [container('app', '3', '1Gi')]),
+         expect=dict(result='running'))
+
+scenario('field-pending-once',
+         'A --pod manifest that is a pending pod of the dump, nominated to node-a: its own '
+         'nomination is not counted against it (the nominator skips the pod being scheduled), '
+         'so it fits node-a beside v',
+         [node('node-a'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod('p', None, 1000, [container('app', '3', '1Gi')], status={'nominatedNodeName': 'node-a'})],
+         pod('p', None, 1000, [container('app', '3', '1Gi')]),
+         expect=dict(result='fits'), referee=True)
+
+HOST_PORT = [{'containerPort': 8080, 'protocol': 'TCP'}]
+scenario('field-host-network',
+         'v1 defaulting (SetDefaults_Pod, defaultHostNetworkPorts): with spec.hostNetwork a '
+         'port\'s hostPort defaults to its containerPort, so p wants host port 8080, which h holds '
+         'on node-a (NodePorts): h is evicted',
+         [node('node-a'),
+          pod('h', 'node-a', 0, [container('app', '100m', '100Mi', ports=HOST_PORT)],
+              spec={'hostNetwork': True})],
+         pod('p', None, 1000, [container('app', '100m', '100Mi', ports=HOST_PORT)],
+             spec={'hostNetwork': True}),
+         expect=dict(result='nominated', node='node-a', victims=['default/h']), referee=True)
+
+GVISOR = {'apiVersion': 'node.k8s.io/v1', 'kind': 'RuntimeClass', 'metadata': {'name': 'gvisor'},
+          'handler': 'runsc', 'overhead': {'podFixed': {'cpu': '500m', 'memory': '100Mi'}},
+          'scheduling': {'nodeSelector': {'sandbox': 'gvisor'},
+                         'tolerations': [{'key': 'sandbox', 'operator': 'Equal', 'value': 'gvisor',
+                                          'effect': 'NoSchedule'}]}}
+SANDBOX_NODES = [node('node-a', cpu='2'),
+                 node('node-b', cpu='2', labels={'sandbox': 'gvisor'},
+                      taints=[{'key': 'sandbox', 'value': 'gvisor', 'effect': 'NoSchedule'}]),
+                 pod('v', 'node-b', 0, [container('app', '1', '1Gi')],
+                     spec={'tolerations': [{'key': 'sandbox', 'operator': 'Exists'}]})]
+scenario('field-runtime-class',
+         'RuntimeClass admission: spec.overhead from the class\'s overhead.podFixed (500m), its '
+         'scheduling.nodeSelector merged into spec.nodeSelector and its tolerations added: p '
+         'goes to the sandbox node only, needs 1.5 CPU there, and v is evicted (as written, p '
+         'fitted node-a)',
+         SANDBOX_NODES + [GVISOR],
+         pod('p', None, 1000, [container('app', '1', '100Mi')], spec={'runtimeClassName': 'gvisor'}),
+         expect=dict(result='nominated', node='node-b', victims=['default/v']))
+
+scenario('field-runtime-class-absent',
+         'spec.runtimeClassName names a class and the dump holds no RuntimeClass object: its '
+         'overhead and scheduling are not known: refused (exit 3)',
+         SANDBOX_NODES,
+         pod('p', None, 1000, [container('app', '1', '100Mi')], spec={'runtimeClassName': 'gvisor'}),
+         expect=dict(exit=3, contains=['spec.runtimeClassName: RuntimeClass \\"gvisor\\" is not in the dump']))
+
+scenario('field-runtime-class-unknown',
+         'spec.runtimeClassName names a class the dump\'s RuntimeClasses do not hold: the API '
+         'server rejects the pod (RuntimeClass admission: "pod rejected: RuntimeClass ... not '
+         'found"): bad input',
+         SANDBOX_NODES + [GVISOR],
+         pod('p', None, 1000, [container('app', '1', '100Mi')], spec={'runtimeClassName': 'kata'}),
+         expect=dict(exit=2, stderr='RuntimeClass "kata" not found'))
+
+scenario('field-overhead-without-class',
+         'spec.overhead without a RuntimeClass that defines one: the API server rejects the pod '
+         '(RuntimeClass validation: "Pod Overhead set without corresponding RuntimeClass '
+         'defined Overhead"): bad input',
+         [node('node-a')],
+         pod('p', None, 1000, [container('app', '1', '100Mi')], spec={'overhead': {'cpu': '100m'}}),
+         expect=dict(exit=2, stderr='Pod Overhead set without corresponding RuntimeClass'))
+
+scenario('field-default-tolerations',
+         'DefaultTolerationSeconds admission: a pod without them gets tolerations of '
+         'node.kubernetes.io/not-ready:NoExecute and node.kubernetes.io/unreachable:NoExecute '
+         '(300 s), so the unreachable node-a passes TaintToleration and p fits there (as written, '
+         'node-a was ruled out and v on node-b evicted)',
+         [node('node-a', taints=[{'key': 'node.kubernetes.io/unreachable', 'effect': 'NoExecute',
+                                  'timeAdded': T0}]),
+          node('node-b', cpu='1'), pod('v', 'node-b', 0, [container('app', '1', '1Gi')])],
+         pod('p', None, 1000, [container('app', '1', '1Gi')]),
+         expect=dict(result='fits'))
+
+LIMITS = {'apiVersion': 'v1', 'kind': 'LimitRange', 'metadata': {'name': 'defaults', 'namespace': 'default'},
+          'spec': {'limits': [{'type': 'Container', 'default': {'cpu': '4', 'memory': '2Gi'},
+                               'defaultRequest': {'cpu': '2', 'memory': '1Gi'}}]}}
+scenario('field-limit-range',
+         'LimitRanger admission: a container without requests gets its namespace\'s LimitRange '
+         'defaultRequest (2 CPU), so p does not fit beside v (3 CPU) and v is evicted (as '
+         'written, p asked nothing and fitted)',
+         [node('node-a'), pod('v', 'node-a', 0, [container('app', '3', '1Gi')]), LIMITS],
+         pod('p', None, 1000, [container('app', None, None)]),
+         expect=dict(result='nominated', node='node-a', victims=['default/v']))
+
+scenario('field-limit-range-absent',
+         'A container without a cpu or memory request, and no LimitRange object in the dump: '
+         'LimitRanger would set them from the namespace\'s LimitRanges, which are not known: '
+         'refused (exit 3)',
+         [node('node-a'), pod('v', 'node-a', 0, [container('app', '3', '1Gi')])],
+         pod('p', None, 1000, [container('app', None, None)]),
+         expect=dict(exit=3, contains=['LimitRanger sets it']))
+
 # ---- 5. Bound pods without status.startTime ------------------------------------------------------
 
 
@@ -151,7 +289,7 @@ scenario('field-start-time-order',
          'start time as time.Now() then (util.GetPodStartTime): such pods are ordered by '
          'construction, the one listed earlier counting as started earlier, not tied at one '
          'instant (with 20 tied pods Go\'s pdqsort chose other victims)',
-         _items, pod('p', None, 1000, [container('c', '%dm' % (_total // 3), None)]),
+         _items, pod('p', None, 1000, [container('c', '%dm' % (_total // 3), '0')]),
          # Not against kube-whatif: it stamps every missing start time with one instant (its
          # whatif.go), which is what this scenario shows upstream does not do.
          expect=dict(result='nominated', node='node-a', victims=_want))
