@@ -27,7 +27,8 @@ struct node_object {
   std::vector<k8s::taint> taints;
   bool unschedulable = false;
   k8s::resource_list allocatable;
-  std::uint32_t file = 0;  // index into cluster_dump::files
+  std::vector<std::string> declared_features;  // status.declaredFeatures
+  std::uint32_t file = 0;                      // index into cluster_dump::files
 };
 
 struct pod_object {
@@ -66,6 +67,9 @@ struct pod_object {
   // spec.schedulingGates[].name: the pod stays in the queue while any remains (SchedulingGates).
   std::vector<std::string> scheduling_gates;
   std::optional<std::string> runtime_class;  // spec.runtimeClassName
+  // The node features the pod requires (NodeDeclaredFeatures' InferForPodScheduling), read with
+  // the placement.
+  std::vector<std::string> required_features;
   // The preemptor read from its own file (--pod): its containers and overhead as written, for
   // the API server's admission (admission.hpp); null for the pods of the dump.
   std::shared_ptr<const k8s::pod_resources> manifest;

@@ -123,6 +123,7 @@ constexpr field<node_object> node_spec_fields[] = {
     {"taints", decode::list<taint_fields, &node_object::taints>{}},
 };
 constexpr field<node_decoding> node_status_fields[] = {
+    {"declaredFeatures", decode::strings<&node_object::declared_features>{}},
     {"allocatable", decode::resource_map<&node_decoding::allocatable_given>{}},
     {"capacity", decode::resource_map<&node_decoding::capacity_given>{}},
 };
@@ -300,6 +301,59 @@ constexpr field<pod_object> pod_placement_fields[] = {
     {"topologySpreadConstraints", decode::list<spread_fields, &pod_object::spread>{}},
 };
 
+// NodeDeclaredFeatures (component-helpers nodedeclaredfeatures, v0.37): what its features infer
+// from a pod's spec for scheduling. RestartAllContainersOnContainerExits: a container's or init
+// container's restartPolicyRules[].action RestartAllContainers; UserNamespacesHostNetworkSupport:
+// hostNetwork with hostUsers false; VolumeBindMountOptions: a volumeMounts[].bindMountOptions
+// not empty (containers, init and ephemeral containers). The others infer nothing.
+struct feature_facts {
+  bool restart_all = false;
+  bool host_network = false;
+  std::optional<bool> host_users;
+  bool bind_mount_options = false;
+};
+constexpr field<feature_facts> restart_rule_fields[] = {
+    {"action",
+     [](context& x, dom::element e, feature_facts& f) {
+       std::string_view action;
+       if (!x.read_string(e, action)) return false;
+       f.restart_all = f.restart_all || action == "RestartAllContainers";
+       return true;
+     }},
+};
+constexpr field<feature_facts> volume_mount_fields[] = {
+    {"bindMountOptions",
+     [](context& x, dom::element e, feature_facts& f) {
+       dom::array a;
+       if (!x.read_array(e, a)) return false;
+       f.bind_mount_options = f.bind_mount_options || a.size() > 0;
+       return true;
+     }},
+};
+// Reads every element of an array with `table` into the same target.
+template <const auto& Table>
+bool read_each_into(context& x, dom::element e, feature_facts& f) {
+  dom::array a;
+  if (!x.read_array(e, a)) return false;
+  std::size_t i = 0;
+  for (dom::element item : a) {
+    auto s = x.index(i++);
+    if (!decode::read_fields(x, item, Table, f)) return false;
+  }
+  return true;
+}
+constexpr field<feature_facts> feature_container_fields[] = {
+    {"restartPolicyRules", read_each_into<restart_rule_fields>},
+    {"volumeMounts", read_each_into<volume_mount_fields>},
+};
+constexpr field<feature_facts> feature_spec_fields[] = {
+    {"containers", read_each_into<feature_container_fields>},
+    {"initContainers", read_each_into<feature_container_fields>},
+    {"ephemeralContainers", read_each_into<feature_container_fields>},
+    {"hostNetwork", decode::boolean<&feature_facts::host_network>{}},
+    {"hostUsers", decode::boolean<&feature_facts::host_users>{}},
+};
+
 constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
@@ -458,8 +512,16 @@ bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement
   if (!read_named(x, obj, pod_fields, p)) return false;
   if (full_placement || p.node_name.empty()) {
     auto s = x.field("spec");
-    for (dom::element spec : p.specs)
+    feature_facts features;
+    for (dom::element spec : p.specs) {
       if (!decode::read_fields(x, spec, pod_placement_fields, p)) return false;
+      if (!decode::read_fields(x, spec, feature_spec_fields, features)) return false;
+    }
+    if (features.restart_all)
+      p.required_features.emplace_back("RestartAllContainersOnContainerExits");
+    if (features.host_network && features.host_users == false)
+      p.required_features.emplace_back("UserNamespacesHostNetworkSupport");
+    if (features.bind_mount_options) p.required_features.emplace_back("VolumeBindMountOptions");
   }
   p.placement.node_name = p.node_name;
   if (p.conditions && !read_resize_state(x, *p.conditions, p.resources.resize)) return false;

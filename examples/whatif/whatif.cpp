@@ -640,7 +640,8 @@ void analysis::model::add_filter_facts() {
         k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports});
   node_facts.reserve(dump->nodes.size());
   for (const node_object& n : dump->nodes)
-    node_facts.push_back(k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
+    node_facts.push_back(
+        k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable, n.declared_features});
   for (const namespace_object& n : dump->namespaces)
     namespace_facts.push_back(k8s::namespace_facts{n.name, &n.labels});
 }
@@ -859,7 +860,7 @@ void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
   view.prefilter(
       k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
                        p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
-                       &p.placement},
+                       &p.placement, p.required_features},
       namespace_facts);
 }
 

@@ -262,6 +262,22 @@ scenario('field-limit-range-absent',
          pod('p', None, 1000, [container('app', None, None)]),
          expect=dict(exit=3, contains=['LimitRanger sets it']))
 
+# ---- 7. Plugins of the default profile ----------------------------------------------------------
+
+RESTART_ALL = [{'action': 'RestartAllContainers', 'exitCodes': {'operator': 'In', 'values': [42]}}]
+scenario('field-node-declared-features',
+         'NodeDeclaredFeatures (GA in v1.37, appended to the default profile, so its filter runs '
+         'last): p\'s restartPolicyRules action RestartAllContainers requires '
+         'RestartAllContainersOnContainerExits, which node-a does not declare '
+         '(status.declaredFeatures): node-a fails with UnschedulableAndUnresolvable once its '
+         'victims are gone, and node-b, whose victim has the higher priority, is nominated',
+         [node('node-a', cpu='1'), node('node-b', cpu='1',
+                                        status={'declaredFeatures': ['RestartAllContainersOnContainerExits']}),
+          pod('va', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod('vb', 'node-b', 10, [container('app', '1', '1Gi')])],
+         pod('p', None, 1000, [container('app', '1', '1Gi', restartPolicyRules=RESTART_ALL)]),
+         expect=dict(result='nominated', node='node-b', victims=['default/vb']), referee=True)
+
 # ---- 5. Bound pods without status.startTime ------------------------------------------------------
 
 

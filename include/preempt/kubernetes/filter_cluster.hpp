@@ -5,7 +5,9 @@
 // filter_cluster<Base, PodFacts, NodeFacts> models preempt::cluster over a Base cluster (such as
 // model::resource_cluster): the same nodes and pods, and a state that runs, in the default
 // profile's order, NodePorts, then Base's own state (NodeResourcesFit for resource_fit_state),
-// then PodTopologySpread, then InterPodAffinity, stopping at the first that rejects.
+// then PodTopologySpread, then InterPodAffinity, then NodeDeclaredFeatures (the profile appends
+// it last: a node that does not declare, in status.declaredFeatures, every feature the pod
+// requires is UnschedulableAndUnresolvable), stopping at the first that rejects.
 //   pod_facts(p)   -> const pod_filter_facts&  what the filters read of a pod of Base
 //   node_facts(i)  -> const kubernetes::node_facts&  node i's name, labels, taints
 // Both must stay valid, with what they refer to, while the view is used.
@@ -37,6 +39,7 @@
 #ifndef PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 #define PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -45,7 +48,9 @@
 #include <optional>
 #include <ranges>
 #include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
@@ -67,6 +72,10 @@ struct pod_filter_facts {
   std::span<const host_port> host_ports;
 };
 
+// NodeDeclaredFeatures' reason: a node that does not declare a feature the pod requires.
+inline constexpr std::string_view node_declared_features_reason =
+    "node(s) didn't match Pod's required features";
+
 // The pod to place, as the pod-dependent filters read it.
 struct placing_pod {
   pod_facts pod;
@@ -75,6 +84,8 @@ struct placing_pod {
   std::span<const affinity_term> required_anti_affinity;
   std::span<const spread_constraint> spread;
   const pod_placement* placement = nullptr;
+  // The node features the pod requires (NodeDeclaredFeatures' InferForPodScheduling).
+  std::span<const std::string> required_features = {};
 };
 
 template <cluster Base, class PodFacts, class NodeFacts>
@@ -128,7 +139,9 @@ class filter_cluster {
       if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
       if (status st = base_.fits(p); !st) return st;
       if (status st = spread_.filter(); !st) return st;
-      return affinity_.filter();
+      if (status st = affinity_.filter(); !st) return st;
+      if (owner_->lacks_features(node_)) return status::unresolvable(node_declared_features_reason);
+      return status::ok();
     }
     // fits() without the reasons (the reprieve loop's question): Base's own can_fit when it has
     // one, and the pod-dependent filters only where the PreFilter left them something to check.
@@ -142,7 +155,8 @@ class filter_cluster {
         if (!status(base_.fits(p)).is_success()) return false;
       }
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
-      return !owner_->affinity_.active() || affinity_.filter().is_success();
+      if (owner_->affinity_.active() && !affinity_.filter().is_success()) return false;
+      return !owner_->lacks_features(node_);
     }
 
     // Branch and bound (preempt/node_state.hpp): Base's bound on the node's candidate scores, when
@@ -152,7 +166,7 @@ class filter_cluster {
                                                                   timestamp now) const
       requires bounds_victim_scores<typename Base::state_type, pod_type>
     {
-      if (owner_->reads_pods_) return std::nullopt;
+      if (owner_->reads_pods_ || owner_->lacks_features(node_)) return std::nullopt;
       return base_.victim_score_bound(p, now);
     }
 
@@ -241,6 +255,13 @@ class filter_cluster {
         },
         visit_pods);
     reads_pods_ = checks_ports() || spread_.active() || affinity_.active();
+    // NodeDeclaredFeatures: the nodes that do not declare every feature the pod requires.
+    lacking_.assign(p.required_features.empty() ? 0 : n, 0);
+    for (std::size_t i = 0; i < lacking_.size(); ++i) {
+      const auto declared = node_facts_(i).declared_features;
+      for (const std::string& f : p.required_features)
+        if (std::find(declared.begin(), declared.end(), f) == declared.end()) lacking_[i] = 1;
+    }
   }
 
   std::size_t size() const noexcept { return base_->size(); }
@@ -268,12 +289,16 @@ class filter_cluster {
   // NodePorts has nothing to check when the pod wants no host port: no state then tracks the
   // ports in use, and with the other two plugins skipped too, no state reads a pod's facts.
   bool checks_ports() const noexcept { return !wanted_ports_.empty(); }
+  bool lacks_features(std::size_t i) const noexcept {
+    return i < lacking_.size() && lacking_[i] != 0;
+  }
 
   const Base* base_;
   PodFacts pod_facts_;
   NodeFacts node_facts_;
   std::span<const host_port> wanted_ports_;
-  bool reads_pods_ = false;  // some filter reads the facts of the pods a state adds and removes
+  bool reads_pods_ = false;    // some filter reads the facts of the pods a state adds and removes
+  std::vector<char> lacking_;  // per node: lacks a required feature (empty: the pod needs none)
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
   label_set no_labels_;
