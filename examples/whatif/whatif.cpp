@@ -24,6 +24,7 @@
 #include "preempt/preempt.hpp"
 #include "queue_entry.hpp"
 #include "stopwatch.hpp"
+#include "unmodelled.hpp"
 
 namespace whatif {
 
@@ -810,6 +811,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
+  refuse_unmodelled(dump, preemptor_object, out);
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)

@@ -278,6 +278,33 @@ scenario('field-node-declared-features',
          pod('p', None, 1000, [container('app', '1', '1Gi', restartPolicyRules=RESTART_ALL)]),
          expect=dict(result='nominated', node='node-b', victims=['default/vb']), referee=True)
 
+# ---- 4. Namespaces ---------------------------------------------------------------------------------
+
+DEV = {'matchLabels': {'tier': 'dev'}}
+scenario('field-namespace-selector-own',
+         'InterPodAffinity resolves a term\'s namespaceSelector against the Namespace objects '
+         '(mergeAffinityTermNamespacesIfNotEmpty); the dump holds none, so which namespaces p\'s '
+         'anti-affinity covers is not known: refused (exit 3), naming the pod and the term',
+         [node('node-a', labels={'kubernetes.io/hostname': 'node-a'}),
+          pod('cache', 'node-a', 0, labels={'app': 'cache'}, ns='team-b')],
+         pod('p', None, 1000, ns='team-a', spec={'affinity': {'podAntiAffinity': {
+             'requiredDuringSchedulingIgnoredDuringExecution': [{
+                 'labelSelector': {'matchLabels': {'app': 'cache'}}, 'namespaceSelector': DEV,
+                 'topologyKey': 'kubernetes.io/hostname'}]}}}),
+         expect=dict(exit=3, contains=['podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector']))
+
+scenario('field-namespace-selector-placed',
+         'A placed pod\'s anti-affinity term with a namespaceSelector matches p\'s labels; '
+         'whether it keeps p away depends on the labels of p\'s namespace, and the dump holds '
+         'no Namespace objects: refused (exit 3), naming that pod and its term',
+         [node('node-a', labels={'kubernetes.io/hostname': 'node-a'}),
+          pod('guard', 'node-a', 0, ns='team-b', spec={'affinity': {'podAntiAffinity': {
+              'requiredDuringSchedulingIgnoredDuringExecution': [{
+                  'labelSelector': {'matchLabels': {'app': 'web'}}, 'namespaceSelector': DEV,
+                  'topologyKey': 'kubernetes.io/hostname'}]}}})],
+         pod('p', None, 1000, labels={'app': 'web'}, ns='team-a'),
+         expect=dict(exit=3, contains=['Pod team-b/guard: spec.affinity.podAntiAffinity']))
+
 # ---- 5. Bound pods without status.startTime ------------------------------------------------------
 
 
