@@ -139,7 +139,9 @@ std::optional<load_error> runtime_class(const cluster_dump& dump, pod_object& po
   }
   if (rc == nullptr) return std::nullopt;
   auto& selector = pod.placement.node_selector_map;
-  for (const auto& [k, v] : rc->node_selector) {
+  for (const auto& entry : rc->node_selector) {
+    const std::string& k = entry.first;
+    const std::string& v = entry.second;
     const auto it = std::find_if(selector.begin(), selector.end(),
                                  [&](const auto& kv) { return kv.first == k; });
     if (it == selector.end()) {
