@@ -1012,6 +1012,10 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (const pod& p : pending) {
     const pod_object& o = dump->pods[p.uid() - 1];
     if (!o.pod_group || *o.pod_group != name || o.ns != ns) continue;
+    if (!o.scheduling_gates.empty())  // kept out of the queue: the group's cycle waits for it
+      out.refuse("Pod " + o.key() +
+                 ": spec.schedulingGates: a gated member stays out of the queue; the group's "
+                 "cycle with gated members is not modelled");
     member_pods.push_back(&p);
     const auto it = node_index.find(o.nominated_node_name);
     nominated.push_back(it == node_index.end() ? wl::no_node : it->second);

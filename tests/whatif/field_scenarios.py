@@ -159,6 +159,16 @@ scenario('field-gates-all-pending',
          args='--all-pending',
          expect=dict(result='gated'))
 
+scenario('field-gates-pod-group',
+         '--pod-group with a gated member: with GenericWorkload the gated member stays out of the '
+         'queue and the group\'s cycle waits for it; not modelled: refused (exit 3)',
+         [node('node-a', cpu='1'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod_group('trainer', all_mode=False, priority=1000),
+          pod('t0', None, 1000, [container('app', '1', '1Gi')],
+              spec={'schedulingGroup': {'podGroupName': 'trainer'}, 'schedulingGates': GATES})],
+         args='--pod-group default/trainer',
+         expect=dict(exit=3, contains=['spec.schedulingGates: a gated member']))
+
 # ---- 3. A manifest as the API server would store it ---------------------------------------------
 
 scenario('field-running',
