@@ -33,6 +33,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "admission.hpp"
 #include "bundled_data.hpp"
 #include "kubectl.hpp"
 #include "loader.hpp"
@@ -189,7 +190,8 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
         whatif::make_source("examples/data/cluster.json", whatif::bundled_cluster());
     if (auto e = in.loader.add_cluster(cluster, in.dump)) return e;
     const auto p = whatif::make_source("examples/data/pod.json", whatif::bundled_pod());
-    return in.loader.read_pod(p, in.pod);
+    if (auto e = in.loader.read_pod(p, in.pod)) return e;
+    return whatif::admit(in.dump, in.pod);
   }
   if (cl.from_kubectl()) {
     in.origin = "the current kubectl context";
@@ -205,7 +207,8 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
   if (!cl.pod_file.empty()) {
     whatif::source src;
     if (auto e = whatif::read_source(cl.pod_file, max_size, src)) return e;
-    return in.loader.read_pod(src, in.pod);
+    if (auto e = in.loader.read_pod(src, in.pod)) return e;
+    return whatif::admit(in.dump, in.pod);  // as the API server would store it
   }
   if (!cl.pod_name.empty()) return whatif::find_pending_pod(in.dump, cl.pod_name, in.pod);
   return std::nullopt;

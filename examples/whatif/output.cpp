@@ -301,6 +301,9 @@ std::string to_text(const report& r, std::string_view origin) {
     append_victims_table(o, r.victims);
   } else if (r.result == "other-scheduler") {
     o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
+  } else if (r.result == "bound" || r.result == "running" || r.result == "gated") {
+    o += "Decision: none; the pod is " +
+         std::string(r.result == "gated" ? "gated" : "not pending") + ".\n  " + r.message + "\n";
   } else if (r.result == "not-eligible") {
     o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " + r.message +
          "\n";
@@ -310,7 +313,8 @@ std::string to_text(const report& r, std::string_view origin) {
          r.message + "\n";
   }
 
-  if (r.result != "fits" && r.result != "not-eligible" && r.result != "other-scheduler") {
+  if (r.result != "fits" && r.result != "not-eligible" && r.result != "other-scheduler" &&
+      r.result != "bound" && r.result != "running" && r.result != "gated") {
     o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
          plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
          std::to_string(r.offset) + ", looking for " +

@@ -22,7 +22,9 @@
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
+#include "queue_entry.hpp"
 #include "stopwatch.hpp"
+#include "unmodelled.hpp"
 
 namespace whatif {
 
@@ -408,7 +410,7 @@ std::optional<load_error> analysis::model::add_pods() {
       return e;
     preempt::model::pod_spec spec{.uid = i + 1,
                                   .priority = r.priority,
-                                  .requests = k8s::to_resource_vector(p.requests, names),
+                                  .requests = k8s::to_resource_vector(p.counted_requests(), names),
                                   .start_time = p.start_time,
                                   .namespace_id = pod_namespace[i],
                                   .terminating = p.deleting,
@@ -639,7 +641,8 @@ void analysis::model::add_filter_facts() {
         k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports});
   node_facts.reserve(dump->nodes.size());
   for (const node_object& n : dump->nodes)
-    node_facts.push_back(k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
+    node_facts.push_back(
+        k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable, n.declared_features});
   for (const namespace_object& n : dump->namespaces)
     namespace_facts.push_back(k8s::namespace_facts{n.name, &n.labels});
 }
@@ -787,6 +790,16 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.priority_class = me.class_name;
   out.may_preempt = me.policy != preempt::preemption_policy::never;
   out.requests = preemptor_object.requests;
+  for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
+  const auto copy = m.pod_by_key.find(out.preemptor);
+  if (auto none = never_scheduled(
+          preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr)) {
+    out.result = std::move(none->result);  // bound, running or gated: nothing is decided
+    out.message = std::move(none->message);
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
   if (!m.ours(preemptor_object)) {
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
     out.result = "other-scheduler";
@@ -798,6 +811,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
+  refuse_unmodelled(dump, preemptor_object, out);
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)
@@ -848,7 +862,7 @@ void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
   view.prefilter(
       k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
                        p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
-                       &p.placement},
+                       &p.placement, p.required_features},
       namespace_facts);
 }
 
@@ -998,6 +1012,10 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (const pod& p : pending) {
     const pod_object& o = dump->pods[p.uid() - 1];
     if (!o.pod_group || *o.pod_group != name || o.ns != ns) continue;
+    if (!o.scheduling_gates.empty())  // kept out of the queue: the group's cycle waits for it
+      out.refuse("Pod " + o.key() +
+                 ": spec.schedulingGates: a gated member stays out of the queue; the group's "
+                 "cycle with gated members is not modelled");
     member_pods.push_back(&p);
     const auto it = node_index.find(o.nominated_node_name);
     nominated.push_back(it == node_index.end() ? wl::no_node : it->second);

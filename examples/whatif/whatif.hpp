@@ -32,7 +32,9 @@ inline constexpr std::string_view default_scheduler_name = "default-scheduler";
 struct options {
   preempt::sampling_args sampling;
   std::size_t offset = 0;
-  // Stands in for missing start times (Kubernetes uses the wall clock at decision time).
+  // The clock when the decision is taken: a victim without a start time counts as started then
+  // (upstream reads time.Now() as it builds each victim), the victims of a node that lack one in
+  // the order the node lists its pods (preempt::default_policy::more_important_as_built).
   preempt::timestamp now = 0;
 };
 
