@@ -3083,6 +3083,15 @@ PREEMPT_NAMESPACE_END
 // `now`. Customize by deriving from default_policy and declaring the member to replace (the
 // derived member hides the base one), or by writing any type that models `victim_policy`.
 //
+// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
+// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
+// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
+// construction, not tied: after every recorded start time up to `now`, and among themselves the
+// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
+// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
+// calls it for default_policy's order (a derived policy that declares its own more_important is
+// called with two pods, unless it declares its own more_important_as_built too).
+//
 // Complexity O(1) per call; no allocation; no exceptions.
 #ifndef PREEMPT_POLICY_HPP
 #define PREEMPT_POLICY_HPP
@@ -3100,6 +3109,23 @@ constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
   return start_time_or(a, now) < start_time_or(b, now);
 }
 
+// The same, for two victims built in that order: `a_built` and `b_built` are their positions in
+// the node's listing of its pods (the order the dry run builds victims in). A missing start time
+// stands for the moment the victim was built: `now`, the earlier built first, after a start time
+// recorded at `now` itself.
+template <pod P>
+constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
+                                  std::uint32_t b_built, timestamp now) {
+  const auto pa = priority_of(a);
+  const auto pb = priority_of(b);
+  if (pa != pb) return pa > pb;
+  const std::optional<timestamp> sa = start_time_of(a), sb = start_time_of(b);
+  const timestamp ta = sa ? *sa : now, tb = sb ? *sb : now;
+  if (ta != tb) return ta < tb;
+  if (sa.has_value() != sb.has_value()) return sa.has_value();
+  return !sa && a_built < b_built;
+}
+
 struct default_policy {
   // The start time assumed for pods that have none (Kubernetes uses the wall clock at call time;
   // here it is injected so that results are reproducible).
@@ -3113,6 +3139,13 @@ struct default_policy {
   template <pod P>
   constexpr bool more_important(const P& a, const P& b) const {
     return preempt::more_important_pod(a, b, now);
+  }
+  // Victims built in the node's pod order (see the header comment): missing start times ordered
+  // by construction.
+  template <pod P>
+  constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
+                                         std::uint32_t b_built) const {
+    return preempt::more_important_pod(a, a_built, b, b_built, now);
   }
 };
 
@@ -3286,8 +3319,10 @@ PREEMPT_NAMESPACE_END
 //   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
 //      answer (e.g. "Insufficient cpu").
-//   5. Potential victims are ordered by descending importance (policy.more_important), as
-//      upstream's sort.Slice orders them starting from the cache's order of the node's pods
+//   5. Potential victims are ordered by descending importance (policy.more_important, or for
+//      default_policy's order more_important_as_built: victims without a start time ordered by
+//      their position in the cache's order, as upstream builds them), as upstream's sort.Slice
+//      orders them starting from the cache's order of the node's pods
 //      (node.cache_position(i) when the node has it, else node order): equally important pods
 //      end in the order Go's pdqsort leaves them (detail::go_sort_slice), so the victims' order is
 //      upstream's. Nodes whose pods are strictly in importance order are not sorted.
@@ -3842,11 +3877,12 @@ class victim_scratch {
 
   victim_scratch() = default;
   explicit victim_scratch(const Allocator& alloc)
-      : entries_(alloc), victims_(alloc), flags_(alloc), copies_(alloc) {}
+      : entries_(alloc), chosen_(alloc), victims_(alloc), flags_(alloc), copies_(alloc) {}
 
   // Makes room for nodes of up to `pods` pods and for `budgets` budgets.
   void reserve(std::size_t pods, std::size_t budgets) {
     entries_.reserve(pods);
+    chosen_.reserve(pods);
     victims_.reserve(pods);
     flags_.reserve(pods);
     grow_budgets(budgets);
@@ -3918,6 +3954,8 @@ class victim_scratch {
 
   // The potential victims of the current node and the chosen victims (used by select_victims).
   std::vector<entry, rebound<entry>>& entries() noexcept { return entries_; }
+  // The victims' entries, when they are sorted again (violating and other victims both).
+  std::vector<entry, rebound<entry>>& chosen_entries() noexcept { return chosen_; }
   std::vector<const P*, rebound<const P*>>& victims() noexcept { return victims_; }
   // Room for n victims written in place (the victims vector, grown when needed, never shrunk
   // here: its contents are the caller's until the next node).
@@ -3937,6 +3975,7 @@ class victim_scratch {
   }
 
   std::vector<entry, rebound<entry>> entries_;
+  std::vector<entry, rebound<entry>> chosen_;
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint8_t, rebound<std::uint8_t>> flags_;
   std::vector<budget_copy, rebound<budget_copy>> copies_;
@@ -3981,12 +4020,35 @@ constexpr bool default_importance_order() {
     return false;
 }
 
+// Whether victim selection orders by the policy's more_important_as_built (victims built in the
+// node's pod order, policy.hpp): for default_policy's order, or a policy's own as-built order.
+template <class Policy, class P>
+constexpr bool orders_as_built() {
+  if constexpr (requires { &Policy::template more_important_as_built<P>; })
+    return !std::same_as<decltype(&Policy::template more_important_as_built<P>),
+                         decltype(&default_policy::template more_important_as_built<P>)> ||
+           detail::default_importance_order<Policy, P>();
+  else
+    return false;
+}
+
+// Upstream's MoreImportantVictim on two potential victims of a node, each built at its position
+// in the cache's order of the node's pods.
+template <class Entry, class Policy>
+bool more_important_victim(const Entry& a, const Entry& b, const Policy& policy) {
+  using P = std::remove_cvref_t<decltype(*a.pod)>;
+  if constexpr (detail::orders_as_built<Policy, P>())
+    return policy.more_important_as_built(*a.pod, a.position, *b.pod, b.position);
+  else
+    return policy.more_important(*a.pod, *b.pod);
+}
+
 // Every entry strictly less important than the one before: the importance order is unique, and
 // any sort, upstream's included, gives exactly this order.
 template <class Entry, class Policy>
 bool in_strict_importance_order(std::span<const Entry> entries, const Policy& policy) {
   for (std::size_t i = 1; i < entries.size(); ++i)
-    if (!policy.more_important(*entries[i - 1].pod, *entries[i].pod)) return false;
+    if (!detail::more_important_victim(entries[i - 1], entries[i], policy)) return false;
   return true;
 }
 
@@ -4002,7 +4064,7 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
     std::sort(entries.begin(), entries.end(),
               [](const Entry& a, const Entry& b) { return a.position < b.position; });
   detail::go_sort_slice(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    return policy.more_important(*a.pod, *b.pod);
+    return detail::more_important_victim(a, b, policy);
   });
 }
 
@@ -4234,15 +4296,23 @@ template <class N, class S, class B, class Nominated, class Allocator, class Pol
   auto& victims = scratch.victims();
   victims.clear();
   bool any_violating = false, any_other = false;
-  for (const entry& e : ordered) {
-    (e.violating ? any_violating : any_other) = true;
-    if (e.victim && e.violating) victims.push_back(e.pod);
+  for (const entry& e : ordered) (e.violating ? any_violating : any_other) = true;
+  if (any_violating && any_other) {
+    // The victims keep the moment they were built (their entries): sort.Slice again over them.
+    auto& chosen = scratch.chosen_entries();
+    chosen.clear();
+    for (const entry& e : ordered)
+      if (e.victim && e.violating) chosen.push_back(e);
+    for (const entry& e : ordered)
+      if (e.victim && !e.violating) chosen.push_back(e);
+    detail::go_sort_slice(chosen.begin(), chosen.end(), [&](const entry& a, const entry& b) {
+      return detail::more_important_victim(a, b, policy);
+    });
+    for (const entry& e : chosen) victims.push_back(e.pod);
+  } else {
+    for (const entry& e : ordered)
+      if (e.victim) victims.push_back(e.pod);
   }
-  for (const entry& e : ordered)
-    if (e.victim && !e.violating) victims.push_back(e.pod);
-  if (any_violating && any_other)
-    detail::go_sort_slice(victims.begin(), victims.end(),
-                          [&](const P* a, const P* b) { return policy.more_important(*a, *b); });
   return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
 }
 
@@ -5004,8 +5074,11 @@ PREEMPT_NAMESPACE_END
 //   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
 //      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
 //      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state (members on other nodes stay: upstream
-//      only updates its PreFilter state for them, and the fit is checked on x alone).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
 //   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
@@ -5106,6 +5179,9 @@ struct victim_unit {
   timestamp earliest_start = 0;
   // Construction order: the last tie-break of the importance order.
   std::uint32_t order = 0;
+  // Whether some member has a recorded start time. Without one the unit's earliest start is the
+  // moment it was built (`now`): units built later count as started later.
+  bool started = false;
   // The `all` ancestor that keys a grouped unit; no_group for a unit of one pod.
   std::size_t key = no_group;
 
@@ -5142,8 +5218,8 @@ PREEMPT_NAMESPACE_END
 // every node whose highest `all` ancestor is A (upstream: the scheduled pods of every PodGroup
 // under A), in scan order; its priority is the effective priority of that first pod and its kind
 // is A's (pod_group or composite_pod_group). Each unit's earliest start is the minimum over its
-// members, `now` standing for a missing start time. Units come out in construction order, which
-// is also each unit's `order`.
+// members, `now` standing for a missing start time (`started` tells whether a member has one).
+// Units come out in construction order, which is also each unit's `order`.
 //
 // A minCount of a victim group is never consulted: only the disruption mode decides what is
 // evicted together.
@@ -5292,6 +5368,7 @@ struct build_victim_units_fn {
         victim_unit& unit = s.units_[u];
         ++unit.size;
         unit.earliest_start = std::min(unit.earliest_start, start);
+        unit.started = unit.started || ::preempt::start_time_of(p).has_value();
         s.pod_unit_[base + k] = u;
       }
     }
@@ -5588,7 +5665,12 @@ class unit_selection_scratch {
 
   unit_selection_scratch() = default;
   explicit unit_selection_scratch(const Allocator& alloc)
-      : ranked_(alloc), chosen_(alloc), victims_(alloc), stamps_(alloc), tally_(alloc) {}
+      : ranked_(alloc),
+        chosen_(alloc),
+        victims_(alloc),
+        stamps_(alloc),
+        where_(alloc),
+        tally_(alloc) {}
 
   void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
     ranked_.reserve(units);
@@ -5612,6 +5694,7 @@ class unit_selection_scratch {
   void reserve(const room& r, std::size_t budgets) {
     reserve(r.node_units, r.pods, budgets);
     stamps_.reserve(r.units);
+    where_.reserve(r.units);
   }
 
  private:
@@ -5622,6 +5705,7 @@ class unit_selection_scratch {
     chosen_.clear();
     victims_.clear();
     if (stamps_.size() < units) stamps_.resize(units, 0u);
+    if (where_.size() < units) where_.resize(units, 0u);
     if (++generation_ == 0) {
       std::fill(stamps_.begin(), stamps_.end(), 0u);
       generation_ = 1;
@@ -5632,6 +5716,7 @@ class unit_selection_scratch {
   std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, in upstream's order
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
+  std::vector<std::uint32_t, rebound<std::uint32_t>> where_;   // per unit met: its ranked_ entry
   budget_tally<rebound<std::int64_t>> tally_;
   std::uint32_t generation_ = 0;
 };
@@ -5651,38 +5736,65 @@ struct select_unit_victims_fn {
     scratch.start(all.size());
     auto& ranked = scratch.ranked_;
 
+    // Each unit stands where upstream builds it: at its first member in the cache's order of x.
+    constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
     std::size_t k = 0;
     for (const P& p : ::preempt::pods_of(cluster[x])) {
       (void)p;
       const std::size_t i = k++;
       const std::uint32_t u = units.unit_of(x, i);
-      if (scratch.stamps_[u] == scratch.generation_) continue;
+      const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
+      if (scratch.stamps_[u] == scratch.generation_) {
+        if (const std::uint32_t at = scratch.where_[u]; at != not_eligible)
+          ranked[at].position = std::min(ranked[at].position, position);
+        continue;
+      }
       scratch.stamps_[u] = scratch.generation_;
+      scratch.where_[u] = not_eligible;
       if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
-                                                        preemptor, policy))
-        ranked.push_back(
-            ranked_unit{u, 0, false, ::preempt::detail::cache_position(cluster[x], i)});
+                                                        preemptor, policy)) {
+        scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
+        ranked.push_back(ranked_unit{u, 0, false, position});
+      }
     }
 
-    const auto on_x = [&](const victim_unit& u, auto&& op) -> status {
+    // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
+    // state, those on other nodes through the state's PreFilter extensions only, when it has them
+    // (remove_pod_elsewhere/add_pod_elsewhere: kubernetes::filter_cluster).
+    constexpr bool updates_elsewhere = requires(S& s, const P& p, std::size_t n) {
+      s.remove_pod_elsewhere(p, n);
+      s.add_pod_elsewhere(p, n);
+    };
+    const auto each_member = [&](const victim_unit& u, auto&& op) -> status {
       for (const unit_member<P>& m : units.members_of(u))
-        if (m.node == x)
-          if (status st = op(*m.pod); !st) return st;
+        if (m.node == x || updates_elsewhere)
+          if (status st = op(*m.pod, m.node); !st) return st;
       return status::ok();
     };
-    const auto remove = [&](const P& p) { return status(state.remove_pod(p)); };
-    const auto add = [&](const P& p) { return status(state.add_pod(p)); };
+    const auto remove = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.remove_pod_elsewhere(p, node));
+      return status(state.remove_pod(p));
+    };
+    const auto add = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.add_pod_elsewhere(p, node));
+      return status(state.add_pod(p));
+    };
 
     for (const ranked_unit& r : ranked)
-      if (status st = on_x(all[r.unit], remove); !st) return {st, {}, 0};
+      if (status st = each_member(all[r.unit], remove); !st) return {st, {}, 0};
     if (ranked.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
     if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
       return {st, {}, 0};
 
-    // Upstream's sort.Slice by importance over the units in the cache's order of node x.
+    // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
+    // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
+    // stands for the moment it was built, in that order (policy.hpp).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = ub.order = 0;  // equally important units stay where Go's pdqsort leaves them
+      ua.order = ua.started ? 0 : a.position + 1;
+      ub.order = ub.started ? 0 : b.position + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
     };
     std::sort(ranked.begin(), ranked.end(),
@@ -5693,11 +5805,11 @@ struct select_unit_victims_fn {
 
     std::int64_t violations = 0;
     const auto reprieve = [&](ranked_unit& r) -> status {
-      if (status st = on_x(all[r.unit], add); !st) return st;
+      if (status st = each_member(all[r.unit], add); !st) return st;
       const status fit = ::preempt::passes_with_nominated(state, preemptor, nominated);
       if (fit.code() == status_code::error) return fit;
       if (fit) return status::ok();
-      if (status st = on_x(all[r.unit], remove); !st) return st;
+      if (status st = each_member(all[r.unit], remove); !st) return st;
       r.victim = true;
       violations += r.violations;
       return status::ok();
@@ -9399,10 +9511,12 @@ class pod_group_evaluator {
     }
 
     // Upstream's sort.Slice by importance over the potential units in construction order
-    // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them.
+    // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them; a unit
+    // without a recorded start time stands for the moment it was built (policy.hpp).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = units[a.unit], ub = units[b.unit];
-      ua.order = ub.order = 0;
+      ua.order = ua.started ? 0 : ua.order + 1;
+      ub.order = ub.started ? 0 : ub.order + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
     };
     ::preempt::detail::go_sort_slice(ranked_.begin(), ranked_.end(), more_important);
