@@ -13,14 +13,28 @@
 #include <utility>
 #include <vector>
 
+#include "text_safety.hpp"
+
 namespace whatif {
 
 namespace {
 
+// JSON text of `s`. Besides what JSON requires, DEL and the C1 controls (U+0080-U+009F) are
+// written as \u escapes too: output shown on a terminal cannot move it.
 void json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (c == 0x7f ||
+        (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) < 0xa0)) {
+      char buf[8];
+      const unsigned code = c == 0x7f ? 0x7fu : static_cast<unsigned char>(s[++i]);
+      std::snprintf(buf, sizeof buf, "\\u%04x", code);
+      out += buf;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -237,10 +251,11 @@ std::string to_json(const report& r) {
   return o;
 }
 
-std::string to_text(const report& r, std::string_view origin) {
+std::string to_text(const report& decided, std::string_view origin) {
+  const report r = for_text(decided);  // names from the dump as text_safety.hpp shows them
   std::string o;
   o += "Pod " + r.preemptor;
-  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
   o += "\n  priority " + std::to_string(r.priority);
   if (!r.priority_class.empty()) o += " (PriorityClass " + r.priority_class + ")";
   o += r.may_preempt ? ", may preempt lower-priority pods" : ", preemptionPolicy Never";
@@ -418,9 +433,10 @@ std::string to_json(const group_report& r) {
   return o;
 }
 
-std::string to_text(const group_report& r, std::string_view origin) {
+std::string to_text(const group_report& decided, std::string_view origin) {
+  const group_report r = for_text(decided);  // as text_safety.hpp shows them
   std::string o = "PodGroup " + r.group;
-  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
   o += "\n  priority " + std::to_string(r.priority) + ", preemptionPolicy " + r.policy + ", " +
        r.scheduling + "; " + plural(r.members.size(), "pending member", "pending members") + ", " +
        std::to_string(r.scheduled_members) + " already scheduled\n";
@@ -506,13 +522,13 @@ std::vector<std::string> table_row(const report& r) {
 
 std::string to_text_table(const std::vector<report>& reports, std::string_view origin) {
   std::string o = "Pending pods";
-  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
   if (reports.empty()) return o + ": none.\n";
   o += ", in the scheduler's queue order (priority, then creation time), each decided on its own "
        "against the same cluster:\n\n";
   std::vector<std::vector<std::string>> rows = {
       {"POD", "PRIORITY", "DECISION", "NODE", "VICTIMS", "DETAIL"}};
-  for (const report& r : reports) rows.push_back(table_row(r));
+  for (const report& r : reports) rows.push_back(table_row(for_text(r)));
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
@@ -529,6 +545,7 @@ std::string to_text_table(const std::vector<report>& reports, std::string_view o
   for (const report& r : reports)
     for (std::size_t w = r.dump_warnings; w < r.warnings.size(); ++w)
       warnings.push_back(r.preemptor + ": " + r.warnings[w]);
+  for (std::string& w : warnings) w = shown(w);
   if (!warnings.empty()) {
     o += "\nWarnings:\n";
     for (const std::string& w : warnings) o += "  " + w + "\n";
