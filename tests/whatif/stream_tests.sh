@@ -83,6 +83,21 @@ case $case_name in
     expect_error "<stdin>: holds more than 100 bytes, more than the input size limit of 100 bytes" \
       bash -c 'cat "$1" | "$2" --cluster - --pod-name team/waiting --max-input-size 100' _ \
       "$data/cluster.json" "$tool" ;;
+  gzip-stream)
+    # A compressed stream is named from its first bytes.
+    expect_error "<stdin>: is gzip-compressed data, not text" \
+      bash -c 'gzip -c "$1" | "$2" --cluster - --pod-name team/waiting' _ "$data/cluster.json" "$tool" ;;
+  binary-named-at-once)
+    # A 3 GiB file that starts as gzip does (sparse: it takes no disk) is named at once, not read
+    # whole: with 1 GiB of address space, reading it would fail otherwise.
+    printf '\x1f\x8b' >"$work/big.gz"
+    truncate -s 3G "$work/big.gz"
+    expect_error "big.gz: is gzip-compressed data, not text" \
+      bash -c 'ulimit -v 1048576; "$1" --cluster "$2" --all-pending --max-input-size 8G' _ "$tool" "$work/big.gz"
+    expect_error "big.gz: is gzip-compressed data, not text" \
+      bash -c 'ulimit -v 1048576; "$1" --cluster "$2" --pod "$3" --max-input-size 8G' _ "$tool" \
+      "$data/cluster.json" "$work/big.gz"
+    rm -f "$work/big.gz" ;;
   plugin-reads-kubectl)
     expect_same "$(PATH="$fake_bin:$PATH" "$plugin" --pod-name team/waiting -o json)" ;;
   plugin-all-pending)
