@@ -24,6 +24,11 @@
 
 namespace whatif {
 
+// The version of the JSON contract, in every JSON output as "apiVersion" (with "kind": Decision,
+// PodGroupDecision, PendingPods, Plan or OffsetDistribution). The schema:
+// examples/whatif/schema/whatif-output.schema.json.
+inline constexpr std::string_view json_api_version = "preempt-whatif/v1";
+
 std::string to_json(const report& r);
 
 // `origin` says where the input came from (shown in the header line).
@@ -45,6 +50,18 @@ std::string to_text(const group_report& r, std::string_view origin);
 // people (one row per pod, the dump's warnings once, each pod's own warnings named).
 std::string to_json(const std::vector<report>& reports);
 std::string to_text_table(const std::vector<report>& reports, std::string_view origin);
+
+// JSON writing shared by the outputs: a string (control characters, DEL and C1 escaped), a list of
+// strings, and the "apiVersion" and "kind" members.
+void json_string(std::string& out, std::string_view s);
+void json_strings(std::string& out, const std::vector<std::string>& list);
+void json_header(std::string& out, std::string_view kind);
+
+// Whether the dry run was sampled (fewer candidates wanted than nodes preemption may help: the
+// random start may change the answer), and the candidates tied on every criterion with the
+// chosen one (kube-scheduler picks among them at random), the chosen first; empty otherwise.
+bool sampled(const report& r);
+std::vector<std::string> tied_on_every_criterion(const report& r);
 
 // "2024-05-01T10:00:05Z" (fractions of a second when present).
 std::string format_time(preempt::timestamp t);
