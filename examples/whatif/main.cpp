@@ -20,6 +20,7 @@
 // output names each in `notModelled` and the warnings).
 //
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -36,6 +37,7 @@
 #include "bundled_data.hpp"
 #include "kubectl.hpp"
 #include "loader.hpp"
+#include "offsets.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/sampling.hpp"
@@ -53,7 +55,8 @@ constexpr const char* exit_statuses =
     "  0  decided as kube-scheduler decides (nominated, fits, not-eligible, unschedulable, ...)\n"
     "  2  bad input or command line: one line on stderr names the file, the object and the field\n"
     "  3  decided, but the answer depends on something kube-scheduler reads that the tool does\n"
-    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON notModelled)";
+    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON "
+    "notModelled)";
 
 int bad_input(const std::string& message) {
   std::cerr << "preempt-whatif: " << whatif::one_line(message) << "\n";
@@ -63,6 +66,7 @@ int bad_input(const std::string& message) {
 struct command_line {
   std::vector<std::string> cluster_files;
   std::string pod_file, pod_name, pod_group, output = "text", offset = "0", max_input_size;
+  std::string offsets;  // --offsets all
   std::string scheduler_name{whatif::default_scheduler_name};
   bool all_pending = false;
   bool timings = false;
@@ -103,23 +107,33 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
                    "Decide for every pending pod of the dump, in the scheduler's queue order")
           ->excludes(pod_opt)
           ->excludes(name_opt);
-  app.add_option("--pod-group", cl.pod_group,
-                 "Decide for the pending PodGroup NAMESPACE/NAME of the dump (workload-aware "
-                 "preemption; the tool places the group first fit, see the README)")
-      ->type_name("NAMESPACE/NAME")
-      ->excludes(pod_opt)
-      ->excludes(name_opt)
-      ->excludes(all_opt);
+  auto* group_opt =
+      app.add_option("--pod-group", cl.pod_group,
+                     "Decide for the pending PodGroup NAMESPACE/NAME of the dump (workload-aware "
+                     "preemption; the tool places the group first fit, see the README)")
+          ->type_name("NAMESPACE/NAME")
+          ->excludes(pod_opt)
+          ->excludes(name_opt)
+          ->excludes(all_opt);
   app.add_option("--output,-o", cl.output, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--scheduler-name", cl.scheduler_name,
                  "Decide as this scheduler (profile) does: only its pending pods are nominated, "
                  "and a pod of another scheduler is not decided for (default default-scheduler)")
       ->type_name("NAME");
-  app.add_option("--offset", cl.offset,
-                 "Start the dry run at this index among the nodes preemption may help (default 0; "
-                 "less than the number of nodes)")
-      ->type_name("N");
+  auto* offset_opt =
+      app.add_option("--offset", cl.offset,
+                     "Start the dry run at this index among the nodes preemption may help (default "
+                     "0; less than the number of nodes)")
+          ->type_name("N");
+  app.add_option("--offsets", cl.offsets,
+                 "all: the decision at every start offset kube-scheduler may draw, as the "
+                 "distribution of outcomes (with --pod or --pod-name)")
+      ->type_name("all")
+      ->check(CLI::IsMember({"all"}))
+      ->excludes(offset_opt)
+      ->excludes(all_opt)
+      ->excludes(group_opt);
   app.add_option("--min-candidate-nodes-percentage", cl.sampling.min_candidate_nodes_percentage,
                  "DefaultPreemptionArgs.minCandidateNodesPercentage (default 10)");
   app.add_option("--min-candidate-nodes-absolute", cl.sampling.min_candidate_nodes_absolute,
@@ -258,6 +272,7 @@ int main(int argc, char** argv) {
 
   const whatif::stopwatch decide_clock;
   std::vector<whatif::report> reports;
+  std::size_t decisions = 0;  // besides `reports` (--offsets all: one per offset)
   bool not_modelled = false;
   if (!cl.pod_group.empty()) {
     whatif::group_report r;
@@ -272,6 +287,13 @@ int main(int argc, char** argv) {
     }
     print(cl.output == "json" ? whatif::to_json(reports)
                               : whatif::to_text_table(reports, in.origin));
+  } else if (!cl.offsets.empty()) {
+    whatif::offset_distribution d;
+    if (auto e = whatif::decide_every_offset(analysis, in.pod, opts, d))
+      return bad_input(e->message);
+    not_modelled = !d.decision.not_modelled.empty();
+    decisions = std::max<std::size_t>(d.decision.evaluation_order.size(), 1);
+    print(cl.output == "json" ? whatif::to_json(d) : whatif::to_text(d, in.origin));
   } else {
     reports.emplace_back();
     if (auto e = analysis.decide(in.pod, opts, reports.back())) return bad_input(e->message);
@@ -281,7 +303,7 @@ int main(int argc, char** argv) {
   for (const whatif::report& r : reports) not_modelled = not_modelled || !r.not_modelled.empty();
   if (cl.timings)
     print_timings(in, load_wall, load_cpu, analysis, decide_clock.wall_seconds(),
-                  decide_clock.cpu_seconds(), reports.size());
+                  decide_clock.cpu_seconds(), reports.size() + decisions);
   // The model's memory goes back with the process: freeing 150,000 pods one by one would take a
   // tenth of a second more.
   std::fflush(stdout);

@@ -31,16 +31,24 @@ namespace {
 using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 
+static_assert(std::is_same_v<decltype(node_report::scores), preempt::default_scores::vector>);
+
 // Records the victims of every node the dry run evaluates (the decision keeps them only for the
 // candidates it retained).
 struct victim_recorder {
   std::vector<std::vector<const pod*>>* victims;
   std::vector<std::int64_t>* violations;
+  // And each candidate's upstream scores, as the evaluator computes them (--offsets all).
+  std::vector<preempt::default_scores::vector>* scores;
+  preempt::timestamp now;
 
-  void on_node_evaluated(std::size_t node, const preempt::status&, std::span<const pod* const> v,
-                         std::int64_t pdb_violations) {
+  void on_node_evaluated(std::size_t node, const preempt::status& outcome,
+                         std::span<const pod* const> v, std::int64_t pdb_violations) {
     (*victims)[node].assign(v.begin(), v.end());
     (*violations)[node] = pdb_violations;
+    if (outcome.is_success())
+      (*scores)[node] =
+          preempt::default_scores{now}.all(preempt::candidate<pod>{node, {}, v, pdb_violations});
   }
 };
 
@@ -860,10 +868,11 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
   const std::size_t n_nodes = dump->nodes.size();
   std::vector<std::vector<const pod*>> recorded(n_nodes);
   std::vector<std::int64_t> recorded_violations(n_nodes, 0);
+  std::vector<preempt::default_scores::vector> recorded_scores(n_nodes);
   preempt::evaluator_config config;
   config.sampling = opts.sampling;
   evaluator_type ev(config, preempt::default_policy{opts.now},
-                    victim_recorder{&recorded, &recorded_violations});
+                    victim_recorder{&recorded, &recorded_violations, &recorded_scores, opts.now});
   std::optional<std::size_t> nominated_node;
   if (!preemptor_object.nominated_node_name.empty()) {
     const auto it = node_index.find(preemptor_object.nominated_node_name);
@@ -896,6 +905,7 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
     if (diag.outcome.is_success()) {
       for (const pod* p : recorded[diag.node_index]) v.victims.push_back(pod_name(p));
       v.pdb_violations = recorded_violations[diag.node_index];
+      v.scores = recorded_scores[diag.node_index];
       if (!kept[diag.node_index])
         v.reason = "not kept: enough candidates with budget violations were found before";
     }

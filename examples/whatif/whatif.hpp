@@ -11,6 +11,7 @@
 #ifndef PREEMPT_WHATIF_WHATIF_HPP
 #define PREEMPT_WHATIF_WHATIF_HPP
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -54,6 +55,9 @@ struct node_report {
   std::vector<std::string> victims;
   std::int64_t pdb_violations = 0;
   bool evaluated = false;  // by the preemption dry run (else: the filter verdict)
+  // A candidate's upstream scores (preempt::default_scores, higher is better), as the dry run
+  // computed them: what choosing among candidates compares (--offsets all). Not in any output.
+  std::array<std::int64_t, 5> scores{};
 };
 
 struct report {
