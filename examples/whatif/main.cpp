@@ -40,6 +40,7 @@
 #include "offsets.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
+#include "plan.hpp"
 #include "preempt/sampling.hpp"
 #include "stopwatch.hpp"
 #include "whatif.hpp"
@@ -69,13 +70,14 @@ struct command_line {
   std::string offsets;  // --offsets all
   std::string scheduler_name{whatif::default_scheduler_name};
   bool all_pending = false;
+  bool plan = false;  // --plan
   bool timings = false;
   preempt::sampling_args sampling;
   bool plugin = false;  // started as kubectl-preempt_whatif
 
   bool bundled() const {
     return !plugin && cluster_files.empty() && pod_file.empty() && pod_name.empty() &&
-           pod_group.empty() && !all_pending;
+           pod_group.empty() && !all_pending && !plan;
   }
   bool from_kubectl() const { return plugin && cluster_files.empty(); }
 };
@@ -107,6 +109,13 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
                    "Decide for every pending pod of the dump, in the scheduler's queue order")
           ->excludes(pod_opt)
           ->excludes(name_opt);
+  auto* plan_opt =
+      app.add_flag("--plan", cl.plan,
+                   "Decide for every pending pod in the scheduler's queue order, each decision "
+                   "applied before the next (see the README); --all-pending decides each on its "
+                   "own against the same cluster")
+          ->excludes(pod_opt)
+          ->excludes(name_opt);
   auto* group_opt =
       app.add_option("--pod-group", cl.pod_group,
                      "Decide for the pending PodGroup NAMESPACE/NAME of the dump (workload-aware "
@@ -114,7 +123,8 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
           ->type_name("NAMESPACE/NAME")
           ->excludes(pod_opt)
           ->excludes(name_opt)
-          ->excludes(all_opt);
+          ->excludes(all_opt)
+          ->excludes(plan_opt);
   app.add_option("--output,-o", cl.output, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--scheduler-name", cl.scheduler_name,
@@ -133,6 +143,7 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
       ->check(CLI::IsMember({"all"}))
       ->excludes(offset_opt)
       ->excludes(all_opt)
+      ->excludes(plan_opt)
       ->excludes(group_opt);
   app.add_option("--min-candidate-nodes-percentage", cl.sampling.min_candidate_nodes_percentage,
                  "DefaultPreemptionArgs.minCandidateNodesPercentage (default 10)");
@@ -178,9 +189,10 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
   if (cl.bundled()) return std::nullopt;
   if (cl.cluster_files.empty() && !cl.from_kubectl())
     return bad_input("--cluster is required (see --help)");
-  if (cl.pod_file.empty() && cl.pod_name.empty() && cl.pod_group.empty() && !cl.all_pending)
+  if (cl.pod_file.empty() && cl.pod_name.empty() && cl.pod_group.empty() && !cl.all_pending &&
+      !cl.plan)
     return bad_input(
-        "one of --pod, --pod-name, --pod-group or --all-pending is required (see --help)");
+        "one of --pod, --pod-name, --pod-group, --all-pending or --plan is required (see --help)");
   std::size_t stdin_uses = cl.pod_file == "-" ? 1u : 0u;
   for (const std::string& f : cl.cluster_files) stdin_uses += f == "-" ? 1u : 0u;
   if (stdin_uses > 1) return bad_input("'-' (standard input) can be used only once");
@@ -279,6 +291,12 @@ int main(int argc, char** argv) {
     if (auto e = analysis.decide_group(cl.pod_group, opts, r)) return bad_input(e->message);
     not_modelled = !r.not_modelled.empty();
     print(cl.output == "json" ? whatif::to_json(r) : whatif::to_text(r, in.origin));
+  } else if (cl.plan) {
+    whatif::plan_result p;
+    if (auto e = whatif::make_plan(analysis, in.dump, opts, p)) return bad_input(e->message);
+    not_modelled = !p.not_modelled.empty();
+    decisions = p.steps.size();
+    print(cl.output == "json" ? whatif::to_json(p) : whatif::to_text(p, in.origin));
   } else if (cl.all_pending) {
     for (std::size_t i : analysis.pending_in_queue_order()) {
       reports.emplace_back();

@@ -711,6 +711,54 @@ std::vector<std::size_t> analysis::pending_in_queue_order() const {
   return order;
 }
 
+namespace {
+
+const pod* find_pending(const std::vector<pod>& pending, std::size_t dump_index) {
+  for (const pod& p : pending)
+    if (p.uid() == dump_index + 1) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+void analysis::remove_bound_pod(std::size_t i) {
+  model& m = *model_;
+  if (i >= m.bound_node.size() || m.bound_node[i] == not_bound) return;
+  (void)m.cluster.remove_pod(m.bound_node[i], i + 1);
+  m.bound_node[i] = not_bound;
+}
+
+void analysis::bind_pending_pod(std::size_t i, std::size_t node) {
+  model& m = *model_;
+  const pod* p = find_pending(m.pending, i);
+  if (p == nullptr || node >= m.cluster.size() || m.bound_node[i] != not_bound) return;
+  (void)m.ledger.remove(p->uid());
+  m.cluster.add_pod(node, *p);
+  m.bound_node[i] = node;
+  // Its budgets, as add_budgets() numbers them (the budgets with a valid, non-empty selector).
+  const pod_object& o = m.dump->pods[i];
+  std::uint32_t budget = 0;
+  for (const pdb_object& b : m.dump->pdbs) {
+    if (!b.selector || b.selector->empty() || !k8s::validate(*b.selector)) continue;
+    if (b.ns == o.ns && k8s::matches(*b.selector, o.labels)) {
+      m.budgets.add_member(budget, p->uid());
+      const std::pair<pod_id, std::uint32_t> entry{p->uid(), budget};
+      m.members.insert(std::upper_bound(m.members.begin(), m.members.end(), entry), entry);
+    }
+    ++budget;
+  }
+}
+
+void analysis::set_nomination(std::size_t i, std::optional<std::size_t> node) {
+  model& m = *model_;
+  const pod* p = find_pending(m.pending, i);
+  if (p == nullptr || m.bound_node[i] != not_bound) return;
+  if (node && *node < m.cluster.size())
+    m.ledger.nominate(*p, *node);
+  else
+    (void)m.ledger.remove(p->uid());
+}
+
 const std::vector<std::string>& analysis::warnings() const noexcept { return model_->warnings; }
 double analysis::build_seconds() const noexcept { return model_->build_seconds; }
 double analysis::build_cpu_seconds() const noexcept { return model_->build_cpu_seconds; }

@@ -178,6 +178,16 @@ class analysis {
   // order: priority descending, then creation time (pods without one last), then namespace/name.
   std::vector<std::size_t> pending_in_queue_order() const;
 
+  // What kube-scheduler's actions change, applied to the model so that the next decision sees
+  // them (--plan, plan.hpp). `pod` indexes cluster_dump::pods; the dump itself is not changed.
+  // A bound pod deleted (a victim, once gone); nothing when it is on no node of the model.
+  void remove_bound_pod(std::size_t pod);
+  // A pending pod of this scheduler bound to `node`: it counts there (and in every budget whose
+  // selector matches it) from now on, and its nomination is gone.
+  void bind_pending_pod(std::size_t pod, std::size_t node);
+  // A pending pod of this scheduler nominated to `node`, or its nomination cleared (nullopt).
+  void set_nomination(std::size_t pod, std::optional<std::size_t> node);
+
   // What the model ignored (pods on unknown nodes, invalid budget selectors, ...).
   const std::vector<std::string>& warnings() const noexcept;
   // Seconds building the model (wall clock and processor time).
