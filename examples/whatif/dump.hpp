@@ -111,6 +111,9 @@ struct cluster_dump {
   std::vector<group_object> groups;  // PodGroups and CompositePodGroups, in input order
   std::size_t workloads = 0;         // Workload objects read (preemption does not use them)
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
+  // What reading the inputs noted (API resources the cluster does not serve, ...), shown with the
+  // analysis' warnings.
+  std::vector<std::string> input_warnings;
 };
 
 }  // namespace whatif

@@ -73,7 +73,8 @@ struct command_line {
   bool plan = false;  // --plan
   bool timings = false;
   preempt::sampling_args sampling;
-  bool plugin = false;  // started as kubectl-preempt_whatif
+  bool plugin = false;              // started as kubectl-preempt_whatif
+  whatif::kubectl_options kubectl;  // passed through to kubectl
 
   bool bundled() const {
     return !plugin && cluster_files.empty() && pod_file.empty() && pod_name.empty() &&
@@ -101,8 +102,9 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
       app.add_option("--pod", cl.pod_file, "The pod to place (a Pod object); '-' reads stdin")
           ->type_name("FILE");
   auto* name_opt =
-      app.add_option("--pod-name", cl.pod_name, "Take the pending pod NAMESPACE/NAME from the dump")
-          ->type_name("NAMESPACE/NAME")
+      app.add_option("--pod-name", cl.pod_name,
+                     "Take the pending pod NAMESPACE/NAME (or NAME, see -n) from the dump")
+          ->type_name("[NAMESPACE/]NAME")
           ->excludes(pod_opt);
   auto* all_opt =
       app.add_flag("--all-pending", cl.all_pending,
@@ -118,13 +120,26 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
           ->excludes(name_opt);
   auto* group_opt =
       app.add_option("--pod-group", cl.pod_group,
-                     "Decide for the pending PodGroup NAMESPACE/NAME of the dump (workload-aware "
-                     "preemption; the tool places the group first fit, see the README)")
-          ->type_name("NAMESPACE/NAME")
+                     "Decide for the pending PodGroup NAMESPACE/NAME (or NAME, see -n) of the dump "
+                     "(workload-aware preemption; the tool places the group first fit, see the "
+                     "README)")
+          ->type_name("[NAMESPACE/]NAME")
           ->excludes(pod_opt)
           ->excludes(name_opt)
           ->excludes(all_opt)
           ->excludes(plan_opt);
+  app.add_option("--namespace,-n", cl.kubectl.ns,
+                 "The namespace of --pod-name NAME and --pod-group NAME (as in kubectl; without it "
+                 "the plugin takes the current context's, the tool \"default\")")
+      ->type_name("NAMESPACE");
+  app.add_option("--context", cl.kubectl.context,
+                 "The kubeconfig context kubectl reads the cluster from (plugin)")
+      ->type_name("NAME");
+  app.add_option("--kubeconfig", cl.kubectl.kubeconfig, "The kubeconfig file kubectl uses (plugin)")
+      ->type_name("FILE");
+  app.add_option("--request-timeout", cl.kubectl.request_timeout,
+                 "kubectl's --request-timeout for each request (plugin)")
+      ->type_name("DURATION");
   app.add_option("--output,-o", cl.output, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--scheduler-name", cl.scheduler_name,
@@ -186,6 +201,17 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
                        "\" (expected bytes, or a number with K, M, G or T, e.g. 8G)");
     max_size = *parsed;
   }
+  if (!cl.from_kubectl()) {
+    const std::pair<const char*, const std::string*> kubectl_only[] = {
+        {"--context", &cl.kubectl.context},
+        {"--kubeconfig", &cl.kubectl.kubeconfig},
+        {"--request-timeout", &cl.kubectl.request_timeout}};
+    for (const auto& [flag, value] : kubectl_only)
+      if (!value->empty())
+        return bad_input(std::string(flag) +
+                         ": only for reading the cluster through kubectl (the kubectl plugin "
+                         "without --cluster)");
+  }
   if (cl.bundled()) return std::nullopt;
   if (cl.cluster_files.empty() && !cl.from_kubectl())
     return bad_input("--cluster is required (see --help)");
@@ -217,10 +243,11 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
     return in.loader.read_pod(p, in.pod);
   }
   if (cl.from_kubectl()) {
-    in.origin = "the current kubectl context";
-    whatif::source src;
-    if (auto e = whatif::read_kubectl(whatif::kubectl_get_arguments(), max_size, src)) return e;
-    if (auto e = in.loader.add_cluster(src, in.dump)) return e;
+    in.origin = cl.kubectl.context.empty() ? "the current kubectl context"
+                                           : "kubectl context " + cl.kubectl.context;
+    if (auto e = whatif::read_cluster_through_kubectl(cl.kubectl, max_size, in.loader, in.dump,
+                                                      in.dump.input_warnings))
+      return e;
   }
   for (const std::string& f : cl.cluster_files) {
     whatif::open_input src;
@@ -236,6 +263,34 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
   return std::nullopt;
 }
 
+// --pod-name and --pod-group as NAMESPACE/NAME: a NAME alone is in -n's namespace, else (as kubectl
+// has it) the current context's when the cluster is read through kubectl, else "default".
+std::optional<int> qualify_names(command_line& cl) {
+  std::string context_namespace;
+  const std::pair<const char*, std::string*> names[] = {{"--pod-name", &cl.pod_name},
+                                                        {"--pod-group", &cl.pod_group}};
+  for (const auto& [flag, name] : names) {
+    if (name->empty()) continue;
+    const std::size_t slash = name->find('/');
+    if (slash != std::string::npos) {
+      if (!cl.kubectl.ns.empty() && name->substr(0, slash) != cl.kubectl.ns)
+        return bad_input(std::string(flag) + " " + *name +
+                         ": its namespace is not the one -n/--namespace names (" + cl.kubectl.ns +
+                         ")");
+      continue;
+    }
+    std::string ns = cl.kubectl.ns;
+    if (ns.empty() && cl.from_kubectl()) {
+      if (context_namespace.empty())
+        if (auto e = whatif::kubectl_namespace(cl.kubectl, context_namespace))
+          return bad_input(e->message);
+      ns = context_namespace;
+    }
+    *name = (ns.empty() ? std::string("default") : ns) + "/" + *name;
+  }
+  return std::nullopt;
+}
+
 void print(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -245,14 +300,15 @@ void print_timings(const loaded& in, double load_wall, double load_cpu, const wh
                    double decide_wall, double decide_cpu, std::size_t decisions) {
   const double parse = in.loader.parse_cpu_seconds();
   std::fprintf(stderr,
-               "preempt-whatif: %zu nodes, %zu pods\n"
+               "preempt-whatif: %zu nodes, %zu pods (%zu of %zu input%s read a window at a time)\n"
                "  load    %7.3f s wall, %7.3f s cpu (parse %.3f s cpu, read + decode %.3f s cpu)\n"
                "  build   %7.3f s wall, %7.3f s cpu (model, budgets, nominations)\n"
                "  decide  %7.3f s wall, %7.3f s cpu (filters on every node + preemption, %zu "
                "decision%s)\n",
-               in.dump.nodes.size(), in.dump.pods.size(), load_wall, load_cpu, parse,
-               load_cpu - parse, a.build_seconds(), a.build_cpu_seconds(), decide_wall, decide_cpu,
-               decisions, decisions == 1 ? "" : "s");
+               in.dump.nodes.size(), in.dump.pods.size(), in.loader.streamed_inputs(),
+               in.dump.files.size(), in.dump.files.size() == 1 ? "" : "s", load_wall, load_cpu,
+               parse, load_cpu - parse, a.build_seconds(), a.build_cpu_seconds(), decide_wall,
+               decide_cpu, decisions, decisions == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -262,6 +318,7 @@ int main(int argc, char** argv) {
   if (auto done = parse_command_line(argc, argv, cl)) return *done;
   std::uint64_t offset = 0, max_size = 0;
   if (auto done = check_command_line(cl, offset, max_size)) return *done;
+  if (auto done = qualify_names(cl)) return *done;
 
   const whatif::stopwatch load_clock;
   loaded in;

@@ -61,30 +61,27 @@ bool digits(std::string_view s, std::size_t from, std::size_t n) {
   return true;
 }
 
-// A line kubectl writes to its standard error: its own messages, and klog's
-// "E0520 10:00:00.123456   12345 file.go:42] ..." lines.
-bool kubectl_error_line(std::string_view line) {
+}  // namespace
+
+bool is_klog_line(std::string_view line) {
+  // A level letter, MMDD, a space, hh:mm:ss.
+  const bool level =
+      !line.empty() && (line[0] == 'I' || line[0] == 'W' || line[0] == 'E' || line[0] == 'F');
+  return level && digits(line, 1, 4) && line.size() > 13 && line[5] == ' ' && digits(line, 6, 2) &&
+         line[8] == ':' && digits(line, 9, 2) && line[11] == ':' && digits(line, 12, 2);
+}
+
+bool is_kubectl_message(std::string_view line) {
   constexpr std::string_view prefixes[] = {"Warning: ",
                                            "error: ",
                                            "Error: ",
                                            "Error from server",
                                            "Unable to connect to the server",
-                                           "The connection to the server",
-                                           "W0",
-                                           "E0",
-                                           "I0",
-                                           "F0"};
-  for (std::string_view p : prefixes) {
-    if (line.substr(0, p.size()) != p) continue;
-    if (p.size() > 2) return true;
-    // klog: a level letter, MMDD, a space, hh:mm:ss.
-    return digits(line, 1, 4) && line.size() > 13 && line[5] == ' ' && digits(line, 6, 2) &&
-           line[8] == ':' && digits(line, 9, 2) && line[11] == ':' && digits(line, 12, 2);
-  }
-  return false;
+                                           "The connection to the server"};
+  for (std::string_view p : prefixes)
+    if (line.substr(0, p.size()) == p) return true;
+  return is_klog_line(line);
 }
-
-}  // namespace
 
 std::optional<std::string> not_text(std::string_view head) {
   const std::string_view b = head.substr(0, sniff_size);
@@ -100,7 +97,7 @@ std::optional<std::string> not_text(std::string_view head) {
   std::string_view first = b.substr(b.substr(0, 3) == "\xef\xbb\xbf" ? 3 : 0);
   first = first.substr(0, first.find('\n'));
   if (!first.empty() && first.back() == '\r') first.remove_suffix(1);
-  if (kubectl_error_line(first))
+  if (is_kubectl_message(first))
     return "line 1 is kubectl's standard error, not part of the dump: \"" + clip(first) +
            "\" (write kubectl's standard error elsewhere: `kubectl get ... 2>/dev/null`)";
   return std::nullopt;

@@ -33,6 +33,12 @@ inline constexpr std::size_t sniff_size = 4096;
 
 std::optional<std::string> not_text(std::string_view head);
 
+// A line kubectl writes to its standard error: its messages ("Warning: ...", "error: ...",
+// "Error from server ...", "Unable to connect to the server ...", "The connection to the
+// server ...") and klog's ("E0520 10:00:00.123456   12345 file.go:42] ...", is_klog_line).
+bool is_kubectl_message(std::string_view line);
+bool is_klog_line(std::string_view line);
+
 }  // namespace whatif
 
 #endif  // PREEMPT_WHATIF_SNIFF_HPP

@@ -686,6 +686,7 @@ std::optional<load_error> analysis::build(const cluster_dump& dump,
   m.warnings.insert(m.warnings.end(), budget_warnings.begin(), budget_warnings.end());
   if (auto e = m.add_groups()) return e;
   m.warn_ignored_kinds();
+  m.warnings.insert(m.warnings.end(), dump.input_warnings.begin(), dump.input_warnings.end());
   m.build_seconds = clock.wall_seconds();
   m.build_cpu_seconds = clock.cpu_seconds();
   return std::nullopt;
