@@ -182,6 +182,15 @@ case $case_name in
   plugin-namespace-conflict)
     expect_error "--pod-name other/waiting: its namespace is not the one -n/--namespace names (team)" \
       env PATH="$fake_bin:$PATH" "$plugin" -n team --pod-name other/waiting ;;
+  readme-dump-command)
+    # The `kubectl get` line of the READMEs fetches what the plugin fetches (the stand-in checks
+    # the list), into a file that gives the same answer.
+    root="$scenarios/../../.."
+    line=$(grep -m1 '^kubectl get \$(kubectl api-resources' "$root/examples/whatif/README.md")
+    [[ -n "$line" ]] || fail "no kubectl get line in examples/whatif/README.md"
+    grep -qxF -- "$line" "$root/README.md" || fail "README.md's kubectl get line differs"
+    (cd "$work" && PATH="$fake_bin:$PATH" bash -c "$line")
+    expect_same "$("$tool" --cluster "$work/cluster.json" --pod-name team/waiting -o json)" ;;
   kubectl-flags-without-kubectl)
     expect_error "--context: only for reading the cluster through kubectl" \
       "$tool" --cluster "$data/cluster.json" --context prod --pod-name team/waiting ;;
