@@ -1,15 +1,19 @@
 // preempt-whatif - which node would kube-scheduler nominate for a pending pod, whom would it
 // evict, and why? Answers from a cluster dump, with the preempt library.
 //
-//   kubectl get nodes,pods,pdb,priorityclasses -A -o json > cluster.json
+//   kubectl get <every kind the tool reads that the cluster serves> -A -o json > cluster.json
+//                                  # (the line is in examples/whatif/README.md)
 //   preempt-whatif --cluster cluster.json --pod pod.json [--output text|json] [--offset N]
 //                  [--min-candidate-nodes-percentage P] [--min-candidate-nodes-absolute A]
-//   preempt-whatif --cluster cluster.json --pod-name NAMESPACE/NAME
-//   preempt-whatif --cluster cluster.json --all-pending     # every pending pod, in queue order
+//   preempt-whatif --cluster cluster.json --pod-name [NAMESPACE/]NAME [-n NAMESPACE]
+//   preempt-whatif --cluster cluster.json --pod-name NAMESPACE/NAME --offsets all
+//                                  # the decision at every start kube-scheduler may draw
+//   preempt-whatif --cluster cluster.json --all-pending     # every pending pod, each on its own
+//   preempt-whatif --cluster cluster.json --plan            # every pending pod, one after another
 //   preempt-whatif --cluster cluster.json --pod-group NAMESPACE/NAME  # a pending PodGroup
 //   preempt-whatif                 # the bundled example (examples/data/), explained
-//   kubectl preempt-whatif --pod-name NAMESPACE/NAME        # as a kubectl plugin: reads the
-//                                  # current context's cluster through kubectl
+//   kubectl preempt-whatif --pod-name NAME [--context C] [--kubeconfig F] [-n NAMESPACE]
+//                  [--request-timeout D]  # as a kubectl plugin: reads the cluster through kubectl
 //
 // Inputs are JSON or YAML, files or streams (`-` reads standard input). Nodes are taken in input
 // order; --offset N starts the dry run at the N-th node preemption may help (upstream draws it at
@@ -88,7 +92,7 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
   cl.plugin = argc > 0 && whatif::invoked_as_kubectl_plugin(argv[0]);
   CLI::App app{
       "What would kube-scheduler's preemption do for a pending pod? Reads a cluster dump\n"
-      "(kubectl get nodes,pods,pdb,priorityclasses -A -o json, or -o yaml) and a pod, and "
+      "(kubectl get ... -A -o json, or -o yaml: see the README for the kinds) and a pod, and "
       "explains\n"
       "the decision: the nominated node, the victims, and why. Without arguments it runs on a\n"
       "bundled example. Installed as kubectl-preempt_whatif it is a kubectl plugin that reads the\n"

@@ -1,16 +1,21 @@
 // examples/whatif/output.hpp - preempt-whatif's two outputs.
 //
-// JSON (the contract pinned by tests/whatif): one object
-//   {"preemptor": "ns/name", "result": "nominated" | "fits" | "not-eligible" | "unschedulable",
-//    "nominatedNodeName": "", "victims": ["ns/name", ...], "pdbViolations": 0,
+// JSON (the contract pinned by tests/whatif; its schema: examples/whatif/schema/
+// whatif-output.schema.json): one object with "apiVersion": "preempt-whatif/v1" and a "kind".
+// A decision ("kind": "Decision"):
+//   {"preemptor": "ns/name", "result": "nominated" | "fits" | "not-eligible" | "unschedulable" |
+//    "other-scheduler", "nominatedNodeName": "", "victims": ["ns/name", ...], "pdbViolations": 0,
 //    "victimUnits": {"ns/pod": "PodGroup ns/name", ...} (only when some victim is evicted with its
 //    pod group), "clearedNominations": ["ns/name", ...], "message": "...",
+//    "dryRun": null | {"potentialNodes", "candidatesWanted", "offset", "sampled",
+//                      "tiedCandidates"},
 //    "nodes": [{"name", "status", "reason", "victims", "pdbViolations", "evaluated"}, ...],
-//    "warnings": ["...", ...]}
-// With --all-pending: a JSON array of such objects, one per pending pod in the scheduler's queue
-// order, or a table.
+//    "warnings": ["...", ...], "notModelled": ["...", ...]}
+// With --all-pending: {"kind": "PendingPods", "mode": "independent", "decisions": [...]}, one per
+// pending pod in the scheduler's queue order, or a table. (--plan: plan.hpp; --offsets all:
+// offsets.hpp.)
 // Text: the decision first, then the victims, the evaluated nodes and the nodes preemption cannot
-// help, for people.
+// help, for people; names from the dump shown as text_safety.hpp escapes them.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_OUTPUT_HPP
