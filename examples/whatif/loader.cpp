@@ -165,6 +165,14 @@ std::string malformed_json(const source& src, std::string_view text,
   if (located) {
     m += " at ";
     m += format_json_error(text, *located);
+    // kubectl's standard error written into the dump between its lines (`2>&1`).
+    const std::size_t at = std::min(located->offset, text.size());
+    const std::size_t begin = text.rfind('\n', at == 0 ? 0 : at - 1);
+    std::string_view line = text.substr(begin == std::string_view::npos ? 0 : begin + 1);
+    line = line.substr(0, line.find('\n'));
+    if (is_kubectl_message(line))
+      m += " (the line there is kubectl's standard error: write it elsewhere, `kubectl get ... "
+           "2>/dev/null`)";
   } else {
     m += ": ";
     m += simdjson::error_message(code);

@@ -635,7 +635,8 @@ HAND_WRITTEN = {"bad-host-port", "bad-spread-policy", "bad-spread-when-unsatisfi
                 "filter-pod-affinity", "filter-spread",
                 # inputs that are not text, and names that would move a terminal
                 "bad-gzip", "bad-gzip-pod", "bad-nul", "bad-nul-later", "bad-kubectl-warning",
-                "bad-kubectl-klog", "text-control-characters", "text-control-characters-table",
+                "bad-kubectl-klog", "bad-kubectl-warning-inside", "text-control-characters",
+                "text-control-characters-table",
                 # the decision at every start offset; the plan
                 "offsets-all", "offsets-all-text", "offsets-all-not-sampled", "sampled-decision-text",
                 "plan", "plan-text", "plan-stops-where-scoring-places", "plan-nominated-node-first",
