@@ -4,6 +4,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 
 #include "output.hpp"
@@ -79,30 +80,50 @@ class plan_state {
 
   // The budgets an earlier step changed the pods of, that this decision's dry run looked at (a
   // pod of theirs on a node it evaluated), each with the step that changed it.
-  std::vector<std::pair<std::size_t, std::string>> touched_budgets_read(const report& r) const {
+  std::vector<std::pair<std::size_t, std::string>> touched_budgets_read(const report& r) {
     std::vector<std::pair<std::size_t, std::string>> read;
-    for (std::size_t b = 0; b < touched_by_.size(); ++b) {
-      if (touched_by_[b].empty()) continue;
-      bool found = false;
-      for (const node_report& nr : r.nodes) {
-        if (!nr.evaluated || found) continue;
-        const std::size_t n = node(nr.name);
-        if (n == nowhere) continue;
-        for (std::size_t i : on_node_[n])
-          if (selects(dump_.pdbs[b], dump_.pods[i])) {
-            found = true;
-            break;
+    if (!any_touched_) return read;
+    std::vector<char> seen(touched_by_.size(), 0);
+    for (const node_report& nr : r.nodes) {
+      if (!nr.evaluated) continue;
+      const std::size_t n = node(nr.name);
+      if (n == nowhere) continue;
+      for (std::size_t i : on_node_[n])
+        for (const std::uint32_t b : budgets_of(i))
+          if (!touched_by_[b].empty() && !seen[b]) {
+            seen[b] = 1;
+            read.emplace_back(b, touched_by_[b]);
           }
-      }
-      if (found) read.emplace_back(b, touched_by_[b]);
     }
+    std::sort(read.begin(), read.end());
     return read;
   }
 
  private:
+  // The budgets whose selector matches pod i, found once (budgets indexed by namespace).
+  const std::vector<std::uint32_t>& budgets_of(std::size_t i) {
+    if (budgets_of_.empty()) {
+      budgets_of_.resize(dump_.pods.size());
+      known_.assign(dump_.pods.size(), 0);
+      for (std::size_t b = 0; b < dump_.pdbs.size(); ++b)
+        budgets_in_[dump_.pdbs[b].ns].push_back(static_cast<std::uint32_t>(b));
+    }
+    if (!known_[i]) {
+      known_[i] = 1;
+      const auto it = budgets_in_.find(dump_.pods[i].ns);
+      if (it != budgets_in_.end())
+        for (const std::uint32_t b : it->second)
+          if (selects(dump_.pdbs[b], dump_.pods[i])) budgets_of_[i].push_back(b);
+    }
+    return budgets_of_[i];
+  }
+
   void touch_budgets_of(std::size_t i, const std::string& step) {
-    for (std::size_t b = 0; b < dump_.pdbs.size(); ++b)
-      if (touched_by_[b].empty() && selects(dump_.pdbs[b], dump_.pods[i])) touched_by_[b] = step;
+    for (const std::uint32_t b : budgets_of(i))
+      if (touched_by_[b].empty()) {
+        touched_by_[b] = step;
+        any_touched_ = true;
+      }
   }
 
   const cluster_dump& dump_;
@@ -113,6 +134,10 @@ class plan_state {
   std::vector<std::size_t> node_of_;
   std::vector<std::string> nomination_;
   std::vector<std::string> touched_by_;  // per budget: the first step that changed its pods
+  bool any_touched_ = false;
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> budgets_in_;  // by namespace
+  std::vector<std::vector<std::uint32_t>> budgets_of_;                           // per pod
+  std::vector<char> known_;  // per pod: budgets_of_ is filled
 };
 
 std::string pad(std::string s, std::size_t width) {
