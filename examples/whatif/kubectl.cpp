@@ -170,6 +170,7 @@ const std::vector<std::string>& kubectl_resources() {
                                                      "podgroups.scheduling.k8s.io",
                                                      "compositepodgroups.scheduling.k8s.io",
                                                      "runtimeclasses.node.k8s.io",
+                                                     "limitranges",
                                                      "persistentvolumeclaims",
                                                      "persistentvolumes",
                                                      "storageclasses.storage.k8s.io",

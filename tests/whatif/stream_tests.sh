@@ -53,7 +53,7 @@ cat >"$fake_bin/kubectl" <<'EOF'
 echo "$*" >>"${FAKE_KUBECTL_LOG:-/dev/null}"
 all="nodes pods poddisruptionbudgets.policy priorityclasses.scheduling.k8s.io namespaces
 podgroups.scheduling.k8s.io compositepodgroups.scheduling.k8s.io runtimeclasses.node.k8s.io
-persistentvolumeclaims persistentvolumes storageclasses.storage.k8s.io csinodes.storage.k8s.io
+limitranges persistentvolumeclaims persistentvolumes storageclasses.storage.k8s.io csinodes.storage.k8s.io
 csidrivers.storage.k8s.io volumeattachments.storage.k8s.io csistoragecapacities.storage.k8s.io
 resourceclaims.resource.k8s.io resourceclaimtemplates.resource.k8s.io
 resourceslices.resource.k8s.io deviceclasses.resource.k8s.io"
