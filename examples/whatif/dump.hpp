@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "preempt/kubernetes/dra/pod_claims.hpp"
 #include "preempt/kubernetes/kubernetes.hpp"
 
 namespace whatif {
@@ -54,6 +55,10 @@ struct pod_object {
   std::vector<k8s::spread_constraint> spread;
   // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
   std::optional<std::string> pod_group;
+  // DynamicResources: metadata.uid, spec.resourceClaims, status.resourceClaimStatuses.
+  std::string uid;
+  std::vector<k8s::dra::pod_claim> resource_claims;
+  std::vector<k8s::dra::pod_claim_status> claim_statuses;
   // Where the object came from, for messages: the input file and "items[i]" position.
   std::uint32_t file = 0;
   std::size_t item = 0;

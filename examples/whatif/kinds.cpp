@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decoder.hpp"
+#include "dra_kinds.hpp"
 #include "one_line.hpp"
 
 namespace whatif::kinds {
@@ -294,6 +295,7 @@ constexpr field<pod_object> pod_placement_fields[] = {
 constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
+    {"uid", decode::text<&pod_object::uid>{}},
     {"labels", decode::string_map<&pod_object::labels>{}},
     {"creationTimestamp", decode::instant<&pod_object::created>{}},
     {"deletionTimestamp",
@@ -336,11 +338,13 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      }},
     {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
      [](pod_decoding& p) { p.pod_group.reset(); }},
+    {"resourceClaims", dra::pod_claims_field{}},
 };
 constexpr field<pod_decoding> pod_status_fields[] = {
     {"phase", decode::text<&pod_object::phase>{}},
     {"nominatedNodeName", decode::text<&pod_object::nominated_node_name>{}},
     {"startTime", decode::instant<&pod_object::start_time>{}},
+    {"resourceClaimStatuses", dra::pod_claim_statuses_field{}},
     {"conditions",
      [](context&, dom::element e, pod_decoding& p) {
        p.conditions = e;

@@ -798,6 +798,11 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
+  if (!preemptor_object.resource_claims.empty())
+    out.refuse("Pod " + out.preemptor +
+               ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
+               "DynamicResources filter keeps only the nodes where the claims can be allocated)");
+
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)
@@ -1004,6 +1009,12 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   }
   for (std::size_t i = 0; i < dump->pods.size(); ++i)
     if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
+  for (const pod* p : member_pods)
+    if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
+      out.refuse(
+          "Pod " + o.key() +
+          ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
+          "DynamicResources filter keeps only the nodes where the claims can be allocated)");
   if (member_pods.empty())
     return load_error{
         "--pod-group " + key +
