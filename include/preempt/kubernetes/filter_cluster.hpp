@@ -5,7 +5,8 @@
 // filter_cluster<Base, PodFacts, NodeFacts> models preempt::cluster over a Base cluster (such as
 // model::resource_cluster): the same nodes and pods, and a state that runs, in the default
 // profile's order, NodePorts, then Base's own state (NodeResourcesFit for resource_fit_state),
-// then PodTopologySpread, then InterPodAffinity, stopping at the first that rejects.
+// then PodTopologySpread, then InterPodAffinity, then DynamicResources (a verdict per node set
+// with set_dynamic_resources), stopping at the first that rejects.
 //   pod_facts(p)   -> const pod_filter_facts&  what the filters read of a pod of Base
 //   node_facts(i)  -> const kubernetes::node_facts&  node i's name, labels, taints
 // Both must stay valid, with what they refer to, while the view is used.
@@ -114,7 +115,8 @@ class filter_cluster {
       if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
       if (status st = base_.fits(p); !st) return st;
       if (status st = spread_.filter(); !st) return st;
-      return affinity_.filter();
+      if (status st = affinity_.filter(); !st) return st;
+      return owner_->dynamic_resources_.empty() ? status::ok() : owner_->dynamic_resources_[node_];
     }
     // fits() without the reasons (the reprieve loop's question): Base's own can_fit when it has
     // one, and the pod-dependent filters only where the PreFilter left them something to check.
@@ -128,17 +130,18 @@ class filter_cluster {
         if (!status(base_.fits(p)).is_success()) return false;
       }
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
-      return !owner_->affinity_.active() || affinity_.filter().is_success();
+      if (owner_->affinity_.active() && !affinity_.filter().is_success()) return false;
+      return owner_->dynamic_resources_.empty() || owner_->dynamic_resources_[node_].is_success();
     }
 
     // Branch and bound (preempt/node_state.hpp): Base's bound on the node's candidate scores, when
-    // Base offers one and none of the three filters has anything to check (the bound knows only
+    // Base offers one and none of the other filters has anything to check (the bound knows only
     // Base's own filter); nullopt otherwise, and the evaluator then selects the node's victims.
     std::optional<std::array<std::int64_t, 5>> victim_score_bound(const pod_type& p,
                                                                   timestamp now) const
       requires bounds_victim_scores<typename Base::state_type, pod_type>
     {
-      if (owner_->reads_pods_) return std::nullopt;
+      if (owner_->reads_pods_ || !owner_->dynamic_resources_.empty()) return std::nullopt;
       return base_.victim_score_bound(p, now);
     }
 
@@ -231,6 +234,13 @@ class filter_cluster {
     state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);
   }
 
+  // DynamicResources (v1.37): node i's verdict, which the node's pods do not change (the plugin
+  // has no PreFilterExtensions, so the dry run frees no device); empty when the pod claims no
+  // device. The statuses, and the texts their reasons view, must outlive the view's use.
+  void set_dynamic_resources(std::span<const status> verdicts) noexcept {
+    dynamic_resources_ = verdicts;
+  }
+
   const topology_spread_prefilter& spread() const noexcept { return spread_; }
   const inter_pod_affinity_prefilter& affinity() const noexcept { return affinity_; }
 
@@ -246,6 +256,7 @@ class filter_cluster {
   bool reads_pods_ = false;  // some filter reads the facts of the pods a state adds and removes
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
+  std::span<const status> dynamic_resources_;
   label_set no_labels_;
 };
 
