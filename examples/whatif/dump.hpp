@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dra_dump.hpp"
 #include "preempt/kubernetes/dra/pod_claims.hpp"
 #include "preempt/kubernetes/kubernetes.hpp"
 
@@ -115,6 +116,7 @@ struct cluster_dump {
   std::vector<std::uint32_t> class_files;
   std::vector<group_object> groups;  // PodGroups and CompositePodGroups, in input order
   std::size_t workloads = 0;         // Workload objects read (preemption does not use them)
+  dra_objects dra;                   // ResourceClaims, DeviceClasses, ResourceSlices, ...
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
 };
 

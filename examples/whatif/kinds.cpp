@@ -589,6 +589,27 @@ constexpr kind_entry kind_table[] = {
        dump.namespaces.push_back(std::move(n));
        return true;
      }},
+    // Dynamic resource allocation (resource.k8s.io/v1), dra_kinds.cpp.
+    {"ResourceClaim", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       return dra::add_resource_claim(x, obj, where.file, dump);
+     }},
+    {"ResourceClaimTemplate", true,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_claim_template(x, obj, dump);
+     }},
+    {"DeviceClass", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_device_class(x, obj, dump);
+     }},
+    {"ResourceSlice", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_resource_slice(x, obj, dump);
+     }},
+    {"DeviceTaintRule", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_taint_rule(x, obj, dump);
+     }},
     {"PriorityClass", false,
      [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
        k8s::priority_class c;
