@@ -73,6 +73,15 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
               "not modelled");
   }
   if (pod.resource_claims.empty()) return;
+  if (!dump_->dra.not_read.empty()) {
+    refuse_once(
+        refusals,
+        who +
+            ": spec.resourceClaims: the cluster's ResourceClaims, ResourceSlices and DeviceClasses "
+            "could not be read (" +
+            dump_->dra.not_read + ")");
+    return;
+  }
 
   plugin_ = std::make_unique<kd::dynamic_resources>(kd::cluster_devices{
       dump_->dra.claims, dump_->dra.classes, dump_->dra.slices, &model_->used()});
@@ -82,6 +91,17 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
   switch (pre.kind) {
     case k::skip: return;
     case k::rejected:
+      // A kind the dump lacks altogether was most likely not fetched, not absent from the cluster.
+      if (dump_->dra.claims.empty() && pre.message.rfind("could not find ResourceClaim", 0) == 0) {
+        refuse_once(refusals,
+                    who + ": spec.resourceClaims: the dump holds no ResourceClaim at all (" +
+                        pre.message + "): add resourceclaims to the kubectl get of the dump");
+      } else if (dump_->dra.classes.empty() &&
+                 pre.message.find("device class") != std::string::npos) {
+        refuse_once(refusals,
+                    who + ": spec.resourceClaims: the dump holds no DeviceClass at all (" +
+                        pre.message + "): add deviceclasses to the kubectl get of the dump");
+      }
       rejection_ = pre.message;
       if (pre.pre_enqueue)
         warnings.push_back(
@@ -112,6 +132,11 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
   for (const kd::resource_claim* c : plugin_->claims())
     if (!c->allocation) allocates = true;
   if (!allocates) return;
+  if (dump_->dra.slices.empty())
+    refuse_once(refusals,
+                who +
+                    ": spec.resourceClaims: the dump holds no ResourceSlice at all, so no device "
+                    "could be allocated: add resourceslices to the kubectl get of the dump");
   for (const std::string& rule : dump_->dra.taint_rules)
     refuse_once(refusals,
                 "DeviceTaintRule " + rule +
@@ -130,7 +155,9 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
 }
 
 const preempt::status& dra_decision::verdict(std::size_t i, std::vector<std::string>& refusals) {
-  if (!active_ || computed_[i] != 0) return statuses_[i];
+  static const preempt::status pass = preempt::status::ok();
+  if (!active_) return pass;
+  if (computed_[i] != 0) return statuses_[i];
   computed_[i] = 1;
   const node_object& n = dump_->nodes[i];
   kd::node_verdict v = plugin_->filter(kd::allocation_node{n.name, &n.labels});
