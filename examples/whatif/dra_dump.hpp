@@ -22,6 +22,8 @@ struct dra_objects {
   std::vector<preempt::kubernetes::dra::resource_slice> slices;
   std::size_t claim_templates = 0;  // read, not used: kube-scheduler reads the generated claims
   std::vector<std::string> taint_rules;  // DeviceTaintRule names (not modelled)
+  // Why the DRA kinds could not be read (the kubectl plugin's second call failed); "" when read.
+  std::string not_read;
 
   bool empty() const noexcept {
     return claims.empty() && classes.empty() && slices.empty() && claim_templates == 0 &&

@@ -29,6 +29,16 @@ inline const std::vector<std::string>& kubectl_get_arguments() {
   return args;
 }
 
+// The dynamic resource allocation kinds (resource.k8s.io/v1) the plugin reads in a second call,
+// so that a cluster that does not serve them still answers the first one. When it fails, a pod
+// that claims devices is refused rather than decided without its claims.
+inline const std::vector<std::string>& kubectl_get_devices_arguments() {
+  static const std::vector<std::string> args = {
+      "get", "resourceclaims,resourceslices,deviceclasses,resourceclaimtemplates", "-A", "-o",
+      "json"};
+  return args;
+}
+
 // Runs `kubectl <args>` and reads its standard output into `out` (named "kubectl get ...").
 std::optional<load_error> read_kubectl(const std::vector<std::string>& args, std::uint64_t max_size,
                                        source& out);

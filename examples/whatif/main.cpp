@@ -53,7 +53,8 @@ constexpr const char* exit_statuses =
     "  0  decided as kube-scheduler decides (nominated, fits, not-eligible, unschedulable, ...)\n"
     "  2  bad input or command line: one line on stderr names the file, the object and the field\n"
     "  3  decided, but the answer depends on something kube-scheduler reads that the tool does\n"
-    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON notModelled)";
+    "     not model: each is named in the output (warnings \"not modelled: ...\", JSON "
+    "notModelled)";
 
 int bad_input(const std::string& message) {
   std::cerr << "preempt-whatif: " << whatif::one_line(message) << "\n";
@@ -195,6 +196,11 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
     whatif::source src;
     if (auto e = whatif::read_kubectl(whatif::kubectl_get_arguments(), max_size, src)) return e;
     if (auto e = in.loader.add_cluster(src, in.dump)) return e;
+    whatif::source devices;
+    if (auto e = whatif::read_kubectl(whatif::kubectl_get_devices_arguments(), max_size, devices))
+      in.dump.dra.not_read = e->message;  // pods that claim devices are refused
+    else if (auto e2 = in.loader.add_cluster(devices, in.dump))
+      return e2;
   }
   for (const std::string& f : cl.cluster_files) {
     whatif::open_input src;
