@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dra_kinds.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,14 +94,12 @@ struct named_map : decode::detail::member_reader<Path...> {
       typename std::remove_reference_t<decltype(out)>::value_type item;
       item.name = std::string(kv.key);
       if (!kv.value.is_null() && !decode::read_fields(x, kv.value, Table, item)) return false;
-      bool replaced = false;
-      for (auto& existing : out)
-        if (existing.name == item.name) {
-          existing = std::move(item);
-          replaced = true;
-          break;
-        }
-      if (!replaced) out.push_back(std::move(item));
+      const auto same = std::find_if(
+          out.begin(), out.end(), [&](const auto& existing) { return existing.name == item.name; });
+      if (same != out.end())
+        *same = std::move(item);
+      else
+        out.push_back(std::move(item));
     }
     return true;
   }

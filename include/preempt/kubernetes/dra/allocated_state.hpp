@@ -15,7 +15,6 @@
 #define PREEMPT_KUBERNETES_DRA_ALLOCATED_STATE_HPP
 
 #include <algorithm>
-#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -38,9 +37,11 @@ inline constexpr std::size_t allocation_results_max_size = 32;
 // A device's identity: driver, pool, name.
 struct device_id {
   std::string_view driver, pool, device;
-  friend bool operator==(const device_id&, const device_id&) = default;
-  friend auto operator<=>(const device_id& a, const device_id& b) {
-    return std::tie(a.driver, a.pool, a.device) <=> std::tie(b.driver, b.pool, b.device);
+  friend bool operator==(const device_id& a, const device_id& b) noexcept {
+    return a.driver == b.driver && a.pool == b.pool && a.device == b.device;
+  }
+  friend bool operator<(const device_id& a, const device_id& b) noexcept {
+    return std::tie(a.driver, a.pool, a.device) < std::tie(b.driver, b.pool, b.device);
   }
 };
 

@@ -16,7 +16,6 @@
 #ifndef PREEMPT_KUBERNETES_DRA_AMOUNT_HPP
 #define PREEMPT_KUBERNETES_DRA_AMOUNT_HPP
 
-#include <compare>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -34,7 +33,16 @@ struct amount {
   std::int64_t units = 0;
   std::int32_t nanos = 0;  // [0, 10^9)
 
-  friend constexpr auto operator<=>(const amount&, const amount&) = default;
+  // Member by member: the floor form orders negative values correctly too.
+  friend constexpr bool operator==(const amount& a, const amount& b) noexcept {
+    return a.units == b.units && a.nanos == b.nanos;
+  }
+  friend constexpr bool operator<(const amount& a, const amount& b) noexcept {
+    return a.units < b.units || (a.units == b.units && a.nanos < b.nanos);
+  }
+  friend constexpr bool operator>(const amount& a, const amount& b) noexcept { return b < a; }
+  friend constexpr bool operator<=(const amount& a, const amount& b) noexcept { return !(b < a); }
+  friend constexpr bool operator>=(const amount& a, const amount& b) noexcept { return !(a < b); }
 
   static constexpr amount of_units(std::int64_t u) noexcept { return {u, 0}; }
   constexpr int sign() const noexcept { return units < 0 ? -1 : (units > 0 || nanos > 0) ? 1 : 0; }
