@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "dra_dump.hpp"
+#include "preempt/kubernetes/dra/pod_claims.hpp"
 #include "preempt/kubernetes/kubernetes.hpp"
 
 namespace whatif {
@@ -76,6 +78,10 @@ struct pod_object {
   // What the API server would do to the manifest that the dump cannot tell (admission.hpp):
   // each decision for this pod is refused with these.
   std::vector<std::string> not_modelled;
+  // DynamicResources: metadata.uid, spec.resourceClaims, status.resourceClaimStatuses.
+  std::string uid;
+  std::vector<k8s::dra::pod_claim> resource_claims;
+  std::vector<k8s::dra::pod_claim_status> claim_statuses;
   // Where the object came from, for messages: the input file and "items[i]" position.
   std::uint32_t file = 0;
   std::size_t item = 0;
@@ -155,10 +161,14 @@ struct cluster_dump {
   std::vector<runtime_class_object> runtime_classes;
   std::vector<limit_range_object> limit_ranges;
   std::size_t workloads = 0;  // Workload objects read (preemption does not use them)
+  dra_objects dra;            // ResourceClaims, DeviceClasses, ResourceSlices, ...
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
   // What reading the inputs noted (API resources the cluster does not serve, ...), shown with the
   // analysis' warnings.
   std::vector<std::string> input_warnings;
+  // What kube-scheduler may read that the inputs could not hold (kinds a failed discovery did not
+  // list): every decision is refused with these (exit status 3).
+  std::vector<std::string> input_refusals;
 };
 
 }  // namespace whatif

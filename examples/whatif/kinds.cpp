@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "decoder.hpp"
+#include "dra_kinds.hpp"
 #include "one_line.hpp"
 
 namespace whatif::kinds {
@@ -357,6 +358,7 @@ constexpr field<feature_facts> feature_spec_fields[] = {
 constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
+    {"uid", decode::text<&pod_object::uid>{}},
     {"labels", decode::string_map<&pod_object::labels>{}},
     {"creationTimestamp", decode::instant<&pod_object::created>{}},
     {"deletionTimestamp",
@@ -423,6 +425,7 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      },
      [](pod_decoding& p) { p.runtime_class.reset(); }},
     {"hostNetwork", decode::boolean<&pod_decoding::host_network>{}},
+    {"resourceClaims", dra::pod_claims_field{}},
 };
 // In-place resize: what a container status, and the pod's status, say is allocated and actuated.
 constexpr field<k8s::actuated_resources> actuated_fields[] = {
@@ -445,6 +448,7 @@ constexpr field<pod_decoding> pod_status_fields[] = {
      decode::object<actuated_fields, &pod_decoding::resources, &k8s::pod_resources::resources>{}},
     {"nominatedNodeName", decode::text<&pod_object::nominated_node_name>{}},
     {"startTime", decode::instant<&pod_object::start_time>{}},
+    {"resourceClaimStatuses", dra::pod_claim_statuses_field{}},
     {"conditions",
      [](context&, dom::element e, pod_decoding& p) {
        p.conditions = e;
@@ -792,6 +796,27 @@ constexpr kind_entry kind_table[] = {
        if (!read_named(x, obj, limit_range_fields, l)) return false;
        dump.limit_ranges.push_back(std::move(l));
        return true;
+     }},
+    // Dynamic resource allocation (resource.k8s.io/v1), dra_kinds.cpp.
+    {"ResourceClaim", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       return dra::add_resource_claim(x, obj, where.file, dump);
+     }},
+    {"ResourceClaimTemplate", true,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_claim_template(x, obj, dump);
+     }},
+    {"DeviceClass", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_device_class(x, obj, dump);
+     }},
+    {"ResourceSlice", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_resource_slice(x, obj, dump);
+     }},
+    {"DeviceTaintRule", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_taint_rule(x, obj, dump);
      }},
     {"PriorityClass", false,
      [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "dra_whatif.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
@@ -246,6 +247,7 @@ struct analysis::model {
   std::vector<k8s::pod_filter_facts> pod_facts;
   std::vector<k8s::node_facts> node_facts;
   std::vector<k8s::namespace_facts> namespace_facts;
+  dra_model devices;  // DynamicResources: the devices the cluster's claims hold
 
   std::uint32_t namespace_id(const std::string& ns) {
     return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
@@ -688,6 +690,7 @@ std::optional<load_error> analysis::build(const cluster_dump& dump,
   if (pods_error) return pods_error;
   m.warnings.insert(m.warnings.end(), budget_warnings.begin(), budget_warnings.end());
   if (auto e = m.add_groups()) return e;
+  if (auto e = m.devices.build(dump)) return e;
   m.warn_ignored_kinds();
   m.warnings.insert(m.warnings.end(), dump.input_warnings.begin(), dump.input_warnings.end());
   m.build_seconds = clock.wall_seconds();
@@ -776,12 +779,29 @@ struct preemptor_pod {
   pod model_pod;
 };
 
+// DynamicResources is the profile's last filter: `devices` gives its verdict on the nodes every
+// other filter passes, and computes it for the nodes the dry run may evaluate (Unschedulable).
 void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
-                 const pod_object& preemptor_object, const pod& preemptor, filter_pass& out) {
+                 const pod_object& preemptor_object, const pod& preemptor, dra_decision& devices,
+                 std::vector<std::string>& refusals, filter_pass& out) {
   const std::size_t n_nodes = dump.nodes.size();
   out.statuses = preempt::filter_statuses(n_nodes);
   out.verdicts.assign(n_nodes, node_report{});
+  if (devices.rejection()) {
+    // Its PreFilter rejects the pod: every node gets that status, and no filter runs.
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      out.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
+      out.verdicts[i] = node_report{
+          dump.nodes[i].name,
+          std::string(preempt::to_string(preempt::status_code::unschedulable_and_unresolvable)),
+          *devices.rejection(),
+          {},
+          0,
+          false};
+    }
+    return;
+  }
   cluster_view::state_type state = cluster.make_state();
   // NodeAffinity's PreFilter: a required affinity naming nodes rules out every other node
   // before any filter runs. (Conflicting terms, an empty list, fall through to the filters.)
@@ -809,11 +829,18 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     const preempt::status fit =
         preempt::fits_with_nominated(state, preemptor, ledger.nominated_to_unlocked(i));
     if (fit.is_success()) {
+      if (const preempt::status& d = devices.verdict(i, refusals); !d.is_success()) {
+        out.statuses.set(i, d.code());
+        v.status = preempt::to_string(d.code());
+        v.reason = join_reasons(d.reasons());
+        continue;
+      }
       out.statuses.set(i, preempt::status_code::success);
       v.status = "Success";
       out.feasible.push_back(i);
       continue;
     }
+    if (fit.code() == preempt::status_code::unschedulable) (void)devices.verdict(i, refusals);
     // NodeResourcesFit's shortage beyond the node's whole allocatable amount is
     // UnschedulableAndUnresolvable in the node state itself (model::resource_fit_state), so that
     // a node another filter rejected first (NodePorts) gets the same status in the dry run.
@@ -848,6 +875,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.may_preempt = me.policy != preempt::preemption_policy::never;
   out.requests = preemptor_object.requests;
   for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
+  for (const std::string& w : dump.input_refusals) out.refuse(w);
   const auto copy = m.pod_by_key.find(out.preemptor);
   if (auto none = never_scheduled(
           preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr)) {
@@ -869,6 +897,10 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   }
 
   refuse_unmodelled(dump, preemptor_object, out);
+  std::vector<std::string> refusals;
+  dra_decision devices(dump, m.devices);
+  devices.prefilter(preemptor_object, refusals, out.warnings);
+
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)
@@ -878,7 +910,9 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
         "(--pod-group decides for the group); decided here as a single pod");
 
   filter_pass filters;
-  run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
+  run_filters(dump, view, m.ledger, preemptor_object, preemptor, devices, refusals, filters);
+  if (devices.active()) view.set_dynamic_resources(devices.verdicts());
+  for (std::string& r : refusals) out.refuse(std::move(r));
   if (!filters.feasible.empty()) {
     out.result = "fits";
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
@@ -1056,6 +1090,7 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   out = group_report{};
   out.group = key;
   out.warnings = warnings;
+  for (const std::string& w : dump->input_refusals) out.refuse(w);
   const std::size_t slash = key.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == key.size())
     return load_error{"--pod-group " + key + ": expected NAMESPACE/NAME"};
@@ -1081,6 +1116,12 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   }
   for (std::size_t i = 0; i < dump->pods.size(); ++i)
     if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
+  for (const pod* p : member_pods)
+    if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
+      out.refuse(
+          "Pod " + o.key() +
+          ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
+          "DynamicResources filter keeps only the nodes where the claims can be allocated)");
   if (member_pods.empty())
     return load_error{
         "--pod-group " + key +
@@ -1191,6 +1232,7 @@ struct repeated_evaluation::state {
   const analysis::model* m = nullptr;
   std::optional<pod> preemptor;
   std::optional<cluster_view> view;
+  std::optional<dra_decision> devices;
   filter_pass filters;
   options opts;
   std::optional<std::size_t> nominated_node;
@@ -1224,7 +1266,12 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a,
                       ": nothing to evaluate"};
   st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
   st.m->prefilter(*st.view, preemptor);
-  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, st.filters);
+  std::vector<std::string> refusals, warnings;
+  st.devices.emplace(*st.m->dump, st.m->devices);
+  st.devices->prefilter(preemptor, refusals, warnings);
+  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, *st.devices, refusals,
+              st.filters);
+  if (st.devices->active()) st.view->set_dynamic_resources(st.devices->verdicts());
   if (!st.filters.feasible.empty())
     return load_error{"Pod " + preemptor.key() + " fits node " +
                       st.m->dump->nodes[st.filters.feasible.front()].name + ": nothing to preempt"};

@@ -5,9 +5,10 @@
 // filter_cluster<Base, PodFacts, NodeFacts> models preempt::cluster over a Base cluster (such as
 // model::resource_cluster): the same nodes and pods, and a state that runs, in the default
 // profile's order, NodePorts, then Base's own state (NodeResourcesFit for resource_fit_state),
-// then PodTopologySpread, then InterPodAffinity, then NodeDeclaredFeatures (the profile appends
-// it last: a node that does not declare, in status.declaredFeatures, every feature the pod
-// requires is UnschedulableAndUnresolvable), stopping at the first that rejects.
+// then PodTopologySpread, then InterPodAffinity, then DynamicResources (a verdict per node set
+// with set_dynamic_resources), then NodeDeclaredFeatures (the profile appends it last: a node that
+// does not declare, in status.declaredFeatures, every feature the pod requires is
+// UnschedulableAndUnresolvable), stopping at the first that rejects.
 //   pod_facts(p)   -> const pod_filter_facts&  what the filters read of a pod of Base
 //   node_facts(i)  -> const kubernetes::node_facts&  node i's name, labels, taints
 // Both must stay valid, with what they refer to, while the view is used.
@@ -140,6 +141,8 @@ class filter_cluster {
       if (status st = base_.fits(p); !st) return st;
       if (status st = spread_.filter(); !st) return st;
       if (status st = affinity_.filter(); !st) return st;
+      if (!owner_->dynamic_resources_.empty() && !owner_->dynamic_resources_[node_].is_success())
+        return owner_->dynamic_resources_[node_];
       if (owner_->lacks_features(node_)) return status::unresolvable(node_declared_features_reason);
       return status::ok();
     }
@@ -156,17 +159,21 @@ class filter_cluster {
       }
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
       if (owner_->affinity_.active() && !affinity_.filter().is_success()) return false;
-      return !owner_->lacks_features(node_);
+      return (owner_->dynamic_resources_.empty() ||
+              owner_->dynamic_resources_[node_].is_success()) &&
+             !owner_->lacks_features(node_);
     }
 
     // Branch and bound (preempt/node_state.hpp): Base's bound on the node's candidate scores, when
-    // Base offers one and none of the three filters has anything to check (the bound knows only
+    // Base offers one and none of the other filters has anything to check (the bound knows only
     // Base's own filter); nullopt otherwise, and the evaluator then selects the node's victims.
     std::optional<std::array<std::int64_t, 5>> victim_score_bound(const pod_type& p,
                                                                   timestamp now) const
       requires bounds_victim_scores<typename Base::state_type, pod_type>
     {
-      if (owner_->reads_pods_ || owner_->lacks_features(node_)) return std::nullopt;
+      if (owner_->reads_pods_ || !owner_->dynamic_resources_.empty() ||
+          owner_->lacks_features(node_))
+        return std::nullopt;
       return base_.victim_score_bound(p, now);
     }
 
@@ -282,6 +289,13 @@ class filter_cluster {
     state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);
   }
 
+  // DynamicResources (v1.37): node i's verdict, which the node's pods do not change (the plugin
+  // has no PreFilterExtensions, so the dry run frees no device); empty when the pod claims no
+  // device. The statuses, and the texts their reasons view, must outlive the view's use.
+  void set_dynamic_resources(std::span<const status> verdicts) noexcept {
+    dynamic_resources_ = verdicts;
+  }
+
   const topology_spread_prefilter& spread() const noexcept { return spread_; }
   const inter_pod_affinity_prefilter& affinity() const noexcept { return affinity_; }
 
@@ -301,6 +315,7 @@ class filter_cluster {
   std::vector<char> lacking_;  // per node: lacks a required feature (empty: the pod needs none)
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
+  std::span<const status> dynamic_resources_;
   label_set no_labels_;
 };
 

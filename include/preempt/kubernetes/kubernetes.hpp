@@ -15,6 +15,7 @@
 //   topology_spread.hpp    PodTopologySpread with its PreFilter state and a per-node overlay
 //   inter_pod_affinity.hpp InterPodAffinity (required terms), the same way
 //   filter_cluster.hpp a cluster view adding those filters to another cluster's node state
+//   dra/dynamic_resources.hpp  DynamicResources: ResourceClaims, the structured allocator, CEL
 // Every fallible function returns kubernetes::result<T> with a message naming the bad value; no
 // exceptions, no RTTI, no global state. Each header states its own complexity and allocation.
 //
@@ -22,6 +23,7 @@
 #ifndef PREEMPT_KUBERNETES_KUBERNETES_HPP
 #define PREEMPT_KUBERNETES_KUBERNETES_HPP
 
+#include "preempt/kubernetes/dra/dynamic_resources.hpp"
 #include "preempt/kubernetes/filter_cluster.hpp"
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/kubernetes/inter_pod_affinity.hpp"
