@@ -10,6 +10,7 @@
 
 #include "decoder.hpp"
 #include "one_line.hpp"
+#include "storage_kinds.hpp"
 
 namespace whatif::kinds {
 
@@ -294,6 +295,7 @@ constexpr field<pod_object> pod_placement_fields[] = {
 constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
+    {"uid", decode::text<&pod_object::uid>{}},
     {"labels", decode::string_map<&pod_object::labels>{}},
     {"creationTimestamp", decode::instant<&pod_object::created>{}},
     {"deletionTimestamp",
@@ -336,6 +338,9 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      }},
     {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
      [](pod_decoding& p) { p.pod_group.reset(); }},
+    {"volumes",
+     [](context& x, dom::element e, pod_decoding& p) { return read_pod_volumes(x, e, p.volumes); },
+     [](pod_decoding& p) { p.volumes.clear(); }},
 };
 constexpr field<pod_decoding> pod_status_fields[] = {
     {"phase", decode::text<&pod_object::phase>{}},
@@ -603,11 +608,21 @@ const kind_entry* find_kind(std::string_view kind) noexcept {
 
 }  // namespace
 
-bool is_read(std::string_view kind) noexcept { return find_kind(kind) != nullptr; }
+bool is_read(std::string_view kind) noexcept {
+  return find_kind(kind) != nullptr || is_storage_kind(kind);
+}
 
 std::optional<load_error> add_object(std::string_view kind, dom::element obj, const origin& where,
                                      cluster_dump& dump) {
   const kind_entry* k = find_kind(kind);
+  if (k == nullptr && is_storage_kind(kind)) {
+    context x(where.file_name, kind, where.position);
+    dom::object o;
+    if (obj.get_object().get(o) == simdjson::SUCCESS)
+      identify_early(x, o, is_namespaced_storage_kind(kind));
+    if (!add_storage_object(x, kind, obj, where.file, dump)) return x.take_error();
+    return std::nullopt;
+  }
   if (k == nullptr) return load_error{std::string(where.file_name) + ": unknown kind"};
   context x(where.file_name, kind, where.position);
   dom::object o;

@@ -23,6 +23,7 @@
 #include "output.hpp"
 #include "preempt/preempt.hpp"
 #include "stopwatch.hpp"
+#include "storage.hpp"
 
 namespace whatif {
 
@@ -798,6 +799,8 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
+  refuse_volumes(preemptor_object, [&](std::string what) { out.refuse(std::move(what)); });
+
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
   m.prefilter(view, preemptor_object);
   if (preemptor_object.pod_group)
@@ -1045,6 +1048,10 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   } else {
     out.scheduling = "basic";
   }
+
+  for (const pod* p : member_pods)
+    refuse_volumes(dump->pods[p->uid() - 1],
+                   [&](std::string what) { out.refuse(std::move(what)); });
 
   // The node filters per member.
   const std::size_t n_nodes = dump->nodes.size();
