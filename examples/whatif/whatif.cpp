@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <ctime>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <span>
 #include <string>
@@ -171,6 +172,7 @@ struct filter_pass {
   preempt::filter_statuses statuses;
   std::vector<node_report> verdicts;
   std::vector<std::size_t> feasible;
+  std::vector<char> reached;  // per node: it passed the node filters (the others may run)
 };
 
 namespace wl = preempt::workload;
@@ -237,6 +239,8 @@ struct analysis::model {
   std::vector<k8s::pod_filter_facts> pod_facts;
   std::vector<k8s::node_facts> node_facts;
   std::vector<k8s::namespace_facts> namespace_facts;
+  // The storage objects and what the volume filters read of each pod and node.
+  storage_model storage;
 
   std::uint32_t namespace_id(const std::string& ns) {
     return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
@@ -275,8 +279,9 @@ struct analysis::model {
   void add_filter_facts();
   std::optional<load_error> make_preemptor(const pod_object& p, resolved_pod& me,
                                            std::optional<pod>& out) const;
-  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p.
-  void prefilter(cluster_view& view, const pod_object& p) const;
+  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p, with the
+  // volume plugins' (prepared by storage.prepare).
+  void prefilter(cluster_view& view, const pod_object& p, const k8s::volume_filters* volumes) const;
   void preempt(const cluster_view& view, const pod_object& preemptor_object, const pod& preemptor,
                const options& opts, filter_pass& filters, report& out) const;
   std::optional<load_error> decide_group(const std::string& key, const options& opts,
@@ -637,7 +642,7 @@ void analysis::model::add_filter_facts() {
   pod_facts.reserve(dump->pods.size());
   for (const pod_object& p : dump->pods)
     pod_facts.push_back(k8s::pod_filter_facts{
-        k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports});
+        k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports, {}});
   node_facts.reserve(dump->nodes.size());
   for (const node_object& n : dump->nodes)
     node_facts.push_back(k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
@@ -678,6 +683,8 @@ std::optional<load_error> analysis::build(const cluster_dump& dump,
   if (pods_error) return pods_error;
   m.warnings.insert(m.warnings.end(), budget_warnings.begin(), budget_warnings.end());
   if (auto e = m.add_groups()) return e;
+  if (auto e = m.storage.build(dump, m.bound_node, not_bound)) return e;
+  for (std::size_t i = 0; i < m.pod_facts.size(); ++i) m.pod_facts[i].volumes = m.storage.facts(i);
   m.warn_ignored_kinds();
   m.build_seconds = clock.wall_seconds();
   m.build_cpu_seconds = clock.cpu_seconds();
@@ -719,15 +726,29 @@ struct preemptor_pod {
 
 void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
-                 const pod_object& preemptor_object, const pod& preemptor, filter_pass& out) {
+                 const pod_object& preemptor_object, const pod& preemptor,
+                 const k8s::volume_filters* volumes, filter_pass& out) {
   const std::size_t n_nodes = dump.nodes.size();
   out.statuses = preempt::filter_statuses(n_nodes);
   out.verdicts.assign(n_nodes, node_report{});
+  out.reached.assign(n_nodes, 0);
   cluster_view::state_type state = cluster.make_state();
   // NodeAffinity's PreFilter: a required affinity naming nodes rules out every other node
   // before any filter runs. (Conflicting terms, an empty list, fall through to the filters.)
   const auto named = k8s::prefilter_node_names(preemptor_object.placement.required_node_affinity);
   const bool prefiltered = named && !named->empty();
+  // The volume plugins' PreFilters come next: a rejection is every node's status.
+  if (volumes != nullptr && !(named && named->empty()) &&
+      !volumes->prefilter_outcome().is_success()) {
+    const preempt::status& st = volumes->prefilter_outcome();
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      out.verdicts[i].name = dump.nodes[i].name;
+      out.verdicts[i].status = preempt::to_string(st.code());
+      out.verdicts[i].reason = join_reasons(st.reasons());
+      out.statuses.set(i, st.code());
+    }
+    return;
+  }
   for (std::size_t i = 0; i < n_nodes; ++i) {
     const node_object& n = dump.nodes[i];
     node_report& v = out.verdicts[i];
@@ -746,6 +767,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
       v.reason = f.reason;
       continue;
     }
+    out.reached[i] = 1;
     cluster.prepare_state(i, state);
     const preempt::status fit =
         preempt::fits_with_nominated(state, preemptor, ledger.nominated_to_unlocked(i));
@@ -799,10 +821,11 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     return std::nullopt;
   }
 
-  refuse_volumes(preemptor_object, [&](std::string what) { out.refuse(std::move(what)); });
-
+  k8s::attachable_names resolved;
+  k8s::volume_filters volumes;
+  m.storage.prepare(preemptor_object, m.node_facts, resolved, volumes);
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
-  m.prefilter(view, preemptor_object);
+  m.prefilter(view, preemptor_object, &volumes);
   if (preemptor_object.pod_group)
     out.warnings.push_back(
         "the pod belongs to PodGroup " + preemptor_object.ns + "/" + *preemptor_object.pod_group +
@@ -810,7 +833,14 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
         "(--pod-group decides for the group); decided here as a single pod");
 
   filter_pass filters;
-  run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
+  run_filters(dump, view, m.ledger, preemptor_object, preemptor, &volumes, filters);
+  m.storage.refuse_unmodelled(
+      preemptor_object, resolved, volumes, filters.reached,
+      [&](std::size_t node, const std::function<void(std::size_t)>& visit) {
+        for (const pod* q : m.ledger.nominated_to_unlocked(node))
+          if (q->uid() != preemptor.uid()) visit(static_cast<std::size_t>(q->uid() - 1));
+      },
+      [&](std::string what) { out.refuse(std::move(what)); });
   if (!filters.feasible.empty()) {
     out.result = "fits";
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
@@ -847,11 +877,12 @@ std::optional<load_error> analysis::model::make_preemptor(const pod_object& p, r
   return std::nullopt;
 }
 
-void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
+void analysis::model::prefilter(cluster_view& view, const pod_object& p,
+                                const k8s::volume_filters* volumes) const {
   view.prefilter(
       k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
                        p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
-                       &p.placement},
+                       &p.placement, volumes},
       namespace_facts);
 }
 
@@ -1121,6 +1152,8 @@ struct repeated_evaluation::state {
   const analysis::model* m = nullptr;
   std::optional<pod> preemptor;
   std::optional<cluster_view> view;
+  k8s::attachable_names resolved;
+  k8s::volume_filters volumes;
   filter_pass filters;
   options opts;
   std::optional<std::size_t> nominated_node;
@@ -1153,8 +1186,10 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a,
                       preemptor.scheduler_name + "\", not " + st.m->scheduler_name +
                       ": nothing to evaluate"};
   st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
-  st.m->prefilter(*st.view, preemptor);
-  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, st.filters);
+  st.m->storage.prepare(preemptor, st.m->node_facts, st.resolved, st.volumes);
+  st.m->prefilter(*st.view, preemptor, &st.volumes);
+  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, &st.volumes,
+              st.filters);
   if (!st.filters.feasible.empty())
     return load_error{"Pod " + preemptor.key() + " fits node " +
                       st.m->dump->nodes[st.filters.feasible.front()].name + ": nothing to preempt"};

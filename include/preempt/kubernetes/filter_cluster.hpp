@@ -22,6 +22,9 @@
 // a flag test per update. The state's can_fit(p) answers fits() without reasons (the reprieve
 // loop's question), through Base's can_fit when it has one; its victim_score_bound (branch and
 // bound) is Base's when Base has one and none of the three filters has anything to check.
+// The volume plugins (volume_filters.hpp) run right after Base's state when the placing_pod
+// carries a prepared volume_filters that has something to check; a state's overlay of theirs
+// follows the pods added and removed (O(their volumes)), and no victim score bound is offered.
 //
 // Complexity: prepare_state O(pods of the node) when the pod wants host ports, else Base's;
 // remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with host ports (to tell the
@@ -52,6 +55,7 @@
 #include "preempt/kubernetes/node_ports.hpp"
 #include "preempt/kubernetes/pod_facts.hpp"
 #include "preempt/kubernetes/topology_spread.hpp"
+#include "preempt/kubernetes/volume_filters.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
@@ -63,6 +67,7 @@ namespace kubernetes {
 struct pod_filter_facts {
   pod_facts pod;
   std::span<const host_port> host_ports;
+  pod_volume_facts volumes;  // VolumeRestrictions, NodeVolumeLimits
 };
 
 // The pod to place, as the pod-dependent filters read it.
@@ -73,6 +78,9 @@ struct placing_pod {
   std::span<const affinity_term> required_anti_affinity;
   std::span<const spread_constraint> spread;
   const pod_placement* placement = nullptr;
+  // The volume plugins' PreFilter for this pod, prepared by the caller (nullptr: none), which
+  // must outlive the view's use.
+  const volume_filters* volumes = nullptr;
 };
 
 template <cluster Base, class PodFacts, class NodeFacts>
@@ -92,6 +100,7 @@ class filter_cluster {
         else
           ports_.remove_temporary(reinterpret_cast<std::uintptr_t>(&p));
       }
+      volumes_.update(f.volumes, -1);
       spread_.update(f.pod, -1);
       affinity_.update(f.pod, -1, known_match(p));
       return status::ok();
@@ -106,6 +115,7 @@ class filter_cluster {
         else
           ports_.add_temporary(f.host_ports, reinterpret_cast<std::uintptr_t>(&p));
       }
+      volumes_.update(f.volumes, +1);
       spread_.update(f.pod, +1);
       affinity_.update(f.pod, +1, known_match(p));
       return status::ok();
@@ -113,6 +123,8 @@ class filter_cluster {
     status fits(const pod_type& p) {
       if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
       if (status st = base_.fits(p); !st) return st;
+      if (owner_->checks_volumes())
+        if (status st = volumes_.filter(); !st) return st;
       if (status st = spread_.filter(); !st) return st;
       return affinity_.filter();
     }
@@ -127,6 +139,7 @@ class filter_cluster {
       } else {
         if (!status(base_.fits(p)).is_success()) return false;
       }
+      if (owner_->checks_volumes() && !volumes_.can_fit()) return false;
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
       return !owner_->affinity_.active() || affinity_.filter().is_success();
     }
@@ -138,7 +151,7 @@ class filter_cluster {
                                                                   timestamp now) const
       requires bounds_victim_scores<typename Base::state_type, pod_type>
     {
-      if (owner_->reads_pods_) return std::nullopt;
+      if (owner_->reads_pods_ || owner_->checks_volumes()) return std::nullopt;
       return base_.victim_score_bound(p, now);
     }
 
@@ -181,6 +194,7 @@ class filter_cluster {
     std::size_t node_ = 0;
     typename Base::state_type base_;
     used_ports ports_;
+    volume_filters_overlay volumes_;
     topology_spread_overlay spread_;
     inter_pod_affinity_overlay affinity_;
   };
@@ -194,6 +208,7 @@ class filter_cluster {
   // upstream's PreFilter of the three plugins for the pod to place.
   void prefilter(const placing_pod& p, std::span<const namespace_facts> namespaces) {
     wanted_ports_ = p.host_ports;
+    volumes_ = p.volumes != nullptr && p.volumes->checks() ? p.volumes : nullptr;
     const std::size_t n = base_->size();
     const auto visit_pods = [this](std::size_t i, const auto& visit) {
       for (const auto& q : ::preempt::pods_of((*base_)[i])) visit(pod_facts_(q).pod);
@@ -210,7 +225,8 @@ class filter_cluster {
           return f.labels != nullptr ? *f.labels : none;
         },
         visit_pods);
-    reads_pods_ = checks_ports() || spread_.active() || affinity_.active();
+    reads_pods_ = checks_ports() || spread_.active() || affinity_.active() ||
+                  (volumes_ != nullptr && volumes_->reads_pods());
   }
 
   std::size_t size() const noexcept { return base_->size(); }
@@ -226,6 +242,10 @@ class filter_cluster {
     if (checks_ports())
       for (const auto& q : ::preempt::pods_of((*base_)[i]))
         state.ports_.add(pod_facts_(q).host_ports);
+    state.volumes_.reset(volumes_, i);
+    if (volumes_ != nullptr && volumes_->reads_pods())
+      for (const auto& q : ::preempt::pods_of((*base_)[i]))
+        state.volumes_.add_resident(pod_facts_(q).volumes);
     state.spread_.reset(i);
     const node_facts& f = node_facts_(i);
     state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);
@@ -238,11 +258,15 @@ class filter_cluster {
   // NodePorts has nothing to check when the pod wants no host port: no state then tracks the
   // ports in use, and with the other two plugins skipped too, no state reads a pod's facts.
   bool checks_ports() const noexcept { return !wanted_ports_.empty(); }
+  // The volume plugins have something to check (their PreFilter neither skipped them all nor
+  // rejected the pod: a rejection is the caller's to report on every node).
+  bool checks_volumes() const noexcept { return volumes_ != nullptr; }
 
   const Base* base_;
   PodFacts pod_facts_;
   NodeFacts node_facts_;
   std::span<const host_port> wanted_ports_;
+  const volume_filters* volumes_ = nullptr;
   bool reads_pods_ = false;  // some filter reads the facts of the pods a state adds and removes
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
