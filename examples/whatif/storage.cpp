@@ -38,8 +38,10 @@ k8s::volume_pod_identity identity(const pod_object& p) {
 
 }  // namespace
 
-std::string_view volume_field(const k8s::pod_volume& v) noexcept {
-  switch (v.source) {
+std::string_view volume_field(const k8s::pod_volume& v) noexcept { return source_field(v.source); }
+
+std::string_view source_field(k8s::volume_source s) noexcept {
+  switch (s) {
     case k8s::volume_source::claim: return "persistentVolumeClaim";
     case k8s::volume_source::ephemeral: return "ephemeral";
     case k8s::volume_source::csi: return "csi";
@@ -124,6 +126,18 @@ std::optional<load_error> storage_model::build(const cluster_dump& dump,
   return std::nullopt;
 }
 
+// " (PersistentVolume x, spec.awsElasticBlockStore)" for a claim bound to an in-tree volume.
+std::string storage_model::untranslated_volume(const pod_object& p,
+                                               const k8s::pod_volume& v) const {
+  if (v.source != k8s::volume_source::claim && v.source != k8s::volume_source::ephemeral) return "";
+  const k8s::persistent_volume_claim* c =
+      catalog_.claim(p.ns, k8s::claim_name_of(k8s::volume_pod_identity{p.ns, p.name, p.uid}, v));
+  const k8s::persistent_volume* pv =
+      c == nullptr || c->volume_name.empty() ? nullptr : catalog_.volume(c->volume_name);
+  if (pv == nullptr) return "";
+  return " (PersistentVolume " + pv->name + ", spec." + std::string(source_field(pv->source)) + ")";
+}
+
 k8s::pod_volume_facts storage_model::facts(std::size_t pod) const noexcept {
   if (dump_ == nullptr || pod >= attachable_.size()) return {};
   return k8s::pod_volume_facts{dump_->pods[pod].volumes, attachable_[pod]};
@@ -164,14 +178,27 @@ void storage_model::refuse_unmodelled(
     if (!reached[i]) continue;
     const preempt::status st = filters.static_verdict(i);
     if (st.code() != preempt::status_code::error) continue;
-    std::string why(st.reason());
-    const std::string prefix = "not modelled: ";
-    if (why.rfind(prefix, 0) == 0)
-      say("Pod " + p.key() + ": spec.volumes: VolumeBinding on " + node_of(i) + ": " +
-          why.substr(prefix.size()));
-    else
+    const std::string why(st.reason());
+    if (why.rfind("not modelled: ", 0) != 0) {
       say("Pod " + p.key() + ": spec.volumes: kube-scheduler's VolumeBinding Filter fails on " +
           node_of(i) + " with an error (" + why + "); the scheduling cycle ends there");
+      continue;
+    }
+    // A bound in-tree volume migrated to CSI on the node: name it.
+    const k8s::csi_node* cn = catalog_.csi_node_named(nodes[i].name);
+    for (const k8s::persistent_volume_claim* c : filters.binding().bound_claims()) {
+      const k8s::persistent_volume* pv = catalog_.volume(c->volume_name);
+      if (pv == nullptr || cn == nullptr) continue;
+      const std::string_view plugin = k8s::in_tree_plugin_name(pv->source);
+      if (plugin.empty() || std::find(cn->migrated_plugins.begin(), cn->migrated_plugins.end(),
+                                      plugin) == cn->migrated_plugins.end())
+        continue;
+      say("PersistentVolume " + pv->name + " (claim " + c->ns + "/" + c->name + " of Pod " +
+          p.key() + "): spec." + std::string(source_field(pv->source)) + ": migrated to CSI on " +
+          node_of(i) +
+          " (CSINode annotation storage.alpha.kubernetes.io/migrated-plugins): VolumeBinding "
+          "matches the node affinity csi-translation-lib rewrites, which is not modelled");
+    }
   }
 
   // NodeVolumeLimits: handles it would translate, and pods whose volumes it cannot count.
@@ -197,15 +224,19 @@ void storage_model::refuse_unmodelled(
         (!attachable_[i].empty() || errors_[i] || !untranslated_[i].empty()))
       pods_on[(*bound_node_)[i]].push_back(i);
   for (std::size_t node = 0; node < nodes.size(); ++node) {
+    if (reached[node] && limits.ambiguous_missing_driver(node))
+      say("Pod " + p.key() +
+          ": spec.volumes: two CSI drivers of its volumes are not installed on " + node_of(node) +
+          " (CSIDriver preventPodSchedulingIfMissing): kube-scheduler's message "
+          "names either, in map order");
     if (!reached[node] || !counts_on(node) || !limits.has_csi_node(node)) continue;
     for (const auto& e : resolved.volumes) {
       if (!e.untranslated) continue;
       const std::size_t s = limits.find_slot_named(e.driver);
       if (s != k8s::node_volume_limits::npos && limits.limit(node, s))
-        say(volume_where(p, *e.volume) + ": NodeVolumeLimits counts it on " + node_of(node) +
-            " as " + e.driver +
-            " under the volume handle csi-translation-lib makes, which is "
-            "not modelled");
+        say(volume_where(p, *e.volume) + untranslated_volume(p, *e.volume) +
+            ": NodeVolumeLimits counts it on " + node_of(node) + " as " + e.driver +
+            " under the volume handle csi-translation-lib makes, which is not modelled");
     }
     const auto check_pod = [&](std::size_t i) {
       const pod_object& q = dump_->pods[i];
@@ -214,8 +245,9 @@ void storage_model::refuse_unmodelled(
             ": kube-scheduler's NodeVolumeLimits Filter fails there with this error");
       for (const auto& [driver, volume] : untranslated_[i])
         if (limited(node, driver))
-          say(volume_where(q, *volume) + ": NodeVolumeLimits counts it on " + node_of(node) +
-              " as " + std::string(ids_.driver_name(driver)) +
+          say(volume_where(q, *volume) + untranslated_volume(q, *volume) +
+              ": NodeVolumeLimits counts it on " + node_of(node) + " as " +
+              std::string(ids_.driver_name(driver)) +
               " under the volume handle csi-translation-lib makes, which is not modelled");
     };
     for (std::size_t i : pods_on[node]) check_pod(i);

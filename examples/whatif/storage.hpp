@@ -40,6 +40,8 @@
 namespace whatif {
 
 std::string_view volume_field(const k8s::pod_volume& v) noexcept;
+// The same for a source ("awsElasticBlockStore").
+std::string_view source_field(k8s::volume_source s) noexcept;
 
 // "Pod ns/name: spec.volumes[i].<source>"
 std::string volume_where(const pod_object& p, const k8s::pod_volume& v);
@@ -71,6 +73,8 @@ class storage_model {
       const std::function<void(std::string)>& refuse) const;
 
  private:
+  std::string untranslated_volume(const pod_object& p, const k8s::pod_volume& v) const;
+
   const cluster_dump* dump_ = nullptr;
   const std::vector<std::size_t>* bound_node_ = nullptr;
   std::size_t not_bound_ = 0;

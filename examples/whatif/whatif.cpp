@@ -642,7 +642,7 @@ void analysis::model::add_filter_facts() {
   pod_facts.reserve(dump->pods.size());
   for (const pod_object& p : dump->pods)
     pod_facts.push_back(k8s::pod_filter_facts{
-        k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports, {}});
+        k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms}, p.host_ports});
   node_facts.reserve(dump->nodes.size());
   for (const node_object& n : dump->nodes)
     node_facts.push_back(k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});

@@ -67,7 +67,7 @@ namespace kubernetes {
 struct pod_filter_facts {
   pod_facts pod;
   std::span<const host_port> host_ports;
-  pod_volume_facts volumes;  // VolumeRestrictions, NodeVolumeLimits
+  pod_volume_facts volumes = {};  // VolumeRestrictions, NodeVolumeLimits
 };
 
 // The pod to place, as the pod-dependent filters read it.

@@ -23,7 +23,9 @@
 // join and leave the node (the plugin has no PreFilterExtensions: it reads the node's pods, so the
 // dry run's removals are seen). Filter, in upstream's order: a driver of the pod's new volumes
 // whose CSIDriver has preventPodSchedulingIfMissing and is not in the node's CSINode:
-// Unschedulable "<driver> CSI driver is not installed on the node"; then, for each such driver
+// Unschedulable "<driver> CSI driver is not installed on the node" (the first such driver of the
+// pod's volumes; upstream takes them in map order: ambiguous_missing_driver tells when two are
+// missing); then, for each such driver
 // with a limit: volumes attached (distinct unique names of the node's pods, plus VolumeAttachments
 // of the node not among them) plus the pod's volumes not attached by a pod of the node, above the
 // limit: Unschedulable "node(s) exceed max volume count". A VolumeAttachment stays when its pod is
@@ -175,10 +177,10 @@ inline attachable_names resolve_attachable(const volume_pod_identity& pod,
     const std::string claim = claim_name_of(pod, v);
     const persistent_volume_claim* c = storage.claim(pod.ns, claim);
     if (c == nullptr) {
-      if (new_pod && !out.missing)
-        out.missing = "looking up PVC " + std::string(pod.ns) + "/" + claim + ": " +
-                      not_found_message("persistentvolumeclaim", claim);
-      continue;
+      if (!new_pod) continue;  // a pod of the node: its volume is not counted
+      out.missing = "looking up PVC " + std::string(pod.ns) + "/" + claim + ": " +
+                    not_found_message("persistentvolumeclaim", claim);
+      return out;
     }
     if (v.source == volume_source::ephemeral && !claim_is_for_pod(pod, *c)) {
       out.error = detail::owner_error(pod, claim);
@@ -254,6 +256,17 @@ class node_volume_limits {
       return v.source == volume_source::claim || v.source == volume_source::ephemeral ||
              migratable(v.source);
     });
+    // The pod's own claims first: a missing one, or an ephemeral one not its own, is the
+    // Filter's answer on every node.
+    failure_message_.clear();
+    failure_ = status::ok();
+    if (resolved.error) {
+      failure_message_ = *resolved.error;
+      failure_ = status::error(failure_message_);
+    } else if (resolved.missing) {
+      failure_message_ = *resolved.missing;
+      failure_ = status::unresolvable(failure_message_);
+    }
     drivers_.clear();
     driver_names_.clear();
     messages_.clear();
@@ -261,6 +274,7 @@ class node_volume_limits {
     limits_.clear();
     csi_node_.assign(nodes, 0);
     missing_.assign(nodes, -1);
+    ambiguous_.assign(nodes, 0);
     attached_.clear();
     attached_from_.assign(nodes + 1, 0);
     if (!active_) return;
@@ -281,8 +295,13 @@ class node_volume_limits {
       // checkCSIDriverOnNode, in the order of the pod's volumes.
       for (const entry& n : new_) {
         if (n.needs_csi_node && cn == nullptr) continue;
-        if (missing_[i] < 0 && !installed(driver_names_[n.slot], storage, cn))
+        if (missing_[i] == static_cast<int>(n.slot) ||
+            installed(driver_names_[n.slot], storage, cn))
+          continue;
+        if (missing_[i] < 0)
           missing_[i] = static_cast<int>(n.slot);
+        else
+          ambiguous_[i] = 1;
       }
       if (cn != nullptr)
         for (const csi_node::driver& d : cn->drivers)
@@ -302,6 +321,8 @@ class node_volume_limits {
   }
 
   bool active() const noexcept { return active_; }
+  // The Filter's status on every node when the pod's own claims fail (else success).
+  const status& failure() const noexcept { return failure_; }
   // Drivers of the pod's new volumes ("slots"), their ids and names.
   std::size_t slots() const noexcept { return drivers_.size(); }
   std::string_view driver_name(std::size_t slot) const noexcept { return driver_names_[slot]; }
@@ -315,6 +336,8 @@ class node_volume_limits {
     if (missing_[node] < 0) return std::nullopt;
     return std::string_view(messages_[static_cast<std::size_t>(missing_[node])]);
   }
+  // Two drivers of the pod are missing on the node: upstream names either (Go map order).
+  bool ambiguous_missing_driver(std::size_t node) const noexcept { return ambiguous_[node] != 0; }
   std::size_t find_slot(std::uint32_t driver) const noexcept {
     for (std::size_t s = 0; s < drivers_.size(); ++s)
       if (drivers_[s] == driver) return s;
@@ -366,12 +389,15 @@ class node_volume_limits {
   }
 
   bool active_ = false;
+  std::string failure_message_;
+  status failure_;
   std::vector<std::uint32_t> drivers_;
   std::vector<std::string> driver_names_, messages_;
   std::vector<entry> new_;
   std::vector<std::int64_t> limits_;  // node · slots, -1: no limit
   std::vector<char> csi_node_;
   std::vector<int> missing_;  // per node: the slot of the driver not installed, or -1
+  std::vector<char> ambiguous_;
   std::vector<entry> attached_;
   std::vector<std::size_t> attached_from_;
 };
@@ -414,6 +440,7 @@ class node_volume_limits_overlay {
   }
   status filter() const noexcept {
     if (!pre_->active()) return status::ok();
+    if (!pre_->failure()) return pre_->failure();
     bool any_new = false;
     for (const auto& n : pre_->new_volumes())
       if (!n.needs_csi_node || pre_->has_csi_node(node_)) any_new = true;

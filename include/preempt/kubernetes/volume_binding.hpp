@@ -34,8 +34,11 @@
 // and a term of matchFields alone matches every node.
 // Not modelled, reported as status_code::error with a text starting "not modelled: ": a bound
 // in-tree volume (aws-ebs, gce-pd, azure-disk, cinder, portworx) on a node whose CSINode lists
-// its plugin as migrated (upstream matches the node affinity csi-translation-lib rewrites). Errors
-// upstream's Filter returns (an invalid claim selector) are status_code::error too.
+// its plugin as migrated (upstream matches the node affinity csi-translation-lib rewrites); a
+// claim matched while several volumes tie for the smallest and more claims follow (upstream's PV
+// cache lists them in map order); more than 12 claims to match with equal requests (Go's
+// sort.Sort is no longer an insertion sort). Errors upstream's Filter returns (an invalid claim
+// selector) are status_code::error too.
 //
 // Complexity: prefilter O(v log c); find_pod_volumes O(v · p) for p volumes of the claims'
 // classes. Allocation: prefilter and each find_pod_volumes call (small vectors). No exceptions;
@@ -124,10 +127,13 @@ inline bool volume_bound_to_claim(const persistent_volume& pv, const persistent_
 
 // FindMatchingVolume for a node with these labels; `taken` are the volumes chosen already.
 // nullptr: no match. `error` is set when upstream fails (an invalid claim selector).
+// `ties`: how many matching volumes are as small as the one returned.
 inline const persistent_volume* find_matching_volume(
     const persistent_volume_claim& claim, std::span<const persistent_volume* const> volumes,
-    const label_set& node_labels, std::span<const persistent_volume* const> taken, bool& error) {
+    const label_set& node_labels, std::span<const persistent_volume* const> taken, bool& error,
+    int* ties = nullptr) {
   error = false;
+  if (ties != nullptr) *ties = 0;
   if (claim.selector && !validate(*claim.selector)) {
     error = true;
     return nullptr;
@@ -142,13 +148,21 @@ inline const persistent_volume* find_matching_volume(
     if (pv->attributes_class != claim.attributes_class) continue;
     if (pv->deleting) continue;
     const bool affinity = volume_node_affinity_matches(*pv, node_labels);
-    if (volume_bound_to_claim(*pv, claim)) return affinity ? pv : nullptr;
+    if (volume_bound_to_claim(*pv, claim)) {  // wherever it is in the list: no choice
+      if (ties != nullptr) *ties = 1;
+      return affinity ? pv : nullptr;
+    }
     if (pv->phase != "Available") continue;
     if (claim.selector && !matches(*claim.selector, pv->labels)) continue;
     if (pv->class_name != claim.class_or_empty()) continue;
     if (!affinity) continue;
     if ((claim.access_modes & pv->access_modes) != claim.access_modes) continue;
-    if (smallest == nullptr || smallest->capacity > pv->capacity) smallest = pv;
+    if (smallest == nullptr || smallest->capacity > pv->capacity) {
+      smallest = pv;
+      if (ties != nullptr) *ties = 1;
+    } else if (ties != nullptr && smallest->capacity == pv->capacity) {
+      ++*ties;
+    }
   }
   return smallest;
 }
@@ -267,15 +281,29 @@ class volume_binding_prefilter {
     if (!to_match.empty()) {
       // By increasing request; equal ones keep the pod's order (Go's sort.Sort is an insertion
       // sort up to 12 elements).
-      std::stable_sort(to_match.begin(), to_match.end(), [](const auto* a, const auto* b) {
+      const auto by_request = [](const auto* a, const auto* b) {
         return a->storage_request.value_or(0) < b->storage_request.value_or(0);
-      });
+      };
+      std::stable_sort(to_match.begin(), to_match.end(), by_request);
+      if (to_match.size() > 12 &&
+          std::adjacent_find(to_match.begin(), to_match.end(), [&](const auto* a, const auto* b) {
+            return !by_request(a, b);
+          }) != to_match.end())
+        return status::error(
+            "not modelled: the order in which the binder matches more than 12 claims of equal "
+            "requests (Go's sort.Sort)");
       bool found = true;
-      for (const persistent_volume_claim* c : to_match) {
+      for (std::size_t k = 0; k < to_match.size(); ++k) {
+        const persistent_volume_claim* c = to_match[k];
         bool error = false;
+        int ties = 0;
         const persistent_volume* pv = find_matching_volume(
-            *c, storage_->volumes_of_class(c->class_or_empty()), labels, taken, error);
+            *c, storage_->volumes_of_class(c->class_or_empty()), labels, taken, error, &ties);
         if (error) return status::error("error creating internal label selector for claim");
+        if (ties > 1 && k + 1 < to_match.size())
+          return status::error(
+              "not modelled: which of several equally small volumes the binder takes for a claim "
+              "(its cache lists them in no fixed order), with more claims of the pod to match");
         if (pv == nullptr) {
           to_provision.push_back(c);
           found = false;
