@@ -223,6 +223,12 @@ TEST_CASE("kubernetes node volume limits: TestCSILimits") {
     csi_world w({ebs}, "csinode", 2, 0);
     CHECK(exceeds(run(w, ebs_one, {running, ebs_two})));
   }
+  // Only drivers with volumes left to attach are checked: the pod's one volume is mounted by a
+  // pod of the node already, so the full node still fits.
+  SUBCASE("a volume mounted on the node already is not checked, however full") {
+    csi_world w({ebs}, "csinode", 1, 2);
+    CHECK(fits(run(w, ebs_one, {ebs_one, ebs_two})));
+  }
   SUBCASE("should when driver does not support volume limits") {
     csi_world w({ebs}, "csinode-with-no-limit", 2, 0);
     CHECK(fits(run(w, ebs_one, {running, ebs_two})));

@@ -25,11 +25,11 @@
 // whose CSIDriver has preventPodSchedulingIfMissing and is not in the node's CSINode:
 // Unschedulable "<driver> CSI driver is not installed on the node" (the first such driver of the
 // pod's volumes; upstream takes them in map order: ambiguous_missing_driver tells when two are
-// missing); then, for each such driver
-// with a limit: volumes attached (distinct unique names of the node's pods, plus VolumeAttachments
-// of the node not among them) plus the pod's volumes not attached by a pod of the node, above the
-// limit: Unschedulable "node(s) exceed max volume count". A VolumeAttachment stays when its pod is
-// evicted: its volume keeps counting.
+// missing); then, for each driver with a limit and with volumes of the pod that no pod of the node
+// mounts yet: volumes attached (distinct unique names of the node's pods, plus VolumeAttachments of
+// the node not among them) plus those, above the limit: Unschedulable "node(s) exceed max volume
+// count" (a driver whose volumes are all mounted already is not checked, however full). A
+// VolumeAttachment stays when its pod is evicted: its volume keeps counting.
 //
 // Complexity: prepare O(nodes · d + attachments) for d drivers of the pod; an update O(v · a) for
 // the pod's v counted volumes and the node's a attached ones of those drivers; filter O(n · a).
@@ -456,7 +456,9 @@ class node_volume_limits_overlay {
                                           [&](const auto& r) { return r.first == n.unique; });
         if (!attached) ++wanted;
       }
-      if (counts_[s] + wanted > *limit) return status::unschedulable(max_volume_count_reason);
+      // Only drivers with volumes still to attach are checked (upstream's newVolumeCount).
+      if (wanted > 0 && counts_[s] + wanted > *limit)
+        return status::unschedulable(max_volume_count_reason);
     }
     return status::ok();
   }
