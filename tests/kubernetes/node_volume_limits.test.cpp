@@ -229,6 +229,12 @@ TEST_CASE("kubernetes node volume limits: TestCSILimits") {
     csi_world w({ebs}, "csinode", 1, 2);
     CHECK(fits(run(w, ebs_one, {ebs_one, ebs_two})));
   }
+  // Two claims of the pod bound to one volume no pod of the cluster mounts: one new volume.
+  SUBCASE("the pod's two claims of one volume count once") {
+    csi_world w({ebs}, "csinode", 1, 0);
+    w.claim("again", "csi-ebs.csi.aws.com-0", {});
+    CHECK(fits(run(w, pod().claim("csi-ebs.csi.aws.com-0").claim("again"), {})));
+  }
   SUBCASE("should when driver does not support volume limits") {
     csi_world w({ebs}, "csinode-with-no-limit", 2, 0);
     CHECK(fits(run(w, ebs_one, {running, ebs_two})));

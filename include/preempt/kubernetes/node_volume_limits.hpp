@@ -278,13 +278,17 @@ class node_volume_limits {
     attached_.clear();
     attached_from_.assign(nodes + 1, 0);
     if (!active_) return;
+    // A map: one entry per unique name. A name no pod or attachment of the cluster has gets an id
+    // past the cluster's.
     std::uint32_t fresh_unique = static_cast<std::uint32_t>(ids.uniques());
-    for (const auto& e : resolved.volumes) {
+    for (std::size_t j = 0; j < resolved.volumes.size(); ++j) {
+      const auto& e = resolved.volumes[j];
+      const auto seen = std::find_if(resolved.volumes.begin(),
+                                     resolved.volumes.begin() + static_cast<std::ptrdiff_t>(j),
+                                     [&](const auto& f) { return f.unique == e.unique; });
+      if (seen != resolved.volumes.begin() + static_cast<std::ptrdiff_t>(j)) continue;
       const auto known = ids.find_unique(e.unique);
-      const std::uint32_t unique = known ? *known : fresh_unique++;
-      if (std::any_of(new_.begin(), new_.end(), [&](const entry& n) { return n.unique == unique; }))
-        continue;  // a map: one entry per unique name
-      new_.push_back({unique, slot_of(e.driver, ids), e.needs_csi_node});
+      new_.push_back({known ? *known : fresh_unique++, slot_of(e.driver, ids), e.needs_csi_node});
     }
     const std::size_t k = drivers_.size();
     limits_.assign(nodes * k, -1);
