@@ -26,11 +26,11 @@
 // carries a prepared volume_filters that has something to check; a state's overlay of theirs
 // follows the pods added and removed (O(their volumes)), and no victim score bound is offered.
 //
-// Complexity: prepare_state O(pods of the node) when the pod wants host ports, else Base's;
-// remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with host ports (to tell the
-// node's pods from nominated ones, whose ports are added temporarily: see node_ports.hpp); a pod of
-// the node hands InterPodAffinity's overlay what its PreFilter found of it (found by address: O(1)
-// when Base's pods() is contiguous, else O(pods of the node)).
+// Complexity: prepare_state O(pods of the node) when the pod wants host ports or a volume plugin
+// reads pods, else Base's; remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with
+// host ports (to tell the node's pods from nominated ones, whose ports are added temporarily: see
+// node_ports.hpp); a pod of the node hands InterPodAffinity's overlay what its PreFilter found of
+// it (found by address: O(1) when Base's pods() is contiguous, else O(pods of the node)).
 // Allocation: prefilter; a state's buffers grow to the largest node once. No exceptions of its
 // own. The view is read by many threads once prefilter has returned; each state by one.
 //
