@@ -18,6 +18,8 @@
 #include "dra_dump.hpp"
 #include "preempt/kubernetes/dra/pod_claims.hpp"
 #include "preempt/kubernetes/kubernetes.hpp"
+#include "preempt/kubernetes/storage_objects.hpp"
+#include "storage_dump.hpp"
 
 namespace whatif {
 
@@ -36,6 +38,7 @@ struct node_object {
 struct pod_object {
   std::string ns;
   std::string name;
+  std::string uid;  // metadata.uid (the owner a generic ephemeral volume's claim names)
   k8s::label_set labels;
   k8s::pod_priority_spec priority;
   std::string node_name;            // spec.nodeName
@@ -64,6 +67,9 @@ struct pod_object {
   std::vector<k8s::affinity_term> anti_affinity_terms;
   // spec.topologySpreadConstraints (PodTopologySpread), read with the placement.
   std::vector<k8s::spread_constraint> spread;
+  // spec.volumes the volume plugins read (claims, ephemeral, inline CSI and in-tree disks; not
+  // emptyDir, configMap, secret, projected, ...), each with its position in spec.volumes.
+  std::vector<k8s::pod_volume> volumes;
   // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
   std::optional<std::string> pod_group;
   // spec.schedulingGates[].name: the pod stays in the queue while any remains (SchedulingGates).
@@ -162,6 +168,7 @@ struct cluster_dump {
   std::vector<limit_range_object> limit_ranges;
   std::size_t workloads = 0;  // Workload objects read (preemption does not use them)
   dra_objects dra;            // ResourceClaims, DeviceClasses, ResourceSlices, ...
+  storage_dump storage;  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSI objects
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
   // What reading the inputs noted (API resources the cluster does not serve, ...), shown with the
   // analysis' warnings.

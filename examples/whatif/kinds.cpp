@@ -12,6 +12,7 @@
 #include "decoder.hpp"
 #include "dra_kinds.hpp"
 #include "one_line.hpp"
+#include "storage_kinds.hpp"
 
 namespace whatif::kinds {
 
@@ -426,6 +427,9 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      [](pod_decoding& p) { p.runtime_class.reset(); }},
     {"hostNetwork", decode::boolean<&pod_decoding::host_network>{}},
     {"resourceClaims", dra::pod_claims_field{}},
+    {"volumes",
+     [](context& x, dom::element e, pod_decoding& p) { return read_pod_volumes(x, e, p.volumes); },
+     [](pod_decoding& p) { p.volumes.clear(); }},
 };
 // In-place resize: what a container status, and the pod's status, say is allocated and actuated.
 constexpr field<k8s::actuated_resources> actuated_fields[] = {
@@ -836,11 +840,21 @@ const kind_entry* find_kind(std::string_view kind) noexcept {
 
 }  // namespace
 
-bool is_read(std::string_view kind) noexcept { return find_kind(kind) != nullptr; }
+bool is_read(std::string_view kind) noexcept {
+  return find_kind(kind) != nullptr || is_storage_kind(kind);
+}
 
 std::optional<load_error> add_object(std::string_view kind, dom::element obj, const origin& where,
                                      cluster_dump& dump) {
   const kind_entry* k = find_kind(kind);
+  if (k == nullptr && is_storage_kind(kind)) {
+    context x(where.file_name, kind, where.position);
+    dom::object o;
+    if (obj.get_object().get(o) == simdjson::SUCCESS)
+      identify_early(x, o, is_namespaced_storage_kind(kind));
+    if (!add_storage_object(x, kind, obj, where.file, dump)) return x.take_error();
+    return std::nullopt;
+  }
   if (k == nullptr) return load_error{std::string(where.file_name) + ": unknown kind"};
   context x(where.file_name, kind, where.position);
   dom::object o;

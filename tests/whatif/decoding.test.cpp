@@ -1,8 +1,8 @@
 // Unit tests of preempt-whatif's input pieces that scenario folders cannot pin one by one: YAML
 // scalars and keys as Kubernetes reads them (the expected JSON was checked against
 // sigs.k8s.io/yaml v1.6.0's YAMLToJSON), merge keys, anchors and repeated keys, the YAML errors,
-// message clipping, sizes, the JSON value scanner, and the dynamic resource allocation kinds
-// (dra_kinds.cpp).
+// message clipping, sizes, the JSON value scanner, the dynamic resource allocation kinds
+// (dra_kinds.cpp), and the storage kinds' fields and defaults.
 //
 // SPDX-License-Identifier: Apache-2.0
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -17,6 +17,7 @@
 #include "input.hpp"
 #include "json_error.hpp"
 #include "kinds.hpp"
+#include "loader.hpp"
 #include "one_line.hpp"
 #include "yaml_json.hpp"
 
@@ -305,4 +306,89 @@ TEST_CASE("DRA kinds: a ResourceClaim's requests, allocation and owner; a Device
   CHECK(c.allocation->devices[0].consumed_capacity->size() == 1);
   CHECK(c.allocation->node_selector->terms[0].match_fields[0].values[0] == "n1");
   CHECK(c.reserved_for[0].uid == "pod-uid");
+}
+
+// ---- The storage kinds, as the API server defaults them
+// ------------------------------------------
+
+namespace {
+
+whatif::cluster_dump load(std::string_view json) {
+  whatif::cluster_dump dump;
+  whatif::loader l;
+  const auto error = l.add_cluster(whatif::make_source("s.json", json), dump);
+  REQUIRE_MESSAGE(!error, (error ? error->message : ""));
+  return dump;
+}
+
+}  // namespace
+
+TEST_CASE("storage kinds: a claim's class, annotations, owner and request") {
+  const auto dump = load(R"({"kind": "List", "items": [
+    {"kind": "PersistentVolumeClaim",
+     "metadata": {"name": "data", "namespace": "db", "uid": "u1",
+                  "annotations": {"volume.beta.kubernetes.io/storage-class": "beta",
+                                  "pv.kubernetes.io/bind-completed": "",
+                                  "volume.kubernetes.io/selected-node": "n2"},
+                  "ownerReferences": [{"uid": "not-it"}, {"uid": "pod-uid", "controller": true}]},
+     "spec": {"storageClassName": "spec", "volumeName": "pv-1", "accessModes": ["ReadWriteOncePod"],
+              "resources": {"requests": {"storage": "1Gi"}}, "volumeMode": "Block"},
+     "status": {"phase": "Lost"}},
+    {"kind": "PersistentVolumeClaim", "metadata": {"name": "plain"}, "spec": {}}]})");
+  REQUIRE(dump.storage.claims.size() == 2);
+  const auto& c = dump.storage.claims[0];
+  CHECK(c.ns == "db");
+  CHECK(c.class_name == std::optional<std::string>("beta"));  // the annotation wins
+  CHECK(c.bind_completed);                                    // present, whatever its value
+  CHECK(c.selected_node == std::optional<std::string>("n2"));
+  CHECK(c.controller_uid == std::optional<std::string>("pod-uid"));
+  CHECK(c.storage_request == std::optional<std::int64_t>(std::int64_t{1} << 30));
+  CHECK(c.access_modes == preempt::kubernetes::read_write_once_pod);
+  CHECK(c.block);
+  CHECK(c.lost);
+  const auto& plain = dump.storage.claims[1];
+  CHECK(plain.ns == "default");
+  CHECK_FALSE(plain.class_name);
+  CHECK_FALSE(plain.bind_completed);
+}
+
+TEST_CASE("storage kinds: defaults of volumes, classes, drivers and pods' rbd volumes") {
+  const auto dump = load(R"({"kind": "List", "items": [
+    {"kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+     "spec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"},
+              "capacity": {"storage": "10Gi"}, "storageClassName": "gp3",
+              "claimRef": {"namespace": "db", "name": "data", "uid": "u1"}}},
+    {"kind": "StorageClass", "metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com",
+     "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": ["a", "b"]}]}]},
+    {"kind": "CSIDriver", "metadata": {"name": "ebs.csi.aws.com"}, "spec": {}},
+    {"kind": "CSINode", "metadata": {"name": "n1", "annotations":
+       {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/aws-ebs,kubernetes.io/gce-pd"}},
+     "spec": {"drivers": [{"name": "ebs.csi.aws.com", "allocatable": {"count": 25}},
+                          {"name": "other"}]}},
+    {"kind": "Pod", "metadata": {"name": "p"},
+     "spec": {"containers": [], "volumes": [{"name": "cm", "configMap": {"name": "x"}},
+                                            {"name": "r", "rbd": {"monitors": ["m"], "image": "i"}}]}}]})");
+  REQUIRE(dump.storage.volumes.size() == 1);
+  const auto& v = dump.storage.volumes[0];
+  CHECK(v.phase == "Pending");  // no status: the API server's default
+  CHECK(v.source == preempt::kubernetes::volume_source::csi);
+  CHECK(v.csi_handle == "vol-1");
+  CHECK(v.capacity == std::int64_t{10} << 30);
+  CHECK(v.claim->uid == "u1");
+  REQUIRE(dump.storage.classes.size() == 1);
+  CHECK_FALSE(dump.storage.classes[0].wait_for_first_consumer);  // Immediate by default
+  CHECK(dump.storage.classes[0].allowed_topologies.size() == 1);
+  REQUIRE(dump.storage.drivers.size() == 1);
+  CHECK_FALSE(dump.storage.drivers[0].storage_capacity);
+  CHECK_FALSE(dump.storage.drivers[0].prevent_scheduling_if_missing);
+  REQUIRE(dump.storage.csi_nodes.size() == 1);
+  const auto& n = dump.storage.csi_nodes[0];
+  CHECK(n.migrated_plugins ==
+        std::vector<std::string>{"kubernetes.io/aws-ebs", "kubernetes.io/gce-pd"});
+  CHECK(n.drivers[0].count == std::optional<std::int32_t>(25));
+  CHECK_FALSE(n.drivers[1].count);
+  REQUIRE(dump.pods.size() == 1);
+  REQUIRE(dump.pods[0].volumes.size() == 1);  // the configMap is not kept
+  CHECK(dump.pods[0].volumes[0].position == 1);
+  CHECK(dump.pods[0].volumes[0].pool == "rbd");
 }
