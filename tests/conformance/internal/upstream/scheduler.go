@@ -200,6 +200,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	for _, ns := range d.Namespaces {
 		objects = append(objects, ns)
 	}
+	objects = append(objects, d.SchedulerObjects()...)
 	client := fake.NewClientset(objects...)
 	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 

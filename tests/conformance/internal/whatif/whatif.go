@@ -204,7 +204,7 @@ func Load(o Options) (*dump.Dump, []*v1.Pod, *v1.Pod, error) {
 		if preemptor, err = dump.ReadPod(name, data); err != nil {
 			return nil, nil, nil, BadInput{Err: err}
 		}
-		if err := d.Admit(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
+		if err := d.AdmitManifest(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
 			return nil, nil, nil, BadInput{Err: err}
 		}
 	} else if preemptor, err = d.FindPending(o.PodName); err != nil {
