@@ -529,4 +529,6 @@ func podName(n int) string { return fmt.Sprintf("p-%04d", n) }
 func uidOf(ns, name string) types.UID { return types.UID("uid-" + ns + "-" + name) }
 
 // metaTime is the dump's wall clock plus seconds.
-func metaTime(seconds int64) metav1.Time { return metav1.NewTime(base.Add(time.Duration(seconds) * time.Second)) }
+func metaTime(seconds int64) metav1.Time {
+	return metav1.NewTime(base.Add(time.Duration(seconds) * time.Second))
+}
