@@ -14,9 +14,9 @@ import (
 	"strings"
 )
 
-// The families. Resource-only families are those the library's ready model expresses
-// (model::resource_cluster, budget_table, nomination_ledger): the model driver runs on clusters that use
-// no other family.
+// The families. The model families are those the model driver's text form expresses (the ready
+// model: model::resource_cluster, budget_table, nomination_ledger; and the node filters of
+// kubernetes::filter_node): the model driver runs on clusters that use no other family.
 const (
 	Resources    = "resources"     // cpu, memory, pods, ephemeral storage, extended resources, init containers, sidecars, overhead, pod-level resources
 	Priorities   = "priorities"    // negative and equal priorities, missing start times, PriorityClasses (global default, preemptionPolicy)
@@ -51,10 +51,15 @@ var All = []string{Resources, Priorities, PDBs, Nominated, Terminating, Sampling
 	HostPorts, PodAffinity, Spread, PodGroups, Dense, Ties, SamplingHeavy, StartTimes, Resize, Gates,
 	Manifests, Namespaces, Volumes, DRA}
 
-// ResourceOnly tells the families the ready model expresses.
-var ResourceOnly = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,
-	Terminating: true, Sampling: true, Dense: true, Ties: true, SamplingHeavy: true, StartTimes: true,
-	Resize: true}
+// ModelFamilies tells the families the model driver's text form expresses (what the library
+// represents without a JSON loader: resources with the ready model, and the node filters that do
+// not depend on a node's pods, kubernetes::filter_node).
+var ModelFamilies = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,
+	Terminating: true, Sampling: true, Taints: true, NodeAffinity: true, Dense: true, Ties: true,
+	SamplingHeavy: true, StartTimes: true, Resize: true}
+
+// ResourceOnly is ModelFamilies under its former name ("resource-only" in --families).
+var ResourceOnly = ModelFamilies
 
 // Unsupported lists the families preempt-whatif does not model yet: their disagreements are
 // reported apart and do not fail a run unless asked. A family leaves it (one line each) once

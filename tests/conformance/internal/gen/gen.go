@@ -53,6 +53,9 @@ type Case struct {
 	Offset     int64
 	// SchedulerName: --scheduler-name, the profile both deciders act as ("" = default-scheduler).
 	SchedulerName string
+	// Hooks: what the model driver adds (extenders, scores, a thread pool); drawn when the text
+	// form is written.
+	Hooks *Hooks
 }
 
 // Scheduler is the profile's schedulerName.
@@ -73,7 +76,7 @@ func (c *Case) Uses(f string) bool {
 	return false
 }
 
-// ResourceOnly tells whether the ready model expresses the case.
+// ResourceOnly tells whether the model driver's text form expresses the case (ModelFamilies).
 func (c *Case) ResourceOnly() bool {
 	for _, f := range c.Families {
 		if !ResourceOnly[f] {

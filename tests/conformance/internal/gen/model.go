@@ -14,21 +14,33 @@ import (
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 )
 
-// ModelText is the text form of a resource-only case, what kube-scheduler sees of it, for the
-// model driver (tests/conformance/model_driver.cpp), one object per line, fields key=value:
+// ModelText is the text form of a case of the model families (ModelFamilies), what
+// kube-scheduler sees of it, for the model driver (tests/conformance/model_driver.cpp), one
+// object per line, fields key=value:
 //
 //	node NAME cpu=MILLI memory=B pods=N ephemeral-storage=B [EXTENDED=N ...]
+//	labels NAME KEY=VALUE ...                      the node's labels (a line per node with any)
+//	taint NAME key=K value=V effect=E              one of the node's taints
+//	unschedulable NAME                             spec.unschedulable
 //	pod KEY ns=NS prio=P policy=lower|never start=UNIX_NS|- node=NAME|- nominated=NAME|-
 //	    deleting=0|1 preempting=0|1 req CPU_AND_OTHER_REQUESTS...
 //	pdb KEY ns=NS allowed=N members=KEY,... disrupted=KEY,...
 //	preemptor KEY ns=NS prio=P policy=lower|never start=UNIX_NS|- nominated=NAME|- req ...
-//	args percentage=P absolute=A offset=O
+//	toleration KEY key=K op=Exists|Equal value=V effect=E   the preemptor's tolerations
+//	node-selector KEY LABEL=VALUE ...              the preemptor's spec.nodeSelector
+//	affinity TERM kind=expression|field key=K op=OP values=V,...   a requirement of term TERM
+//	                                               (0, 1, ...) of its required node affinity
+//	extender NAME supports=0|1 interested=0|1 ignorable=0|1 action=ACTION   (Hooks)
+//	score KIND                                     (Hooks, in order)
+//	args percentage=P absolute=A offset=O parallelism=W
 //
 // Pods are the ones the scheduler sees: terminal pods are left out, pending pods only with a
 // nomination of this scheduler (kube-scheduler's queue holds no other); priorities are resolved
 // as admission does; requests are effective (init containers, sidecars, overhead, pod-level
-// resources); a budget's members are the bound pods its selector matches in its namespace.
-// Keys (namespace/name) are unique; "," never occurs in one.
+// resources, in-place resizes); a budget's members are the bound pods its selector matches in
+// its namespace. Keys (namespace/name) are unique; "," never occurs in one, nor a space in a
+// label, taint or toleration (the API's syntax rules them out); an empty value is written as
+// nothing after "=".
 func (c *Case) ModelText() (string, error) {
 	d := &dump.Dump{Classes: append([]*schedulingv1.PriorityClass(nil), c.Classes...)}
 	d.SystemClasses()
@@ -38,6 +50,15 @@ func (c *Case) ModelText() (string, error) {
 	for _, n := range c.Nodes {
 		nodes[n.Name] = true
 		fmt.Fprintf(&b, "node %s %s\n", n.Name, amounts(n.Status.Allocatable))
+		if len(n.Labels) > 0 {
+			fmt.Fprintf(&b, "labels %s %s\n", n.Name, pairs(n.Labels))
+		}
+		for _, t := range n.Spec.Taints {
+			fmt.Fprintf(&b, "taint %s key=%s value=%s effect=%s\n", n.Name, t.Key, t.Value, t.Effect)
+		}
+		if n.Spec.Unschedulable {
+			fmt.Fprintf(&b, "unschedulable %s\n", n.Name)
+		}
 	}
 	resolved := func(p *v1.Pod) (*v1.Pod, error) {
 		q := p.DeepCopy()
@@ -139,6 +160,11 @@ func (c *Case) ModelText() (string, error) {
 	if err := line("preemptor", c.Preemptor, false); err != nil {
 		return "", err
 	}
+	placement(&b, c.Preemptor)
+	if c.Hooks == nil {
+		c.drawHooks()
+	}
+	b.WriteString(c.Hooks.text())
 	pct, abs := int32(10), int32(100)
 	if c.Percentage != nil {
 		pct = *c.Percentage
@@ -146,8 +172,53 @@ func (c *Case) ModelText() (string, error) {
 	if c.Absolute != nil {
 		abs = *c.Absolute
 	}
-	fmt.Fprintf(&b, "args percentage=%d absolute=%d offset=%d\n", pct, abs, c.Offset)
+	fmt.Fprintf(&b, "args percentage=%d absolute=%d offset=%d parallelism=%d\n", pct, abs, c.Offset, c.Hooks.Parallelism)
 	return b.String(), nil
+}
+
+// pairs prints a map as sorted KEY=VALUE tokens.
+func pairs(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+// placement prints what the node filters read of the preemptor: tolerations, nodeSelector and
+// the terms of its required node affinity.
+func placement(b *strings.Builder, p *v1.Pod) {
+	key := dump.Key(p)
+	for _, t := range p.Spec.Tolerations {
+		op := string(t.Operator)
+		if op == "" {
+			op = string(v1.TolerationOpEqual)
+		}
+		fmt.Fprintf(b, "toleration %s key=%s op=%s value=%s effect=%s\n", key, t.Key, op, t.Value, t.Effect)
+	}
+	if len(p.Spec.NodeSelector) > 0 {
+		fmt.Fprintf(b, "node-selector %s %s\n", key, pairs(p.Spec.NodeSelector))
+	}
+	a := p.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return
+	}
+	for i, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+			fmt.Fprintf(b, "affinity %d kind=empty\n", i)
+		}
+		for _, r := range t.MatchExpressions {
+			fmt.Fprintf(b, "affinity %d kind=expression key=%s op=%s values=%s\n", i, r.Key, r.Operator, strings.Join(r.Values, ","))
+		}
+		for _, r := range t.MatchFields {
+			fmt.Fprintf(b, "affinity %d kind=field key=%s op=%s values=%s\n", i, r.Key, r.Operator, strings.Join(r.Values, ","))
+		}
+	}
 }
 
 // amounts prints a resource list: cpu in millicores, the rest in units, sorted by name after
@@ -184,11 +255,18 @@ func amount(n v1.ResourceName, q resource.Quantity) int64 {
 	return q.Value()
 }
 
-// WriteModel stores the text form in dir/model.txt.
+// WriteModel stores the text form in dir/model.txt, and, when its hooks change upstream's
+// answer, the referee's arguments for the model driver's comparison in dir/model-args
+// ("--hooks model.txt").
 func (c *Case) WriteModel(dir string) error {
 	text, err := c.ModelText()
 	if err != nil {
 		return err
+	}
+	if c.Hooks.RefereeHooks() {
+		if err := os.WriteFile(filepath.Join(dir, "model-args"), []byte("--hooks model.txt\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(filepath.Join(dir, "model.txt"), []byte(text), 0o644)
 }

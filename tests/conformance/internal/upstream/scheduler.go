@@ -51,6 +51,7 @@ import (
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/gen"
 )
 
 // PreemptionArgs are DefaultPreemptionArgs' sampling fields (nil: upstream's defaults).
@@ -81,6 +82,8 @@ type Options struct {
 	// only the snapshot; actuation, which deletes victims through the clientset, fails. For
 	// timing decisions on large dumps (cmd/speed), where the clientset's copies cost minutes.
 	BoundPodsInCacheOnly bool
+	// Hooks are a model case's extenders and score functions (nil: none).
+	Hooks *gen.Hooks
 	// Preemptor (namespace/name) is the pod to place: it never counts on a node, even with
 	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
 	// reads it), and enters the queue as the other pending pods.
@@ -237,7 +240,11 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	if opts.SchedulerName != "" {
 		prof.SchedulerName = opts.SchedulerName
 	}
-	recorder := &Recorder{offset: opts.Offset}
+	var nodeNames []string
+	for _, n := range d.Nodes {
+		nodeNames = append(nodeNames, n.Name)
+	}
+	recorder := &Recorder{offset: opts.Offset, scores: hookScores(opts.Hooks, nodeNames)}
 	var plugin *defaultpreemption.DefaultPreemption
 	registry := frameworkplugins.NewInTreeRegistry()
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
@@ -272,6 +279,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodGroupManager(cache),
+		frameworkruntime.WithExtenders(hookExtenders(opts.Hooks, nodeNames)),
 	)
 	if err != nil {
 		return nil, err
