@@ -305,7 +305,9 @@ func (g *generator) namespacePreemptor() {
 // namespace that the preemptor's required anti-affinity terms or topology spread constraints
 // count, on at least two nodes, into one new PodGroup in `all` mode ("pg-span"): removing the
 // unit on one node removes its members on the others too (RemovePod on every member's node).
-// It draws from a stream of its own.
+// A preemptor without such terms gets, most often, a required anti-affinity term (per zone or
+// node) against an app of its namespace that runs on two nodes or more. It draws from a stream
+// of its own.
 func (g *generator) groupAcrossNodes() {
 	s := &stream{newRand(g.c.Seed*7927 + 29)}
 	if !s.chance(0.5) {
@@ -328,6 +330,39 @@ func (g *generator) groupAcrossNodes() {
 	}
 	for _, c := range p.Spec.TopologySpreadConstraints {
 		add(c.LabelSelector)
+	}
+	if len(selectors) == 0 && s.chance(0.6) {
+		// No term counts pods yet: give the preemptor a required anti-affinity term, per zone,
+		// against an app of its namespace running on two nodes or more.
+		nodesOf := map[string]map[string]bool{}
+		for _, q := range g.c.Pods {
+			if q.Namespace == p.Namespace && q.Spec.NodeName != "" && q.Status.Phase == v1.PodRunning && q.Labels["app"] != "" {
+				if nodesOf[q.Labels["app"]] == nil {
+					nodesOf[q.Labels["app"]] = map[string]bool{}
+				}
+				nodesOf[q.Labels["app"]][q.Spec.NodeName] = true
+			}
+		}
+		var apps []string
+		for app, nodes := range nodesOf {
+			if len(nodes) >= 2 {
+				apps = append(apps, app)
+			}
+		}
+		if len(apps) > 0 {
+			sort.Strings(apps)
+			term := v1.PodAffinityTerm{TopologyKey: s.pick([]string{zoneLabel, hostLabel}),
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": apps[s.Intn(len(apps))]}}}
+			if p.Spec.Affinity == nil {
+				p.Spec.Affinity = &v1.Affinity{}
+			}
+			if p.Spec.Affinity.PodAntiAffinity == nil {
+				p.Spec.Affinity.PodAntiAffinity = &v1.PodAntiAffinity{}
+			}
+			p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(
+				p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term)
+			add(term.LabelSelector)
+		}
 	}
 	if len(selectors) == 0 {
 		return
