@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -208,6 +209,10 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 
 	var draManager fwk.SharedDRAManager
+	// What must have seen every object of the dump before a decision, beyond the informers' own
+	// stores: the DRA manager's ResourceSlice tracker and ResourceClaim assume cache process
+	// the informers' events on goroutines of their own.
+	var draSynced []func() bool
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
 		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
@@ -225,6 +230,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 			return nil, fmt.Errorf("resource slice tracker: %w", err)
 		}
 		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+		draSynced = append(draSynced, tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced)
 	}
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
 
@@ -294,7 +300,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	fw.SetPodNominator(queue)
 
 	informerFactory.Start(ctx.Done())
-	if err := waitForSync(ctx, informerFactory); err != nil {
+	if err := waitForSync(ctx, informerFactory, draSynced...); err != nil {
 		return nil, err
 	}
 
@@ -375,10 +381,11 @@ func (o orderedPDBs) List(selector labels.Selector) ([]*policyv1.PodDisruptionBu
 	return out, nil
 }
 
-// waitForSync waits for every started informer's initial list, polling every millisecond (the
+// waitForSync waits for every started informer's initial list (and for more to say synced),
+// polling every millisecond (the
 // factory's own wait polls every 100 ms, a long time next to a decision), for up to 5 minutes
 // (hundreds of thousands of objects on a busy machine).
-func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
+func waitForSync(ctx context.Context, f informers.SharedInformerFactory, more ...func() bool) error {
 	closed := make(chan struct{})
 	close(closed)
 	deadline := time.Now().Add(5 * time.Minute)
@@ -386,6 +393,9 @@ func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
 		synced := true
 		for _, ok := range f.WaitForCacheSync(closed) {
 			synced = synced && ok
+		}
+		for _, ok := range more {
+			synced = synced && ok()
 		}
 		if synced {
 			return nil
