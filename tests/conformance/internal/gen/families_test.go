@@ -156,3 +156,19 @@ func TestManifestAdmission(t *testing.T) {
 		t.Errorf("a missing RuntimeClass: %v", err)
 	}
 }
+
+// Every family with every other: generating, writing and the text form never fail.
+func TestGenerateEveryFamilyTogether(t *testing.T) {
+	dir := t.TempDir()
+	for seed := int64(1); seed <= 500; seed++ {
+		c := gen.Generate(seed, gen.All)
+		if _, err := c.ClusterJSON(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if c.ResourceOnly() {
+			if err := c.WriteModel(dir); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+		}
+	}
+}

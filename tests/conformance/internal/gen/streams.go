@@ -212,6 +212,9 @@ func (g *generator) densePreemptor() {
 			dense = append(dense, i)
 		}
 	}
+	if len(dense) == 0 { // the ties family copied ordinary nodes over them
+		return
+	}
 	sort.Ints(dense)
 	i := dense[s.Intn(len(dense))]
 	alloc := g.c.Nodes[i].Status.Allocatable.Cpu().MilliValue()
