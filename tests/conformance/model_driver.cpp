@@ -1,7 +1,9 @@
 // tests/conformance/model_driver.cpp - the library itself against kube-scheduler: reads the text
 // form of a cluster of the model families (internal/gen/model.go documents it), builds the ready
-// model (model::resource_cluster, model::budget_table, a nomination_ledger), filters the preemptor
-// on every node (NodeAffinity's PreFilter, kubernetes::filter_node, then fits_with_nominated),
+// model (model::resource_cluster, model::budget_table, a nomination_ledger) under
+// kubernetes::filter_cluster (NodePorts, PodTopologySpread, InterPodAffinity), filters the
+// preemptor on every node (NodeAffinity's PreFilter, kubernetes::filter_node, then the view's
+// state with fits_with_nominated),
 // runs preempt::evaluator with the case's hooks (candidate extenders, custom score functions, a
 // thread_pool of `parallelism` workers), and prints preempt-whatif's JSON contract.
 //
@@ -27,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -40,6 +43,7 @@
 #include <vector>
 
 #include "preempt/detail/go_sort.hpp"
+#include "preempt/kubernetes/filter_cluster.hpp"
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/preempt.hpp"
 #include "preempt/thread_pool.hpp"
@@ -166,6 +170,36 @@ std::optional<score_function> score_of(const std::string& kind) {
   return std::nullopt;
 }
 
+// A label selector in the text form's syntax: "nil", "" (every pod), or KEY:OP:VALUE,...
+// requirements joined by ";" (OP Eq: a matchLabels entry).
+std::optional<std::optional<k8s::label_selector>> selector_of(const std::string& text) {
+  if (text == "nil") return std::optional<k8s::label_selector>();
+  k8s::label_selector sel;
+  std::string part;
+  for (std::istringstream in(text); std::getline(in, part, ';');) {
+    if (part.empty()) continue;
+    const auto a = part.find(':');
+    const auto b = a == std::string::npos ? a : part.find(':', a + 1);
+    if (b == std::string::npos) return std::nullopt;
+    std::string key = part.substr(0, a), op = part.substr(a + 1, b - a - 1),
+                values = part.substr(b + 1);
+    if (op == "Eq")
+      sel.match_labels.emplace_back(std::move(key), std::move(values));
+    else
+      sel.match_expressions.push_back(
+          k8s::label_requirement{std::move(key), k8s::parse_selector_operator(op), split(values)});
+  }
+  return std::optional<k8s::label_selector>(std::move(sel));
+}
+
+// What the pod-dependent filters read of one pod, kept until the facts are assembled.
+struct pod_extra {
+  std::optional<k8s::label_set> labels;
+  std::vector<k8s::host_port> ports;
+  std::vector<k8s::affinity_term> affinity, anti;
+  std::vector<k8s::spread_constraint> spread;
+};
+
 void json_string(std::string& o, std::string_view s) {
   o += '"';
   for (const char c : s) {
@@ -235,6 +269,15 @@ struct model_case {
   std::vector<k8s::label_set> labels;
   std::vector<std::vector<k8s::taint>> taints;
   std::vector<bool> unschedulable;
+  // The pod-dependent filters' facts: per uid (pod_ns, pod_deleting, facts), per node, per
+  // namespace, and each pod's extras by key.
+  std::vector<std::string> pod_ns{""};
+  std::vector<bool> pod_deleting{false};
+  std::map<std::string, pod_extra> extras;
+  std::deque<std::pair<std::string, k8s::label_set>> namespace_objects;
+  std::vector<k8s::pod_filter_facts> facts;
+  std::vector<k8s::node_facts> node_facts;
+  std::vector<k8s::namespace_facts> namespaces;
   std::vector<pod> pending;
   std::optional<preempt::nomination_ledger<pod, preempt::null_mutex>> ledger;
   model::budget_table budgets;
@@ -248,6 +291,20 @@ struct model_case {
   std::size_t offset = 0;
   std::size_t parallelism = 1;
 };
+
+// What the pod-dependent filters read of a pod of the model (by uid).
+struct pod_facts_of {
+  const std::vector<k8s::pod_filter_facts>* facts;
+  const k8s::pod_filter_facts& operator()(const pod& p) const noexcept {
+    static const k8s::pod_filter_facts none{};
+    return p.uid() < facts->size() ? (*facts)[p.uid()] : none;
+  }
+};
+struct node_facts_of {
+  const std::vector<k8s::node_facts>* facts;
+  const k8s::node_facts& operator()(std::size_t i) const noexcept { return (*facts)[i]; }
+};
+using cluster_view = k8s::filter_cluster<model::resource_cluster, pod_facts_of, node_facts_of>;
 
 // The filter pass: statuses and reasons per node, the nodes that fit.
 struct filter_pass {
@@ -273,8 +330,8 @@ void node_json(std::string& o, const model_case& m, const filter_pass& f, std::s
 // Runs the evaluator (Policy, with the extenders when there are any, on the executor) and prints
 // the decision.
 template <class Policy, class Executor>
-int decide(model_case& m, filter_pass& f, const Policy& policy, Executor executor,
-           preempt::timestamp now) {
+int decide(model_case& m, const cluster_view& view, filter_pass& f, const Policy& policy,
+           Executor executor, preempt::timestamp now) {
   const std::size_t n = m.node_names.size();
   std::vector<std::vector<const pod*>> recorded(n);
   std::vector<std::int64_t> recorded_violations(n, 0);
@@ -282,12 +339,12 @@ int decide(model_case& m, filter_pass& f, const Policy& policy, Executor executo
   config.sampling = m.sampling;
   config.parallelism = m.parallelism;
   (void)now;
-  preempt::evaluator<model::resource_cluster, Policy, recorder> ev(
-      config, policy, recorder{&recorded, &recorded_violations});
+  preempt::evaluator<cluster_view, Policy, recorder> ev(config, policy,
+                                                        recorder{&recorded, &recorded_violations});
   const preempt::attempt at{.offset = m.offset, .nominated_node = m.preemptor_nominated};
-  const auto& d = m.extenders.empty() ? ev.evaluate(*m.preemptor, m.cluster, f.statuses, m.budgets,
+  const auto& d = m.extenders.empty() ? ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
                                                     m.ledger->reader(), executor, at)
-                                      : ev.evaluate(*m.preemptor, m.cluster, f.statuses, m.budgets,
+                                      : ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
                                                     m.ledger->reader(), executor, at, m.extenders);
   const auto keys = [&](const auto& pods) {
     std::vector<std::string> out;
@@ -356,11 +413,11 @@ int decide(model_case& m, filter_pass& f, const Policy& policy, Executor executo
 // decide on the case's executor: inline, or a thread_pool of parallelism - 1 threads beside the
 // calling one.
 template <class Policy>
-int decide_on_executor(model_case& m, filter_pass& f, const Policy& policy,
-                       preempt::timestamp now) {
-  if (m.parallelism <= 1) return decide(m, f, policy, preempt::inline_executor{}, now);
+int decide_on_executor(model_case& m, const cluster_view& view, filter_pass& f,
+                       const Policy& policy, preempt::timestamp now) {
+  if (m.parallelism <= 1) return decide(m, view, f, policy, preempt::inline_executor{}, now);
   preempt::thread_pool pool(m.parallelism - 1);
-  return decide(m, f, policy, pool.get_executor(), now);
+  return decide(m, view, f, policy, pool.get_executor(), now);
 }
 
 }  // namespace
@@ -455,6 +512,8 @@ int main(int argc, char** argv) {
     } else if (l.kind == "pod") {
       const model::pod_id uid = m.pod_keys.size();
       m.pod_keys.push_back(l.key);
+      m.pod_ns.push_back(l.fields["ns"]);
+      m.pod_deleting.push_back(l.fields["deleting"] == "1");
       uid_of[l.key] = uid;
       if (l.fields["node"] != "-") {
         m.cluster.add_pod(find(node_index, l.fields["node"]), pod(spec_of(l, uid)));
@@ -471,9 +530,51 @@ int main(int argc, char** argv) {
         if (uid_of.count(k)) m.budgets.add_disrupted(b, uid_of.at(k));
     } else if (l.kind == "preemptor") {
       m.pod_keys.push_back(l.key);
+      m.pod_ns.push_back(l.fields["ns"]);
+      m.pod_deleting.push_back(false);
       m.preemptor.emplace(spec_of(l, m.pod_keys.size() - 1));
       if (l.fields["nominated"] != "-")
         m.preemptor_nominated = find(node_index, l.fields["nominated"]);
+    } else if (l.kind == "namespace") {
+      k8s::label_set labels;
+      for (const auto& [k, v] : l.fields) labels.set(k, v);
+      m.namespace_objects.emplace_back(l.key, std::move(labels));
+    } else if (l.kind == "pod-labels") {
+      auto& labels = m.extras[l.key].labels.emplace();
+      for (const auto& [k, v] : l.fields) labels.set(k, v);
+    } else if (l.kind == "port") {
+      m.extras[l.key].ports.push_back(k8s::host_port{l.fields["ip"], l.fields["protocol"],
+                                                     static_cast<std::int32_t>(number("port", l))});
+    } else if (l.kind == "term") {
+      const auto sel = selector_of(l.fields["sel"]);
+      const auto nssel = selector_of(l.fields["nssel"]);
+      if ((!sel || !nssel) && bad.empty()) bad = "term " + l.key + ": selector";
+      k8s::affinity_term t{sel.value_or(std::nullopt),    split(l.fields["namespaces"]),
+                           nssel.value_or(std::nullopt),  l.fields["topology"],
+                           split(l.fields["match-keys"]), split(l.fields["mismatch-keys"])};
+      auto& extra = m.extras[l.key];
+      (l.fields["kind"] == "anti" ? extra.anti : extra.affinity).push_back(std::move(t));
+    } else if (l.kind == "spread") {
+      const auto sel = selector_of(l.fields["sel"]);
+      if (!sel && bad.empty()) bad = "spread " + l.key + ": selector";
+      const auto policy =
+          [&](const std::string& field) -> std::optional<k8s::node_inclusion_policy> {
+        const std::string& v = l.fields[field];
+        if (v == "Honor") return k8s::node_inclusion_policy::honor;
+        if (v == "Ignore") return k8s::node_inclusion_policy::ignore;
+        return std::nullopt;
+      };
+      k8s::spread_constraint c;
+      c.max_skew = static_cast<std::int32_t>(number("maxskew", l));
+      c.topology_key = l.fields["topology"];
+      c.do_not_schedule = l.fields["when"] == "DoNotSchedule";
+      c.selector = sel.value_or(std::nullopt);
+      if (l.fields["mindomains"] != "-")
+        c.min_domains = static_cast<std::int32_t>(number("mindomains", l));
+      c.node_affinity_policy = policy("affinity-policy");
+      c.node_taints_policy = policy("taints-policy");
+      c.match_label_keys = split(l.fields["match-keys"]);
+      m.extras[l.key].spread.push_back(std::move(c));
     } else if (l.kind == "toleration") {
       m.placement.tolerations.push_back(
           k8s::toleration{l.fields["key"], l.fields["op"], l.fields["value"], l.fields["effect"]});
@@ -525,15 +626,45 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // The facts of the pod-dependent filters, now that nothing moves any more.
+  static const pod_extra no_extra;
+  const auto extra_of = [&](const std::string& key) -> const pod_extra& {
+    const auto it = m.extras.find(key);
+    return it == m.extras.end() ? no_extra : it->second;
+  };
+  m.facts.resize(m.pod_keys.size());
+  for (std::size_t uid = 1; uid < m.pod_keys.size(); ++uid) {
+    const pod_extra& e = extra_of(m.pod_keys[uid]);
+    m.facts[uid] =
+        k8s::pod_filter_facts{k8s::pod_facts{m.pod_ns[uid], e.labels ? &*e.labels : nullptr,
+                                             static_cast<bool>(m.pod_deleting[uid]), e.anti},
+                              e.ports};
+  }
+  for (std::size_t i = 0; i < m.node_names.size(); ++i)
+    m.node_facts.push_back(k8s::node_facts{m.node_names[i], &m.labels[i], m.taints[i],
+                                           static_cast<bool>(m.unschedulable[i])});
+  for (const auto& [name, labels] : m.namespace_objects)
+    m.namespaces.push_back(k8s::namespace_facts{name, &labels});
+  cluster_view view(m.cluster, pod_facts_of{&m.facts}, node_facts_of{&m.node_facts});
+  {
+    const pod_extra& e = extra_of(m.pod_keys[m.preemptor->uid()]);
+    view.prefilter(k8s::placing_pod{k8s::pod_facts{m.pod_ns[m.preemptor->uid()],
+                                                   e.labels ? &*e.labels : nullptr, false, e.anti},
+                                    e.ports, e.affinity, e.anti, e.spread, &m.placement},
+                   m.namespaces);
+  }
+
   // Filters, in the default profile's order: NodeAffinity's PreFilter (a required affinity naming
   // nodes rules out every other one), the node filters (NodeUnschedulable, NodeName,
-  // TaintToleration, NodeAffinity), then resources with the nominated pods.
+  // TaintToleration, NodeAffinity), then NodePorts, resources (a request beyond the node's whole
+  // allocatable amount is UnschedulableAndUnresolvable in the node state itself),
+  // PodTopologySpread and InterPodAffinity with the nominated pods (the filter_cluster's state).
   const std::size_t n = m.node_names.size();
   filter_pass f{
       preempt::filter_statuses(n), std::vector<std::string>(n), std::vector<std::string>(n), {}};
   const auto named = k8s::prefilter_node_names(m.placement.required_node_affinity);
   const bool prefiltered = named && !named->empty();
-  auto state = m.cluster.make_state();
+  auto state = view.make_state();
   for (std::size_t i = 0; i < n; ++i) {
     if (prefiltered && !std::binary_search(named->begin(), named->end(), m.node_names[i])) {
       f.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
@@ -551,13 +682,10 @@ int main(int argc, char** argv) {
       f.reason_texts[i] = verdict.reason;
       continue;
     }
-    m.cluster.prepare_state(i, state);
+    view.prepare_state(i, state);
     const preempt::status fit =
         preempt::fits_with_nominated(state, *m.preemptor, m.ledger->nominated_to_unlocked(i));
-    auto code = fit.code();
-    if (!fit.is_success() &&
-        preempt::kubernetes::exceeds_allocatable(m.preemptor->requests(), m.allocatable[i]))
-      code = preempt::status_code::unschedulable_and_unresolvable;
+    const auto code = fit.code();
     f.statuses.set(i, code);
     f.status_names[i] = std::string(preempt::to_string(code));
     f.reason_texts[i] = reasons(fit);
@@ -577,9 +705,9 @@ int main(int argc, char** argv) {
     std::cout << o << "\n  ]\n}\n";
     return 0;
   }
-  if (m.scores.empty()) return decide_on_executor(m, f, preempt::default_policy{now}, now);
+  if (m.scores.empty()) return decide_on_executor(m, view, f, preempt::default_policy{now}, now);
   scored_policy policy;
   policy.now = now;
   policy.scores = &m.scores;
-  return decide_on_executor(m, f, policy, now);
+  return decide_on_executor(m, view, f, policy, now);
 }

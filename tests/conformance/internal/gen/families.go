@@ -15,8 +15,9 @@ import (
 )
 
 // The families. The model families are those the model driver's text form expresses (the ready
-// model: model::resource_cluster, budget_table, nomination_ledger; and the node filters of
-// kubernetes::filter_node): the model driver runs on clusters that use no other family.
+// model: model::resource_cluster, budget_table, nomination_ledger; the node filters of
+// kubernetes::filter_node; kubernetes::filter_cluster): the model driver runs on clusters that
+// use no other family.
 const (
 	Resources    = "resources"     // cpu, memory, pods, ephemeral storage, extended resources, init containers, sidecars, overhead, pod-level resources
 	Priorities   = "priorities"    // negative and equal priorities, missing start times, PriorityClasses (global default, preemptionPolicy)
@@ -52,11 +53,13 @@ var All = []string{Resources, Priorities, PDBs, Nominated, Terminating, Sampling
 	Manifests, Namespaces, Volumes, DRA}
 
 // ModelFamilies tells the families the model driver's text form expresses (what the library
-// represents without a JSON loader: resources with the ready model, and the node filters that do
-// not depend on a node's pods, kubernetes::filter_node).
+// represents without a JSON loader: resources with the ready model, the node filters of
+// kubernetes::filter_node, and NodePorts, PodTopologySpread and InterPodAffinity through
+// kubernetes::filter_cluster). Not yet: pod groups (the library's workload API).
 var ModelFamilies = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,
-	Terminating: true, Sampling: true, Taints: true, NodeAffinity: true, Dense: true, Ties: true,
-	SamplingHeavy: true, StartTimes: true, Resize: true}
+	Terminating: true, Sampling: true, Taints: true, NodeAffinity: true, HostPorts: true,
+	PodAffinity: true, Spread: true, Dense: true, Ties: true, SamplingHeavy: true, StartTimes: true,
+	Resize: true}
 
 // ResourceOnly is ModelFamilies under its former name ("resource-only" in --families).
 var ResourceOnly = ModelFamilies

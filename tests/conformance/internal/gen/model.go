@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 )
@@ -30,6 +31,15 @@ import (
 //	node-selector KEY LABEL=VALUE ...              the preemptor's spec.nodeSelector
 //	affinity TERM kind=expression|field key=K op=OP values=V,...   a requirement of term TERM
 //	                                               (0, 1, ...) of its required node affinity
+//	namespace NAME KEY=VALUE ...                   a Namespace object and its labels
+//	pod-labels KEY LABEL=VALUE ...                 a pod's labels (pods, the preemptor)
+//	port KEY protocol=P ip=IP port=N               a host port of a pod (containers, sidecars)
+//	term KEY kind=affinity|anti topology=K sel=SEL namespaces=NS,... nssel=SEL
+//	    match-keys=K,... mismatch-keys=K,...       a required pod (anti-)affinity term: the
+//	                                               preemptor's both kinds, other pods' anti only
+//	spread KEY maxskew=N topology=K when=DoNotSchedule|ScheduleAnyway sel=SEL mindomains=N|-
+//	    affinity-policy=Honor|Ignore|- taints-policy=Honor|Ignore|- match-keys=K,...
+//	                                               a topology spread constraint of the preemptor
 //	extender NAME supports=0|1 interested=0|1 ignorable=0|1 action=ACTION   (Hooks)
 //	score KIND                                     (Hooks, in order)
 //	args percentage=P absolute=A offset=O parallelism=W
@@ -40,12 +50,17 @@ import (
 // resources, in-place resizes); a budget's members are the bound pods its selector matches in
 // its namespace. Keys (namespace/name) are unique; "," never occurs in one, nor a space in a
 // label, taint or toleration (the API's syntax rules them out); an empty value is written as
-// nothing after "=".
+// nothing after "=". A label selector SEL is "nil", "" (empty: every pod), or requirements
+// joined by ";", each KEY:OP:VALUE,... with OP one of Eq (a matchLabels entry), In, NotIn,
+// Exists, DoesNotExist (":" and ";" never occur in label keys and values).
 func (c *Case) ModelText() (string, error) {
 	d := &dump.Dump{Classes: append([]*schedulingv1.PriorityClass(nil), c.Classes...)}
 	d.SystemClasses()
 	var b strings.Builder
 	b.WriteString("# preempt conformance model cluster, seed " + fmt.Sprint(c.Seed) + "\n")
+	for _, ns := range c.Namespaces {
+		fmt.Fprintf(&b, "namespace %s %s\n", ns.Name, pairs(ns.Labels))
+	}
 	nodes := map[string]bool{}
 	for _, n := range c.Nodes {
 		nodes[n.Name] = true
@@ -118,6 +133,7 @@ func (c *Case) ModelText() (string, error) {
 			fmt.Fprintf(&b, " nominated=%s", nominated)
 		}
 		fmt.Fprintf(&b, " req %s\n", amounts(effective(q)))
+		podFacts(&b, q, kind == "preemptor")
 		return nil
 	}
 	preemptorKey := dump.Key(c.Preemptor)
@@ -269,4 +285,99 @@ func (c *Case) WriteModel(dir string) error {
 		}
 	}
 	return os.WriteFile(filepath.Join(dir, "model.txt"), []byte(text), 0o644)
+}
+
+// selector writes a label selector in the text form's SEL syntax.
+func selector(sel *metav1.LabelSelector) string {
+	if sel == nil {
+		return "nil"
+	}
+	var parts []string
+	keys := make([]string, 0, len(sel.MatchLabels))
+	for k := range sel.MatchLabels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+":Eq:"+sel.MatchLabels[k])
+	}
+	for _, r := range sel.MatchExpressions {
+		parts = append(parts, r.Key+":"+string(r.Operator)+":"+strings.Join(r.Values, ","))
+	}
+	return strings.Join(parts, ";")
+}
+
+// hostPorts are the pod's host ports as upstream's GetHostPorts reads them: the containers'
+// and the sidecars' (restartable init containers), hostPort above 0.
+func hostPorts(p *v1.Pod) []v1.ContainerPort {
+	var out []v1.ContainerPort
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			for _, port := range c.Ports {
+				if port.HostPort > 0 {
+					out = append(out, port)
+				}
+			}
+		}
+	}
+	for _, c := range p.Spec.Containers {
+		for _, port := range c.Ports {
+			if port.HostPort > 0 {
+				out = append(out, port)
+			}
+		}
+	}
+	return out
+}
+
+// podFacts writes what the pod-dependent filters read of a pod: its labels, host ports and
+// required anti-affinity terms; of the preemptor also its required affinity terms and its
+// topology spread constraints.
+func podFacts(b *strings.Builder, p *v1.Pod, preemptor bool) {
+	key := dump.Key(p)
+	if len(p.Labels) > 0 {
+		fmt.Fprintf(b, "pod-labels %s %s\n", key, pairs(p.Labels))
+	}
+	for _, port := range hostPorts(p) {
+		fmt.Fprintf(b, "port %s protocol=%s ip=%s port=%d\n", key, port.Protocol, port.HostIP, port.HostPort)
+	}
+	term := func(kind string, t v1.PodAffinityTerm) {
+		ns := "nil"
+		if t.NamespaceSelector != nil {
+			ns = selector(t.NamespaceSelector)
+		}
+		fmt.Fprintf(b, "term %s kind=%s topology=%s sel=%s namespaces=%s nssel=%s match-keys=%s mismatch-keys=%s\n", key, kind,
+			t.TopologyKey, selector(t.LabelSelector), strings.Join(t.Namespaces, ","), ns,
+			strings.Join(t.MatchLabelKeys, ","), strings.Join(t.MismatchLabelKeys, ","))
+	}
+	if a := p.Spec.Affinity; a != nil {
+		if a.PodAffinity != nil && preemptor {
+			for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				term("affinity", t)
+			}
+		}
+		if a.PodAntiAffinity != nil {
+			for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				term("anti", t)
+			}
+		}
+	}
+	if !preemptor {
+		return
+	}
+	for _, c := range p.Spec.TopologySpreadConstraints {
+		minDomains, affinity, taints := "-", "-", "-"
+		if c.MinDomains != nil {
+			minDomains = fmt.Sprint(*c.MinDomains)
+		}
+		if c.NodeAffinityPolicy != nil {
+			affinity = string(*c.NodeAffinityPolicy)
+		}
+		if c.NodeTaintsPolicy != nil {
+			taints = string(*c.NodeTaintsPolicy)
+		}
+		fmt.Fprintf(b, "spread %s maxskew=%d topology=%s when=%s sel=%s mindomains=%s affinity-policy=%s taints-policy=%s match-keys=%s\n",
+			key, c.MaxSkew, c.TopologyKey, c.WhenUnsatisfiable, selector(c.LabelSelector), minDomains, affinity, taints,
+			strings.Join(c.MatchLabelKeys, ","))
+	}
 }
