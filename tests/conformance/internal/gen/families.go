@@ -85,7 +85,7 @@ var UpstreamRandom = map[string]bool{PodGroups: true}
 
 // ParseFamilies reads a comma-separated list ("" or "all": every family; "supported": those
 // preempt-whatif models; "deterministic": those of them on which upstream answers the same every
-// run; "resource-only": those the ready model expresses).
+// run; "resource-only": those the model driver expresses, gen.ModelFamilies).
 func ParseFamilies(s string) ([]string, error) {
 	if s == "" || s == "all" {
 		return append([]string(nil), All...), nil
