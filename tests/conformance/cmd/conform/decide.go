@@ -117,7 +117,20 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 	}
 	if model && d.model != "" {
 		o.modelRun = true
-		if len(d.refereeArgs) > 0 {
+		if extra, err := os.ReadFile(filepath.Join(dir, "model-args")); err == nil {
+			// The model case's hooks (extenders, scores) change upstream's answer: decide it again
+			// with them (--hooks model.txt), for the model driver alone.
+			margs := append([]string(nil), args...)
+			for _, f := range strings.Fields(string(extra)) {
+				if f == "model.txt" {
+					f = filepath.Join(dir, f)
+				}
+				margs = append(margs, f)
+			}
+			if up, err = upstreamDecide(margs); err != nil {
+				return o, fmt.Errorf("%s: upstream with the model's hooks: %v", dir, err)
+			}
+		} else if len(d.refereeArgs) > 0 {
 			// The exploration modes emulate preempt-whatif's readings; the model driver reads
 			// what kube-scheduler sees and feeds the evaluator as upstream does.
 			if up, err = upstreamDecide(args); err != nil {

@@ -4,10 +4,12 @@
 //
 //	kube-whatif --cluster FILE... (--pod FILE | --pod-name NS/NAME) [--output json]
 //	            [--offset N] [--min-candidate-nodes-percentage P] [--min-candidate-nodes-absolute A]
-//	            [--feature-gates Gate=bool,...]
+//	            [--feature-gates Gate=bool,...] [--hooks MODEL_TXT]
 //
 // Without --cluster it decides the bundled example (examples/data, found from the working
-// directory upwards). The JSON adds two fields preempt-whatif does not have: mayNominate (every
+// directory upwards). --hooks runs the extenders and score functions of a model text form
+// (internal/gen/hooks.go) as upstream's own extenders and OrderedScoreFuncs. The JSON adds two
+// fields preempt-whatif does not have: mayNominate (every
 // node upstream may nominate: its last tie-break is random) and calls (the actuation's API calls).
 // Exit status 0 for every decision, 2 for bad input, 1 for an internal failure.
 package main

@@ -35,6 +35,8 @@ type Recorder struct {
 	DryRuns          []DryRun
 	Kept             []preemption.Candidate
 	keptRecorded     bool
+	// scores replaces the plugin's OrderedScoreFuncs when set (a model case's hooks).
+	scores func(map[string]*extenderv1.Victims) []func(string) int64
 }
 
 var _ preemption.Interface = &Recorder{}
@@ -68,5 +70,8 @@ func (r *Recorder) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState
 }
 
 func (r *Recorder) OrderedScoreFuncs(ctx context.Context, nodesToVictims map[string]*extenderv1.Victims) []func(node string) int64 {
+	if r.scores != nil {
+		return r.scores(nodesToVictims)
+	}
 	return r.plugin.OrderedScoreFuncs(ctx, nodesToVictims)
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -51,6 +52,7 @@ import (
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/gen"
 )
 
 // PreemptionArgs are DefaultPreemptionArgs' sampling fields (nil: upstream's defaults).
@@ -81,6 +83,8 @@ type Options struct {
 	// only the snapshot; actuation, which deletes victims through the clientset, fails. For
 	// timing decisions on large dumps (cmd/speed), where the clientset's copies cost minutes.
 	BoundPodsInCacheOnly bool
+	// Hooks are a model case's extenders and score functions (nil: none).
+	Hooks *gen.Hooks
 	// Preemptor (namespace/name) is the pod to place: it never counts on a node, even with
 	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
 	// reads it), and enters the queue as the other pending pods.
@@ -200,10 +204,15 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	for _, ns := range d.Namespaces {
 		objects = append(objects, ns)
 	}
+	objects = append(objects, d.SchedulerObjects()...)
 	client := fake.NewClientset(objects...)
 	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 
 	var draManager fwk.SharedDRAManager
+	// What must have seen every object of the dump before a decision, beyond the informers' own
+	// stores: the DRA manager's ResourceSlice tracker and ResourceClaim assume cache process
+	// the informers' events on goroutines of their own.
+	var draSynced []func() bool
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
 		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
@@ -221,6 +230,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 			return nil, fmt.Errorf("resource slice tracker: %w", err)
 		}
 		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+		draSynced = append(draSynced, tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced)
 	}
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
 
@@ -236,7 +246,11 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	if opts.SchedulerName != "" {
 		prof.SchedulerName = opts.SchedulerName
 	}
-	recorder := &Recorder{offset: opts.Offset}
+	var nodeNames []string
+	for _, n := range d.Nodes {
+		nodeNames = append(nodeNames, n.Name)
+	}
+	recorder := &Recorder{offset: opts.Offset, scores: hookScores(opts.Hooks, nodeNames)}
 	var plugin *defaultpreemption.DefaultPreemption
 	registry := frameworkplugins.NewInTreeRegistry()
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
@@ -271,6 +285,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodGroupManager(cache),
+		frameworkruntime.WithExtenders(hookExtenders(opts.Hooks, nodeNames)),
 	)
 	if err != nil {
 		return nil, err
@@ -285,7 +300,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	fw.SetPodNominator(queue)
 
 	informerFactory.Start(ctx.Done())
-	if err := waitForSync(ctx, informerFactory); err != nil {
+	if err := waitForSync(ctx, informerFactory, draSynced...); err != nil {
 		return nil, err
 	}
 
@@ -366,10 +381,11 @@ func (o orderedPDBs) List(selector labels.Selector) ([]*policyv1.PodDisruptionBu
 	return out, nil
 }
 
-// waitForSync waits for every started informer's initial list, polling every millisecond (the
+// waitForSync waits for every started informer's initial list (and for more to say synced),
+// polling every millisecond (the
 // factory's own wait polls every 100 ms, a long time next to a decision), for up to 5 minutes
 // (hundreds of thousands of objects on a busy machine).
-func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
+func waitForSync(ctx context.Context, f informers.SharedInformerFactory, more ...func() bool) error {
 	closed := make(chan struct{})
 	close(closed)
 	deadline := time.Now().Add(5 * time.Minute)
@@ -377,6 +393,9 @@ func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
 		synced := true
 		for _, ok := range f.WaitForCacheSync(closed) {
 			synced = synced && ok
+		}
+		for _, ok := range more {
+			synced = synced && ok()
 		}
 		if synced {
 			return nil

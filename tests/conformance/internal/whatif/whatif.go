@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/gen"
 	"github.com/preempt/preempt/tests/conformance/internal/upstream"
 )
 
@@ -42,6 +43,9 @@ type Options struct {
 	// SchedulerName: the profile's schedulerName (--scheduler-name, default "default-scheduler"),
 	// as preempt-whatif's flag of the same name.
 	SchedulerName string
+	// Hooks: a model text form whose extender and score lines upstream runs (--hooks FILE),
+	// the model driver's comparison (gen.Hooks).
+	Hooks string
 }
 
 // ParseArgs reads the command line.
@@ -123,6 +127,8 @@ func ParseArgs(args []string) (Options, error) {
 			if o.SchedulerName, err = get(); err == nil && o.SchedulerName == "" {
 				err = errors.New("--scheduler-name: must not be empty")
 			}
+		case "--hooks":
+			o.Hooks, err = get()
 		case "--timings":
 		default:
 			err = fmt.Errorf("unknown option %s", args[i])
@@ -204,7 +210,7 @@ func Load(o Options) (*dump.Dump, []*v1.Pod, *v1.Pod, error) {
 		if preemptor, err = dump.ReadPod(name, data); err != nil {
 			return nil, nil, nil, BadInput{Err: err}
 		}
-		if err := d.Admit(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
+		if err := d.AdmitManifest(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
 			return nil, nil, nil, BadInput{Err: err}
 		}
 	} else if preemptor, err = d.FindPending(o.PodName); err != nil {
@@ -266,10 +272,20 @@ func Decide(o Options) (*upstream.Report, error) {
 			Message: fmt.Sprintf("the pod's spec.schedulerName is %q, not %s (--scheduler-name): that scheduler decides for it",
 				preemptor.Spec.SchedulerName, o.SchedulerName)}, nil
 	}
+	var hooks *gen.Hooks
+	if o.Hooks != "" {
+		name, data, err := dump.ReadFile(o.Hooks)
+		if err != nil {
+			return nil, BadInput{Err: err}
+		}
+		if hooks, err = gen.ParseHooks(string(data)); err != nil {
+			return nil, BadInput{Err: fmt.Errorf("%s: %v", name, err)}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())
-	s, err := upstream.New(ctx, d, pods, upstream.Options{SchedulerName: o.SchedulerName,
+	s, err := upstream.New(ctx, d, pods, upstream.Options{SchedulerName: o.SchedulerName, Hooks: hooks,
 		Args:   upstream.PreemptionArgs{MinCandidateNodesPercentage: o.Percentage, MinCandidateNodesAbsolute: o.Absolute},
 		Offset: o.Offset, ShortageResolvable: o.ShortageResolvable, AllSchedulersNominations: o.AllSchedulersNominations,
 		Preemptor: dump.Key(preemptor)})
