@@ -20,8 +20,15 @@ type deciders struct {
 	preempt string // preempt-whatif
 	model   string // the model driver ("" : not run)
 	known   compare.Known
-	// refereeArgs are added to upstream's command line (exploration modes).
+	// refereeArgs are added to upstream's command line (exploration modes, feature gates,
+	// --parallelism).
 	refereeArgs []string
+	// runs is how many times upstream may decide a cluster where it is random (victim units of
+	// several pods, or a parallelism above 1): preempt's answer passes when it is one of them.
+	runs int
+	// everyRun decides every cluster runs times (the parallelism mode: the set of answers
+	// upstream gives is the result).
+	everyRun bool
 }
 
 // outcome is one case decided by upstream and by preempt's deciders.
@@ -31,6 +38,14 @@ type outcome struct {
 	diffs      []compare.Diff
 	modelDiffs []compare.Diff
 	modelRun   bool
+	// refused: preempt-whatif said the decision depends on something it does not model (exit
+	// status 3, notModelled): neither passed nor failed.
+	refused bool
+	// unitSets: preempt agreed once the pods of each victim unit were compared as a set.
+	unitSets bool
+	// upstreamRuns: how many times upstream decided; matchedRun: the run preempt agreed with
+	// (1-based; 0: none); distinct: how many different answers upstream gave.
+	upstreamRuns, matchedRun, distinct int
 }
 
 func (o outcome) agree() bool {
@@ -74,23 +89,29 @@ func upstreamDecide(args []string) (*upstream.Report, error) {
 	return whatif.Decide(o)
 }
 
-// runJSON runs a decider and reads its JSON answer.
-func runJSON(bin string, args []string) (*upstream.Report, error) {
+// exitNotModelled is preempt-whatif's exit status for a decision that depends on something it
+// does not model (its JSON names each in notModelled).
+const exitNotModelled = 3
+
+// runJSON runs a decider and reads its JSON answer into v. refused tells exit status 3.
+func runJSON(bin string, args []string, v any) (refused bool, err error) {
 	cmd := exec.Command(bin, append(append([]string(nil), args...), "--output", "json")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return nil, fmt.Errorf("%s exited with status %d: %s", filepath.Base(bin), exit.ExitCode(), strings.TrimSpace(stderr.String()))
+		if !errors.As(err, &exit) {
+			return false, err
 		}
-		return nil, err
+		if exit.ExitCode() != exitNotModelled {
+			return false, fmt.Errorf("%s exited with status %d: %s", filepath.Base(bin), exit.ExitCode(), strings.TrimSpace(stderr.String()))
+		}
+		refused = true
 	}
-	var r upstream.Report
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		return nil, fmt.Errorf("%s: unreadable JSON: %v", filepath.Base(bin), err)
+	if err := json.Unmarshal(stdout.Bytes(), v); err != nil {
+		return refused, fmt.Errorf("%s: unreadable JSON: %v", filepath.Base(bin), err)
 	}
-	return &r, nil
+	return refused, nil
 }
 
 // failure turns a decider that gave no answer into a disagreement.
@@ -98,22 +119,43 @@ func failure(err error) []compare.Diff {
 	return []compare.Diff{{Field: "exit", Upstream: "a decision", Preempt: fmt.Sprintf("%q", err.Error())}}
 }
 
+// startTimeCause names a disagreement that goes away when the referee stamps every pod without
+// status.startTime with one decision time (preempt's reading until it follows v1.37, which
+// reads time.Now() for each such victim as it builds it, in the node's pod order).
+const startTimeCause = "start-time-order"
+
 // decide decides the case in dir with every decider. up may be given (already decided).
 func (d deciders) decide(dir string, args []string, up *upstream.Report, model bool) (outcome, error) {
 	var o outcome
 	var err error
+	refArgs := append(append([]string(nil), args...), d.refereeArgs...)
 	if up == nil {
-		if up, err = upstreamDecide(append(append([]string(nil), args...), d.refereeArgs...)); err != nil {
+		if up, err = upstreamDecide(refArgs); err != nil {
 			return o, fmt.Errorf("%s: upstream: %v", dir, err)
 		}
 	}
-	o.up = up
-	if pr, err := runJSON(d.preempt, args); err != nil {
+	o.up, o.upstreamRuns, o.distinct = up, 1, 1
+	var pr upstream.Report
+	refused, err := runJSON(d.preempt, args, &pr)
+	if err != nil {
 		o.diffs = failure(err)
 	} else {
-		o.pr = pr
-		o.diffs = compare.Compare(up, pr)
-		d.known.Classify(o.diffs, up, pr)
+		o.pr, o.refused = &pr, refused
+		o.diffs, o.unitSets = compare.CompareUnits(up, &pr)
+		d.known.Classify(o.diffs, up, &pr)
+	}
+	if o.pr != nil && d.runs > 1 && (d.everyRun || len(up.Units) > 0) {
+		// Upstream is random here: preempt's answer passes when it is one upstream gives.
+		if err := d.rerun(&o, refArgs); err != nil {
+			return o, fmt.Errorf("%s: upstream: %v", dir, err)
+		}
+	}
+	if o.pr != nil && compare.Unknown(o.diffs) > 0 {
+		if stamped, err := upstreamDecide(append(refArgs, "--stamp-start-times")); err == nil {
+			if diffs := compare.Compare(stamped, o.pr); compare.Unknown(diffs) == 0 {
+				markCause(o.diffs, startTimeCause)
+			}
+		}
 	}
 	if model && d.model != "" {
 		o.modelRun = true
@@ -124,15 +166,73 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 				return o, fmt.Errorf("%s: upstream: %v", dir, err)
 			}
 		}
-		if m, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt")}); err != nil {
+		var m upstream.Report
+		if _, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt")}, &m); err != nil {
 			o.modelDiffs = failure(err)
 		} else {
-			o.modelDiffs = compare.Compare(up, modelView(up, m))
-			d.known.Classify(o.modelDiffs, up, m)
+			o.modelDiffs = compare.Compare(up, &m)
+			d.known.Classify(o.modelDiffs, up, &m)
+			if compare.Unknown(o.modelDiffs) > 0 {
+				if stamped, err := upstreamDecide(append(append([]string(nil), args...), "--stamp-start-times")); err == nil &&
+					compare.Unknown(compare.Compare(stamped, &m)) == 0 {
+					markCause(o.modelDiffs, startTimeCause)
+				}
+			}
 		}
 	}
 	return o, nil
 }
 
-// modelView is what the model driver can say: it has no node reasons beyond resources.
-func modelView(up, m *upstream.Report) *upstream.Report { return m }
+// rerun decides the case again with upstream, up to d.runs times in all (every time with
+// everyRun; else until preempt agrees with one answer), keeping the first answer preempt agrees
+// with, and counts the distinct answers.
+func (d deciders) rerun(o *outcome, refArgs []string) error {
+	seen := map[string]bool{answerKey(o.up): true}
+	for run := 2; run <= d.runs; run++ {
+		if !d.everyRun && compare.Unknown(o.diffs) == 0 {
+			break
+		}
+		up, err := upstreamDecide(refArgs)
+		if err != nil {
+			return err
+		}
+		o.upstreamRuns = run
+		seen[answerKey(up)] = true
+		if compare.Unknown(o.diffs) == 0 {
+			continue // agreed with an earlier run already
+		}
+		diffs, unitSets := compare.CompareUnits(up, o.pr)
+		d.known.Classify(diffs, up, o.pr)
+		if compare.Unknown(diffs) == 0 {
+			o.up, o.diffs, o.unitSets, o.matchedRun = up, diffs, unitSets, run
+		}
+	}
+	if o.matchedRun == 0 && compare.Unknown(o.diffs) == 0 {
+		o.matchedRun = 1
+	}
+	o.distinct = len(seen)
+	return nil
+}
+
+// answerKey identifies an answer of upstream, its units' pods compared as sets.
+func answerKey(r *upstream.Report) string {
+	c := *r
+	c.Calls, c.Clears = nil, nil
+	c.Victims = compare.InUnitOrder(r.Victims, r.Units)
+	c.Nodes = nil
+	for _, n := range r.Nodes {
+		n.Victims = compare.InUnitOrder(n.Victims, r.Units)
+		c.Nodes = append(c.Nodes, n)
+	}
+	data, _ := json.Marshal(c)
+	return string(data)
+}
+
+// markCause names the cause of the disagreements no classifier named.
+func markCause(diffs []compare.Diff, cause string) {
+	for i := range diffs {
+		if diffs[i].Known == "" && diffs[i].Cause == "" {
+			diffs[i].Cause = cause
+		}
+	}
+}
