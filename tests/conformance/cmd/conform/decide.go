@@ -27,8 +27,31 @@ type deciders struct {
 	// several pods, or a parallelism above 1): preempt's answer passes when it is one of them.
 	runs int
 	// everyRun decides every cluster runs times (the parallelism mode: the set of answers
-	// upstream gives is the result).
+	// upstream gives is the result). Only the decision is compared then (result, node, victims,
+	// budget violations, cleared nominations, message): at a parallelism above 1 the dry run
+	// evaluates nodes beyond the ones it needed before it notices it has enough candidates, so
+	// the per-node fields say how far the goroutines got.
 	everyRun bool
+}
+
+// decisionFields are the fields compared in the parallelism mode.
+var decisionFields = map[string]bool{"result": true, "nominatedNodeName": true, "victims": true,
+	"pdbViolations": true, "clearedNominations": true, "message": true, "exit": true}
+
+// compareReports compares with upstream's answer (the decision alone with everyRun).
+func (d deciders) compareReports(up, pr *upstream.Report) ([]compare.Diff, bool) {
+	diffs, unitSets := compare.CompareUnits(up, pr)
+	if d.everyRun {
+		kept := diffs[:0]
+		for _, df := range diffs {
+			if decisionFields[df.Field] {
+				kept = append(kept, df)
+			}
+		}
+		diffs = kept
+	}
+	d.known.Classify(diffs, up, pr)
+	return diffs, unitSets
 }
 
 // outcome is one case decided by upstream and by preempt's deciders.
@@ -141,8 +164,7 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 		o.diffs = failure(err)
 	} else {
 		o.pr, o.refused = &pr, refused
-		o.diffs, o.unitSets = compare.CompareUnits(up, &pr)
-		d.known.Classify(o.diffs, up, &pr)
+		o.diffs, o.unitSets = d.compareReports(up, &pr)
 	}
 	if o.pr != nil && d.runs > 1 && (d.everyRun || len(up.Units) > 0) {
 		// Upstream is random here: preempt's answer passes when it is one upstream gives.
@@ -152,12 +174,12 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 	}
 	if o.pr != nil && compare.Unknown(o.diffs) > 0 {
 		if stamped, err := upstreamDecide(append(refArgs, "--stamp-start-times")); err == nil {
-			if diffs := compare.Compare(stamped, o.pr); compare.Unknown(diffs) == 0 {
+			if diffs, _ := d.compareReports(stamped, o.pr); compare.Unknown(diffs) == 0 {
 				markCause(o.diffs, startTimeCause)
 			}
 		}
 	}
-	if model && d.model != "" {
+	if model && d.model != "" && !d.everyRun {
 		o.modelRun = true
 		if len(d.refereeArgs) > 0 {
 			// The exploration modes emulate preempt-whatif's readings; the model driver reads
@@ -187,7 +209,11 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 // everyRun; else until preempt agrees with one answer), keeping the first answer preempt agrees
 // with, and counts the distinct answers.
 func (d deciders) rerun(o *outcome, refArgs []string) error {
-	seen := map[string]bool{answerKey(o.up): true}
+	key := answerKey
+	if d.everyRun {
+		key = decisionKey
+	}
+	seen := map[string]bool{key(o.up): true}
 	for run := 2; run <= d.runs; run++ {
 		if !d.everyRun && compare.Unknown(o.diffs) == 0 {
 			break
@@ -197,12 +223,11 @@ func (d deciders) rerun(o *outcome, refArgs []string) error {
 			return err
 		}
 		o.upstreamRuns = run
-		seen[answerKey(up)] = true
+		seen[key(up)] = true
 		if compare.Unknown(o.diffs) == 0 {
 			continue // agreed with an earlier run already
 		}
-		diffs, unitSets := compare.CompareUnits(up, o.pr)
-		d.known.Classify(diffs, up, o.pr)
+		diffs, unitSets := d.compareReports(up, o.pr)
 		if compare.Unknown(diffs) == 0 {
 			o.up, o.diffs, o.unitSets, o.matchedRun = up, diffs, unitSets, run
 		}
@@ -226,6 +251,12 @@ func answerKey(r *upstream.Report) string {
 	}
 	data, _ := json.Marshal(c)
 	return string(data)
+}
+
+// decisionKey identifies upstream's decision alone (the parallelism mode).
+func decisionKey(r *upstream.Report) string {
+	return strings.Join([]string{r.Result, r.NominatedNodeName, strings.Join(compare.InUnitOrder(r.Victims, r.Units), ","),
+		fmt.Sprint(r.PDBViolations), strings.Join(r.ClearedNominations, ","), r.Message}, "|")
 }
 
 // markCause names the cause of the disagreements no classifier named.
