@@ -39,13 +39,23 @@ func keepFailure(dir string, r result) error {
 			return err
 		}
 	}
-	if r.out.up != nil {
+	if r.out.up != nil && r.groupUp == nil {
 		if err := writeJSON(filepath.Join(dir, "upstream.json"), r.out.up); err != nil {
 			return err
 		}
 	}
-	if r.out.pr != nil {
+	if r.out.pr != nil && r.groupPr == nil {
 		if err := writeJSON(filepath.Join(dir, "preempt.json"), r.out.pr); err != nil {
+			return err
+		}
+	}
+	if r.groupUp != nil {
+		if err := writeJSON(filepath.Join(dir, "upstream.json"), r.groupUp); err != nil {
+			return err
+		}
+	}
+	if r.groupPr != nil {
+		if err := writeJSON(filepath.Join(dir, "preempt.json"), r.groupPr); err != nil {
 			return err
 		}
 	}

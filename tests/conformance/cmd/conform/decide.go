@@ -32,6 +32,8 @@ type deciders struct {
 	// evaluates nodes beyond the ones it needed before it notices it has enough candidates, so
 	// the per-node fields say how far the goroutines got.
 	everyRun bool
+	// groupShare: the share of clusters decided for a pending PodGroup (GroupPreemptor).
+	groupShare float64
 }
 
 // decisionFields are the fields compared in the parallelism mode.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/preempt/preempt/tests/conformance/internal/compare"
 	"github.com/preempt/preempt/tests/conformance/internal/gen"
+	"github.com/preempt/preempt/tests/conformance/internal/upstream"
 )
 
 type commonFlags struct {
@@ -66,6 +67,8 @@ type result struct {
 	families []string
 	out      outcome
 	err      error
+	// A pending-group decision's answers (GroupPreemptor).
+	groupUp, groupPr *upstream.GroupReport
 }
 
 func runCmd(args []string) error {
@@ -80,6 +83,7 @@ func runCmd(args []string) error {
 	strict := fs.Bool("strict", false, "count clusters of families preempt does not model yet (gen.Unsupported) in the result")
 	verbose := fs.Bool("v", false, "print every disagreement")
 	runs := fs.Int("upstream-runs", 8, "how many times upstream may decide a cluster where it is random (victim units of several pods; every cluster with --parallelism above 1)")
+	groupShare := fs.Float64("group-share", 0.15, "with the pod-groups family: the share of clusters decided for a pending PodGroup (--pod-group, upstream's PodGroupPostFilter) instead of a pod")
 	parallelism := fs.Int("parallelism", 1, "the referee's parallelism (upstream's default is 16: every cluster is then decided --upstream-runs times and preempt's answer must be one of upstream's)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,6 +106,7 @@ func runCmd(args []string) error {
 			// The feature gate is process-wide: on for the whole run. It changes nothing for
 			// clusters without pod groups (every pod is then a victim of its own).
 			d.refereeArgs = append(d.refereeArgs, "--feature-gates", "GenericWorkload=true")
+			d.groupShare = *groupShare
 		}
 	}
 	tmp, err := os.MkdirTemp("", "conform-")
@@ -131,6 +136,7 @@ func runCmd(args []string) error {
 
 	perFamily := map[string]*tally{}
 	outcomes := map[string]int{}
+	groupOutcomes := map[string]int{}
 	signatures := map[string][]int64{}
 	passed, failed, refused, unsupportedAgree, unsupportedDisagree, modelRuns, modelAgree := 0, 0, 0, 0, 0, 0, 0
 	refusedAgree := 0
@@ -142,7 +148,11 @@ func runCmd(args []string) error {
 			failed++
 			continue
 		}
-		outcomes[r.out.up.Result]++
+		if r.groupUp != nil {
+			groupOutcomes[r.groupUp.Result]++
+		} else {
+			outcomes[r.out.up.Result]++
+		}
 		agree := r.out.agree()
 		unsupported := false
 		for _, f := range r.families {
@@ -217,7 +227,7 @@ func runCmd(args []string) error {
 	if *parallelism > 1 {
 		fmt.Printf("  referee at parallelism %d, every cluster decided %d times by upstream\n", *parallelism, d.runs)
 	}
-	for _, f := range gen.All {
+	for _, f := range append(append([]string(nil), gen.All...), GroupPreemptor) {
 		if t := perFamily[f]; t != nil {
 			note := ""
 			if gen.Unsupported[f] {
@@ -229,6 +239,10 @@ func runCmd(args []string) error {
 	}
 	fmt.Printf("  upstream's results: %d nominated, %d unschedulable, %d not-eligible, %d fits\n",
 		outcomes["nominated"], outcomes["unschedulable"], outcomes["not-eligible"], outcomes["fits"])
+	if len(groupOutcomes) > 0 {
+		fmt.Printf("  upstream's results for pending groups: %d nominated, %d unschedulable, %d not-eligible, %d ongoing, %d fits\n",
+			groupOutcomes["nominated"], groupOutcomes["unschedulable"], groupOutcomes["not-eligible"], groupOutcomes["ongoing"], groupOutcomes["fits"])
+	}
 	random.print(d.runs)
 	if d.model != "" {
 		fmt.Printf("  model driver   %5d resource-only clusters, %5d agree, %5d disagree\n", modelRuns, modelAgree, modelRuns-modelAgree)
@@ -313,6 +327,23 @@ func (t *randomTally) print(runs int) {
 
 func decideGenerated(d deciders, seed int64, enabled []string, dir string) result {
 	c := gen.Generate(seed, enabled)
+	if groupDraw(seed, d.groupShare) {
+		c, key := groupCase(c)
+		r := result{seed: seed, families: c.Families, dir: dir}
+		if r.err = writeGroupCase(c, key, dir); r.err != nil {
+			return r
+		}
+		args, err := caseArgs(dir)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		r.out, r.groupUp, r.groupPr, r.err = d.decideGroupCase(dir, args)
+		if r.err == nil && r.out.agree() {
+			os.RemoveAll(dir)
+		}
+		return r
+	}
 	r := result{seed: seed, families: c.Families, dir: dir}
 	if err := c.Write(dir); err != nil {
 		r.err = err

@@ -247,10 +247,15 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 
 // waitForActuation waits until the asynchronous preemption (a goroutine) has made its API calls.
 func (s *Scheduler) waitForActuation(pod *v1.Pod) error {
+	return s.waitFor(func() bool { return s.Plugin.Executor.IsPodRunningPreemption(pod.UID) }, dump.Key(pod))
+}
+
+// waitFor waits while running says the preemption of what is still running.
+func (s *Scheduler) waitFor(running func() bool, what string) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for s.Plugin.Executor.IsPodRunningPreemption(pod.UID) {
+	for running() {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the preemption of %s did not finish", dump.Key(pod))
+			return fmt.Errorf("the preemption of %s did not finish", what)
 		}
 		time.Sleep(100 * time.Microsecond)
 	}

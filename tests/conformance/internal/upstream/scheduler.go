@@ -123,6 +123,15 @@ type Scheduler struct {
 	// clearing a nomination, when sent), "evict NS/NAME OUTCOME" (a PreemptPod call, when it
 	// returned), "activate NS/NAME".
 	Events []string
+
+	// candidate is the one the executor acts on (from its first PreemptPod call).
+	candidate preemption.Candidate
+	// mutable is the snapshot as the framework's mutable lister (the pod-group evaluator's).
+	mutable *recordingSnapshot
+	// pods are the dump's pods the scheduler sees, by key.
+	pods map[string]*v1.Pod
+	// compositePodGroups: the CompositePodGroup feature is on.
+	compositePodGroups bool
 }
 
 func (s *Scheduler) event(e string) {
@@ -228,6 +237,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	compositePodGroup := utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup)
 	cache := internalcache.New(ctx, nil, genericWorkload, compositePodGroup)
 	snapshot := internalcache.NewEmptySnapshot()
+	mutable := &recordingSnapshot{Snapshot: snapshot}
 
 	prof, err := defaultProfile(opts.Args)
 	if err != nil {
@@ -266,7 +276,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(mutable),
 		frameworkruntime.WithParallelism(max(1, opts.Parallelism)),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
@@ -290,11 +300,20 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	}
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
-		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs}
+		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs, mutable: mutable, pods: map[string]*v1.Pod{},
+		compositePodGroups: compositePodGroup}
+	for _, p := range pods {
+		s.pods[dump.Key(p)] = p
+	}
 	fw.SetPodActivator(recordingActivator{s, queue})
 	preemptPod := plugin.Executor.PreemptPod
 	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
 		victim *v1.Pod, pluginName string) (bool, error) {
+		s.mu.Lock()
+		if s.candidate == nil {
+			s.candidate = c
+		}
+		s.mu.Unlock()
 		_, getErr := client.CoreV1().Pods(victim.Namespace).Get(ctx, victim.Name, metav1.GetOptions{})
 		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
 		outcome := "evicted"
