@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -122,9 +122,9 @@ type proposed struct {
 	state *framework.CycleState
 }
 
-func (p *proposed) GetPod() *v1.Pod                { return p.info.Pod }
-func (p *proposed) GetPodInfo() fwk.PodInfo        { return p.info }
-func (p *proposed) GetNodeName() string            { return p.node }
+func (p *proposed) GetPod() *v1.Pod               { return p.info.Pod }
+func (p *proposed) GetPodInfo() fwk.PodInfo       { return p.info }
+func (p *proposed) GetNodeName() string           { return p.node }
 func (p *proposed) GetCycleState() fwk.CycleState { return p.state }
 
 // firstFitNode runs PreFilter, then Filter with the nominated pods on each node in input order,
