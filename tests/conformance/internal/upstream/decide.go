@@ -146,6 +146,7 @@ func (s *Scheduler) Filter(ctx context.Context, pod *v1.Pod) (*framework.CycleSt
 // on every node (with the nominated pods), and, when no node fits, DefaultPreemption's PostFilter
 // including its actuation on the fake clientset.
 func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
+	s.Recorder.reset()
 	r := &Report{Preemptor: dump.Key(pod), Victims: []string{}, ClearedNominations: []string{},
 		Nodes: []NodeReport{}, Warnings: []string{}, MayNominate: []string{}, Calls: []string{}}
 	state, statuses, feasible, err := s.Filter(ctx, pod)
@@ -227,6 +228,9 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 			r.Victims = append(r.Victims, dump.Key(v))
 		}
 		r.PDBViolations = int64(d.PDBViolations)
+		if s.holdActuation {
+			return r, nil
+		}
 		if err := s.waitForActuation(pod); err != nil {
 			return nil, err
 		}

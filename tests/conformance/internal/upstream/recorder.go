@@ -60,6 +60,13 @@ func (r *Recorder) GetOffsetAndNumCandidates(nodes int32) (int32, int32) {
 	return r.Offset, n
 }
 
+// reset forgets the records of an earlier decision.
+func (r *Recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.DryRuns, r.Kept, r.keptRecorded, r.Units = nil, nil, false, nil
+}
+
 // recordUnit names the unit of several pods by its smallest pod key.
 func (r *Recorder) recordUnit(pods []fwk.PodInfo) {
 	if len(pods) < 2 {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
@@ -85,6 +86,12 @@ type Options struct {
 	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
 	// reads it), and enters the queue as the other pending pods.
 	Preemptor string
+	// WrapClient, when set, wraps the fake clientset the framework (and so the preemption's
+	// actuation) calls; the informers keep reading the fake clientset itself.
+	WrapClient func(*fake.Clientset) clientset.Interface
+	// HoldActuation: Decide returns as soon as PostFilter does, without waiting for the
+	// asynchronous actuation (nor analysing ties or listing its calls).
+	HoldActuation bool
 }
 
 // resolvableFit is NodeResourcesFit with ShortageResolvable.
@@ -132,6 +139,15 @@ type Scheduler struct {
 	pods map[string]*v1.Pod
 	// compositePodGroups: the CompositePodGroup feature is on.
 	compositePodGroups bool
+	// holdActuation: Options.HoldActuation.
+	holdActuation bool
+}
+
+// EventsSoFar returns a copy of Events.
+func (s *Scheduler) EventsSoFar() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.Events...)
 }
 
 func (s *Scheduler) event(e string) {
@@ -270,8 +286,12 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		}
 	}
 	recorderFactory := func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
+	var cs clientset.Interface = client
+	if opts.WrapClient != nil {
+		cs = opts.WrapClient(client)
+	}
 	profiles, err := profile.NewMap(ctx, []schedulerapi.KubeSchedulerProfile{prof}, registry, recorderFactory,
-		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithClientSet(cs),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
@@ -301,7 +321,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
 		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs, mutable: mutable, pods: map[string]*v1.Pod{},
-		compositePodGroups: compositePodGroup}
+		compositePodGroups: compositePodGroup, holdActuation: opts.HoldActuation}
 	for _, p := range pods {
 		s.pods[dump.Key(p)] = p
 	}
