@@ -71,6 +71,8 @@ type outcome struct {
 	// upstreamRuns: how many times upstream decided; matchedRun: the run preempt agreed with
 	// (1-based; 0: none); distinct: how many different answers upstream gave.
 	upstreamRuns, matchedRun, distinct int
+	// partByPart: agreed with upstream's runs part by part (decision, each node), not whole.
+	partByPart bool
 }
 
 func (o outcome) agree() bool {
@@ -208,16 +210,25 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 }
 
 // rerun decides the case again with upstream, up to d.runs times in all (every time with
-// everyRun; else until preempt agrees with one answer), keeping the first answer preempt agrees
-// with, and counts the distinct answers.
+// everyRun), and counts the distinct answers. Preempt passes when it agrees with one answer
+// whole, or part by part: its decision (result, node, victims, budget violations, cleared
+// nominations, message) with one run's, and each node's outcome with that node's in some run.
+// Each node's dry run draws its own Go map orders (GetVictimsOnNode builds the node's victim
+// units afresh), so the nodes' outcomes are independent and any combination of outcomes seen is
+// one upstream can give. Without everyRun it stops at the first acceptance, and after 8 runs
+// when some part preempt disagrees on took one value only in every run (no randomness there).
 func (d deciders) rerun(o *outcome, refArgs []string) error {
 	key := answerKey
 	if d.everyRun {
 		key = decisionKey
 	}
 	seen := map[string]bool{key(o.up): true}
+	runs := []*upstream.Report{o.up}
 	for run := 2; run <= d.runs; run++ {
 		if !d.everyRun && compare.Unknown(o.diffs) == 0 {
+			break
+		}
+		if !d.everyRun && run > 8 && !d.stillRandom(runs, o.pr) {
 			break
 		}
 		up, err := upstreamDecide(refArgs)
@@ -226,12 +237,15 @@ func (d deciders) rerun(o *outcome, refArgs []string) error {
 		}
 		o.upstreamRuns = run
 		seen[key(up)] = true
+		runs = append(runs, up)
 		if compare.Unknown(o.diffs) == 0 {
 			continue // agreed with an earlier run already
 		}
 		diffs, unitSets := d.compareReports(up, o.pr)
 		if compare.Unknown(diffs) == 0 {
 			o.up, o.diffs, o.unitSets, o.matchedRun = up, diffs, unitSets, run
+		} else if !d.everyRun && d.partByPart(runs, o.pr) {
+			o.diffs, o.matchedRun, o.partByPart = nil, run, true
 		}
 	}
 	if o.matchedRun == 0 && compare.Unknown(o.diffs) == 0 {
@@ -239,6 +253,90 @@ func (d deciders) rerun(o *outcome, refArgs []string) error {
 	}
 	o.distinct = len(seen)
 	return nil
+}
+
+// partByPart tells whether preempt's answer agrees with upstream's runs part by part (rerun).
+func (d deciders) partByPart(runs []*upstream.Report, pr *upstream.Report) bool {
+	decision := false
+	nodeOK := map[string]bool{}
+	for _, up := range runs {
+		diffs, _ := d.compareReports(up, pr)
+		bad := map[string]bool{}
+		clean := true
+		for _, df := range diffs {
+			if df.Known != "" {
+				continue
+			}
+			if df.Node != "" {
+				bad[df.Node] = true
+			} else {
+				clean = false
+			}
+		}
+		decision = decision || clean
+		for _, n := range pr.Nodes {
+			if !bad[n.Name] {
+				nodeOK[n.Name] = true
+			}
+		}
+	}
+	if !decision {
+		return false
+	}
+	for _, n := range pr.Nodes {
+		if !nodeOK[n.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// stillRandom tells whether every part preempt disagrees on in every run so far took more than
+// one value among the runs (rerunning may still find preempt's).
+func (d deciders) stillRandom(runs []*upstream.Report, pr *upstream.Report) bool {
+	partValues := map[string]map[string]bool{} // part -> values
+	failing := map[string]bool{}
+	agreed := map[string]bool{}
+	for _, up := range runs {
+		diffs, _ := d.compareReports(up, pr)
+		here := map[string]bool{}
+		for _, df := range diffs {
+			if df.Known != "" {
+				continue
+			}
+			part := df.Node
+			if part == "" {
+				part = "decision"
+			}
+			here[part] = true
+			failing[part] = true
+			if partValues[part] == nil {
+				partValues[part] = map[string]bool{}
+			}
+		}
+		for part := range failing {
+			if !here[part] {
+				agreed[part] = true
+			}
+		}
+	}
+	for _, up := range runs {
+		if m := partValues["decision"]; m != nil {
+			m[decisionKey(up)] = true
+		}
+		for _, n := range up.Nodes {
+			if m := partValues[n.Name]; m != nil {
+				n.Victims = compare.InUnitOrder(n.Victims, up.Units)
+				m[fmt.Sprint(n)] = true
+			}
+		}
+	}
+	for part := range failing {
+		if !agreed[part] && len(partValues[part]) < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // answerKey identifies an answer of upstream, its units' pods compared as sets.
@@ -261,10 +359,11 @@ func decisionKey(r *upstream.Report) string {
 		fmt.Sprint(r.PDBViolations), strings.Join(r.ClearedNominations, ","), r.Message}, "|")
 }
 
-// markCause names the cause of the disagreements no classifier named.
+// markCause names the cause of the disagreements no known difference accepts (a generic
+// classifier's name, such as victim-order, gives way: this cause explains it).
 func markCause(diffs []compare.Diff, cause string) {
 	for i := range diffs {
-		if diffs[i].Known == "" && diffs[i].Cause == "" {
+		if diffs[i].Known == "" {
 			diffs[i].Cause = cause
 		}
 	}

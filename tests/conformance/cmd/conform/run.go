@@ -82,7 +82,7 @@ func runCmd(args []string) error {
 	failures := fs.String("failures", "", "directory to keep the disagreeing clusters in")
 	strict := fs.Bool("strict", false, "count clusters of families preempt does not model yet (gen.Unsupported) in the result")
 	verbose := fs.Bool("v", false, "print every disagreement")
-	runs := fs.Int("upstream-runs", 8, "how many times upstream may decide a cluster where it is random (victim units of several pods; every cluster with --parallelism above 1)")
+	runs := fs.Int("upstream-runs", 32, "how many times upstream may decide a cluster where it is random (victim units of several pods: until preempt agrees, past 8 only while the parts it disagrees on vary; every cluster R times with --parallelism above 1)")
 	groupShare := fs.Float64("group-share", 0.15, "with the pod-groups family: the share of clusters decided for a pending PodGroup (--pod-group, upstream's PodGroupPostFilter) instead of a pod")
 	parallelism := fs.Int("parallelism", 1, "the referee's parallelism (upstream's default is 16: every cluster is then decided --upstream-runs times and preempt's answer must be one of upstream's)")
 	if err := fs.Parse(args); err != nil {
@@ -290,7 +290,7 @@ func refusalKind(why string) string {
 
 // randomTally counts the clusters where upstream is random and how they were judged.
 type randomTally struct {
-	units, unitSets, rerun, matchedLater, several, severalSeeds int
+	units, unitSets, rerun, matchedLater, partByPart, several, severalSeeds int
 	seeds                                                       []int64
 }
 
@@ -308,6 +308,9 @@ func (t *randomTally) add(r result) {
 	if o.matchedRun > 1 {
 		t.matchedLater++
 	}
+	if o.partByPart {
+		t.partByPart++
+	}
 	if o.distinct > 1 {
 		t.several++
 		if len(t.seeds) < 8 {
@@ -321,8 +324,8 @@ func (t *randomTally) print(runs int) {
 		return
 	}
 	fmt.Printf("  upstream random: %d cluster(s) with victim units of several pods (their pods compared as sets: %d agreed so),\n"+
-		"    %d decided again by upstream (up to %d runs), %d agreed with a later run, %d with several distinct answers upstream %v\n",
-		t.units, t.unitSets, t.rerun, runs, t.matchedLater, t.several, t.seeds)
+		"    %d decided again by upstream (up to %d runs), %d agreed with a later run (%d of them part by part), %d with several distinct answers upstream %v\n",
+		t.units, t.unitSets, t.rerun, runs, t.matchedLater, t.partByPart, t.several, t.seeds)
 }
 
 func decideGenerated(d deciders, seed int64, enabled []string, dir string) result {
