@@ -291,7 +291,7 @@ func refusalKind(why string) string {
 // randomTally counts the clusters where upstream is random and how they were judged.
 type randomTally struct {
 	units, unitSets, rerun, matchedLater, partByPart, several, severalSeeds int
-	seeds                                                       []int64
+	seeds                                                                   []int64
 }
 
 func (t *randomTally) add(r result) {
