@@ -22,7 +22,8 @@ func Load(dir string) (*Case, error) {
 	if err := d.AddFile(name, data); err != nil {
 		return nil, err
 	}
-	c := &Case{Nodes: d.Nodes, Pods: d.Pods, PDBs: d.PDBs, Classes: d.Classes, Namespaces: d.Namespaces}
+	c := &Case{Nodes: d.Nodes, Pods: d.Pods, PDBs: d.PDBs, Classes: d.Classes, Namespaces: d.Namespaces,
+		PodGroups: d.PodGroups}
 	if fam, err := os.ReadFile(filepath.Join(dir, "families")); err == nil {
 		for _, f := range strings.Split(strings.TrimSpace(string(fam)), ",") {
 			if f != "" {
