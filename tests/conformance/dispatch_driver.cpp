@@ -17,7 +17,7 @@
 // is_preemption_running, 1 or 0, in decision order: before the call / after it):
 //
 //   apply P                         the decision is applied (inline: its calls follow)
-//   decide P gates=G                the apply returned (gates after it)
+//   decide P                        the apply returned
 //   nominate P N                    the preemptor ends the apply nominated to node N
 //   call patch V nominatedNodeName= ok gates=B/A    a lower-priority nomination cleared
 //   call patch V DisruptionTarget ok|not_found|failed gates=B/A
@@ -240,7 +240,7 @@ void apply_all(scenario& sc, Dispatcher& d, preempt::nomination_ledger<pod>& led
     gates.decided.push_back(p.uid());
     out.add("apply " + std::to_string(p.uid()));
     const auto r = d.preempt_on(p, dc.node, chosen);
-    out.add("decide " + std::to_string(p.uid()) + " gates=" + gates.read());
+    out.add("decide " + std::to_string(p.uid()));
     if (ledger.node_of(p.uid()) == std::optional<std::size_t>(dc.node))
       out.add("nominate " + std::to_string(p.uid()) + " " + std::to_string(dc.node));
     if (r.started) start();
