@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
@@ -89,6 +90,12 @@ type Options struct {
 	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
 	// reads it), and enters the queue as the other pending pods.
 	Preemptor string
+	// WrapClient, when set, wraps the fake clientset the framework (and so the preemption's
+	// actuation) calls; the informers keep reading the fake clientset itself.
+	WrapClient func(*fake.Clientset) clientset.Interface
+	// HoldActuation: Decide returns as soon as PostFilter does, without waiting for the
+	// asynchronous actuation (nor analysing ties or listing its calls).
+	HoldActuation bool
 }
 
 // resolvableFit is NodeResourcesFit with ShortageResolvable.
@@ -127,6 +134,24 @@ type Scheduler struct {
 	// clearing a nomination, when sent), "evict NS/NAME OUTCOME" (a PreemptPod call, when it
 	// returned), "activate NS/NAME".
 	Events []string
+
+	// candidate is the one the executor acts on (from its first PreemptPod call).
+	candidate preemption.Candidate
+	// mutable is the snapshot as the framework's mutable lister (the pod-group evaluator's).
+	mutable *recordingSnapshot
+	// pods are the dump's pods the scheduler sees, by key.
+	pods map[string]*v1.Pod
+	// compositePodGroups: the CompositePodGroup feature is on.
+	compositePodGroups bool
+	// holdActuation: Options.HoldActuation.
+	holdActuation bool
+}
+
+// EventsSoFar returns a copy of Events.
+func (s *Scheduler) EventsSoFar() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.Events...)
 }
 
 func (s *Scheduler) event(e string) {
@@ -238,6 +263,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	compositePodGroup := utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup)
 	cache := internalcache.New(ctx, nil, genericWorkload, compositePodGroup)
 	snapshot := internalcache.NewEmptySnapshot()
+	mutable := &recordingSnapshot{Snapshot: snapshot}
 
 	prof, err := defaultProfile(opts.Args)
 	if err != nil {
@@ -274,13 +300,17 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		}
 	}
 	recorderFactory := func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
+	var cs clientset.Interface = client
+	if opts.WrapClient != nil {
+		cs = opts.WrapClient(client)
+	}
 	profiles, err := profile.NewMap(ctx, []schedulerapi.KubeSchedulerProfile{prof}, registry, recorderFactory,
-		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithClientSet(cs),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(mutable),
 		frameworkruntime.WithParallelism(max(1, opts.Parallelism)),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
@@ -305,11 +335,20 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	}
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
-		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs}
+		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs, mutable: mutable, pods: map[string]*v1.Pod{},
+		compositePodGroups: compositePodGroup, holdActuation: opts.HoldActuation}
+	for _, p := range pods {
+		s.pods[dump.Key(p)] = p
+	}
 	fw.SetPodActivator(recordingActivator{s, queue})
 	preemptPod := plugin.Executor.PreemptPod
 	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
 		victim *v1.Pod, pluginName string) (bool, error) {
+		s.mu.Lock()
+		if s.candidate == nil {
+			s.candidate = c
+		}
+		s.mu.Unlock()
 		_, getErr := client.CoreV1().Pods(victim.Namespace).Get(ctx, victim.Name, metav1.GetOptions{})
 		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
 		outcome := "evicted"
