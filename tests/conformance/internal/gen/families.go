@@ -67,15 +67,7 @@ var ResourceOnly = ModelFamilies
 // Unsupported lists the families preempt-whatif does not model yet: their disagreements are
 // reported apart and do not fail a run unless asked. A family leaves it (one line each) once
 // preempt-whatif models what it generates.
-var Unsupported = map[string]bool{
-	StartTimes: true, // v1.37 reads time.Now() per victim, in the node's pod order
-	Resize:     true, // max(spec, allocated, actuated); Infeasible resizes
-	Gates:      true, // a gated pod never leaves the scheduling queue
-	Manifests:  true, // defaulting and admission of a --pod manifest
-	Namespaces: true, // namespaceSelector without Namespace objects
-	Volumes:    true, // VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits
-	DRA:        true, // DynamicResources
-}
+var Unsupported = map[string]bool{}
 
 // UpstreamRandom lists the families where kube-scheduler v1.37 itself answers differently from
 // run to run on the same cluster (a victim unit's pods are listed from the PodGroupState in Go map
