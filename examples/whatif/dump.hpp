@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -176,6 +177,15 @@ struct cluster_dump {
   // What kube-scheduler may read that the inputs could not hold (kinds a failed discovery did not
   // list): every decision is refused with these (exit status 3).
   std::vector<std::string> input_refusals;
+  // The kinds of which the inputs hold every object the cluster has (the kinds the kubectl plugin
+  // read; all of them with --complete-dump). A kind the dump holds no object of may simply not
+  // have been fetched: where kube-scheduler would read one, the decision is refused, unless the
+  // kind is known to be complete (then none exists, and the decision is upstream's).
+  std::set<std::string, std::less<>> complete_kinds;
+  bool complete_dump = false;
+  bool holds_every(std::string_view kind) const {
+    return complete_dump || complete_kinds.find(kind) != complete_kinds.end();
+  }
 };
 
 }  // namespace whatif
