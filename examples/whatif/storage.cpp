@@ -174,8 +174,8 @@ void storage_model::refuse_absent_kinds(const pod_object& p,
     claims = claims || v.source == k8s::volume_source::claim ||
              v.source == k8s::volume_source::ephemeral;
     // Inline CSI volumes are not counted by NodeVolumeLimits; every other source may be.
-    attachable = attachable || (v.source != k8s::volume_source::other &&
-                                v.source != k8s::volume_source::csi);
+    attachable = attachable ||
+                 (v.source != k8s::volume_source::other && v.source != k8s::volume_source::csi);
   }
   if (claims && absent(s.claims.empty(), "PersistentVolumeClaim")) {
     say("PersistentVolumeClaim", "persistentvolumeclaims",
@@ -207,10 +207,8 @@ void storage_model::refuse_absent_kinds(const pod_object& p,
   if (attachable && !s.csi_nodes.empty() && absent(s.attachments.empty(), "VolumeAttachment"))
     say("VolumeAttachment", "volumeattachments",
         "NodeVolumeLimits counts the volumes attached to each node");
-  const bool capacity_tracked =
-      std::any_of(s.drivers.begin(), s.drivers.end(), [](const auto& d) {
-        return d.storage_capacity;
-      });
+  const bool capacity_tracked = std::any_of(s.drivers.begin(), s.drivers.end(),
+                                            [](const auto& d) { return d.storage_capacity; });
   if (claims && capacity_tracked && absent(s.capacities.empty(), "CSIStorageCapacity"))
     say("CSIStorageCapacity", "csistoragecapacities",
         "VolumeBinding reads the storage capacity of drivers that publish it");

@@ -26,8 +26,8 @@
 #include "preempt/preempt.hpp"
 #include "queue_entry.hpp"
 #include "stopwatch.hpp"
-#include "unmodelled.hpp"
 #include "storage.hpp"
+#include "unmodelled.hpp"
 
 namespace whatif {
 
