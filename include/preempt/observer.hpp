@@ -29,6 +29,13 @@ struct null_observer {};
 
 namespace detail {
 
+// Whether the observer sees every node the dry run keeps (on_node_evaluated).
+template <class O, class P>
+inline constexpr bool observes_every_node =
+    requires(O& o, std::size_t i, const status& st, std::span<const P* const> v, std::int64_t k) {
+      o.on_node_evaluated(i, st, v, k);
+    };
+
 template <class O, class P>
 void notify_attempt_started(O& o, const P& preemptor) {
   if constexpr (requires { o.on_attempt_started(preemptor); }) o.on_attempt_started(preemptor);
