@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "preempt/config.hpp"
+#include "preempt/filter_statuses.hpp"
 #include "preempt/node.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/policy.hpp"
@@ -68,8 +69,8 @@ status check_eligibility_on(const C& cluster, const P& preemptor,
   if (!nominated || *nominated >= cluster.size())
     return ::preempt::check_eligibility<N>(preemptor, nullptr, status_code::unschedulable, policy);
   const auto& node = cluster[*nominated];  // may be a proxy returned by value
-  return ::preempt::check_eligibility(preemptor, &node, status_code(statuses.code_of(*nominated)),
-                                      policy, victim_priority);
+  return ::preempt::check_eligibility(
+      preemptor, &node, ::preempt::detail::code_of(statuses, *nominated), policy, victim_priority);
 }
 }  // namespace detail
 

@@ -47,6 +47,7 @@
 #include "preempt/detail/candidate_lists.hpp"
 #include "preempt/detail/node_dry_run.hpp"
 #include "preempt/detail/parallel_dry_run.hpp"
+#include "preempt/detail/requirements.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/extender.hpp"
@@ -92,26 +93,46 @@ struct attempt {
 };
 
 namespace detail {
-
-// The policy's clock (`now` member), or 0: the start time assumed for pods without one.
-template <class T>
-constexpr timestamp now_of(const T& policy) {
-  if constexpr (requires { policy.now; })
-    return static_cast<timestamp>(policy.now);
-  else
-    return 0;
-}
-
+template <class C, class Policy>
+concept evaluator_arguments =
+    cluster<C> && victim_policy<Policy, cluster_node_t<C>, cluster_pod_t<C>>;
 }  // namespace detail
 
-template <cluster C, victim_policy<cluster_node_t<C>, cluster_pod_t<C>> Policy = default_policy,
-          class Observer = null_observer>
-class evaluator {
+template <class C, class Policy = default_policy, class Observer = null_observer>
+class evaluator;
+
+// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp),
+// and nothing else to complain about.
+template <class C, class Policy, class Observer>
+  requires(!detail::evaluator_arguments<C, Policy>)
+class evaluator<C, Policy, Observer> {
+  using requirements_checked = detail::checked<detail::explain_cluster<C>()>;
+  static_assert(!cluster<C> || detail::evaluator_arguments<C, Policy>,
+                "evaluator: the policy needs const members is_eligible_victim(node, victim, "
+                "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
+
+ public:
+  using decision_type = decision<detail::rejected_pod>;
+  template <class... A>
+  explicit evaluator(A&&...) noexcept {}
+  template <class... A>
+  const decision_type& evaluate(A&&...) noexcept {
+    return decision_;
+  }
+
+ private:
+  decision_type decision_;
+};
+
+template <class C, class Policy, class Observer>
+  requires detail::evaluator_arguments<C, Policy>
+class evaluator<C, Policy, Observer> {
  public:
   using pod_type = cluster_pod_t<C>;
   using node_type = cluster_node_t<C>;
-  using state_type = typename C::state_type;
+  using state_type = cluster_state_t<C>;
   using decision_type = decision<pod_type>;
+  static_assert(detail::observer_hooks_fit<Observer, pod_type>());
 
   explicit evaluator(evaluator_config config = {}, Policy policy = {}, Observer observer = {})
       : config_(config),
@@ -164,8 +185,9 @@ class evaluator {
   const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
                                 const B& budgets, const N& nominations, const E& ex,
                                 const attempt& options = {}, Extenders&& extenders = {}) {
-    return evaluate(static_cast<const without_groups*>(nullptr), preemptor, cluster, statuses,
-                    budgets, nominations, ex, options, extenders);
+    return evaluate(static_cast<const without_groups*>(nullptr), preemptor,
+                    detail::as_member_cluster(cluster), statuses, budgets, nominations, ex, options,
+                    extenders);
   }
 
   // The same with pod groups: the cluster's victim units are built once per decision
@@ -179,12 +201,14 @@ class evaluator {
                                 const S& statuses, const B& budgets, const N& nominations,
                                 const E& ex, const attempt& options = {},
                                 Extenders&& extenders = {}) {
-    return evaluate(&groups, preemptor, cluster, statuses, budgets, nominations, ex, options,
-                    extenders);
+    return evaluate(&groups, preemptor, detail::as_member_cluster(cluster), statuses, budgets,
+                    nominations, ex, options, extenders);
   }
 
  private:
-  using worker = typename detail::node_dry_run<C, Policy>::worker;
+  // The cluster as the internals read it: C, or a cluster_view of one adapted by its traits.
+  using view_type = detail::member_cluster_t<C>;
+  using worker = typename detail::node_dry_run<view_type, Policy>::worker;
   static constexpr bool observes_nodes = detail::observes_every_node<Observer, pod_type>;
   // With parallel workers, results are merged while the batch is evaluated, except for an
   // observer of every node: it is called on the calling thread, in order, after the batch.
@@ -193,16 +217,24 @@ class evaluator {
   // The decision in upstream's steps (Evaluator.evaluate); W is without_groups without pod groups.
   struct without_groups {};
   template <class W, class S, class B, class N, class E, class Extenders>
-  const decision_type& evaluate(const W* groups, const pod_type& preemptor, const C& cluster,
-                                const S& statuses, const B& budgets, const N& nominations,
-                                const E& ex, const attempt& options, Extenders& extenders) {
+  const decision_type& evaluate(const W* groups, const pod_type& preemptor,
+                                const view_type& cluster, const S& statuses, const B& budgets,
+                                const N& nominations, const E& ex, const attempt& options,
+                                Extenders& extenders) {
 #if defined(PREEMPT_NO_THREADS)
     static_assert(is_always_inline_v<E>,
                   "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
     start_attempt(preemptor);
-    // 0) Fetch the latest version of <pod>: the caller's.
+    const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
+    // The time of the decision: the policy's `now`, or the system clock read once.
+    const detail::evaluation_clock<Policy> clock(policy_);
+    now_ = clock.now();
+    // 0) Fetch the latest version of <pod>: the caller's. Its filter statuses must cover the
+    //    cluster (a shorter list is the caller's mistake, reported rather than read past).
+    if (!detail::statuses_cover(statuses, cluster.size()))
+      return finish(decision_kind::error, statuses_too_short_message);
     // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers).
     //    Policy Never, or an earlier preemption still terminating victims on the pod's nominated
     //    node: not eligible (the nomination is kept). With pod groups a pod on that node is
@@ -220,7 +252,7 @@ class evaluator {
     }
     if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
     if constexpr (!std::same_as<W, without_groups>) {
-      ::preempt::workload::build_victim_units(cluster, *groups, detail::now_of(policy_), units_);
+      ::preempt::workload::build_victim_units(cluster, *groups, now_, units_);
       grouped_ = true;
     }
 
@@ -254,7 +286,7 @@ class evaluator {
     if (candidates_.empty()) return finish(decision_kind::unschedulable, no_candidate_message);
 
     // 4) Find the best candidate (SelectCandidate, pickOneNodeForPreemption).
-    return finish_nominated();
+    return finish_nominated(preemptor);
   }
 
   void start_attempt(const pod_type& preemptor) {
@@ -270,17 +302,16 @@ class evaluator {
 
   // One node's dry run on worker `wk` (preempt/detail/node_dry_run.hpp).
   template <class B, class N>
-  bool select_on(std::size_t node_index, worker& wk, const pod_type& preemptor, const C& cluster,
-                 const B& budgets, const N& nominations, victim_selection<pod_type>& selection,
-                 default_scores::vector& scores) {
-    return nodes_.select(node_index, wk, preemptor, cluster, budgets, nominations, policy_,
-                         detail::now_of(policy_), bound_, grouped_ ? &units_ : nullptr, selection,
-                         scores);
+  bool select_on(std::size_t node_index, worker& wk, const pod_type& preemptor,
+                 const view_type& cluster, const B& budgets, const N& nominations,
+                 victim_selection<pod_type>& selection, default_scores::vector& scores) {
+    return nodes_.select(node_index, wk, preemptor, cluster, budgets, nominations, policy_, now_,
+                         bound_, grouped_ ? &units_ : nullptr, selection, scores);
   }
 
   template <class B, class N, class E>
-  void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
-               [[maybe_unused]] const E& ex) {
+  void dry_run(const pod_type& preemptor, const view_type& cluster, const B& budgets,
+               const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
 #if !defined(PREEMPT_NO_THREADS)
     if (!is_always_inline_v<E> && parallel_) {
@@ -294,7 +325,7 @@ class evaluator {
   // The sequential dry run: each node is merged as soon as it is evaluated, its victims read
   // straight from the scratch (no result slot, no copy).
   template <class B, class N>
-  void dry_run_inline(const pod_type& preemptor, const C& cluster, const B& budgets,
+  void dry_run_inline(const pod_type& preemptor, const view_type& cluster, const B& budgets,
                       const N& nominations) {
     const std::size_t n = potential_.size();
     worker& wk = nodes_[0];
@@ -316,7 +347,7 @@ class evaluator {
   struct parallel_host {
     evaluator* self;
     const pod_type* preemptor;
-    const C* cluster;
+    const view_type* cluster;
     const B* budgets;
     const N* nominations;
 
@@ -345,7 +376,7 @@ class evaluator {
   };
 
   template <class B, class N, class E>
-  void dry_run_parallel(const pod_type& preemptor, const C& cluster, const B& budgets,
+  void dry_run_parallel(const pod_type& preemptor, const view_type& cluster, const B& budgets,
                         const N& nominations, const E& ex) {
     nodes_.prepare_workers(cluster, budgets, grouped_);
     parallel_host<B, N> host{this, &preemptor, &cluster, &budgets, &nominations};
@@ -388,7 +419,7 @@ class evaluator {
   }
 
   // The kept candidates, without violations first; bounded ones are only counted.
-  void collect_candidates(const C& cluster) {
+  void collect_candidates(const view_type& cluster) {
     lists_.for_each([&](const detail::kept_candidate& k) {
       if (k.bounded) {
         ++decision_.candidates_bounded;
@@ -420,17 +451,21 @@ class evaluator {
   }
 
   // Step 4: the best candidate, by the policy's score functions or upstream's.
-  const decision_type& finish_nominated() {
+  const decision_type& finish_nominated(const pod_type& preemptor) {
     const std::span<const candidate<pod_type>> cands(candidates_);
     if constexpr (detail::has_score_functions<Policy>)
-      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(),
-                                                                detail::now_of(policy_));
+      decision_.choice =
+          preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(), now_);
     else if (candidate_scores_.size() == candidates_.size())
       decision_.choice = preempt::pick_best_candidate<pod_type>(
           cands, std::span<const default_scores::vector>(candidate_scores_));
     else
-      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
+      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, now_);
     const candidate<pod_type>& best = candidates_[decision_.choice.index];
+    // A running pod with the preemptor's uid: the caller's cluster holds the preemptor twice.
+    for (const pod_type* v : best.victims)
+      if (::preempt::uid_of(*v) == ::preempt::uid_of(preemptor))
+        return finish(decision_kind::error, preemptor_among_victims_message);
     detail::notify_candidate_chosen(observer_, best);
     decision_.kind = decision_kind::nominated;
     decision_.node_index = best.node_index;
@@ -462,7 +497,7 @@ class evaluator {
   }
 
   // Errors and no candidate: upstream's aggregate of the dry run's errors.
-  const decision_type& finish_errors(const C& cluster) {
+  const decision_type& finish_errors(const view_type& cluster) {
     return finish(decision_kind::error, messages_.aggregate_error(lists_.diagnosis(), cluster));
   }
 
@@ -471,12 +506,13 @@ class evaluator {
   Observer observer_;
   offset_sequence offsets_;
   // Read by every worker during a parallel batch, written between batches only.
-  detail::node_dry_run<C, Policy> nodes_;
+  detail::node_dry_run<view_type, Policy> nodes_;
 #if !defined(PREEMPT_NO_THREADS)
   std::optional<detail::parallel_dry_run<pod_type>> parallel_;  // with more than one worker
 #endif
   detail::potential_nodes potential_;
   detail::score_bound bound_;
+  timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
   bool grouped_ = false;  // with pod groups: the victim units of the decision
   workload::unit_scratch<pod_type> units_;
   decision_type decision_;

@@ -12,13 +12,24 @@
 // `now`. Customize by deriving from default_policy and declaring the member to replace (the
 // derived member hides the base one), or by writing any type that models `victim_policy`.
 //
-// Complexity O(1) per call; no allocation; no exceptions.
+// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
+// a start time (it then counts as the newest of its priority). Left unset (the default), the
+// evaluator reads the system clock once at the start of each evaluation and holds it for the
+// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
+// A policy of another type may have a `now` member too (a timestamp or an optional one); without
+// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
+// without a start time the oldest: the opposite of upstream.)
+//
+// Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
+// comparison); no allocation; no exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_POLICY_HPP
 #define PREEMPT_POLICY_HPP
 
+#include <chrono>
 #include <concepts>
+#include <optional>
 
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
@@ -34,10 +45,30 @@ constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
   return start_time_or(a, now) < start_time_or(b, now);
 }
 
+namespace detail {
+// The system clock's time, in nanoseconds since the Unix epoch.
+inline timestamp system_now() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A policy's `now` (see the header comment): its instant when set, else the system clock's.
+template <class T>
+timestamp now_of(const T& policy) noexcept {
+  if constexpr (requires { policy.now.has_value(); })
+    return policy.now.has_value() ? static_cast<timestamp>(*policy.now) : system_now();
+  else if constexpr (requires { static_cast<timestamp>(policy.now); })
+    return static_cast<timestamp>(policy.now);
+  else
+    return system_now();
+}
+}  // namespace detail
+
 struct default_policy {
-  // The start time assumed for pods that have none (Kubernetes uses the wall clock at call time;
-  // here it is injected so that results are reproducible).
-  timestamp now = 0;
+  // The time of the decision, the start time assumed for a pod that has none (upstream:
+  // time.Now()). Unset: the system clock, which the evaluator reads once per evaluation.
+  std::optional<timestamp> now;
 
   template <class Node, pod P>
   constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
@@ -46,7 +77,7 @@ struct default_policy {
 
   template <pod P>
   constexpr bool more_important(const P& a, const P& b) const {
-    return preempt::more_important_pod(a, b, now);
+    return ::preempt::more_important_pod(a, b, ::preempt::detail::now_of(*this));
   }
 };
 
@@ -55,6 +86,36 @@ concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& 
   { pol.is_eligible_victim(n, p, p) } -> std::convertible_to<bool>;
   { pol.more_important(p, p) } -> std::convertible_to<bool>;
 };
+
+namespace detail {
+// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
+// lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
+// the same time as the evaluation; it unsets it again when the evaluation ends.
+template <class Policy>
+class evaluation_clock {
+ public:
+  explicit evaluation_clock(Policy& policy) noexcept : policy_(&policy) {
+    now_ = ::preempt::detail::now_of(policy);
+    if constexpr (requires { policy.now.has_value(); })
+      if (!policy.now.has_value()) {
+        policy.now = now_;
+        held_ = true;
+      }
+  }
+  evaluation_clock(const evaluation_clock&) = delete;
+  evaluation_clock& operator=(const evaluation_clock&) = delete;
+  ~evaluation_clock() {
+    if constexpr (requires { policy_->now.reset(); })
+      if (held_) policy_->now.reset();
+  }
+  timestamp now() const noexcept { return now_; }
+
+ private:
+  Policy* policy_;
+  timestamp now_ = 0;
+  bool held_ = false;
+};
+}  // namespace detail
 
 PREEMPT_NAMESPACE_END
 

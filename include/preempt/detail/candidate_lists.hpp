@@ -25,6 +25,7 @@
 #include "preempt/best_candidate.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/filter_statuses.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -54,7 +55,8 @@ class potential_nodes {
   void find(std::size_t nodes, const S& statuses) {
     nodes_.clear();
     for (std::size_t i = 0; i < nodes; ++i)
-      if (status_code(statuses.code_of(i)) == status_code::unschedulable) nodes_.push_back(i);
+      if (::preempt::detail::code_of(statuses, i) == status_code::unschedulable)
+        nodes_.push_back(i);
   }
   std::size_t size() const noexcept { return nodes_.size(); }
   void set_offset(std::size_t offset) noexcept { offset_ = offset; }

@@ -51,6 +51,7 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
 
+// C is a cluster with the members (detail::member_cluster_t).
 template <class C, class Policy>
 class node_dry_run {
  public:
