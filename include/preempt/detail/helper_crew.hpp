@@ -16,10 +16,8 @@
 //   - a helper still queued from an earlier run is not queued again;
 //   - an executor whose execute throws (it cannot take the work) leaves the items to the caller;
 //   - the destructor waits until every queued helper has run: drain a manual executor before
-//     destroying the crew (a helper still queued on an executor its owner drains is a contract
-//     failure there, not a wait that never ends). A helper marks itself free under the crew's
-//     lock, so the destructor, which waits under the same lock, cannot free the crew while a
-//     helper still touches it.
+//     destroying the crew. A helper marks itself free under the crew's lock, so the destructor,
+//     which waits under the same lock, cannot free the crew while a helper still touches it.
 //
 // Complexity: O(items / grain) claims plus one execute per helper per run. Allocation: the helpers,
 // once, in the constructor. Exceptions: none escape (run is noexcept). Thread-safety: one run at a
@@ -78,10 +76,6 @@ class helper_crew {
   helper_crew& operator=(const helper_crew&) = delete;
   ~helper_crew() {
     for (std::size_t w = 1; w < size_; ++w) {
-      PREEMPT_ASSERT(!(helpers_[w].queued.load(std::memory_order_acquire) &&
-                       helpers_[w].lent_to_drained_executor),
-                     "evaluator: destroyed with a helper still queued on an executor its owner "
-                     "drains (a manual_context); drain it first, or waiting would never end");
       std::unique_lock lock(idle_mutex_);
       idle_.wait(lock, [&] { return !helpers_[w].queued.load(std::memory_order_acquire); });
     }
@@ -110,7 +104,6 @@ class helper_crew {
     helper_crew* crew = nullptr;
     std::size_t worker = 0;
     std::atomic<bool> queued{false};
-    bool lent_to_drained_executor = false;  // is_drained_by_owner_v of the last executor
 
     void run() noexcept { crew->help(*this); }
   };
@@ -118,7 +111,6 @@ class helper_crew {
   template <class E>
   void lend(std::size_t w, const E& ex) noexcept {
     if (helpers_[w].queued.exchange(true, std::memory_order_acq_rel)) return;  // still queued
-    helpers_[w].lent_to_drained_executor = is_drained_by_owner_v<E>;
 #if PREEMPT_HAS_EXCEPTIONS
     try {
       ex.execute(task_ref::to_member_run(helpers_[w]));
