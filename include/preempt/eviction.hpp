@@ -61,6 +61,8 @@ class eviction_completion {
   using function = void (*)(void* target, std::size_t index, eviction_outcome outcome,
                             std::string_view message) noexcept;
 
+  // An empty handle (clients keep arrays of them); completing it is a contract violation.
+  eviction_completion() noexcept = default;
   eviction_completion(void* target, std::size_t index, function fn) noexcept
       : target_(target), index_(index), fn_(fn) {}
 #if PREEMPT_HAS_STOP_TOKEN
@@ -71,20 +73,26 @@ class eviction_completion {
   const std::stop_token& stop_token() const noexcept { return stop_; }
 #endif
 
-  void evicted() const noexcept { fn_(target_, index_, eviction_outcome::evicted, {}); }
-  void not_found() const noexcept { fn_(target_, index_, eviction_outcome::not_found, {}); }
+  void evicted() const noexcept { complete(eviction_outcome::evicted, {}); }
+  void not_found() const noexcept { complete(eviction_outcome::not_found, {}); }
   // `message` (the API's error text) is copied before failed returns.
   void failed(std::string_view message) const noexcept {
-    fn_(target_, index_, eviction_outcome::failed, message);
+    complete(eviction_outcome::failed, message);
   }
-  void operator()(const eviction_result& r) const noexcept {
-    fn_(target_, index_, r.outcome, r.message);
-  }
+  void operator()(const eviction_result& r) const noexcept { complete(r.outcome, r.message); }
+
+  // Whether it refers to an eviction (false when default-constructed).
+  explicit operator bool() const noexcept { return fn_ != nullptr; }
 
  private:
-  void* target_;
-  std::size_t index_;
-  function fn_;
+  void complete(eviction_outcome outcome, std::string_view message) const noexcept {
+    PREEMPT_ASSERT(fn_ != nullptr, "eviction_completion: completing an empty completion");
+    fn_(target_, index_, outcome, message);
+  }
+
+  void* target_ = nullptr;
+  std::size_t index_ = 0;
+  function fn_ = nullptr;
 #if PREEMPT_HAS_STOP_TOKEN
   std::stop_token stop_;
 #endif

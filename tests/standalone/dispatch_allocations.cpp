@@ -42,7 +42,7 @@ struct quiet_client {
 // The same through the completion-based interface: the completions are parked in a fixed array and
 // completed after the executor ran; every 7th fails with a message of the client's own.
 struct parked_client {
-  std::array<preempt::eviction_completion, 64> parked{{{nullptr, 0, nullptr}}};
+  std::array<preempt::eviction_completion, 64> parked{};
   std::size_t count = 0;
   std::uint32_t total = 0;
   void start_eviction(const pod&, const pod&, preempt::eviction_completion done) noexcept {

@@ -136,9 +136,8 @@ TEST_CASE("dispatcher on our scheduler: async dispatch, the gate, and when_idle 
   quick_client client;
   std::atomic<int> reactivated{0};
   using executor = preempt::scheduler_executor<own::scheduler>;
-  preempt::dispatcher<pod, executor, quick_client, wake> d(ledger, table, client,
-                                                           executor(ctx.get_scheduler()),
-                                                           wake{&reactivated});
+  preempt::dispatcher<pod, executor, quick_client, wake> d(
+      ledger, table, client, executor(ctx.get_scheduler()), wake{&reactivated});
   const pod victim = fx::make_pod(1, 0), other = fx::make_pod(2, 0);
   const pod preemptor = fx::make_pod(3, 100);
   const pod* const victims[] = {&victim, &other};
@@ -160,7 +159,8 @@ TEST_CASE("dispatcher on our scheduler: async dispatch, the gate, and when_idle 
   CHECK(client.calls == 2);
   CHECK(reactivated == 0);  // the last victim's deletion was accepted: its event will wake it
   // Idle already: completes at once.
-  auto idle_now = ex::connect(preempt::when_idle(d), probe_receiver{&value, &stopped, never.get_token()});
+  auto idle_now =
+      ex::connect(preempt::when_idle(d), probe_receiver{&value, &stopped, never.get_token()});
   ex::start(idle_now);
   CHECK(value == 2);
 }
@@ -172,9 +172,8 @@ TEST_CASE("when_idle: a stop request completes it with set_stopped; the work goe
   quick_client client;
   std::atomic<int> reactivated{0};
   using executor = preempt::scheduler_executor<own::scheduler>;
-  preempt::dispatcher<pod, executor, quick_client, wake> d(ledger, table, client,
-                                                           executor(ctx.get_scheduler()),
-                                                           wake{&reactivated});
+  preempt::dispatcher<pod, executor, quick_client, wake> d(
+      ledger, table, client, executor(ctx.get_scheduler()), wake{&reactivated});
   const pod victim = fx::make_pod(1, 0);
   const pod preemptor = fx::make_pod(3, 100);
   const pod* const victims[] = {&victim};
@@ -219,7 +218,7 @@ TEST_CASE("stdexec: run_loop, static_thread_pool and sync_wait(when_idle)") {
     preempt::dispatcher<pod, executor, quick_client, wake> d(
         ledger, table, client, executor(pool.get_scheduler()), wake{&reactivated});
     std::vector<pod> victims;
-    for (int i = 0; i < 8; ++i) victims.push_back(fx::make_pod(10 + i, 0));
+    for (preempt::model::pod_id i = 0; i < 8; ++i) victims.push_back(fx::make_pod(10 + i, 0));
     std::vector<const pod*> pointers;
     for (const pod& v : victims) pointers.push_back(&v);
     const pod preemptor = fx::make_pod(1, 100);
