@@ -70,6 +70,10 @@ struct default_policy {
   // time.Now()). Unset: the system clock, which the evaluator reads once per evaluation.
   std::optional<timestamp> now;
 
+  // The time of the decision: `now` when set (during an evaluation the evaluator holds it), else
+  // the system clock. What a derived policy's own comparisons read.
+  timestamp current_time() const noexcept { return ::preempt::detail::now_of(*this); }
+
   template <class Node, pod P>
   constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
     return true;
@@ -77,7 +81,7 @@ struct default_policy {
 
   template <pod P>
   constexpr bool more_important(const P& a, const P& b) const {
-    return ::preempt::more_important_pod(a, b, ::preempt::detail::now_of(*this));
+    return ::preempt::more_important_pod(a, b, current_time());
   }
 };
 
