@@ -8,7 +8,6 @@
 //                                    pool thread, then a wait that never ended)
 //   dispatcher_undrained_manual      a dispatcher destroyed with its work queued on a manual
 //                                    context nobody drains (it waited forever)
-//   evaluator_undrained_manual       an evaluator destroyed with a helper queued there (the same)
 //   ledger_node_out_of_range         nominating to node 12345 of a 4-node ledger (was accepted)
 //   ledger_node_huge                 nominating to node 2^40 (aborted in an allocation)
 //   cluster_changed_during_evaluate  model::resource_cluster changed while an evaluation reads it
@@ -117,28 +116,6 @@ int dispatcher_undrained_manual() {
   return 1;
 }
 
-int evaluator_undrained_manual() {
-  contracts::expected = "drain it first";
-  preempt::model::resource_cluster c;
-  for (int n = 0; n < 64; ++n) {
-    const std::size_t i = c.add_node("n", {1000, 1000, 10});
-    c.add_pod(i, pod({.uid = static_cast<preempt::model::pod_id>(10 + n),
-                      .priority = 0,
-                      .requests = {1000, 1000},
-                      .start_time = 0}));
-  }
-  const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
-  preempt::manual_context ctx;
-  {
-    preempt::evaluator_config config;
-    config.parallelism = 2;
-    preempt::evaluator<preempt::model::resource_cluster> ev(config, preempt::default_policy{0});
-    (void)ev.evaluate(preemptor, c, statuses, preempt::no_budgets{}, preempt::no_nominations{},
-                      ctx.get_executor());
-  }  // destroyed with its helper in ctx's queue
-  return 1;
-}
-
 int ledger_node_out_of_range() {
   contracts::expected = "no such node";
   preempt::nomination_ledger<pod> ledger(4);
@@ -188,7 +165,6 @@ struct test_case {
 const test_case cases[] = {
     {"dispatcher_before_its_table", dispatcher_before_its_table},
     {"dispatcher_undrained_manual", dispatcher_undrained_manual},
-    {"evaluator_undrained_manual", evaluator_undrained_manual},
     {"ledger_node_out_of_range", ledger_node_out_of_range},
     {"ledger_node_huge", ledger_node_huge},
     {"cluster_changed_during_evaluate", cluster_changed_during_evaluate},
