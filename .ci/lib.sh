@@ -104,7 +104,7 @@ print_toolchain() {
   for tool in g++ clang++ cmake ninja pkg-config; do
     printf '%-17s %s\n' "$tool" "$("$tool" --version 2>/dev/null | head -n 1 || echo missing)"
   done
-  for pkg in doctest-dev libbenchmark-dev libsimdjson-dev libcli11-dev; do
+  for pkg in doctest-dev libbenchmark-dev libsimdjson-dev libcli11-dev librange-v3-dev; do
     printf '%-17s %s\n' "$pkg" "$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo missing)"
   done
 }

@@ -32,11 +32,19 @@ configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/preemptConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/preemptConfig.cmake"
   INSTALL_DESTINATION "${PREEMPT_INSTALL_CMAKEDIR}")
-# 0.x: a minor bump may break the API, so only the same minor version is compatible.
+# The compatibility policy (README, "Versions and compatibility"; Semantic Versioning): before 1.0
+# a minor release may break the API, so find_package(preempt 0.2) accepts 0.2.x only; from 1.0 a
+# minor release only adds, so find_package(preempt 1.2) accepts any 1.y.z >= 1.2.
 # ARCH_INDEPENDENT: header-only, no 32/64-bit check.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(_preempt_compatibility SameMinorVersion)
+else()
+  set(_preempt_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/preemptConfigVersion.cmake"
-  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+  COMPATIBILITY ${_preempt_compatibility} ARCH_INDEPENDENT)
+unset(_preempt_compatibility)
 install(FILES "${PROJECT_BINARY_DIR}/preemptConfig.cmake"
               "${PROJECT_BINARY_DIR}/preemptConfigVersion.cmake"
         DESTINATION "${PREEMPT_INSTALL_CMAKEDIR}" COMPONENT preempt_Development)

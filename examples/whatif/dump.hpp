@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "preempt/kubernetes/kubernetes.hpp"
@@ -25,7 +27,8 @@ struct node_object {
   std::vector<k8s::taint> taints;
   bool unschedulable = false;
   k8s::resource_list allocatable;
-  std::uint32_t file = 0;  // index into cluster_dump::files
+  std::vector<std::string> declared_features;  // status.declaredFeatures
+  std::uint32_t file = 0;                      // index into cluster_dump::files
 };
 
 struct pod_object {
@@ -41,7 +44,14 @@ struct pod_object {
   std::optional<preempt::timestamp> created;  // metadata.creationTimestamp
   bool deleting = false;                      // metadata.deletionTimestamp is set
   bool terminating_by_preemption = false;
-  k8s::resource_list requests;  // effective requests (init containers, sidecars, overhead)
+  // Effective requests of the pod to place (init containers, sidecars, pod level, overhead: the
+  // spec, k8s::effective_requests), and, when they differ, of the pod as counted on a node or a
+  // nominated node (k8s::node_requests: an in-place resize's status).
+  k8s::resource_list requests;
+  std::optional<k8s::resource_list> node_requests;
+  const k8s::resource_list& counted_requests() const {
+    return node_requests ? *node_requests : requests;
+  }
   // Read for pods without spec.nodeName only (the pending pods, among them the preemptor).
   k8s::pod_placement placement;
   // Host ports of the containers and sidecars (NodePorts), read for every pod.
@@ -54,6 +64,18 @@ struct pod_object {
   std::vector<k8s::spread_constraint> spread;
   // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
   std::optional<std::string> pod_group;
+  // spec.schedulingGates[].name: the pod stays in the queue while any remains (SchedulingGates).
+  std::vector<std::string> scheduling_gates;
+  std::optional<std::string> runtime_class;  // spec.runtimeClassName
+  // The node features the pod requires (NodeDeclaredFeatures' InferForPodScheduling), read with
+  // the placement.
+  std::vector<std::string> required_features;
+  // The preemptor read from its own file (--pod): its containers and overhead as written, for
+  // the API server's admission (admission.hpp); null for the pods of the dump.
+  std::shared_ptr<const k8s::pod_resources> manifest;
+  // What the API server would do to the manifest that the dump cannot tell (admission.hpp):
+  // each decision for this pod is refused with these.
+  std::vector<std::string> not_modelled;
   // Where the object came from, for messages: the input file and "items[i]" position.
   std::uint32_t file = 0;
   std::size_t item = 0;
@@ -94,6 +116,27 @@ struct group_object {
   }
 };
 
+// A RuntimeClass (node.k8s.io/v1): what RuntimeClass admission copies into a pod.
+struct runtime_class_object {
+  std::string name;
+  std::optional<k8s::resource_list> overhead;                      // overhead.podFixed
+  std::vector<std::pair<std::string, std::string>> node_selector;  // scheduling.nodeSelector
+  std::vector<k8s::toleration> tolerations;                        // scheduling.tolerations
+  std::uint32_t file = 0;
+};
+
+// A LimitRange: its Container items' defaults, as LimitRanger applies them to a new pod.
+struct limit_range_object {
+  struct item {
+    std::string type;  // Container, Pod, PersistentVolumeClaim
+    k8s::resource_list default_request, default_limit, min, max;
+  };
+  std::string ns;
+  std::string name;
+  std::vector<item> limits;  // spec.limits
+  std::uint32_t file = 0;
+};
+
 struct namespace_object {
   std::string name;
   k8s::label_set labels;
@@ -109,8 +152,13 @@ struct cluster_dump {
   std::vector<k8s::priority_class> classes;
   std::vector<std::uint32_t> class_files;
   std::vector<group_object> groups;  // PodGroups and CompositePodGroups, in input order
-  std::size_t workloads = 0;         // Workload objects read (preemption does not use them)
+  std::vector<runtime_class_object> runtime_classes;
+  std::vector<limit_range_object> limit_ranges;
+  std::size_t workloads = 0;  // Workload objects read (preemption does not use them)
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
+  // What reading the inputs noted (API resources the cluster does not serve, ...), shown with the
+  // analysis' warnings.
+  std::vector<std::string> input_warnings;
 };
 
 }  // namespace whatif

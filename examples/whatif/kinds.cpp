@@ -5,6 +5,7 @@
 #include "kinds.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -122,6 +123,7 @@ constexpr field<node_object> node_spec_fields[] = {
     {"taints", decode::list<taint_fields, &node_object::taints>{}},
 };
 constexpr field<node_decoding> node_status_fields[] = {
+    {"declaredFeatures", decode::strings<&node_object::declared_features>{}},
     {"allocatable", decode::resource_map<&node_decoding::allocatable_given>{}},
     {"capacity", decode::resource_map<&node_decoding::capacity_given>{}},
 };
@@ -144,6 +146,7 @@ bool read_node(context& x, dom::element obj, node_decoding& n) {
 
 struct pod_decoding : pod_object {
   k8s::pod_resources resources;
+  bool host_network = false;               // spec.hostNetwork
   std::vector<dom::element> specs;         // every spec object, for the placement pass
   std::optional<dom::element> conditions;  // the last status.conditions
 };
@@ -153,6 +156,7 @@ constexpr field<k8s::container_resources> resources_fields[] = {
     {"limits", decode::resource_map<&k8s::container_resources::limits>{}},
 };
 constexpr field<k8s::container_resources> container_fields[] = {
+    {"name", decode::text<&k8s::container_resources::name>{}},
     {"resources", decode::flatten<resources_fields>{}},
     {"restartPolicy",
      [](context& x, dom::element e, k8s::container_resources& c) {
@@ -247,11 +251,17 @@ constexpr field<k8s::spread_constraint> spread_fields[] = {
 
 // Host ports: containers[*].ports and those of sidecars (initContainers with restartPolicy
 // Always), as upstream's GetHostPorts.
+// A container port: its host side, and containerPort, which a hostNetwork pod's hostPort
+// defaults to (SetDefaults_Pod, defaultHostNetworkPorts).
+struct container_port : k8s::host_port {
+  std::int32_t number = 0;  // containerPort
+};
 struct port_container {
-  std::vector<k8s::host_port> ports;
+  std::vector<container_port> ports;
   bool restart_always = false;
 };
-constexpr field<k8s::host_port> port_fields[] = {
+constexpr field<container_port> port_fields[] = {
+    {"containerPort", decode::int32<&container_port::number>{}},
     {"hostPort", decode::int32<&k8s::host_port::port>{}},
     {"hostIP", decode::text<&k8s::host_port::host_ip>{}},
     {"protocol", decode::text<&k8s::host_port::protocol>{}},
@@ -289,6 +299,59 @@ constexpr field<pod_object> pod_placement_fields[] = {
     {"tolerations",
      decode::list<toleration_fields, &pod_object::placement, &k8s::pod_placement::tolerations>{}},
     {"topologySpreadConstraints", decode::list<spread_fields, &pod_object::spread>{}},
+};
+
+// NodeDeclaredFeatures (component-helpers nodedeclaredfeatures, v0.37): what its features infer
+// from a pod's spec for scheduling. RestartAllContainersOnContainerExits: a container's or init
+// container's restartPolicyRules[].action RestartAllContainers; UserNamespacesHostNetworkSupport:
+// hostNetwork with hostUsers false; VolumeBindMountOptions: a volumeMounts[].bindMountOptions
+// not empty (containers, init and ephemeral containers). The others infer nothing.
+struct feature_facts {
+  bool restart_all = false;
+  bool host_network = false;
+  std::optional<bool> host_users;
+  bool bind_mount_options = false;
+};
+constexpr field<feature_facts> restart_rule_fields[] = {
+    {"action",
+     [](context& x, dom::element e, feature_facts& f) {
+       std::string_view action;
+       if (!x.read_string(e, action)) return false;
+       f.restart_all = f.restart_all || action == "RestartAllContainers";
+       return true;
+     }},
+};
+constexpr field<feature_facts> volume_mount_fields[] = {
+    {"bindMountOptions",
+     [](context& x, dom::element e, feature_facts& f) {
+       dom::array a;
+       if (!x.read_array(e, a)) return false;
+       f.bind_mount_options = f.bind_mount_options || a.size() > 0;
+       return true;
+     }},
+};
+// Reads every element of an array with `table` into the same target.
+template <const auto& Table>
+bool read_each_into(context& x, dom::element e, feature_facts& f) {
+  dom::array a;
+  if (!x.read_array(e, a)) return false;
+  std::size_t i = 0;
+  for (dom::element item : a) {
+    auto s = x.index(i++);
+    if (!decode::read_fields(x, item, Table, f)) return false;
+  }
+  return true;
+}
+constexpr field<feature_facts> feature_container_fields[] = {
+    {"restartPolicyRules", read_each_into<restart_rule_fields>},
+    {"volumeMounts", read_each_into<volume_mount_fields>},
+};
+constexpr field<feature_facts> feature_spec_fields[] = {
+    {"containers", read_each_into<feature_container_fields>},
+    {"initContainers", read_each_into<feature_container_fields>},
+    {"ephemeralContainers", read_each_into<feature_container_fields>},
+    {"hostNetwork", decode::boolean<&feature_facts::host_network>{}},
+    {"hostUsers", decode::boolean<&feature_facts::host_users>{}},
 };
 
 constexpr field<pod_object> pod_metadata_fields[] = {
@@ -336,9 +399,50 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      }},
     {"schedulingGroup", decode::flatten<scheduling_group_fields>{},
      [](pod_decoding& p) { p.pod_group.reset(); }},
+    {"schedulingGates",
+     [](context& x, dom::element e, pod_decoding& p) {
+       return decode::detail::read_each(x, e, p.scheduling_gates,
+                                        [&](dom::element g, std::string& name) {
+                                          dom::object o;
+                                          if (!x.read_object(g, o)) return false;
+                                          for (dom::key_value_pair kv : o) {
+                                            if (kv.key != "name" || kv.value.is_null()) continue;
+                                            auto f = x.field("name");
+                                            if (!x.read_string(kv.value, name)) return false;
+                                          }
+                                          return true;
+                                        });
+     },
+     [](pod_decoding& p) { p.scheduling_gates.clear(); }},
+    {"runtimeClassName",
+     [](context& x, dom::element e, pod_decoding& p) {
+       std::string name;
+       if (!x.read_string(e, name)) return false;
+       p.runtime_class = std::move(name);
+       return true;
+     },
+     [](pod_decoding& p) { p.runtime_class.reset(); }},
+    {"hostNetwork", decode::boolean<&pod_decoding::host_network>{}},
+};
+// In-place resize: what a container status, and the pod's status, say is allocated and actuated.
+constexpr field<k8s::actuated_resources> actuated_fields[] = {
+    {"requests", decode::resource_map<&k8s::actuated_resources::requests>{}},
+};
+constexpr field<k8s::container_status> container_status_fields[] = {
+    {"name", decode::text<&k8s::container_status::name>{}},
+    {"allocatedResources", decode::resource_map<&k8s::container_status::allocated>{}},
+    {"resources", decode::object<actuated_fields, &k8s::container_status::resources>{}},
 };
 constexpr field<pod_decoding> pod_status_fields[] = {
     {"phase", decode::text<&pod_object::phase>{}},
+    {"containerStatuses", decode::list<container_status_fields, &pod_decoding::resources,
+                                       &k8s::pod_resources::container_statuses>{}},
+    {"initContainerStatuses", decode::list<container_status_fields, &pod_decoding::resources,
+                                           &k8s::pod_resources::init_container_statuses>{}},
+    {"allocatedResources",
+     decode::resource_map<&pod_decoding::resources, &k8s::pod_resources::allocated>{}},
+    {"resources",
+     decode::object<actuated_fields, &pod_decoding::resources, &k8s::pod_resources::resources>{}},
     {"nominatedNodeName", decode::text<&pod_object::nominated_node_name>{}},
     {"startTime", decode::instant<&pod_object::start_time>{}},
     {"conditions",
@@ -368,27 +472,81 @@ struct condition_list {
   std::vector<k8s::pod_condition> conditions;
 };
 
+// The reason of the first PodResizePending condition (IsPodResizeInfeasible/Deferred), read
+// without decoding the other conditions.
+bool read_resize_state(context& x, dom::element conditions, k8s::resize_state& out) {
+  auto s = x.field("status");
+  auto c = x.field("conditions");
+  dom::array list;
+  if (!x.read_array(conditions, list)) return false;
+  std::size_t i = 0;
+  for (dom::element e : list) {
+    auto at = x.index(i++);
+    dom::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS) continue;
+    std::string_view type;
+    dom::element reason;
+    bool has_reason = false;
+    for (dom::key_value_pair kv : o) {
+      if (kv.key == "type" && kv.value.get_string().get(type) != simdjson::SUCCESS) type = {};
+      if (kv.key == "reason") {
+        reason = kv.value;
+        has_reason = !kv.value.is_null();
+      }
+    }
+    if (type != "PodResizePending") continue;
+    std::string_view why;
+    if (has_reason) {
+      auto r = x.field("reason");
+      if (!x.read_string(reason, why)) return false;
+    }
+    out = why == "Infeasible" ? k8s::resize_state::infeasible
+          : why == "Deferred" ? k8s::resize_state::deferred
+                              : k8s::resize_state::none;
+    return true;
+  }
+  return true;
+}
+
 bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement) {
   if (!read_named(x, obj, pod_fields, p)) return false;
   if (full_placement || p.node_name.empty()) {
     auto s = x.field("spec");
-    for (dom::element spec : p.specs)
+    feature_facts features;
+    for (dom::element spec : p.specs) {
       if (!decode::read_fields(x, spec, pod_placement_fields, p)) return false;
+      if (!decode::read_fields(x, spec, feature_spec_fields, features)) return false;
+    }
+    if (features.restart_all)
+      p.required_features.emplace_back("RestartAllContainersOnContainerExits");
+    if (features.host_network && features.host_users == false)
+      p.required_features.emplace_back("UserNamespacesHostNetworkSupport");
+    if (features.bind_mount_options) p.required_features.emplace_back("VolumeBindMountOptions");
   }
   p.placement.node_name = p.node_name;
+  if (p.conditions && !read_resize_state(x, *p.conditions, p.resources.resize)) return false;
   p.requests = k8s::effective_requests(p.resources);
+  if (k8s::resource_list counted = k8s::node_requests(p.resources); !(counted == p.requests))
+    p.node_requests = std::move(counted);
   {
     auto s = x.field("spec");
     pod_ports ports;
     for (dom::element spec : p.specs)
       if (!decode::read_fields(x, spec, pod_ports_fields, ports)) return false;
+    // hostNetwork: a hostPort left out is the containerPort (the API server's defaulting;
+    // a stored pod already carries it).
+    const auto host_side = [&](const container_port& cp) {
+      k8s::host_port hp = cp;
+      if (p.host_network && hp.port == 0) hp.port = cp.number;
+      return hp;
+    };
     for (const port_container& c : ports.init_containers)
       if (c.restart_always)
-        for (const k8s::host_port& hp : c.ports)
-          if (hp.port > 0) p.host_ports.push_back(hp);
+        for (const container_port& cp : c.ports)
+          if (const k8s::host_port hp = host_side(cp); hp.port > 0) p.host_ports.push_back(hp);
     for (const port_container& c : ports.containers)
-      for (const k8s::host_port& hp : c.ports)
-        if (hp.port > 0) p.host_ports.push_back(hp);
+      for (const container_port& cp : c.ports)
+        if (const k8s::host_port hp = host_side(cp); hp.port > 0) p.host_ports.push_back(hp);
   }
   // Conditions matter only for pods being deleted: they tell whether it is a preemption.
   if (p.deleting && p.conditions) {
@@ -525,6 +683,40 @@ constexpr field<workload_object> workload_fields[] = {
     {"metadata", decode::flatten<workload_metadata_fields>{}, required},
 };
 
+// ---- RuntimeClass (node.k8s.io/v1), LimitRange -------------------------------------------------
+
+constexpr field<runtime_class_object> runtime_class_metadata_fields[] = {
+    name_field<runtime_class_object>};
+constexpr field<runtime_class_object> runtime_class_overhead_fields[] = {
+    {"podFixed", decode::resource_map<&runtime_class_object::overhead>{}},
+};
+constexpr field<runtime_class_object> runtime_class_scheduling_fields[] = {
+    {"nodeSelector", decode::string_map<&runtime_class_object::node_selector>{}},
+    {"tolerations", decode::list<toleration_fields, &runtime_class_object::tolerations>{}},
+};
+constexpr field<runtime_class_object> runtime_class_fields[] = {
+    {"metadata", decode::flatten<runtime_class_metadata_fields>{}, required},
+    {"overhead", decode::flatten<runtime_class_overhead_fields>{}},
+    {"scheduling", decode::flatten<runtime_class_scheduling_fields>{}},
+};
+
+constexpr field<limit_range_object::item> limit_range_item_fields[] = {
+    {"type", decode::text<&limit_range_object::item::type>{}},
+    {"defaultRequest", decode::resource_map<&limit_range_object::item::default_request>{}},
+    {"default", decode::resource_map<&limit_range_object::item::default_limit>{}},
+    {"min", decode::resource_map<&limit_range_object::item::min>{}},
+    {"max", decode::resource_map<&limit_range_object::item::max>{}},
+};
+constexpr field<limit_range_object> limit_range_metadata_fields[] = {
+    name_field<limit_range_object>, namespace_field<limit_range_object>};
+constexpr field<limit_range_object> limit_range_spec_fields[] = {
+    {"limits", decode::list<limit_range_item_fields, &limit_range_object::limits>{}},
+};
+constexpr field<limit_range_object> limit_range_fields[] = {
+    {"metadata", decode::flatten<limit_range_metadata_fields>{}, required},
+    {"spec", decode::flatten<limit_range_spec_fields>{}},
+};
+
 // ---- Dispatch ----------------------------------------------------------------------------------
 
 using adder = bool (*)(context&, dom::element, const origin&, cluster_dump&);
@@ -585,6 +777,22 @@ constexpr kind_entry kind_table[] = {
        dump.namespaces.push_back(std::move(n));
        return true;
      }},
+    {"RuntimeClass", false,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       runtime_class_object r;
+       r.file = where.file;
+       if (!read_named(x, obj, runtime_class_fields, r)) return false;
+       dump.runtime_classes.push_back(std::move(r));
+       return true;
+     }},
+    {"LimitRange", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       limit_range_object l;
+       l.file = where.file;
+       if (!read_named(x, obj, limit_range_fields, l)) return false;
+       dump.limit_ranges.push_back(std::move(l));
+       return true;
+     }},
     {"PriorityClass", false,
      [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
        k8s::priority_class c;
@@ -622,6 +830,7 @@ std::optional<load_error> read_preemptor(dom::element obj, const origin& where, 
   if (obj.get_object().get(o) == simdjson::SUCCESS) identify_early(x, o, true);
   pod_decoding p;
   if (!read_pod(x, obj, p, true)) return x.take_error();
+  p.manifest = std::make_shared<const k8s::pod_resources>(p.resources);
   out = std::move(static_cast<pod_object&>(p));
   out.source = std::string(where.file_name);
   return std::nullopt;

@@ -2,11 +2,12 @@
 //
 // Detects whether exceptions are enabled (PREEMPT_HAS_EXCEPTIONS, which a user may predefine),
 // defines the contract check PREEMPT_ASSERT and the ABI-versioned inline namespace in which
-// everything lives: preempt::v<major>_<minor> (preempt::v0_1 for 0.1.x), made from
+// everything lives: preempt::v<major>_<minor> (preempt::v0_2 for 0.2.x), made from
 // PREEMPT_VERSION_MAJOR and PREEMPT_VERSION_MINOR. Code names preempt::x; the symbols carry the
 // version, so two copies of different minor versions (vendored by two libraries) link into one
-// binary without clashing, as the CMake package promises compatibility only within a minor
-// version (SameMinorVersion). Patch releases keep the namespace: they keep the ABI.
+// binary without clashing, each with its own code, and their types are distinct (an object of one
+// cannot be handed to code built against the other). Patch releases keep the namespace: they keep
+// the ABI (layouts and signatures). README's "Versions and compatibility" states the policy.
 //
 // PREEMPT_NO_THREADS: the configuration without threads, for targets whose standard library has
 // none (newlib on bare metal; detected from libstdc++'s _GLIBCXX_HAS_GTHREADS and libc++'s

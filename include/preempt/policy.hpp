@@ -20,6 +20,15 @@
 // one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
 // without a start time the oldest: the opposite of upstream.)
 //
+// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
+// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
+// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
+// construction, not tied: after every recorded start time up to `now`, and among themselves the
+// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
+// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
+// calls it for default_policy's order (a derived policy that declares its own more_important is
+// called with two pods, unless it declares its own more_important_as_built too).
+//
 // Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
 // comparison); no allocation; no exceptions.
 //
@@ -29,6 +38,7 @@
 
 #include <chrono>
 #include <concepts>
+#include <cstdint>
 #include <optional>
 
 #include "preempt/config.hpp"
@@ -43,6 +53,23 @@ constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
   const auto pb = priority_of(b);
   if (pa != pb) return pa > pb;
   return start_time_or(a, now) < start_time_or(b, now);
+}
+
+// The same, for two victims built in that order: `a_built` and `b_built` are their positions in
+// the node's listing of its pods (the order the dry run builds victims in). A missing start time
+// stands for the moment the victim was built: `now`, the earlier built first, after a start time
+// recorded at `now` itself.
+template <pod P>
+constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
+                                  std::uint32_t b_built, timestamp now) {
+  const auto pa = priority_of(a);
+  const auto pb = priority_of(b);
+  if (pa != pb) return pa > pb;
+  const std::optional<timestamp> sa = start_time_of(a), sb = start_time_of(b);
+  const timestamp ta = sa ? *sa : now, tb = sb ? *sb : now;
+  if (ta != tb) return ta < tb;
+  if (sa.has_value() != sb.has_value()) return sa.has_value();
+  return !sa && a_built < b_built;
 }
 
 namespace detail {
@@ -82,6 +109,13 @@ struct default_policy {
   template <pod P>
   constexpr bool more_important(const P& a, const P& b) const {
     return ::preempt::more_important_pod(a, b, current_time());
+  }
+  // Victims built in the node's pod order (see the header comment): missing start times ordered
+  // by construction.
+  template <pod P>
+  constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
+                                         std::uint32_t b_built) const {
+    return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
   }
 };
 

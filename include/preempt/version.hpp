@@ -6,7 +6,7 @@
 #define PREEMPT_VERSION_HPP
 
 #define PREEMPT_VERSION_MAJOR 0
-#define PREEMPT_VERSION_MINOR 1
+#define PREEMPT_VERSION_MINOR 2
 #define PREEMPT_VERSION_PATCH 0
 
 // One number for preprocessor comparisons: major * 10000 + minor * 100 + patch.

@@ -11,8 +11,10 @@
 //   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
 //      answer (e.g. "Insufficient cpu").
-//   5. Potential victims are ordered by descending importance (policy.more_important), as
-//      upstream's sort.Slice orders them starting from the cache's order of the node's pods
+//   5. Potential victims are ordered by descending importance (policy.more_important, or for
+//      default_policy's order more_important_as_built: victims without a start time ordered by
+//      their position in the cache's order, as upstream builds them), as upstream's sort.Slice
+//      orders them starting from the cache's order of the node's pods
 //      (node.cache_position(i) when the node has it, else node order): equally important pods
 //      end in the order Go's pdqsort leaves them (detail::go_sort_slice), so the victims' order is
 //      upstream's. Nodes whose pods are strictly in importance order are not sorted.
@@ -108,11 +110,12 @@ class victim_scratch {
 
   victim_scratch() = default;
   explicit victim_scratch(const Allocator& alloc)
-      : entries_(alloc), victims_(alloc), flags_(alloc), copies_(alloc) {}
+      : entries_(alloc), chosen_(alloc), victims_(alloc), flags_(alloc), copies_(alloc) {}
 
   // Makes room for nodes of up to `pods` pods and for `budgets` budgets.
   void reserve(std::size_t pods, std::size_t budgets) {
     entries_.reserve(pods);
+    chosen_.reserve(pods);
     victims_.reserve(pods);
     flags_.reserve(pods);
     grow_budgets(budgets);
@@ -184,6 +187,8 @@ class victim_scratch {
 
   // The potential victims of the current node and the chosen victims (used by select_victims).
   std::vector<entry, rebound<entry>>& entries() noexcept { return entries_; }
+  // The victims' entries, when they are sorted again (violating and other victims both).
+  std::vector<entry, rebound<entry>>& chosen_entries() noexcept { return chosen_; }
   std::vector<const P*, rebound<const P*>>& victims() noexcept { return victims_; }
   // Room for n victims written in place (the victims vector, grown when needed, never shrunk
   // here: its contents are the caller's until the next node).
@@ -203,6 +208,7 @@ class victim_scratch {
   }
 
   std::vector<entry, rebound<entry>> entries_;
+  std::vector<entry, rebound<entry>> chosen_;
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint8_t, rebound<std::uint8_t>> flags_;
   std::vector<budget_copy, rebound<budget_copy>> copies_;
@@ -247,12 +253,35 @@ constexpr bool default_importance_order() {
     return false;
 }
 
+// Whether victim selection orders by the policy's more_important_as_built (victims built in the
+// node's pod order, policy.hpp): for default_policy's order, or a policy's own as-built order.
+template <class Policy, class P>
+constexpr bool orders_as_built() {
+  if constexpr (requires { &Policy::template more_important_as_built<P>; })
+    return !std::same_as<decltype(&Policy::template more_important_as_built<P>),
+                         decltype(&default_policy::template more_important_as_built<P>)> ||
+           detail::default_importance_order<Policy, P>();
+  else
+    return false;
+}
+
+// Upstream's MoreImportantVictim on two potential victims of a node, each built at its position
+// in the cache's order of the node's pods.
+template <class Entry, class Policy>
+bool more_important_victim(const Entry& a, const Entry& b, const Policy& policy) {
+  using P = std::remove_cvref_t<decltype(*a.pod)>;
+  if constexpr (detail::orders_as_built<Policy, P>())
+    return policy.more_important_as_built(*a.pod, a.position, *b.pod, b.position);
+  else
+    return policy.more_important(*a.pod, *b.pod);
+}
+
 // Every entry strictly less important than the one before: the importance order is unique, and
 // any sort, upstream's included, gives exactly this order.
 template <class Entry, class Policy>
 bool in_strict_importance_order(std::span<const Entry> entries, const Policy& policy) {
   for (std::size_t i = 1; i < entries.size(); ++i)
-    if (!policy.more_important(*entries[i - 1].pod, *entries[i].pod)) return false;
+    if (!detail::more_important_victim(entries[i - 1], entries[i], policy)) return false;
   return true;
 }
 
@@ -268,7 +297,7 @@ void order_by_importance(std::span<Entry> entries, const Policy& policy) {
     std::sort(entries.begin(), entries.end(),
               [](const Entry& a, const Entry& b) { return a.position < b.position; });
   detail::go_sort_slice(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    return policy.more_important(*a.pod, *b.pod);
+    return detail::more_important_victim(a, b, policy);
   });
 }
 
@@ -500,15 +529,23 @@ template <class N, class S, class B, class Nominated, class Allocator, class Pol
   auto& victims = scratch.victims();
   victims.clear();
   bool any_violating = false, any_other = false;
-  for (const entry& e : ordered) {
-    (e.violating ? any_violating : any_other) = true;
-    if (e.victim && e.violating) victims.push_back(e.pod);
+  for (const entry& e : ordered) (e.violating ? any_violating : any_other) = true;
+  if (any_violating && any_other) {
+    // The victims keep the moment they were built (their entries): sort.Slice again over them.
+    auto& chosen = scratch.chosen_entries();
+    chosen.clear();
+    for (const entry& e : ordered)
+      if (e.victim && e.violating) chosen.push_back(e);
+    for (const entry& e : ordered)
+      if (e.victim && !e.violating) chosen.push_back(e);
+    detail::go_sort_slice(chosen.begin(), chosen.end(), [&](const entry& a, const entry& b) {
+      return detail::more_important_victim(a, b, policy);
+    });
+    for (const entry& e : chosen) victims.push_back(e.pod);
+  } else {
+    for (const entry& e : ordered)
+      if (e.victim) victims.push_back(e.pod);
   }
-  for (const entry& e : ordered)
-    if (e.victim && !e.violating) victims.push_back(e.pod);
-  if (any_violating && any_other)
-    detail::go_sort_slice(victims.begin(), victims.end(),
-                          [&](const P* a, const P* b) { return policy.more_important(*a, *b); });
   return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
 }
 

@@ -217,3 +217,48 @@ TEST_CASE("kubernetes filter_cluster: branch and bound's bound is Base's when no
     CHECK_FALSE(s.victim_score_bound(preemptor, 10).has_value());
   }
 }
+
+// NodeDeclaredFeatures (upstream's nodedeclaredfeatures plugin, appended to the default profile):
+// a node that does not declare a feature the pod requires is UnschedulableAndUnresolvable, once
+// every earlier filter passes; a pod that requires none skips the plugin.
+TEST_CASE("kubernetes filter_cluster: NodeDeclaredFeatures runs last") {
+  const k8s::label_set none;
+  const std::vector<std::string> restart_all{"RestartAllContainersOnContainerExits"};
+  const std::vector<k8s::node_facts> nodes{{"n0", &none, {}, false},
+                                           {"n1", &none, {}, false, restart_all}};
+  const std::vector<k8s::pod_filter_facts> pods{{{"default", &none, false, {}}, {}},
+                                                {{"default", &none, false, {}}, {}}};
+  model::resource_cluster c;
+  c.add_node("n0", {1000, 1 << 30, 110});
+  c.add_node("n1", {1000, 1 << 30, 110});
+  c.add_pod(0,
+            model::resource_pod({.uid = 1, .priority = 0, .requests = {1000, 1}, .start_time = 1}));
+  c.add_pod(1,
+            model::resource_pod({.uid = 2, .priority = 0, .requests = {1000, 1}, .start_time = 1}));
+  const model::resource_pod preemptor(
+      {.uid = 9, .priority = 100, .requests = {1000, 1}, .start_time = 9});
+  view v(c, facts_of{&pods}, nodes_of{&nodes});
+  v.prefilter(k8s::placing_pod{{"default", &none, false, {}}, {}, {}, {}, {}, nullptr, restart_all},
+              {});
+  auto state = v.make_state();
+  v.prepare_state(0, state);
+  // NodeResourcesFit first: Unschedulable, so preemption tries the node ...
+  CHECK(state.fits(preemptor).code() == preempt::status_code::unschedulable);
+  preempt::victim_scratch<model::resource_pod> scratch;
+  const auto r0 = preempt::select_victims(preemptor, c[0], state, preempt::no_budgets{}, scratch);
+  // ... and, its pod gone, NodeDeclaredFeatures rules it out.
+  CHECK(r0.outcome.code() == preempt::status_code::unschedulable_and_unresolvable);
+  CHECK(r0.outcome.reasons()[0] == k8s::node_declared_features_reason);
+  v.prepare_state(1, state);
+  const auto r1 = preempt::select_victims(preemptor, c[1], state, preempt::no_budgets{}, scratch);
+  REQUIRE(r1.is_candidate());
+  CHECK(r1.victims.size() == 1);
+
+  // Without required features the plugin is skipped: n0 is a candidate too.
+  view w(c, facts_of{&pods}, nodes_of{&nodes});
+  w.prefilter(k8s::placing_pod{{"default", &none, false, {}}, {}, {}, {}, {}, nullptr}, {});
+  auto plain = w.make_state();
+  w.prepare_state(0, plain);
+  CHECK(preempt::select_victims(preemptor, c[0], plain, preempt::no_budgets{}, scratch)
+            .is_candidate());
+}

@@ -2,6 +2,10 @@
 // overhead, pod-level resources, limits standing in for requests.
 #include <doctest/doctest.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+
 #include "preempt/kubernetes/requests.hpp"
 
 namespace k8s = preempt::kubernetes;
@@ -83,8 +87,220 @@ TEST_CASE("kubernetes requests: pod-level requests replace the containers' cpu a
   p.pod_level = level;
   const resource_list r = k8s::effective_requests(p);
   CHECK(r.get("cpu") == 1010);
-  CHECK(r.get("memory") == 4096);
+  // The API server defaults the pod-level memory request to the containers' total (they request
+  // memory), not to the pod-level limit.
+  CHECK(r.get("memory") == 200);
   CHECK(r.get("example.com/foo") == 1);
+}
+
+// Upstream's TestApplyPodLevelResourceDefaults (pkg/registry/core/pod/strategy_test.go): the
+// pod-level requests as the API server stores them.
+TEST_CASE("TestApplyPodLevelResourceDefaults") {
+  const auto limits_only = [](std::int64_t cpu, std::int64_t mem) {
+    container_resources r;
+    r.limits = {{"cpu", cpu}, {"memory", mem}};
+    return r;
+  };
+  SUBCASE("pod requests defaulted from container requests when limits set") {
+    pod_resources p;
+    container_resources c1 = c(100, 128);
+    c1.limits = {{"cpu", 200}, {"memory", 256}};
+    p.containers = {c1};
+    p.pod_level = limits_only(500, 512);
+    pod_resources containers_only;
+    containers_only.containers = p.containers;
+    const auto r = k8s::pod_level_requests(p, k8s::effective_requests(containers_only));
+    REQUIRE(r);
+    CHECK(r->get("cpu") == 100);
+    CHECK(r->get("memory") == 128);
+  }
+  SUBCASE("memory request set, containers have CPU reqs (5m, 6m) and limits (9m, 10m)") {
+    pod_resources p;
+    container_resources c1, c2;
+    c1.requests = {{"cpu", 5}};
+    c1.limits = {{"cpu", 9}};
+    c2.requests = {{"cpu", 6}};
+    c2.limits = {{"cpu", 10}};
+    p.containers = {c1, c2};
+    container_resources level;
+    level.requests = {{"memory", 256}};
+    p.pod_level = level;
+    const resource_list r = k8s::effective_requests(p);
+    CHECK(r.get("cpu") == 11);
+    CHECK(r.get("memory") == 256);
+  }
+  SUBCASE("no container requests a resource: the pod-level limit") {
+    pod_resources p;
+    p.containers = {c(100, 0)};
+    p.containers[0].requests = {{"cpu", 100}};
+    p.pod_level = limits_only(500, 512);
+    const resource_list r = k8s::effective_requests(p);
+    CHECK(r.get("cpu") == 100);
+    CHECK(r.get("memory") == 512);
+  }
+  SUBCASE("empty requests and limits maps") {
+    pod_resources p;
+    p.containers = {c(100, 200)};
+    p.pod_level = container_resources{};
+    CHECK_FALSE(k8s::pod_level_requests(p, k8s::effective_requests(p)));
+    CHECK(k8s::effective_requests(p).get("memory") == 200);
+  }
+}
+
+namespace {
+
+// A container `name` requesting `cpu` millicores; with status: allocated and actuated requests.
+container_resources named(std::string name, std::int64_t cpu, bool sidecar = false) {
+  container_resources r;
+  r.name = std::move(name);
+  r.requests = {{"cpu", cpu}};
+  r.restart_always = sidecar;
+  return r;
+}
+k8s::container_status status_of(std::string name, std::optional<std::int64_t> allocated,
+                                std::optional<std::int64_t> actuated) {
+  k8s::container_status s;
+  s.name = std::move(name);
+  if (allocated) s.allocated = resource_list{{"cpu", *allocated}};
+  if (actuated) s.resources = k8s::actuated_resources{resource_list{{"cpu", *actuated}}};
+  return s;
+}
+
+}  // namespace
+
+// Upstream's TestPodResourceRequests rows with UseStatusResources (component-helpers
+// resource/helpers_test.go): node_requests is PodRequests for a pod on a node; effective_requests
+// the pod to place ("but don't use status").
+TEST_CASE("TestPodResourceRequests: in-place resize") {
+  SUBCASE("resized, infeasible") {
+    pod_resources p;
+    p.containers = {named("container-1", 4000)};
+    p.container_statuses = {status_of("container-1", std::nullopt, 2000)};
+    p.resize = k8s::resize_state::infeasible;
+    CHECK(k8s::node_requests(p).get("cpu") == 2000);
+    CHECK(k8s::effective_requests(p).get("cpu") == 4000);  // "..., but don't use status"
+  }
+  SUBCASE("resized, infeasible & in-progress") {
+    pod_resources p;
+    p.containers = {named("container-1", 6000)};
+    p.container_statuses = {status_of("container-1", 4000, 2000)};
+    p.resize = k8s::resize_state::infeasible;
+    CHECK(k8s::node_requests(p).get("cpu") == 4000);
+  }
+  SUBCASE("resized, no resize status") {
+    pod_resources p;
+    p.containers = {named("container-1", 4000)};
+    p.container_statuses = {status_of("container-1", std::nullopt, 2000)};
+    CHECK(k8s::node_requests(p).get("cpu") == 4000);
+  }
+  SUBCASE("resized: per-resource 3-way maximum") {
+    pod_resources p;
+    container_resources c1;
+    c1.name = "container-1";
+    c1.requests = {{"cpu", 30}, {"memory", 20}, {"ephemeral-storage", 10}};
+    p.containers = {c1};
+    k8s::container_status s;
+    s.name = "container-1";
+    s.allocated = resource_list{{"cpu", 20}, {"memory", 10}, {"ephemeral-storage", 30}};
+    s.resources = k8s::actuated_resources{
+        resource_list{{"cpu", 10}, {"memory", 30}, {"ephemeral-storage", 20}}};
+    p.container_statuses = {s};
+    const resource_list r = k8s::node_requests(p);
+    CHECK(r.get("cpu") == 30);
+    CHECK(r.get("memory") == 30);
+    CHECK(r.get("ephemeral-storage") == 30);
+  }
+  SUBCASE("resized, restartable init container, infeasible") {
+    pod_resources p;
+    p.init_containers = {named("restartable-init-1", 4000, true)};
+    p.init_container_statuses = {status_of("restartable-init-1", std::nullopt, 2000)};
+    p.resize = k8s::resize_state::infeasible;
+    CHECK(k8s::node_requests(p).get("cpu") == 2000);
+    CHECK(k8s::effective_requests(p).get("cpu") == 4000);
+  }
+  SUBCASE("resized, restartable init container, no resize status") {
+    pod_resources p;
+    p.init_containers = {named("restartable-init-1", 4000, true)};
+    p.init_container_statuses = {status_of("restartable-init-1", std::nullopt, 2000)};
+    CHECK(k8s::node_requests(p).get("cpu") == 4000);
+  }
+  SUBCASE("scaled up: the allocated requests count (VPA)") {
+    pod_resources p;
+    p.containers = {named("c", 1000)};
+    p.container_statuses = {status_of("c", 3000, 3000)};
+    CHECK(k8s::node_requests(p).get("cpu") == 3000);
+    CHECK(k8s::effective_requests(p).get("cpu") == 1000);
+  }
+  SUBCASE("a deferred resize counts as any other") {
+    pod_resources p;
+    p.containers = {named("c", 5000)};
+    p.container_statuses = {status_of("c", 2000, 2000)};
+    p.resize = k8s::resize_state::deferred;
+    CHECK(k8s::node_requests(p).get("cpu") == 5000);
+  }
+  SUBCASE("no status: node_requests is effective_requests") {
+    pod_resources p;
+    p.containers = {c(100, 200), named("x", 50)};
+    p.init_containers = {c(500, 100)};
+    p.overhead = {{"cpu", 7}};
+    CHECK(k8s::node_requests(p) == k8s::effective_requests(p));
+  }
+}
+
+// Upstream's TestAggregateContainerRequestsAndLimits and TestPodRequestsAndLimitsVerticalScaling-
+// Wrappers rows with InPlacePodLevelResourcesVerticalScaling (on by default in v1.37).
+TEST_CASE("TestAggregateContainerRequestsAndLimits: pod-level status") {
+  pod_resources p;
+  container_resources c1 = named("c1", 1000);
+  c1.limits = {{"cpu", 2000}};
+  p.containers = {c1};
+  SUBCASE(
+      "aggregate container request/limit resolves directly from pod status when PLR vertical "
+      "scaling enabled") {
+    p.allocated = resource_list{{"cpu", 4000}};
+    p.resources = k8s::actuated_resources{resource_list{{"cpu", 3000}}};
+    CHECK(k8s::node_requests(p).get("cpu") == 4000);
+  }
+  SUBCASE(
+      "falls back to container status aggregation when PLR vertical scaling enabled but "
+      "podAllocatedResources is nil") {
+    p.container_statuses = {status_of("c1", 6000, 5000)};
+    p.resources = k8s::actuated_resources{resource_list{{"cpu", 3000}}};
+    CHECK(k8s::node_requests(p).get("cpu") == 6000);
+  }
+  SUBCASE(
+      "falls back to container status aggregation when PLR vertical scaling enabled but "
+      "podResources is nil") {
+    p.container_statuses = {status_of("c1", 6000, 5000)};
+    p.allocated = resource_list{{"cpu", 6000}};
+    CHECK(k8s::node_requests(p).get("cpu") == 6000);
+  }
+}
+
+TEST_CASE("TestPodRequestsAndLimitsVerticalScalingWrappers") {
+  pod_resources p;
+  container_resources c1 = named("c1", 1000);
+  c1.limits = {{"cpu", 2000}};
+  p.containers = {c1};
+  container_resources level;
+  SUBCASE("pod level requests/limits with PLR vertical scaling enabled and status populated") {
+    level.requests = {{"cpu", 2000}};
+    level.limits = {{"cpu", 4000}};
+    p.pod_level = level;
+    p.allocated = resource_list{{"cpu", 3000}};
+    p.resources = k8s::actuated_resources{resource_list{{"cpu", 3500}}};
+    CHECK(k8s::node_requests(p).get("cpu") == 3500);
+    CHECK(k8s::effective_requests(p).get("cpu") == 2000);
+  }
+  SUBCASE("pod level requests/limits with PLR vertical scaling enabled and infeasible resize") {
+    level.requests = {{"cpu", 10000}};
+    level.limits = {{"cpu", 20000}};
+    p.pod_level = level;
+    p.allocated = resource_list{{"cpu", 3000}};
+    p.resources = k8s::actuated_resources{resource_list{{"cpu", 4000}}};
+    p.resize = k8s::resize_state::infeasible;
+    CHECK(k8s::node_requests(p).get("cpu") == 4000);
+  }
 }
 
 TEST_CASE("kubernetes requests: sums saturate instead of overflowing") {

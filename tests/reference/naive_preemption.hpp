@@ -105,10 +105,16 @@ namespace detail {
 
 inline timestamp start_or(const pod& p, timestamp now) { return p.start_time().value_or(now); }
 
-// Upstream MoreImportantPod.
-inline bool more_important(const pod& a, const pod& b, timestamp now) {
+// Upstream MoreImportantVictim on two victims built at positions a_built and b_built of the
+// node's pods in cache order: a missing start time reads the clock when the victim is built
+// (util.GetPodStartTime in NewVictim), so it is `now`, later for the one built later, and after a
+// start time recorded at `now` itself.
+inline bool more_important_built(const pod& a, std::size_t a_built, const pod& b,
+                                 std::size_t b_built, timestamp now) {
   if (a.priority() != b.priority()) return a.priority() > b.priority();
-  return start_or(a, now) < start_or(b, now);
+  if (start_or(a, now) != start_or(b, now)) return start_or(a, now) < start_or(b, now);
+  if (a.start_time().has_value() != b.start_time().has_value()) return a.start_time().has_value();
+  return !a.start_time() && a_built < b_built;
 }
 
 // A deep copy of one node, as NodeInfo.Snapshot() makes it.
@@ -236,10 +242,19 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index,
     out.reasons = std::move(r);
     return out;
   }
-  // Sort by descending importance on every evaluation, as Go's sort.Slice does.
-  preempt::detail::go_sort_slice(
-      potential.begin(), potential.end(),
-      [&](const pod& a, const pod& b) { return more_important(a, b, in.now); });
+  // Sort by descending importance on every evaluation, as Go's sort.Slice does; each victim built
+  // at its position among the potential victims (cache order).
+  std::vector<std::pair<pod_id, std::size_t>> built;
+  for (std::size_t i = 0; i < potential.size(); ++i) built.emplace_back(potential[i].uid(), i);
+  const auto built_at = [&](const pod& p) {
+    for (const auto& [uid, at] : built)
+      if (uid == p.uid()) return at;
+    return std::size_t{0};
+  };
+  const auto importance = [&](const pod& a, const pod& b) {
+    return more_important_built(a, built_at(a), b, built_at(b), in.now);
+  };
+  preempt::detail::go_sort_slice(potential.begin(), potential.end(), importance);
 
   // filterPodsWithPDBViolation: a fresh copy of every budget's allowance for this node, every
   // budget tested against every pod.
@@ -278,9 +293,8 @@ inline node_outcome select_victims_on_node(const input& in, std::size_t index,
   for (const pod* p : non_violating) reprieve(p, false);
   if (!violating.empty() && !non_violating.empty()) {
     // Re-sort with sort.Slice, as upstream does.
-    preempt::detail::go_sort_slice(victims.begin(), victims.end(), [&](const pod* a, const pod* b) {
-      return more_important(*a, *b, in.now);
-    });
+    preempt::detail::go_sort_slice(victims.begin(), victims.end(),
+                                   [&](const pod* a, const pod* b) { return importance(*a, *b); });
   }
   for (const pod* v : victims) out.victims.push_back(v->uid());
   return out;

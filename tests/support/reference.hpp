@@ -66,9 +66,16 @@ inline std::vector<std::string> fit_with_nominated(const resource_vector& alloc,
   return shortages(alloc, present, p);
 }
 
-inline bool more_important(const pod& a, const pod& b, preempt::timestamp now) {
+// Upstream MoreImportantVictim on victims built at positions a_built, b_built of the node's pods
+// in cache order: a missing start time is the clock when the victim is built (`now`, later for
+// the one built later, after a start time recorded at `now`).
+inline bool more_important_built(const pod& a, std::size_t a_built, const pod& b,
+                                 std::size_t b_built, preempt::timestamp now) {
   if (a.priority() != b.priority()) return a.priority() > b.priority();
-  return a.start_time().value_or(now) < b.start_time().value_or(now);
+  const preempt::timestamp ta = a.start_time().value_or(now), tb = b.start_time().value_or(now);
+  if (ta != tb) return ta < tb;
+  if (a.start_time().has_value() != b.start_time().has_value()) return a.start_time().has_value();
+  return !a.start_time() && a_built < b_built;
 }
 
 inline result select_victims(const preempt::model::resource_node& node, const pod& preemptor,
@@ -103,9 +110,14 @@ inline result select_victims(const preempt::model::resource_node& node, const po
     out.reasons = r;
     return out;
   }
-  preempt::detail::go_sort_slice(
-      potential.begin(), potential.end(),
-      [&](const pod* a, const pod* b) { return more_important(*a, *b, now); });
+  // Each potential victim built at its position in cache order.
+  const auto built_at = [&](const pod* p) {
+    return static_cast<std::size_t>(std::find(cached.begin(), cached.end(), p) - cached.begin());
+  };
+  const auto importance = [&](const pod* a, const pod* b) {
+    return more_important_built(*a, built_at(a), *b, built_at(b), now);
+  };
+  preempt::detail::go_sort_slice(potential.begin(), potential.end(), importance);
   std::vector<std::int64_t> allowed(budgets.budget_count());
   for (std::size_t i = 0; i < allowed.size(); ++i) allowed[i] = budgets.disruptions_allowed(i);
   std::vector<const pod*> violating, fine;
@@ -128,9 +140,7 @@ inline result select_victims(const preempt::model::resource_node& node, const po
   for (const pod* p : violating) reprieve(p, true);
   for (const pod* p : fine) reprieve(p, false);
   if (!violating.empty() && !fine.empty()) {
-    preempt::detail::go_sort_slice(victims.begin(), victims.end(), [&](const pod* a, const pod* b) {
-      return more_important(*a, *b, now);
-    });
+    preempt::detail::go_sort_slice(victims.begin(), victims.end(), importance);
   }
   for (const pod* v : victims) out.victims.push_back(v->uid());
   return out;

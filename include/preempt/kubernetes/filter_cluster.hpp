@@ -5,7 +5,9 @@
 // filter_cluster<Base, PodFacts, NodeFacts> models preempt::cluster over a Base cluster (such as
 // model::resource_cluster): the same nodes and pods, and a state that runs, in the default
 // profile's order, NodePorts, then Base's own state (NodeResourcesFit for resource_fit_state),
-// then PodTopologySpread, then InterPodAffinity, stopping at the first that rejects.
+// then PodTopologySpread, then InterPodAffinity, then NodeDeclaredFeatures (the profile appends
+// it last: a node that does not declare, in status.declaredFeatures, every feature the pod
+// requires is UnschedulableAndUnresolvable), stopping at the first that rejects.
 //   pod_facts(p)   -> const pod_filter_facts&  what the filters read of a pod of Base
 //   node_facts(i)  -> const kubernetes::node_facts&  node i's name, labels, taints
 // Both must stay valid, with what they refer to, while the view is used.
@@ -15,7 +17,9 @@
 // state. Each state keeps only node-local what-if data: the node's host ports in use and the
 // overlays of topology_spread.hpp and inter_pod_affinity.hpp, which prepare_state(i) resets and
 // remove_pod/add_pod update (upstream's RemovePod/AddPod PreFilter extensions) without copying
-// any cluster-wide count.
+// any cluster-wide count. remove_pod_elsewhere/add_pod_elsewhere(p, node) apply those extensions
+// for a pod of another node (upstream's removal of a pod group's members on other nodes while one
+// node is evaluated), changing only the overlays.
 //
 // A plugin whose PreFilter leaves it nothing to check costs nothing: without wanted host ports no
 // state tracks the ports in use, and when none of the three filters, a state is Base's own plus
@@ -35,6 +39,7 @@
 #ifndef PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 #define PREEMPT_KUBERNETES_FILTER_CLUSTER_HPP
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
@@ -43,7 +48,9 @@
 #include <optional>
 #include <ranges>
 #include <span>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
@@ -65,6 +72,10 @@ struct pod_filter_facts {
   std::span<const host_port> host_ports;
 };
 
+// NodeDeclaredFeatures' reason: a node that does not declare a feature the pod requires.
+inline constexpr std::string_view node_declared_features_reason =
+    "node(s) didn't match Pod's required features";
+
 // The pod to place, as the pod-dependent filters read it.
 struct placing_pod {
   pod_facts pod;
@@ -73,6 +84,8 @@ struct placing_pod {
   std::span<const affinity_term> required_anti_affinity;
   std::span<const spread_constraint> spread;
   const pod_placement* placement = nullptr;
+  // The node features the pod requires (NodeDeclaredFeatures' InferForPodScheduling).
+  std::span<const std::string> required_features = {};
 };
 
 template <cluster Base, class PodFacts, class NodeFacts>
@@ -110,11 +123,25 @@ class filter_cluster {
       affinity_.update(f.pod, +1, known_match(p));
       return status::ok();
     }
+    // upstream's RemovePod/AddPod PreFilter extensions for a pod of another node `node`: a
+    // member of a pod group evicted whole (or added back) while this node is evaluated. Only the
+    // PreFilter state changes (PodTopologySpread's and InterPodAffinity's counts); neither node's
+    // pods nor ports do, as upstream mutates only the evaluated node's NodeInfo.
+    status remove_pod_elsewhere(const pod_type& p, std::size_t node) {
+      update_elsewhere(p, node, -1);
+      return status::ok();
+    }
+    status add_pod_elsewhere(const pod_type& p, std::size_t node) {
+      update_elsewhere(p, node, +1);
+      return status::ok();
+    }
     status fits(const pod_type& p) {
       if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
       if (status st = base_.fits(p); !st) return st;
       if (status st = spread_.filter(); !st) return st;
-      return affinity_.filter();
+      if (status st = affinity_.filter(); !st) return st;
+      if (owner_->lacks_features(node_)) return status::unresolvable(node_declared_features_reason);
+      return status::ok();
     }
     // fits() without the reasons (the reprieve loop's question): Base's own can_fit when it has
     // one, and the pod-dependent filters only where the PreFilter left them something to check.
@@ -128,7 +155,8 @@ class filter_cluster {
         if (!status(base_.fits(p)).is_success()) return false;
       }
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
-      return !owner_->affinity_.active() || affinity_.filter().is_success();
+      if (owner_->affinity_.active() && !affinity_.filter().is_success()) return false;
+      return !owner_->lacks_features(node_);
     }
 
     // Branch and bound (preempt/node_state.hpp): Base's bound on the node's candidate scores, when
@@ -138,7 +166,7 @@ class filter_cluster {
                                                                   timestamp now) const
       requires bounds_victim_scores<typename Base::state_type, pod_type>
     {
-      if (owner_->reads_pods_) return std::nullopt;
+      if (owner_->reads_pods_ || owner_->lacks_features(node_)) return std::nullopt;
       return base_.victim_score_bound(p, now);
     }
 
@@ -153,20 +181,36 @@ class filter_cluster {
         if (&q == &p) return true;
       return false;
     }
-    // What InterPodAffinity's PreFilter found of p when p is one of the node's pods (its
-    // position among them: an address compared, no label read), else nullptr.
+    void update_elsewhere(const pod_type& p, std::size_t node, std::int64_t delta) {
+      if (!owner_->reads_pods_ || node == node_) return;
+      const pod_filter_facts& f = owner_->pod_facts_(p);
+      spread_.update_on(node, f.pod, delta);
+      if (owner_->affinity_.active()) {
+        const node_facts& n = owner_->node_facts_(node);
+        affinity_.update_elsewhere(f.pod, delta,
+                                   n.labels != nullptr ? *n.labels : owner_->no_labels_,
+                                   known_match(p, node));
+      }
+    }
+    // What InterPodAffinity's PreFilter found of p when p is one of the pods of `node` (the
+    // current node by default; its position among them: an address compared, no label read),
+    // else nullptr.
     const inter_pod_affinity_prefilter::pod_match* known_match(const pod_type& p) const {
+      return known_match(p, node_);
+    }
+    const inter_pod_affinity_prefilter::pod_match* known_match(const pod_type& p,
+                                                               std::size_t node) const {
       if (!owner_->affinity_.active()) return nullptr;
-      const auto& pods = (*owner_->base_)[node_].pods();
+      const auto& pods = (*owner_->base_)[node].pods();
       if constexpr (std::ranges::contiguous_range<decltype(pods)>) {
         const pod_type* first = std::ranges::data(pods);
         const pod_type* last = first + std::ranges::size(pods);
         if (std::less<>{}(&p, first) || !std::less<>{}(&p, last)) return nullptr;
-        return owner_->affinity_.match_of(node_, static_cast<std::size_t>(&p - first));
+        return owner_->affinity_.match_of(node, static_cast<std::size_t>(&p - first));
       } else {
         std::size_t pos = 0;
         for (const auto& q : pods) {
-          if (&q == &p) return owner_->affinity_.match_of(node_, pos);
+          if (&q == &p) return owner_->affinity_.match_of(node, pos);
           ++pos;
         }
         return nullptr;
@@ -211,6 +255,13 @@ class filter_cluster {
         },
         visit_pods);
     reads_pods_ = checks_ports() || spread_.active() || affinity_.active();
+    // NodeDeclaredFeatures: the nodes that do not declare every feature the pod requires.
+    lacking_.assign(p.required_features.empty() ? 0 : n, 0);
+    for (std::size_t i = 0; i < lacking_.size(); ++i) {
+      const auto declared = node_facts_(i).declared_features;
+      for (const std::string& f : p.required_features)
+        if (std::find(declared.begin(), declared.end(), f) == declared.end()) lacking_[i] = 1;
+    }
   }
 
   std::size_t size() const noexcept { return base_->size(); }
@@ -238,12 +289,16 @@ class filter_cluster {
   // NodePorts has nothing to check when the pod wants no host port: no state then tracks the
   // ports in use, and with the other two plugins skipped too, no state reads a pod's facts.
   bool checks_ports() const noexcept { return !wanted_ports_.empty(); }
+  bool lacks_features(std::size_t i) const noexcept {
+    return i < lacking_.size() && lacking_[i] != 0;
+  }
 
   const Base* base_;
   PodFacts pod_facts_;
   NodeFacts node_facts_;
   std::span<const host_port> wanted_ports_;
-  bool reads_pods_ = false;  // some filter reads the facts of the pods a state adds and removes
+  bool reads_pods_ = false;    // some filter reads the facts of the pods a state adds and removes
+  std::vector<char> lacking_;  // per node: lacks a required feature (empty: the pod needs none)
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
   label_set no_labels_;

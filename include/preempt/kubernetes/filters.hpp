@@ -59,6 +59,8 @@ struct node_facts {
   const label_set* labels = nullptr;  // nullptr: no labels
   std::span<const taint> taints;
   bool unschedulable = false;
+  // status.declaredFeatures (NodeDeclaredFeatures: filter_cluster.hpp checks them).
+  std::span<const std::string> declared_features = {};
 };
 
 // What the node filters read of a pod.

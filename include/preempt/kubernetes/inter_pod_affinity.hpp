@@ -32,7 +32,9 @@
 // compare no label values and search no table. The PreFilter also keeps, per pod it visited,
 // which terms it found matching (match_of); update takes them for a node's own pods, so removing
 // and adding back victims matches no selector again (only a pod from elsewhere, such as a
-// nominated one, is matched anew).
+// nominated one, is matched anew). update_elsewhere(pod, ±1, labels) does the same for a pod of
+// another node (a pod group's member evicted with its group): a pair the node shares changes its
+// count, any other only the number of pairs.
 //
 // Complexity: prefilter O(p · t · s) for p pods, t terms, s selector size, plus sorting the
 // pairs; reset O((t + l) · log m) for m pairs and l node labels; update O(t) with the
@@ -263,6 +265,7 @@ class inter_pod_affinity_overlay {
   // with their PreFilter counts; update() and filter() then work on integer slots.
   void reset(const label_set& node_labels) {
     node_ = &node_labels;
+    elsewhere_.clear();
     if (pre_ == nullptr || !pre_->active()) return;
     const auto& pre = *pre_;
     const auto resolve = [&](table tab,
@@ -317,6 +320,55 @@ class inter_pod_affinity_overlay {
         anti_[pre.anti_[i].first].delta += delta;
   }
 
+  // upstream's updateWithPod for a pod of another node, with that node's labels (a pod group's
+  // member evicted or added back with its group: upstream calls RemovePod/AddPod with that
+  // node). A pair the current node shares changes its count here; any other pair only counts
+  // toward pairs() (the emptiness upstream's first-pod rule and its filters test).
+  void update_elsewhere(const pod_facts& p, std::int64_t delta, const label_set& node_labels,
+                        const inter_pod_affinity_prefilter::pod_match* known = nullptr) {
+    if (pre_ == nullptr || !pre_->active()) return;
+    const auto& pre = *pre_;
+    const auto change = [&](table tab, std::string_view key) {
+      const std::string* there = node_labels.find(key);
+      if (there == nullptr) return;  // upstream counts a pair only where the node has the key
+      const std::string* here = node_->find(key);
+      if (here != nullptr && *here == *there) {
+        if (tab == table::existing_anti) {
+          existing_[label_index(key)].delta += delta;
+        } else {
+          const auto& terms = tab == table::affinity ? pre.affinity_ : pre.anti_;
+          auto& slots = tab == table::affinity ? affinity_ : anti_;
+          for (std::size_t i = 0; i < terms.size(); ++i)
+            if (terms[i].key == key) {
+              slots[terms[i].first].delta += delta;
+              break;
+            }
+        }
+        return;
+      }
+      for (elsewhere& e : elsewhere_)
+        if (e.tab == tab && e.key == key && e.value == *there) {
+          e.delta += delta;
+          return;
+        }
+      elsewhere_.push_back(elsewhere{tab, key, *there, pre.count(tab, key, *there), delta});
+    };
+    const auto existing_matches = [&](std::size_t j) {
+      if (known != nullptr) return j < 64 && ((known->existing >> j) & 1) != 0;
+      return term_matches(p.required_anti_affinity[j], p.ns, pre.ns_, pre.own_labels_,
+                          pre.ns_labels_);
+    };
+    for (std::size_t j = 0; j < p.required_anti_affinity.size(); ++j)
+      if (existing_matches(j))
+        change(table::existing_anti, p.required_anti_affinity[j].topology_key);
+    if (known != nullptr ? known->affinity
+                         : inter_pod_affinity_prefilter::matches_all(pre.affinity_, p))
+      for (const auto& t : pre.affinity_) change(table::affinity, t.key);
+    for (std::size_t i = 0; i < pre.anti_.size(); ++i)
+      if (known != nullptr ? i < 64 && ((known->anti >> i) & 1) != 0 : pre.anti_[i].matches(p))
+        change(table::anti, pre.anti_[i].key);
+  }
+
   // The count of a pair with the node's changes.
   std::int64_t count(table tab, std::string_view key, std::string_view value) const noexcept {
     const std::string* v = node_->find(key);
@@ -343,6 +395,8 @@ class inter_pod_affinity_overlay {
       for (std::size_t i = 0; i < terms.size(); ++i)
         if (terms[i].first == i && slots[i].value != nullptr) adjust(slots[i]);
     }
+    for (const elsewhere& e : elsewhere_)
+      if (e.tab == tab) adjust(slot{nullptr, e.base, e.delta});
     return n;
   }
 
@@ -391,8 +445,18 @@ class inter_pod_affinity_overlay {
                                                   : npos;
   }
 
+  // A pair of another node's labels changed by update_elsewhere (the labels outlive the overlay's
+  // use for the current node).
+  struct elsewhere {
+    table tab;
+    std::string_view key, value;
+    std::int64_t base;
+    std::int64_t delta;
+  };
+
   const inter_pod_affinity_prefilter* pre_;
   const label_set* node_ = nullptr;
+  std::vector<elsewhere> elsewhere_;
   // Per term of the pod's required affinity and anti-affinity (terms sharing a topology key share
   // the slot of the first of them, term::first), and per node label for the placed pods' terms.
   std::vector<slot> affinity_, anti_, existing_;

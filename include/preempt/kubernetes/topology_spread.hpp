@@ -22,20 +22,21 @@
 //
 // topology_spread_overlay is the per-node what-if part: reset(i) for node i, then update(pod, ±1)
 // as victims are removed and pods added back (upstream's updateWithPod: pods of the namespace that
-// the selector matches, on a node that takes part, terminating or not), then filter(). It changes
-// only the counts of node i's own domains, so it keeps one delta per constraint instead of copying
-// the counts: the minimum becomes min(the minimum of the other domains, own count + delta), the
-// value upstream's critical paths give.
+// the selector matches, on a node that takes part, terminating or not), then filter();
+// update_on(node, pod, ±1) for a pod of another node (a pod group's member evicted with its
+// group: upstream calls RemovePod/AddPod with that node). It keeps the changed counts only (one
+// delta per domain touched) and upstream's two critical paths, updated as upstream updates them.
 //
 // Complexity: prefilter O(n · c + p · c · s) for n nodes, p pods, c constraints, s selector size;
-// reset O(c), update O(c · s), filter O(c · log d) for d domains. Allocation: in prefilter only;
-// an overlay allocates once (c deltas). No exceptions.
+// reset O(c), update O(c · (s + t)) for t domains touched, filter O(c · t). Allocation: in
+// prefilter; an overlay's buffers grow once. No exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_KUBERNETES_TOPOLOGY_SPREAD_HPP
 #define PREEMPT_KUBERNETES_TOPOLOGY_SPREAD_HPP
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -163,15 +164,17 @@ class topology_spread_prefilter {
       }
       constexpr std::int64_t none_yet = std::numeric_limits<std::int32_t>::max();
       k.min1 = k.min2 = none_yet;
-      k.min1_domain = -1;
+      k.min1_domain = k.min2_domain = -1;
       for (std::size_t d = 0; d < k.domains.size(); ++d) {
         const std::int64_t n = k.domains[d].second;
         if (n < k.min1) {
           k.min2 = k.min1;
+          k.min2_domain = k.min1_domain;
           k.min1 = n;
           k.min1_domain = static_cast<std::int64_t>(d);
         } else if (n < k.min2) {
           k.min2 = n;
+          k.min2_domain = static_cast<std::int64_t>(d);
         }
       }
     }
@@ -200,7 +203,8 @@ class topology_spread_prefilter {
     bool self_match = false;
     std::optional<label_selector> selector;
     std::vector<std::pair<std::string, std::int64_t>> domains;  // sorted by value
-    std::int64_t min1 = 0, min2 = 0, min1_domain = -1;
+    // upstream's critical paths: the two smallest counts and their domains (-1: none yet).
+    std::int64_t min1 = 0, min2 = 0, min1_domain = -1, min2_domain = -1;
 
     bool matches(const label_set& labels) const {
       return selector && kubernetes::matches(*selector, labels);
@@ -228,17 +232,34 @@ class topology_spread_overlay {
   // Starts over on node i as the prefilter saw it.
   void reset(std::size_t i) {
     node_ = i;
-    if (pre_ != nullptr) delta_.assign(pre_->constraints_.size(), 0);
+    changed_.clear();
+    if (pre_ == nullptr) return;
+    paths_.resize(pre_->constraints_.size());
+    for (std::size_t j = 0; j < paths_.size(); ++j) {
+      const auto& k = pre_->constraints_[j];
+      paths_[j] = {path{k.min1_domain, k.min1}, path{k.min2_domain, k.min2}};
+    }
   }
 
   // upstream's updateWithPod for a pod added (+1) or removed (-1) on the current node.
-  void update(const pod_facts& p, std::int64_t delta) {
-    if (pre_ == nullptr || !pre_->active() || p.ns != pre_->ns_ || !pre_->node_has_keys_[node_])
+  void update(const pod_facts& p, std::int64_t delta) { update_on(node_, p, delta); }
+
+  // The same for a pod of node `node`, which may be another node than the current one (a member
+  // of a pod group evicted whole): upstream's RemovePod/AddPod with that node's NodeInfo.
+  void update_on(std::size_t node, const pod_facts& p, std::int64_t delta) {
+    if (pre_ == nullptr || !pre_->active() || p.ns != pre_->ns_ || !pre_->node_has_keys_[node])
       return;
     const std::size_t c = pre_->constraints_.size();
-    for (std::size_t j = 0; j < c; ++j)
-      if (pre_->node_counted_[node_ * c + j] && pre_->constraints_[j].matches(p.label_or_empty()))
-        delta_[j] += delta;
+    for (std::size_t j = 0; j < c; ++j) {
+      if (!pre_->node_counted_[node * c + j] || !pre_->constraints_[j].matches(p.label_or_empty()))
+        continue;
+      const std::int64_t d = pre_->node_domain_[node * c + j];
+      if (d < 0) continue;  // a node that takes part always has its domain
+      std::int64_t& changed = change_of(j, d);
+      changed += delta;
+      update_paths(j, d,
+                   pre_->constraints_[j].domains[static_cast<std::size_t>(d)].second + changed);
+    }
   }
 
   // The filter on the current node.
@@ -250,14 +271,10 @@ class topology_spread_overlay {
       const std::int64_t d = pre_->node_domain_[node_ * c + j];
       if (d == topology_spread_prefilter::missing_label)
         return status::unresolvable(spread_missing_label_reason);
-      const std::int64_t own = (d >= 0 ? k.domains[static_cast<std::size_t>(d)].second : 0) +
-                               (pre_->node_counted_[node_ * c + j] ? delta_[j] : 0);
-      std::int64_t min = k.min1;
-      if (static_cast<std::int64_t>(k.domains.size()) < k.min_domains) {
-        min = 0;
-      } else if (d >= 0 && pre_->node_counted_[node_ * c + j] && delta_[j] != 0) {
-        min = std::min(d == k.min1_domain ? k.min2 : k.min1, own);
-      }
+      const std::int64_t own =
+          d >= 0 ? k.domains[static_cast<std::size_t>(d)].second + change(j, d) : 0;
+      const std::int64_t min =
+          static_cast<std::int64_t>(k.domains.size()) < k.min_domains ? 0 : paths_[j][0].num;
       if (own + (k.self_match ? 1 : 0) - min > k.max_skew)
         return status::unschedulable(spread_reason);
     }
@@ -265,9 +282,45 @@ class topology_spread_overlay {
   }
 
  private:
+  struct path {
+    std::int64_t domain;  // -1: none
+    std::int64_t num;
+  };
+  struct changed_count {
+    std::size_t constraint;
+    std::int64_t domain;
+    std::int64_t delta;
+  };
+  std::int64_t change(std::size_t j, std::int64_t d) const noexcept {
+    for (const changed_count& x : changed_)
+      if (x.constraint == j && x.domain == d) return x.delta;
+    return 0;
+  }
+  std::int64_t& change_of(std::size_t j, std::int64_t d) {
+    for (changed_count& x : changed_)
+      if (x.constraint == j && x.domain == d) return x.delta;
+    changed_.push_back(changed_count{j, d, 0});
+    return changed_.back().delta;
+  }
+  // upstream's criticalPaths.update: the two paths are kept approximately, as upstream keeps
+  // them (a path whose count grows is not replaced by a third domain it now exceeds).
+  void update_paths(std::size_t j, std::int64_t d, std::int64_t num) {
+    auto& p = paths_[j];
+    if (p[0].domain == d || p[1].domain == d) {
+      (p[0].domain == d ? p[0] : p[1]).num = num;
+      if (p[0].num > p[1].num) std::swap(p[0], p[1]);
+    } else if (num < p[0].num) {
+      p[1] = p[0];
+      p[0] = path{d, num};
+    } else if (num < p[1].num) {
+      p[1] = path{d, num};
+    }
+  }
+
   const topology_spread_prefilter* pre_;
   std::size_t node_ = 0;
-  std::vector<std::int64_t> delta_;
+  std::vector<std::array<path, 2>> paths_;  // per constraint
+  std::vector<changed_count> changed_;      // the domains whose count changed, and by how much
 };
 
 }  // namespace kubernetes

@@ -209,10 +209,12 @@ class pod_group_evaluator {
     }
 
     // Upstream's sort.Slice by importance over the potential units in construction order
-    // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them.
+    // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them; a unit
+    // without a recorded start time stands for the moment it was built (policy.hpp).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = units[a.unit], ub = units[b.unit];
-      ua.order = ub.order = 0;
+      ua.order = ua.started ? 0 : ua.order + 1;
+      ub.order = ub.started ? 0 : ub.order + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
     };
     ::preempt::detail::go_sort_slice(ranked_.begin(), ranked_.end(), more_important);

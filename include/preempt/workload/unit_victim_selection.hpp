@@ -7,8 +7,11 @@
 //   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
 //      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
 //      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state (members on other nodes stay: upstream
-//      only updates its PreFilter state for them, and the fit is checked on x alone).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
 //   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
@@ -67,7 +70,12 @@ class unit_selection_scratch {
 
   unit_selection_scratch() = default;
   explicit unit_selection_scratch(const Allocator& alloc)
-      : ranked_(alloc), chosen_(alloc), victims_(alloc), stamps_(alloc), tally_(alloc) {}
+      : ranked_(alloc),
+        chosen_(alloc),
+        victims_(alloc),
+        stamps_(alloc),
+        where_(alloc),
+        tally_(alloc) {}
 
   void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
     ranked_.reserve(units);
@@ -91,6 +99,7 @@ class unit_selection_scratch {
   void reserve(const room& r, std::size_t budgets) {
     reserve(r.node_units, r.pods, budgets);
     stamps_.reserve(r.units);
+    where_.reserve(r.units);
   }
 
  private:
@@ -101,6 +110,7 @@ class unit_selection_scratch {
     chosen_.clear();
     victims_.clear();
     if (stamps_.size() < units) stamps_.resize(units, 0u);
+    if (where_.size() < units) where_.resize(units, 0u);
     if (++generation_ == 0) {
       std::fill(stamps_.begin(), stamps_.end(), 0u);
       generation_ = 1;
@@ -111,6 +121,7 @@ class unit_selection_scratch {
   std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, in upstream's order
   std::vector<const P*, rebound<const P*>> victims_;
   std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
+  std::vector<std::uint32_t, rebound<std::uint32_t>> where_;   // per unit met: its ranked_ entry
   budget_tally<rebound<std::int64_t>> tally_;
   std::uint32_t generation_ = 0;
 };
@@ -130,38 +141,65 @@ struct select_unit_victims_fn {
     scratch.start(all.size());
     auto& ranked = scratch.ranked_;
 
+    // Each unit stands where upstream builds it: at its first member in the cache's order of x.
+    constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
     std::size_t k = 0;
     for (const P& p : ::preempt::pods_of(cluster[x])) {
       (void)p;
       const std::size_t i = k++;
       const std::uint32_t u = units.unit_of(x, i);
-      if (scratch.stamps_[u] == scratch.generation_) continue;
+      const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
+      if (scratch.stamps_[u] == scratch.generation_) {
+        if (const std::uint32_t at = scratch.where_[u]; at != not_eligible)
+          ranked[at].position = std::min(ranked[at].position, position);
+        continue;
+      }
       scratch.stamps_[u] = scratch.generation_;
+      scratch.where_[u] = not_eligible;
       if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
-                                                        preemptor, policy))
-        ranked.push_back(
-            ranked_unit{u, 0, false, ::preempt::detail::cache_position(cluster[x], i)});
+                                                        preemptor, policy)) {
+        scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
+        ranked.push_back(ranked_unit{u, 0, false, position});
+      }
     }
 
-    const auto on_x = [&](const victim_unit& u, auto&& op) -> status {
+    // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
+    // state, those on other nodes through the state's PreFilter extensions only, when it has them
+    // (remove_pod_elsewhere/add_pod_elsewhere: kubernetes::filter_cluster).
+    constexpr bool updates_elsewhere = requires(S& s, const P& p, std::size_t n) {
+      s.remove_pod_elsewhere(p, n);
+      s.add_pod_elsewhere(p, n);
+    };
+    const auto each_member = [&](const victim_unit& u, auto&& op) -> status {
       for (const unit_member<P>& m : units.members_of(u))
-        if (m.node == x)
-          if (status st = op(*m.pod); !st) return st;
+        if (m.node == x || updates_elsewhere)
+          if (status st = op(*m.pod, m.node); !st) return st;
       return status::ok();
     };
-    const auto remove = [&](const P& p) { return status(state.remove_pod(p)); };
-    const auto add = [&](const P& p) { return status(state.add_pod(p)); };
+    const auto remove = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.remove_pod_elsewhere(p, node));
+      return status(state.remove_pod(p));
+    };
+    const auto add = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.add_pod_elsewhere(p, node));
+      return status(state.add_pod(p));
+    };
 
     for (const ranked_unit& r : ranked)
-      if (status st = on_x(all[r.unit], remove); !st) return {st, {}, 0};
+      if (status st = each_member(all[r.unit], remove); !st) return {st, {}, 0};
     if (ranked.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
     if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
       return {st, {}, 0};
 
-    // Upstream's sort.Slice by importance over the units in the cache's order of node x.
+    // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
+    // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
+    // stands for the moment it was built, in that order (policy.hpp).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = ub.order = 0;  // equally important units stay where Go's pdqsort leaves them
+      ua.order = ua.started ? 0 : a.position + 1;
+      ub.order = ub.started ? 0 : b.position + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
     };
     std::sort(ranked.begin(), ranked.end(),
@@ -172,11 +210,11 @@ struct select_unit_victims_fn {
 
     std::int64_t violations = 0;
     const auto reprieve = [&](ranked_unit& r) -> status {
-      if (status st = on_x(all[r.unit], add); !st) return st;
+      if (status st = each_member(all[r.unit], add); !st) return st;
       const status fit = ::preempt::passes_with_nominated(state, preemptor, nominated);
       if (fit.code() == status_code::error) return fit;
       if (fit) return status::ok();
-      if (status st = on_x(all[r.unit], remove); !st) return st;
+      if (status st = each_member(all[r.unit], remove); !st) return st;
       r.victim = true;
       violations += r.violations;
       return status::ok();

@@ -64,6 +64,9 @@ struct victim_unit {
   timestamp earliest_start = 0;
   // Construction order: the last tie-break of the importance order.
   std::uint32_t order = 0;
+  // Whether some member has a recorded start time. Without one the unit's earliest start is the
+  // moment it was built (`now`): units built later count as started later.
+  bool started = false;
   // The `all` ancestor that keys a grouped unit; no_group for a unit of one pod.
   std::size_t key = no_group;
 

@@ -8,8 +8,8 @@
 // every node whose highest `all` ancestor is A (upstream: the scheduled pods of every PodGroup
 // under A), in scan order; its priority is the effective priority of that first pod and its kind
 // is A's (pod_group or composite_pod_group). Each unit's earliest start is the minimum over its
-// members, `now` standing for a missing start time. Units come out in construction order, which
-// is also each unit's `order`.
+// members, `now` standing for a missing start time (`started` tells whether a member has one).
+// Units come out in construction order, which is also each unit's `order`.
 //
 // A minCount of a victim group is never consulted: only the disruption mode decides what is
 // evicted together.
@@ -175,6 +175,7 @@ struct build_victim_units_fn {
         victim_unit& unit = s.units_[u];
         ++unit.size;
         unit.earliest_start = std::min(unit.earliest_start, start);
+        unit.started = unit.started || ::preempt::start_time_of(p).has_value();
         s.pod_unit_[base + k] = u;
       }
     }
