@@ -11,9 +11,9 @@
 #define PREEMPT_TESTS_SUPPORT_P2300_SCHEDULER_HPP
 
 #include <cstddef>
-#include <vector>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "preempt/execution.hpp"
 
