@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (64 headers), in one file, to copy into a project: include it and compile with
+// includes (65 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -790,6 +790,22 @@ constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands
   return detail::pick_best<P>(cands, detail::score_list<Scores>{score_functions, count}, count);
 }
 
+namespace detail {
+// The evaluator's choice (SelectCandidate): the policy's own score functions when it has them,
+// else the upstream scores, read from `scores` when computed for every candidate.
+template <pod P, class Policy>
+constexpr best_candidate choose_candidate(std::span<const candidate<P>> cands,
+                                          std::span<const default_scores::vector> scores,
+                                          const Policy& policy, timestamp now) {
+  if constexpr (requires { policy.score_functions(); })
+    return ::preempt::pick_best_candidate<P>(cands, policy.score_functions(), now);
+  else if (scores.size() == cands.size())
+    return ::preempt::pick_best_candidate<P>(cands, scores);
+  else
+    return ::preempt::pick_best_candidate<P>(cands, now);
+}
+}  // namespace detail
+
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_BEST_CANDIDATE_HPP
@@ -1161,7 +1177,7 @@ constexpr decltype(auto) raw_pods(const N& n) {
 // what it stands for (*e, then e.get()).
 struct pod_of_element_fn {
   template <class E>
-    requires(std::is_lvalue_reference_v<E&&> && ::preempt::pod<std::remove_cvref_t<E>>) ||
+    requires(std::is_lvalue_reference_v<E &&> && ::preempt::pod<std::remove_cvref_t<E>>) ||
             requires(E&& e) { *e; } || requires(E&& e) { e.get(); }
   constexpr decltype(auto) operator()(E&& e) const {
     if constexpr (std::is_lvalue_reference_v<E&&> && ::preempt::pod<std::remove_cvref_t<E>>)
@@ -2148,6 +2164,246 @@ PREEMPT_NAMESPACE_END
 #define PREEMPT_DETAIL_REQUIREMENTS_HPP
 
 
+// ---- begin preempt/nominations.hpp -------------------------------------------------------------
+// preempt/nominations.hpp - how the evaluation reads which pods are nominated to which node.
+//
+// A nominated pod has been promised room on a node by an earlier preemption (its
+// nominatedNodeName) but is not running there yet. Upstream's nominator keeps them; filtering
+// with nominated pods (RunFilterPluginsWithNominatedPods, preempt/nominated_fit.hpp) counts the
+// ones of equal or higher priority on the node being tried.
+//
+//   nominated_range<R, P>   a forward range of pods, or of pointers to pods, of type P: the pods
+//                           nominated to one node
+//   nominations_of<N, P>    `n.nominated_to(i)` yields the nominated_range of node i; the
+//                           nomination_ledger's reader models it
+//   no_nominations          nothing is nominated anywhere (no_nominated_pods<P> on every node)
+//
+// Header-only declarations; no allocation; no exceptions.
+#ifndef PREEMPT_NOMINATIONS_HPP
+#define PREEMPT_NOMINATIONS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+namespace detail {
+
+template <class P, class Nominated>
+concept nominated_range_of =
+    std::ranges::forward_range<Nominated> &&
+    (std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P> ||
+     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, const P*> ||
+     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P*>);
+
+// An element of a nominated_range as a pod reference.
+template <class P, class T>
+constexpr const P& as_pod_ref(const T& x) noexcept {
+  if constexpr (std::is_pointer_v<T>)
+    return *x;
+  else
+    return x;
+}
+
+}  // namespace detail
+
+// A range of nominated pods: pods or pointers to pods of type P.
+template <class R, class P>
+concept nominated_range = detail::nominated_range_of<P, R>;
+
+// An empty list of nominated pods. (A span, not std::ranges::empty_view, which clang 14 cannot
+// compile with libstdc++ 12.)
+template <class P>
+inline constexpr std::span<const P* const> no_nominated_pods{};
+
+struct no_nominations;
+
+template <class N, class P>
+concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n, std::size_t i) {
+  { n.nominated_to(i) } -> nominated_range<P>;
+};
+
+// No pod is nominated anywhere.
+struct no_nominations {};
+
+namespace detail {
+// A type that owns nominations behind a lock and hands out readers (nomination_ledger): passed
+// where nominations are read, it is the wrong argument (see the evaluator's diagnosis).
+template <class T>
+concept nominations_owner = requires { typename std::remove_cvref_t<T>::reader_view; } &&
+                            std::remove_cvref_t<T>::owns_nominations;
+}  // namespace detail
+
+namespace detail {
+
+// The pods nominated to node i (no_nominated_pods for no_nominations).
+template <class P, class N>
+decltype(auto) nominated_to(const N& n, std::size_t i) {
+  if constexpr (std::same_as<N, no_nominations>)
+    return no_nominated_pods<P>;
+  else
+    return n.nominated_to(i);
+}
+
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_NOMINATIONS_HPP
+// ---- end preempt/nominations.hpp ---------------------------------------------------------------
+// ---- begin preempt/policy.hpp ------------------------------------------------------------------
+// preempt/policy.hpp - the hooks victim selection consults, and their upstream defaults.
+//
+// A policy is a small value with two members:
+//   pol.is_eligible_victim(node, victim, preemptor)  may this lower-priority pod be evicted?
+//                                                    (Kubernetes IsEligiblePod; applied in
+//                                                    addition to "strictly lower priority")
+//   pol.more_important(a, b)                         is pod a more important than pod b?
+//                                                    (Kubernetes MoreImportantPod; a strict weak
+//                                                    order)
+// `default_policy` reproduces kube-scheduler: every lower-priority pod is eligible; higher
+// priority is more important, then the earlier start time, a missing start time counting as
+// `now`. Customize by deriving from default_policy and declaring the member to replace (the
+// derived member hides the base one), or by writing any type that models `victim_policy`.
+//
+// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
+// a start time (it then counts as the newest of its priority). Left unset (the default), the
+// evaluator reads the system clock once at the start of each evaluation and holds it for the
+// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
+// A policy of another type may have a `now` member too (a timestamp or an optional one); without
+// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
+// without a start time the oldest: the opposite of upstream.)
+//
+// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
+// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
+// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
+// construction, not tied: after every recorded start time up to `now`, and among themselves the
+// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
+// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
+// calls it for default_policy's order (a derived policy that declares its own more_important is
+// called with two pods, unless it declares its own more_important_as_built too).
+//
+// Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
+// comparison); no allocation; no exceptions.
+#ifndef PREEMPT_POLICY_HPP
+#define PREEMPT_POLICY_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+// Kubernetes MoreImportantPod: higher priority first, then earlier start (missing start = now).
+template <pod P>
+constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
+  const auto pa = priority_of(a);
+  const auto pb = priority_of(b);
+  if (pa != pb) return pa > pb;
+  return start_time_or(a, now) < start_time_or(b, now);
+}
+
+// The same, for two victims built in that order: `a_built` and `b_built` are their positions in
+// the node's listing of its pods (the order the dry run builds victims in). A missing start time
+// stands for the moment the victim was built: `now`, the earlier built first, after a start time
+// recorded at `now` itself.
+template <pod P>
+constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
+                                  std::uint32_t b_built, timestamp now) {
+  const auto pa = priority_of(a);
+  const auto pb = priority_of(b);
+  if (pa != pb) return pa > pb;
+  const std::optional<timestamp> sa = start_time_of(a), sb = start_time_of(b);
+  const timestamp ta = sa ? *sa : now, tb = sb ? *sb : now;
+  if (ta != tb) return ta < tb;
+  if (sa.has_value() != sb.has_value()) return sa.has_value();
+  return !sa && a_built < b_built;
+}
+
+namespace detail {
+// The system clock's time, in nanoseconds since the Unix epoch.
+inline timestamp system_now() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A policy's `now` (see the header comment): its instant when set, else the system clock's.
+template <class T>
+timestamp now_of(const T& policy) noexcept {
+  if constexpr (requires { policy.now.has_value(); })
+    return policy.now.has_value() ? static_cast<timestamp>(*policy.now) : system_now();
+  else if constexpr (requires { static_cast<timestamp>(policy.now); })
+    return static_cast<timestamp>(policy.now);
+  else
+    return system_now();
+}
+}  // namespace detail
+
+struct default_policy {
+  // The time of the decision, the start time assumed for a pod that has none (upstream:
+  // time.Now()). Unset: the system clock, which the evaluator reads once per evaluation.
+  std::optional<timestamp> now;
+
+  // The time of the decision: `now` when set (during an evaluation the evaluator holds it), else
+  // the system clock. What a derived policy's own comparisons read.
+  timestamp current_time() const noexcept { return ::preempt::detail::now_of(*this); }
+
+  template <class Node, pod P>
+  constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
+    return true;
+  }
+
+  template <pod P>
+  constexpr bool more_important(const P& a, const P& b) const {
+    return ::preempt::more_important_pod(a, b, current_time());
+  }
+  // Victims built in the node's pod order (see the header comment): missing start times ordered
+  // by construction.
+  template <pod P>
+  constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
+                                         std::uint32_t b_built) const {
+    return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
+  }
+};
+
+template <class Pol, class N, class P>
+concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& p) {
+  { pol.is_eligible_victim(n, p, p) } -> std::convertible_to<bool>;
+  { pol.more_important(p, p) } -> std::convertible_to<bool>;
+};
+
+namespace detail {
+// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
+// lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
+// the same time as the evaluation; it unsets it again when the evaluation ends.
+template <class Policy>
+class evaluation_clock {
+ public:
+  explicit evaluation_clock(Policy& policy) noexcept : policy_(&policy) {
+    now_ = ::preempt::detail::now_of(policy);
+    if constexpr (requires { policy.now.has_value(); })
+      if (!policy.now.has_value()) {
+        policy.now = now_;
+        held_ = true;
+      }
+  }
+  evaluation_clock(const evaluation_clock&) = delete;
+  evaluation_clock& operator=(const evaluation_clock&) = delete;
+  ~evaluation_clock() {
+    if constexpr (requires { policy_->now.reset(); })
+      if (held_) policy_->now.reset();
+  }
+  timestamp now() const noexcept { return now_; }
+
+ private:
+  Policy* policy_;
+  timestamp now_ = 0;
+  bool held_ = false;
+};
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_POLICY_HPP
+// ---- end preempt/policy.hpp --------------------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
@@ -2277,6 +2533,50 @@ struct rejected_pod {
   int priority() const noexcept { return 0; }
   std::optional<timestamp> start_time() const noexcept { return {}; }
   bool terminating_by_preemption() const noexcept { return false; }
+};
+
+template <class C, class Policy>
+concept evaluator_arguments =
+    ::preempt::cluster<C> &&
+    ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>;
+
+// The evaluate overload that takes a nomination ledger where its reader is expected: a clear
+// error rather than a list of unsatisfied constraints (the ledger does not model nominations_of).
+template <class Decision, class P, class C>
+struct ledger_misuse {
+  template <class... Args>
+    requires(nominations_owner<Args> || ...)
+  const Decision& evaluate(const P&, const C&, Args&&...) {
+    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
+                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
+                  "while the evaluation reads the nominations, not the ledger itself");
+    static const Decision none;
+    return none;
+  }
+};
+
+// What an evaluator<C, Policy> is when C or Policy does not model the concepts: the reasons, and
+// members that accept any call, so that nothing else is reported for the same mistake.
+template <class C, class Policy>
+class rejected_evaluator {
+  using requirements_checked = checked<explain_cluster<C>()>;
+  static_assert(
+      !::preempt::cluster<C> ||
+          ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>,
+      "evaluator: the policy needs const members is_eligible_victim(node, victim, "
+      "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
+
+ public:
+  using decision_type = decision<rejected_pod>;
+  template <class... A>
+  explicit rejected_evaluator(A&&...) noexcept {}
+  template <class... A>
+  const decision_type& evaluate(A&&...) noexcept {
+    return decision_;
+  }
+
+ private:
+  decision_type decision_;
 };
 
 }  // namespace detail
@@ -3053,92 +3353,6 @@ PREEMPT_NAMESPACE_END
 #define PREEMPT_NOMINATION_LEDGER_HPP
 
 
-// ---- begin preempt/nominations.hpp -------------------------------------------------------------
-// preempt/nominations.hpp - how the evaluation reads which pods are nominated to which node.
-//
-// A nominated pod has been promised room on a node by an earlier preemption (its
-// nominatedNodeName) but is not running there yet. Upstream's nominator keeps them; filtering
-// with nominated pods (RunFilterPluginsWithNominatedPods, preempt/nominated_fit.hpp) counts the
-// ones of equal or higher priority on the node being tried.
-//
-//   nominated_range<R, P>   a forward range of pods, or of pointers to pods, of type P: the pods
-//                           nominated to one node
-//   nominations_of<N, P>    `n.nominated_to(i)` yields the nominated_range of node i; the
-//                           nomination_ledger's reader models it
-//   no_nominations          nothing is nominated anywhere (no_nominated_pods<P> on every node)
-//
-// Header-only declarations; no allocation; no exceptions.
-#ifndef PREEMPT_NOMINATIONS_HPP
-#define PREEMPT_NOMINATIONS_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-namespace detail {
-
-template <class P, class Nominated>
-concept nominated_range_of =
-    std::ranges::forward_range<Nominated> &&
-    (std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P> ||
-     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, const P*> ||
-     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P*>);
-
-// An element of a nominated_range as a pod reference.
-template <class P, class T>
-constexpr const P& as_pod_ref(const T& x) noexcept {
-  if constexpr (std::is_pointer_v<T>)
-    return *x;
-  else
-    return x;
-}
-
-}  // namespace detail
-
-// A range of nominated pods: pods or pointers to pods of type P.
-template <class R, class P>
-concept nominated_range = detail::nominated_range_of<P, R>;
-
-// An empty list of nominated pods. (A span, not std::ranges::empty_view, which clang 14 cannot
-// compile with libstdc++ 12.)
-template <class P>
-inline constexpr std::span<const P* const> no_nominated_pods{};
-
-struct no_nominations;
-
-template <class N, class P>
-concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n, std::size_t i) {
-  { n.nominated_to(i) } -> nominated_range<P>;
-};
-
-// No pod is nominated anywhere.
-struct no_nominations {};
-
-namespace detail {
-// A type that owns nominations behind a lock and hands out readers (nomination_ledger): passed
-// where nominations are read, it is the wrong argument (see the evaluator's diagnosis).
-template <class T>
-concept nominations_owner = requires { typename std::remove_cvref_t<T>::reader_view; } &&
-                            std::remove_cvref_t<T>::owns_nominations;
-}  // namespace detail
-
-namespace detail {
-
-// The pods nominated to node i (no_nominated_pods for no_nominations).
-template <class P, class N>
-decltype(auto) nominated_to(const N& n, std::size_t i) {
-  if constexpr (std::same_as<N, no_nominations>)
-    return no_nominated_pods<P>;
-  else
-    return n.nominated_to(i);
-}
-
-}  // namespace detail
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_NOMINATIONS_HPP
-// ---- end preempt/nominations.hpp ---------------------------------------------------------------
 
 // Whether the ledger checks that its calling thread holds none of its readers (in every build type:
 // the check costs a thread-local load when the thread holds no reader).
@@ -4475,160 +4689,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_FILTER_STATUSES_HPP
 // ---- end preempt/filter_statuses.hpp -----------------------------------------------------------
-// ---- begin preempt/policy.hpp ------------------------------------------------------------------
-// preempt/policy.hpp - the hooks victim selection consults, and their upstream defaults.
-//
-// A policy is a small value with two members:
-//   pol.is_eligible_victim(node, victim, preemptor)  may this lower-priority pod be evicted?
-//                                                    (Kubernetes IsEligiblePod; applied in
-//                                                    addition to "strictly lower priority")
-//   pol.more_important(a, b)                         is pod a more important than pod b?
-//                                                    (Kubernetes MoreImportantPod; a strict weak
-//                                                    order)
-// `default_policy` reproduces kube-scheduler: every lower-priority pod is eligible; higher
-// priority is more important, then the earlier start time, a missing start time counting as
-// `now`. Customize by deriving from default_policy and declaring the member to replace (the
-// derived member hides the base one), or by writing any type that models `victim_policy`.
-//
-// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
-// a start time (it then counts as the newest of its priority). Left unset (the default), the
-// evaluator reads the system clock once at the start of each evaluation and holds it for the
-// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
-// A policy of another type may have a `now` member too (a timestamp or an optional one); without
-// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
-// without a start time the oldest: the opposite of upstream.)
-//
-// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
-// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
-// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
-// construction, not tied: after every recorded start time up to `now`, and among themselves the
-// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
-// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
-// calls it for default_policy's order (a derived policy that declares its own more_important is
-// called with two pods, unless it declares its own more_important_as_built too).
-//
-// Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
-// comparison); no allocation; no exceptions.
-#ifndef PREEMPT_POLICY_HPP
-#define PREEMPT_POLICY_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-// Kubernetes MoreImportantPod: higher priority first, then earlier start (missing start = now).
-template <pod P>
-constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
-  const auto pa = priority_of(a);
-  const auto pb = priority_of(b);
-  if (pa != pb) return pa > pb;
-  return start_time_or(a, now) < start_time_or(b, now);
-}
-
-// The same, for two victims built in that order: `a_built` and `b_built` are their positions in
-// the node's listing of its pods (the order the dry run builds victims in). A missing start time
-// stands for the moment the victim was built: `now`, the earlier built first, after a start time
-// recorded at `now` itself.
-template <pod P>
-constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
-                                  std::uint32_t b_built, timestamp now) {
-  const auto pa = priority_of(a);
-  const auto pb = priority_of(b);
-  if (pa != pb) return pa > pb;
-  const std::optional<timestamp> sa = start_time_of(a), sb = start_time_of(b);
-  const timestamp ta = sa ? *sa : now, tb = sb ? *sb : now;
-  if (ta != tb) return ta < tb;
-  if (sa.has_value() != sb.has_value()) return sa.has_value();
-  return !sa && a_built < b_built;
-}
-
-namespace detail {
-// The system clock's time, in nanoseconds since the Unix epoch.
-inline timestamp system_now() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A policy's `now` (see the header comment): its instant when set, else the system clock's.
-template <class T>
-timestamp now_of(const T& policy) noexcept {
-  if constexpr (requires { policy.now.has_value(); })
-    return policy.now.has_value() ? static_cast<timestamp>(*policy.now) : system_now();
-  else if constexpr (requires { static_cast<timestamp>(policy.now); })
-    return static_cast<timestamp>(policy.now);
-  else
-    return system_now();
-}
-}  // namespace detail
-
-struct default_policy {
-  // The time of the decision, the start time assumed for a pod that has none (upstream:
-  // time.Now()). Unset: the system clock, which the evaluator reads once per evaluation.
-  std::optional<timestamp> now;
-
-  // The time of the decision: `now` when set (during an evaluation the evaluator holds it), else
-  // the system clock. What a derived policy's own comparisons read.
-  timestamp current_time() const noexcept { return ::preempt::detail::now_of(*this); }
-
-  template <class Node, pod P>
-  constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
-    return true;
-  }
-
-  template <pod P>
-  constexpr bool more_important(const P& a, const P& b) const {
-    return ::preempt::more_important_pod(a, b, current_time());
-  }
-  // Victims built in the node's pod order (see the header comment): missing start times ordered
-  // by construction.
-  template <pod P>
-  constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
-                                         std::uint32_t b_built) const {
-    return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
-  }
-};
-
-template <class Pol, class N, class P>
-concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& p) {
-  { pol.is_eligible_victim(n, p, p) } -> std::convertible_to<bool>;
-  { pol.more_important(p, p) } -> std::convertible_to<bool>;
-};
-
-namespace detail {
-// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
-// lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
-// the same time as the evaluation; it unsets it again when the evaluation ends.
-template <class Policy>
-class evaluation_clock {
- public:
-  explicit evaluation_clock(Policy& policy) noexcept : policy_(&policy) {
-    now_ = ::preempt::detail::now_of(policy);
-    if constexpr (requires { policy.now.has_value(); })
-      if (!policy.now.has_value()) {
-        policy.now = now_;
-        held_ = true;
-      }
-  }
-  evaluation_clock(const evaluation_clock&) = delete;
-  evaluation_clock& operator=(const evaluation_clock&) = delete;
-  ~evaluation_clock() {
-    if constexpr (requires { policy_->now.reset(); })
-      if (held_) policy_->now.reset();
-  }
-  timestamp now() const noexcept { return now_; }
-
- private:
-  Policy* policy_;
-  timestamp now_ = 0;
-  bool held_ = false;
-};
-}  // namespace detail
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_POLICY_HPP
-// ---- end preempt/policy.hpp --------------------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -4682,15 +4742,13 @@ PREEMPT_NAMESPACE_END
 //
 // evaluator<C>::evaluate(preemptor, cluster, statuses, budgets, nominations, executor, attempt)
 // returns a decision (preempt/decision.hpp) in upstream's steps, numbered as upstream numbers them
-// in evaluate() below: eligibility (preempt/eligibility.hpp); the candidates: potential nodes,
-// sampling (preempt/sampling.hpp), the dry run (select_victims on each node, in candidate order
-// from the offset, into two bounded candidate lists); the extenders; the best candidate
-// (preempt/best_candidate.hpp). The overload taking a workload::group_set makes victims whole
-// units (Kubernetes v1.37 with GenericWorkload); with workload::no_groups it equals the other.
-// evaluator_config::report_only_chosen turns on the branch and bound
-// (preempt/detail/branch_and_bound.hpp); more than one worker evaluates nodes ahead in parallel
-// batches (preempt/detail/parallel_dry_run.hpp). Either way the decision is the same: beyond
-// upstream, every executor and parallelism gives the same answer.
+// in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
+// (select_victims on each node, in candidate order from the offset, into two bounded candidate
+// lists); the extenders; the best candidate. The overload taking a workload::group_set makes
+// victims whole units (Kubernetes v1.37 with GenericWorkload). evaluator_config::report_only_chosen
+// turns on the branch and bound (detail/branch_and_bound.hpp); more than one worker evaluates
+// nodes ahead in parallel batches (detail/parallel_dry_run.hpp). Either way the decision is the
+// same: beyond upstream, every executor and parallelism gives the same answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
 // node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
@@ -7396,6 +7454,17 @@ PREEMPT_NAMESPACE_END
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
 
+// The workers of a dry run for a configured parallelism: the calling thread and its helpers, or
+// the calling thread alone without threads.
+constexpr std::size_t worker_count(std::size_t parallelism) noexcept {
+#if defined(PREEMPT_NO_THREADS)
+  static_cast<void>(parallelism);
+  return 1;
+#else
+  return parallelism > 1 ? parallelism : 1;
+#endif
+}
+
 // C is a cluster with the members (detail::member_cluster_t).
 template <class C, class Policy>
 class node_dry_run {
@@ -7590,11 +7659,11 @@ PREEMPT_NAMESPACE_END
 // evaluation would have reached is kept, so every executor and parallelism gives the same
 // decision, node statuses included.
 //
-// The host (the evaluator) provides:
+// The host (the evaluator) provides, for the evaluation's `inputs`:
 //   host.next_batch_size(previous)    nodes in the next batch
 //   host.begin_batch()                before a batch's nodes are evaluated (the bound's snapshot)
-//   host.evaluate(k, worker, result)  evaluates the k-th potential node into `result`
-//   host.merge(k, result) -> bool     folds the k-th node into the candidate lists (true: stop)
+//   host.evaluate_item(k, worker, result, inputs)  evaluates the k-th potential node into `result`
+//   host.merge_item(k, result) -> bool  folds the k-th node into the candidate lists (true: stop)
 // Merge while evaluating (MergesWhileEvaluating, without an observer of every node): the calling
 // thread merges the results that are ready from the cursor on at the end of each of its claims,
 // and the rest after the batch. A helper only publishes its result (one release store per item):
@@ -7805,8 +7874,8 @@ class parallel_dry_run {
   // counter less; more, smaller ones balance uneven nodes better).
   static constexpr std::size_t claims_per_worker = 16;
 
-  template <bool MergesWhileEvaluating, class Host, class E>
-  void run(std::size_t n, Host& host, const E& ex) {
+  template <bool MergesWhileEvaluating, class Host, class Inputs, class E>
+  void run(std::size_t n, Host& host, const Inputs& inputs, const E& ex) {
     const std::size_t workers = crew_->size();
     std::size_t previous = 0;
     for (std::size_t base = 0; base < n;) {
@@ -7816,7 +7885,7 @@ class parallel_dry_run {
       host.begin_batch();
       const std::size_t grain = std::max<std::size_t>(1, count / (workers * claims_per_worker));
       if constexpr (MergesWhileEvaluating) gate_->start(count, grain);
-      batch<MergesWhileEvaluating, Host> b{this, &host, base};
+      batch<MergesWhileEvaluating, Host, Inputs> b{this, &host, &inputs, base};
       if (count == 1) {
         b.evaluate_item(0, 0);
       } else {
@@ -7825,7 +7894,8 @@ class parallel_dry_run {
         job.count = count;
         job.grain = grain;
         job.process = [](crew_job& j, std::size_t item, std::size_t w) noexcept {
-          static_cast<batch<MergesWhileEvaluating, Host>*>(j.context)->evaluate_item(item, w);
+          static_cast<batch<MergesWhileEvaluating, Host, Inputs>*>(j.context)->evaluate_item(item,
+                                                                                             w);
         };
         crew_->run(job, ex);
       }
@@ -7868,10 +7938,11 @@ class parallel_dry_run {
   };
 
   // One batch: the items [base, base + count) of the potential nodes.
-  template <bool MergesWhileEvaluating, class Host>
+  template <bool MergesWhileEvaluating, class Host, class Inputs>
   struct batch {
     parallel_dry_run* self;
     Host* host;
+    const Inputs* inputs;
     std::size_t base;
 
     // Evaluates item `item` on worker `w`. With MergesWhileEvaluating, on the calling thread
@@ -7883,10 +7954,11 @@ class parallel_dry_run {
       merge_gate& g = *self->gate_;
       if constexpr (MergesWhileEvaluating)
         if (g.stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
-      host->evaluate(base + item, w, out);
+      host->evaluate_item(base + item, w, out, *inputs);
       if constexpr (MergesWhileEvaluating) {
         if (w == 0 && g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
-          if (host->merge(base + g.cursor, out)) g.stopped.store(true, std::memory_order_relaxed);
+          if (host->merge_item(base + g.cursor, out))
+            g.stopped.store(true, std::memory_order_relaxed);
           ++g.cursor;
           if (g.ends_claim(item)) merge_ready_items();
           return;
@@ -7902,7 +7974,7 @@ class parallel_dry_run {
       merge_gate& g = *self->gate_;
       while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
              g.ready[g.cursor].load(std::memory_order_acquire)) {
-        if (host->merge(base + g.cursor, self->results_[g.cursor]))
+        if (host->merge_item(base + g.cursor, self->results_[g.cursor]))
           g.stopped.store(true, std::memory_order_relaxed);
         ++g.cursor;
       }
@@ -7915,7 +7987,7 @@ class parallel_dry_run {
         return self->gate_->stopped.load(std::memory_order_relaxed);
       } else {
         for (std::size_t i = 0; i < count; ++i)
-          if (host->merge(base + i, self->results_[i])) return true;
+          if (host->merge_item(base + i, self->results_[i])) return true;
         return false;
       }
     }
@@ -7932,6 +8004,20 @@ PREEMPT_NAMESPACE_END
 #endif  // !PREEMPT_NO_THREADS
 #endif  // PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 // ---- end preempt/detail/parallel_dry_run.hpp ---------------------------------------------------
+// ---- begin preempt/evaluator_config.hpp --------------------------------------------------------
+// preempt/evaluator_config.hpp - what an evaluator is configured with (evaluator_config) and what
+// each evaluation is given besides its inputs (attempt).
+//
+// evaluator_config: the sampling arguments (preempt/sampling.hpp), the workers of a parallel dry
+// run and how it batches nodes, the seed of the start offsets, and the branch and bound
+// (report_only_chosen). attempt: where the dry run starts, and the node the preemptor is
+// currently nominated to.
+//
+// Plain values; no allocation; no exceptions.
+#ifndef PREEMPT_EVALUATOR_CONFIG_HPP
+#define PREEMPT_EVALUATOR_CONFIG_HPP
+
+
 // ---- begin preempt/sampling.hpp ----------------------------------------------------------------
 // preempt/sampling.hpp - how many nodes the dry run looks at, and where it starts
 // (upstream's DefaultPreemptionArgs and GetOffsetAndNumCandidates).
@@ -8055,58 +8141,44 @@ struct attempt {
   std::optional<std::size_t> nominated_node;
 };
 
-namespace detail {
-template <class C, class Policy>
-concept evaluator_arguments =
-    cluster<C> && victim_policy<Policy, cluster_node_t<C>, cluster_pod_t<C>>;
-}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_EVALUATOR_CONFIG_HPP
+// ---- end preempt/evaluator_config.hpp ----------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
 
 template <class C, class Policy = default_policy, class Observer = null_observer>
 class evaluator;
 
-// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp),
-// and nothing else to complain about.
+// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp).
 template <class C, class Policy, class Observer>
   requires(!detail::evaluator_arguments<C, Policy>)
-class evaluator<C, Policy, Observer> {
-  using requirements_checked = detail::checked<detail::explain_cluster<C>()>;
-  static_assert(!cluster<C> || detail::evaluator_arguments<C, Policy>,
-                "evaluator: the policy needs const members is_eligible_victim(node, victim, "
-                "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
-
- public:
-  using decision_type = decision<detail::rejected_pod>;
-  template <class... A>
-  explicit evaluator(A&&...) noexcept {}
-  template <class... A>
-  const decision_type& evaluate(A&&...) noexcept {
-    return decision_;
-  }
-
- private:
-  decision_type decision_;
+class evaluator<C, Policy, Observer> : public detail::rejected_evaluator<C, Policy> {
+  using detail::rejected_evaluator<C, Policy>::rejected_evaluator;
 };
 
 template <class C, class Policy, class Observer>
   requires detail::evaluator_arguments<C, Policy>
-class evaluator<C, Policy, Observer> {
+class evaluator<C, Policy, Observer>
+    : private detail::ledger_misuse<decision<cluster_pod_t<C>>, cluster_pod_t<C>, C> {
  public:
   using pod_type = cluster_pod_t<C>;
   using node_type = cluster_node_t<C>;
   using state_type = cluster_state_t<C>;
   using decision_type = decision<pod_type>;
   static_assert(detail::observer_hooks_fit<Observer, pod_type>());
+#if !defined(PREEMPT_NO_THREADS)
+  template <class>
+  friend class detail::parallel_dry_run;
+#endif
 
   explicit evaluator(evaluator_config config = {}, Policy policy = {}, Observer observer = {})
       : config_(config),
         policy_(std::move(policy)),
         observer_(std::move(observer)),
         offsets_(config.seed),
-#if defined(PREEMPT_NO_THREADS)
-        nodes_(1) {
-#else
-        nodes_(std::max<std::size_t>(config.parallelism, 1)) {
-#endif
+        nodes_(detail::worker_count(config.parallelism)) {
     PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
                    "evaluator: invalid sampling arguments");
     config_.parallelism = nodes_.size();
@@ -8120,22 +8192,14 @@ class evaluator<C, Policy, Observer> {
   static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
                                           std::is_nothrow_move_constructible_v<Observer> &&
                                           std::is_nothrow_move_constructible_v<state_type>;
-  // Movable (when the policy, the observer and the cluster's state type are). Moving an evaluator
-  // while an evaluate call runs on it is the caller's bug. A decision obtained before the move is
-  // no longer valid; the moved-from evaluator may only be destroyed or assigned to.
+  // Movable (not while evaluate runs): a decision obtained before the move is no longer valid; the
+  // moved-from evaluator may only be destroyed or assigned to.
   evaluator(evaluator&&) noexcept(nothrow_movable) = default;
   evaluator& operator=(evaluator&&) noexcept(nothrow_movable) = default;
 
-  // A nomination ledger passed where its reader is expected: a clear error rather than a list of
-  // unsatisfied constraints (the ledger does not model nominations_of).
-  template <class... Args>
-    requires(detail::nominations_owner<Args> || ...)
-  const decision_type& evaluate(const pod_type&, const C&, Args&&...) {
-    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
-                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
-                  "while the evaluation reads the nominations, not the ledger itself");
-    return decision_;
-  }
+  // A nomination ledger passed where its reader is expected: a clear error
+  // (detail/requirements.hpp).
+  using detail::ledger_misuse<decision_type, pod_type, C>::evaluate;
 
   Policy& policy() noexcept { return policy_; }
   Observer& observer() noexcept { return observer_; }
@@ -8153,10 +8217,8 @@ class evaluator<C, Policy, Observer> {
                     extenders);
   }
 
-  // The same with pod groups: the cluster's victim units are built once per decision
-  // (workload::build_victim_units, missing start times read as the policy's `now`), each node's
-  // dry run selects whole units, and step 1 compares a pod on the nominated node by its effective
-  // priority (workload::effective_priority); the preemptor keeps its own priority.
+  // The same with pod groups: each node's dry run selects whole victim units, and step 1 compares
+  // a pod on the nominated node by its group's priority; the preemptor keeps its own.
   template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
             executor E, class Extenders = no_extenders>
     requires workload::group_set<W, pod_type>
@@ -8198,22 +8260,13 @@ class evaluator<C, Policy, Observer> {
     //    cluster (a shorter list is the caller's mistake, reported rather than read past).
     if (!detail::statuses_cover(statuses, cluster.size()))
       return finish(decision_kind::error, statuses_too_short_message);
-    // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers).
-    //    Policy Never, or an earlier preemption still terminating victims on the pod's nominated
-    //    node: not eligible (the nomination is kept). With pod groups a pod on that node is
-    //    compared by its effective priority, and the victim units are built once per decision.
-    status eligible;
-    if constexpr (std::same_as<W, without_groups>) {
-      eligible = detail::check_eligibility_on(cluster, preemptor, options.nominated_node, statuses,
-                                              policy_);
-    } else {
-      eligible =
-          detail::check_eligibility_on(cluster, preemptor, options.nominated_node, statuses,
-                                       policy_, [groups](const pod_type& p) {
-                                         return ::preempt::workload::effective_priority(*groups, p);
-                                       });
-    }
-    if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
+    // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers):
+    //    not with policy Never, or while victims of an earlier preemption still terminate on its
+    //    nominated node. With pod groups, the victim units are built once per decision.
+    if (const status eligible = detail::check_eligibility_on(
+            cluster, preemptor, options.nominated_node, statuses, policy_, victim_priority(groups));
+        !eligible)
+      return finish_message(decision_kind::not_eligible, eligible.reason());
     if constexpr (!std::same_as<W, without_groups>) {
       ::preempt::workload::build_victim_units(cluster, *groups, now_, units_);
       grouped_ = true;
@@ -8252,6 +8305,14 @@ class evaluator<C, Policy, Observer> {
     return finish_nominated(preemptor);
   }
 
+  // A pod's priority as step 1 compares it: its own, or with pod groups its group's.
+  static detail::priority_of_fn victim_priority(const without_groups*) noexcept { return {}; }
+  template <class W>
+  static auto victim_priority(const W* groups) noexcept {
+    return
+        [groups](const pod_type& p) { return ::preempt::workload::effective_priority(*groups, p); };
+  }
+
   void start_attempt(const pod_type& preemptor) {
     PREEMPT_ASSERT(!nodes_.empty(), "evaluator: evaluate on a moved-from evaluator");
     decision_ = decision_type{};
@@ -8282,14 +8343,8 @@ class evaluator<C, Policy, Observer> {
       return;
     }
 #endif
-    dry_run_inline(preemptor, cluster, budgets, nominations);
-  }
-
-  // The sequential dry run: each node is merged as soon as it is evaluated, its victims read
-  // straight from the scratch (no result slot, no copy).
-  template <class B, class N>
-  void dry_run_inline(const pod_type& preemptor, const view_type& cluster, const B& budgets,
-                      const N& nominations) {
+    // Sequentially: each node is merged as soon as it is evaluated, its victims read straight
+    // from the scratch (no result slot, no copy).
     const std::size_t n = potential_.size();
     worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
@@ -8305,46 +8360,41 @@ class evaluator<C, Policy, Observer> {
   }
 
 #if !defined(PREEMPT_NO_THREADS)
-  // The parallel dry run (preempt/detail/parallel_dry_run.hpp): this evaluator is its host.
+  // The parallel dry run (preempt/detail/parallel_dry_run.hpp), this evaluator its host: the k-th
+  // potential node evaluated on worker w (its victims to the worker's arena), then merged (victims
+  // read only to tell an observer, called after the batch, when no worker writes an arena).
   template <class B, class N>
-  struct parallel_host {
-    evaluator* self;
+  struct inputs {
     const pod_type* preemptor;
     const view_type* cluster;
     const B* budgets;
     const N* nominations;
-
-    std::size_t next_batch_size(std::size_t previous) const noexcept {
-      return self->next_batch_size(previous);
-    }
-    void begin_batch() noexcept { self->bound_.begin_batch(); }
-    // Evaluates the k-th potential node on worker w: its victims go to the worker's arena.
-    void evaluate(std::size_t k, std::size_t w, detail::item_result<pod_type>& out) {
-      out.bounded = self->select_on(self->potential_[k], self->nodes_[w], *preemptor, *cluster,
-                                    *budgets, *nominations, out.selection, out.scores);
-      out.victims = self->nodes_.keep_victims(w, out.selection.victims);
-      out.selection.victims = {};  // in the worker's scratch, until its next node
-    }
-    // Merges the k-th potential node, its victims already in an arena (read only to tell an
-    // observer, which is called after the batch, when no worker writes an arena).
-    bool merge(std::size_t k, const detail::item_result<pod_type>& r) {
-      std::span<const pod_type* const> victims;
-      if constexpr (observes_nodes) victims = self->nodes_.victims_of(r.victims);
-      const std::size_t node_index = self->potential_[k];
-      if (detail::candidate_lists::list* list =
-              self->merge_outcome(node_index, r.outcome(), victims, r.violations()))
-        self->keep(*list, {node_index, r.victims, r.violations(), r.scores, r.bounded});
-      return self->lists_.may_stop();
-    }
   };
+  template <class B, class N>
+  void evaluate_item(std::size_t k, std::size_t w, detail::item_result<pod_type>& out,
+                     const inputs<B, N>& in) {
+    out.bounded = select_on(potential_[k], nodes_[w], *in.preemptor, *in.cluster, *in.budgets,
+                            *in.nominations, out.selection, out.scores);
+    out.victims = nodes_.keep_victims(w, out.selection.victims);
+    out.selection.victims = {};  // in the worker's scratch, until its next node
+  }
+  bool merge_item(std::size_t k, const detail::item_result<pod_type>& r) {
+    std::span<const pod_type* const> victims;
+    if constexpr (observes_nodes) victims = nodes_.victims_of(r.victims);
+    if (detail::candidate_lists::list* list =
+            merge_outcome(potential_[k], r.outcome(), victims, r.violations()))
+      keep(*list, {potential_[k], r.victims, r.violations(), r.scores, r.bounded});
+    return lists_.may_stop();
+  }
+  void begin_batch() noexcept { bound_.begin_batch(); }
 
   template <class B, class N, class E>
   void dry_run_parallel(const pod_type& preemptor, const view_type& cluster, const B& budgets,
                         const N& nominations, const E& ex) {
     nodes_.prepare_workers(cluster, budgets, grouped_);
-    parallel_host<B, N> host{this, &preemptor, &cluster, &budgets, &nominations};
+    const inputs<B, N> in{&preemptor, &cluster, &budgets, &nominations};
     bound_.begin_parallel();
-    parallel_->template run<merges_while_evaluating>(potential_.size(), host, ex);
+    parallel_->template run<merges_while_evaluating>(potential_.size(), *this, in, ex);
     bound_.end_parallel();
     nodes_.note_arena_room();
   }
@@ -8378,9 +8428,8 @@ class evaluator<C, Policy, Observer> {
 
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
-    bound_.note(k);
+    bound_.note(k);  // the best candidate so far, for the branch and bound
   }
-
   // The kept candidates, without violations first; bounded ones are only counted.
   void collect_candidates(const view_type& cluster) {
     lists_.for_each([&](const detail::kept_candidate& k) {
@@ -8416,14 +8465,8 @@ class evaluator<C, Policy, Observer> {
   // Step 4: the best candidate, by the policy's score functions or upstream's.
   const decision_type& finish_nominated(const pod_type& preemptor) {
     const std::span<const candidate<pod_type>> cands(candidates_);
-    if constexpr (detail::has_score_functions<Policy>)
-      decision_.choice =
-          preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(), now_);
-    else if (candidate_scores_.size() == candidates_.size())
-      decision_.choice = preempt::pick_best_candidate<pod_type>(
-          cands, std::span<const default_scores::vector>(candidate_scores_));
-    else
-      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, now_);
+    decision_.choice = detail::choose_candidate<pod_type>(
+        cands, std::span<const default_scores::vector>(candidate_scores_), policy_, now_);
     const candidate<pod_type>& best = candidates_[decision_.choice.index];
     // A running pod with the preemptor's uid: the caller's cluster holds the preemptor twice.
     for (const pod_type* v : best.victims)
@@ -8447,18 +8490,15 @@ class evaluator<C, Policy, Observer> {
     decision_.candidates = std::span<const candidate<pod_type>>(candidates_);
     return decision_;
   }
-
   const decision_type& finish_message(decision_kind kind, std::string_view text) {
     return finish(kind, messages_.prefixed(text));
   }
-
   // No candidate: upstream's FitError over all nodes; the nomination is cleared.
   const decision_type& finish_unschedulable(std::size_t total_nodes) {
     decision_.clear_nomination = true;
     return finish(decision_kind::unschedulable,
                   messages_.fit_error(lists_.diagnosis(), total_nodes));
   }
-
   // Errors and no candidate: upstream's aggregate of the dry run's errors.
   const decision_type& finish_errors(const view_type& cluster) {
     return finish(decision_kind::error, messages_.aggregate_error(lists_.diagnosis(), cluster));

@@ -3,15 +3,13 @@
 //
 // evaluator<C>::evaluate(preemptor, cluster, statuses, budgets, nominations, executor, attempt)
 // returns a decision (preempt/decision.hpp) in upstream's steps, numbered as upstream numbers them
-// in evaluate() below: eligibility (preempt/eligibility.hpp); the candidates: potential nodes,
-// sampling (preempt/sampling.hpp), the dry run (select_victims on each node, in candidate order
-// from the offset, into two bounded candidate lists); the extenders; the best candidate
-// (preempt/best_candidate.hpp). The overload taking a workload::group_set makes victims whole
-// units (Kubernetes v1.37 with GenericWorkload); with workload::no_groups it equals the other.
-// evaluator_config::report_only_chosen turns on the branch and bound
-// (preempt/detail/branch_and_bound.hpp); more than one worker evaluates nodes ahead in parallel
-// batches (preempt/detail/parallel_dry_run.hpp). Either way the decision is the same: beyond
-// upstream, every executor and parallelism gives the same answer.
+// in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
+// (select_victims on each node, in candidate order from the offset, into two bounded candidate
+// lists); the extenders; the best candidate. The overload taking a workload::group_set makes
+// victims whole units (Kubernetes v1.37 with GenericWorkload). evaluator_config::report_only_chosen
+// turns on the branch and bound (detail/branch_and_bound.hpp); more than one worker evaluates
+// nodes ahead in parallel batches (detail/parallel_dry_run.hpp). Either way the decision is the
+// same: beyond upstream, every executor and parallelism gives the same answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
 // node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
@@ -49,6 +47,7 @@
 #include "preempt/detail/parallel_dry_run.hpp"
 #include "preempt/detail/requirements.hpp"
 #include "preempt/eligibility.hpp"
+#include "preempt/evaluator_config.hpp"
 #include "preempt/executor.hpp"
 #include "preempt/extender.hpp"
 #include "preempt/failure_message.hpp"
@@ -64,86 +63,37 @@
 
 PREEMPT_NAMESPACE_BEGIN
 
-struct evaluator_config {
-  sampling_args sampling;
-  // Workers per dry run, the calling thread included. 1 evaluates sequentially.
-  std::size_t parallelism = 1;
-  // Nodes per worker in a parallel batch that may reach beyond the sequential stop: larger
-  // batches mean fewer hand-offs and more nodes evaluated past the stop (their results are
-  // discarded). Batches that cannot reach the stop are larger, up to max_batch nodes.
-  std::size_t chunk = 8;
-  // The most nodes one parallel batch evaluates (at least parallelism * chunk): their results,
-  // about 170 bytes each, are held until the batch is merged; each batch wakes the helpers and
-  // waits for the last of them once, so a full dry run is fastest in one batch.
-  std::size_t max_batch = 8192;
-  // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
-  // library and target).
-  std::uint64_t seed = 0;
-  // Branch and bound: the caller reads the chosen candidate only, not every candidate's victims
-  // (see preempt/detail/branch_and_bound.hpp).
-  bool report_only_chosen = false;
-};
-
-// Per-attempt inputs.
-struct attempt {
-  // Where the dry run starts among the potential nodes (upstream draws it at random).
-  std::optional<std::size_t> offset;
-  // The node the preemptor is currently nominated to, if any.
-  std::optional<std::size_t> nominated_node;
-};
-
-namespace detail {
-template <class C, class Policy>
-concept evaluator_arguments =
-    cluster<C> && victim_policy<Policy, cluster_node_t<C>, cluster_pod_t<C>>;
-}  // namespace detail
-
 template <class C, class Policy = default_policy, class Observer = null_observer>
 class evaluator;
 
-// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp),
-// and nothing else to complain about.
+// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp).
 template <class C, class Policy, class Observer>
   requires(!detail::evaluator_arguments<C, Policy>)
-class evaluator<C, Policy, Observer> {
-  using requirements_checked = detail::checked<detail::explain_cluster<C>()>;
-  static_assert(!cluster<C> || detail::evaluator_arguments<C, Policy>,
-                "evaluator: the policy needs const members is_eligible_victim(node, victim, "
-                "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
-
- public:
-  using decision_type = decision<detail::rejected_pod>;
-  template <class... A>
-  explicit evaluator(A&&...) noexcept {}
-  template <class... A>
-  const decision_type& evaluate(A&&...) noexcept {
-    return decision_;
-  }
-
- private:
-  decision_type decision_;
+class evaluator<C, Policy, Observer> : public detail::rejected_evaluator<C, Policy> {
+  using detail::rejected_evaluator<C, Policy>::rejected_evaluator;
 };
 
 template <class C, class Policy, class Observer>
   requires detail::evaluator_arguments<C, Policy>
-class evaluator<C, Policy, Observer> {
+class evaluator<C, Policy, Observer>
+    : private detail::ledger_misuse<decision<cluster_pod_t<C>>, cluster_pod_t<C>, C> {
  public:
   using pod_type = cluster_pod_t<C>;
   using node_type = cluster_node_t<C>;
   using state_type = cluster_state_t<C>;
   using decision_type = decision<pod_type>;
   static_assert(detail::observer_hooks_fit<Observer, pod_type>());
+#if !defined(PREEMPT_NO_THREADS)
+  template <class>
+  friend class detail::parallel_dry_run;
+#endif
 
   explicit evaluator(evaluator_config config = {}, Policy policy = {}, Observer observer = {})
       : config_(config),
         policy_(std::move(policy)),
         observer_(std::move(observer)),
         offsets_(config.seed),
-#if defined(PREEMPT_NO_THREADS)
-        nodes_(1) {
-#else
-        nodes_(std::max<std::size_t>(config.parallelism, 1)) {
-#endif
+        nodes_(detail::worker_count(config.parallelism)) {
     PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
                    "evaluator: invalid sampling arguments");
     config_.parallelism = nodes_.size();
@@ -157,22 +107,14 @@ class evaluator<C, Policy, Observer> {
   static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
                                           std::is_nothrow_move_constructible_v<Observer> &&
                                           std::is_nothrow_move_constructible_v<state_type>;
-  // Movable (when the policy, the observer and the cluster's state type are). Moving an evaluator
-  // while an evaluate call runs on it is the caller's bug. A decision obtained before the move is
-  // no longer valid; the moved-from evaluator may only be destroyed or assigned to.
+  // Movable (not while evaluate runs): a decision obtained before the move is no longer valid; the
+  // moved-from evaluator may only be destroyed or assigned to.
   evaluator(evaluator&&) noexcept(nothrow_movable) = default;
   evaluator& operator=(evaluator&&) noexcept(nothrow_movable) = default;
 
-  // A nomination ledger passed where its reader is expected: a clear error rather than a list of
-  // unsatisfied constraints (the ledger does not model nominations_of).
-  template <class... Args>
-    requires(detail::nominations_owner<Args> || ...)
-  const decision_type& evaluate(const pod_type&, const C&, Args&&...) {
-    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
-                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
-                  "while the evaluation reads the nominations, not the ledger itself");
-    return decision_;
-  }
+  // A nomination ledger passed where its reader is expected: a clear error
+  // (detail/requirements.hpp).
+  using detail::ledger_misuse<decision_type, pod_type, C>::evaluate;
 
   Policy& policy() noexcept { return policy_; }
   Observer& observer() noexcept { return observer_; }
@@ -190,10 +132,8 @@ class evaluator<C, Policy, Observer> {
                     extenders);
   }
 
-  // The same with pod groups: the cluster's victim units are built once per decision
-  // (workload::build_victim_units, missing start times read as the policy's `now`), each node's
-  // dry run selects whole units, and step 1 compares a pod on the nominated node by its effective
-  // priority (workload::effective_priority); the preemptor keeps its own priority.
+  // The same with pod groups: each node's dry run selects whole victim units, and step 1 compares
+  // a pod on the nominated node by its group's priority; the preemptor keeps its own.
   template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
             executor E, class Extenders = no_extenders>
     requires workload::group_set<W, pod_type>
@@ -235,22 +175,13 @@ class evaluator<C, Policy, Observer> {
     //    cluster (a shorter list is the caller's mistake, reported rather than read past).
     if (!detail::statuses_cover(statuses, cluster.size()))
       return finish(decision_kind::error, statuses_too_short_message);
-    // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers).
-    //    Policy Never, or an earlier preemption still terminating victims on the pod's nominated
-    //    node: not eligible (the nomination is kept). With pod groups a pod on that node is
-    //    compared by its effective priority, and the victim units are built once per decision.
-    status eligible;
-    if constexpr (std::same_as<W, without_groups>) {
-      eligible = detail::check_eligibility_on(cluster, preemptor, options.nominated_node, statuses,
-                                              policy_);
-    } else {
-      eligible =
-          detail::check_eligibility_on(cluster, preemptor, options.nominated_node, statuses,
-                                       policy_, [groups](const pod_type& p) {
-                                         return ::preempt::workload::effective_priority(*groups, p);
-                                       });
-    }
-    if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
+    // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers):
+    //    not with policy Never, or while victims of an earlier preemption still terminate on its
+    //    nominated node. With pod groups, the victim units are built once per decision.
+    if (const status eligible = detail::check_eligibility_on(
+            cluster, preemptor, options.nominated_node, statuses, policy_, victim_priority(groups));
+        !eligible)
+      return finish_message(decision_kind::not_eligible, eligible.reason());
     if constexpr (!std::same_as<W, without_groups>) {
       ::preempt::workload::build_victim_units(cluster, *groups, now_, units_);
       grouped_ = true;
@@ -289,6 +220,14 @@ class evaluator<C, Policy, Observer> {
     return finish_nominated(preemptor);
   }
 
+  // A pod's priority as step 1 compares it: its own, or with pod groups its group's.
+  static detail::priority_of_fn victim_priority(const without_groups*) noexcept { return {}; }
+  template <class W>
+  static auto victim_priority(const W* groups) noexcept {
+    return
+        [groups](const pod_type& p) { return ::preempt::workload::effective_priority(*groups, p); };
+  }
+
   void start_attempt(const pod_type& preemptor) {
     PREEMPT_ASSERT(!nodes_.empty(), "evaluator: evaluate on a moved-from evaluator");
     decision_ = decision_type{};
@@ -319,14 +258,8 @@ class evaluator<C, Policy, Observer> {
       return;
     }
 #endif
-    dry_run_inline(preemptor, cluster, budgets, nominations);
-  }
-
-  // The sequential dry run: each node is merged as soon as it is evaluated, its victims read
-  // straight from the scratch (no result slot, no copy).
-  template <class B, class N>
-  void dry_run_inline(const pod_type& preemptor, const view_type& cluster, const B& budgets,
-                      const N& nominations) {
+    // Sequentially: each node is merged as soon as it is evaluated, its victims read straight
+    // from the scratch (no result slot, no copy).
     const std::size_t n = potential_.size();
     worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
@@ -342,46 +275,41 @@ class evaluator<C, Policy, Observer> {
   }
 
 #if !defined(PREEMPT_NO_THREADS)
-  // The parallel dry run (preempt/detail/parallel_dry_run.hpp): this evaluator is its host.
+  // The parallel dry run (preempt/detail/parallel_dry_run.hpp), this evaluator its host: the k-th
+  // potential node evaluated on worker w (its victims to the worker's arena), then merged (victims
+  // read only to tell an observer, called after the batch, when no worker writes an arena).
   template <class B, class N>
-  struct parallel_host {
-    evaluator* self;
+  struct inputs {
     const pod_type* preemptor;
     const view_type* cluster;
     const B* budgets;
     const N* nominations;
-
-    std::size_t next_batch_size(std::size_t previous) const noexcept {
-      return self->next_batch_size(previous);
-    }
-    void begin_batch() noexcept { self->bound_.begin_batch(); }
-    // Evaluates the k-th potential node on worker w: its victims go to the worker's arena.
-    void evaluate(std::size_t k, std::size_t w, detail::item_result<pod_type>& out) {
-      out.bounded = self->select_on(self->potential_[k], self->nodes_[w], *preemptor, *cluster,
-                                    *budgets, *nominations, out.selection, out.scores);
-      out.victims = self->nodes_.keep_victims(w, out.selection.victims);
-      out.selection.victims = {};  // in the worker's scratch, until its next node
-    }
-    // Merges the k-th potential node, its victims already in an arena (read only to tell an
-    // observer, which is called after the batch, when no worker writes an arena).
-    bool merge(std::size_t k, const detail::item_result<pod_type>& r) {
-      std::span<const pod_type* const> victims;
-      if constexpr (observes_nodes) victims = self->nodes_.victims_of(r.victims);
-      const std::size_t node_index = self->potential_[k];
-      if (detail::candidate_lists::list* list =
-              self->merge_outcome(node_index, r.outcome(), victims, r.violations()))
-        self->keep(*list, {node_index, r.victims, r.violations(), r.scores, r.bounded});
-      return self->lists_.may_stop();
-    }
   };
+  template <class B, class N>
+  void evaluate_item(std::size_t k, std::size_t w, detail::item_result<pod_type>& out,
+                     const inputs<B, N>& in) {
+    out.bounded = select_on(potential_[k], nodes_[w], *in.preemptor, *in.cluster, *in.budgets,
+                            *in.nominations, out.selection, out.scores);
+    out.victims = nodes_.keep_victims(w, out.selection.victims);
+    out.selection.victims = {};  // in the worker's scratch, until its next node
+  }
+  bool merge_item(std::size_t k, const detail::item_result<pod_type>& r) {
+    std::span<const pod_type* const> victims;
+    if constexpr (observes_nodes) victims = nodes_.victims_of(r.victims);
+    if (detail::candidate_lists::list* list =
+            merge_outcome(potential_[k], r.outcome(), victims, r.violations()))
+      keep(*list, {potential_[k], r.victims, r.violations(), r.scores, r.bounded});
+    return lists_.may_stop();
+  }
+  void begin_batch() noexcept { bound_.begin_batch(); }
 
   template <class B, class N, class E>
   void dry_run_parallel(const pod_type& preemptor, const view_type& cluster, const B& budgets,
                         const N& nominations, const E& ex) {
     nodes_.prepare_workers(cluster, budgets, grouped_);
-    parallel_host<B, N> host{this, &preemptor, &cluster, &budgets, &nominations};
+    const inputs<B, N> in{&preemptor, &cluster, &budgets, &nominations};
     bound_.begin_parallel();
-    parallel_->template run<merges_while_evaluating>(potential_.size(), host, ex);
+    parallel_->template run<merges_while_evaluating>(potential_.size(), *this, in, ex);
     bound_.end_parallel();
     nodes_.note_arena_room();
   }
@@ -415,9 +343,8 @@ class evaluator<C, Policy, Observer> {
 
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
-    bound_.note(k);
+    bound_.note(k);  // the best candidate so far, for the branch and bound
   }
-
   // The kept candidates, without violations first; bounded ones are only counted.
   void collect_candidates(const view_type& cluster) {
     lists_.for_each([&](const detail::kept_candidate& k) {
@@ -453,14 +380,8 @@ class evaluator<C, Policy, Observer> {
   // Step 4: the best candidate, by the policy's score functions or upstream's.
   const decision_type& finish_nominated(const pod_type& preemptor) {
     const std::span<const candidate<pod_type>> cands(candidates_);
-    if constexpr (detail::has_score_functions<Policy>)
-      decision_.choice =
-          preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(), now_);
-    else if (candidate_scores_.size() == candidates_.size())
-      decision_.choice = preempt::pick_best_candidate<pod_type>(
-          cands, std::span<const default_scores::vector>(candidate_scores_));
-    else
-      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, now_);
+    decision_.choice = detail::choose_candidate<pod_type>(
+        cands, std::span<const default_scores::vector>(candidate_scores_), policy_, now_);
     const candidate<pod_type>& best = candidates_[decision_.choice.index];
     // A running pod with the preemptor's uid: the caller's cluster holds the preemptor twice.
     for (const pod_type* v : best.victims)
@@ -484,18 +405,15 @@ class evaluator<C, Policy, Observer> {
     decision_.candidates = std::span<const candidate<pod_type>>(candidates_);
     return decision_;
   }
-
   const decision_type& finish_message(decision_kind kind, std::string_view text) {
     return finish(kind, messages_.prefixed(text));
   }
-
   // No candidate: upstream's FitError over all nodes; the nomination is cleared.
   const decision_type& finish_unschedulable(std::size_t total_nodes) {
     decision_.clear_nomination = true;
     return finish(decision_kind::unschedulable,
                   messages_.fit_error(lists_.diagnosis(), total_nodes));
   }
-
   // Errors and no candidate: upstream's aggregate of the dry run's errors.
   const decision_type& finish_errors(const view_type& cluster) {
     return finish(decision_kind::error, messages_.aggregate_error(lists_.diagnosis(), cluster));

@@ -51,6 +51,17 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
 
+// The workers of a dry run for a configured parallelism: the calling thread and its helpers, or
+// the calling thread alone without threads.
+constexpr std::size_t worker_count(std::size_t parallelism) noexcept {
+#if defined(PREEMPT_NO_THREADS)
+  static_cast<void>(parallelism);
+  return 1;
+#else
+  return parallelism > 1 ? parallelism : 1;
+#endif
+}
+
 // C is a cluster with the members (detail::member_cluster_t).
 template <class C, class Policy>
 class node_dry_run {

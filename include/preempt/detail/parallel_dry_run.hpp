@@ -9,11 +9,11 @@
 // evaluation would have reached is kept, so every executor and parallelism gives the same
 // decision, node statuses included.
 //
-// The host (the evaluator) provides:
+// The host (the evaluator) provides, for the evaluation's `inputs`:
 //   host.next_batch_size(previous)    nodes in the next batch
 //   host.begin_batch()                before a batch's nodes are evaluated (the bound's snapshot)
-//   host.evaluate(k, worker, result)  evaluates the k-th potential node into `result`
-//   host.merge(k, result) -> bool     folds the k-th node into the candidate lists (true: stop)
+//   host.evaluate_item(k, worker, result, inputs)  evaluates the k-th potential node into `result`
+//   host.merge_item(k, result) -> bool  folds the k-th node into the candidate lists (true: stop)
 // Merge while evaluating (MergesWhileEvaluating, without an observer of every node): the calling
 // thread merges the results that are ready from the cursor on at the end of each of its claims,
 // and the rest after the batch. A helper only publishes its result (one release store per item):
@@ -92,8 +92,8 @@ class parallel_dry_run {
   // counter less; more, smaller ones balance uneven nodes better).
   static constexpr std::size_t claims_per_worker = 16;
 
-  template <bool MergesWhileEvaluating, class Host, class E>
-  void run(std::size_t n, Host& host, const E& ex) {
+  template <bool MergesWhileEvaluating, class Host, class Inputs, class E>
+  void run(std::size_t n, Host& host, const Inputs& inputs, const E& ex) {
     const std::size_t workers = crew_->size();
     std::size_t previous = 0;
     for (std::size_t base = 0; base < n;) {
@@ -103,7 +103,7 @@ class parallel_dry_run {
       host.begin_batch();
       const std::size_t grain = std::max<std::size_t>(1, count / (workers * claims_per_worker));
       if constexpr (MergesWhileEvaluating) gate_->start(count, grain);
-      batch<MergesWhileEvaluating, Host> b{this, &host, base};
+      batch<MergesWhileEvaluating, Host, Inputs> b{this, &host, &inputs, base};
       if (count == 1) {
         b.evaluate_item(0, 0);
       } else {
@@ -112,7 +112,8 @@ class parallel_dry_run {
         job.count = count;
         job.grain = grain;
         job.process = [](crew_job& j, std::size_t item, std::size_t w) noexcept {
-          static_cast<batch<MergesWhileEvaluating, Host>*>(j.context)->evaluate_item(item, w);
+          static_cast<batch<MergesWhileEvaluating, Host, Inputs>*>(j.context)->evaluate_item(item,
+                                                                                             w);
         };
         crew_->run(job, ex);
       }
@@ -155,10 +156,11 @@ class parallel_dry_run {
   };
 
   // One batch: the items [base, base + count) of the potential nodes.
-  template <bool MergesWhileEvaluating, class Host>
+  template <bool MergesWhileEvaluating, class Host, class Inputs>
   struct batch {
     parallel_dry_run* self;
     Host* host;
+    const Inputs* inputs;
     std::size_t base;
 
     // Evaluates item `item` on worker `w`. With MergesWhileEvaluating, on the calling thread
@@ -170,10 +172,11 @@ class parallel_dry_run {
       merge_gate& g = *self->gate_;
       if constexpr (MergesWhileEvaluating)
         if (g.stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
-      host->evaluate(base + item, w, out);
+      host->evaluate_item(base + item, w, out, *inputs);
       if constexpr (MergesWhileEvaluating) {
         if (w == 0 && g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
-          if (host->merge(base + g.cursor, out)) g.stopped.store(true, std::memory_order_relaxed);
+          if (host->merge_item(base + g.cursor, out))
+            g.stopped.store(true, std::memory_order_relaxed);
           ++g.cursor;
           if (g.ends_claim(item)) merge_ready_items();
           return;
@@ -189,7 +192,7 @@ class parallel_dry_run {
       merge_gate& g = *self->gate_;
       while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
              g.ready[g.cursor].load(std::memory_order_acquire)) {
-        if (host->merge(base + g.cursor, self->results_[g.cursor]))
+        if (host->merge_item(base + g.cursor, self->results_[g.cursor]))
           g.stopped.store(true, std::memory_order_relaxed);
         ++g.cursor;
       }
@@ -202,7 +205,7 @@ class parallel_dry_run {
         return self->gate_->stopped.load(std::memory_order_relaxed);
       } else {
         for (std::size_t i = 0; i < count; ++i)
-          if (host->merge(base + i, self->results_[i])) return true;
+          if (host->merge_item(base + i, self->results_[i])) return true;
         return false;
       }
     }

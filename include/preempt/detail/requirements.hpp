@@ -24,9 +24,12 @@
 
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
+#include "preempt/decision.hpp"
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
+#include "preempt/nominations.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/policy.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -157,6 +160,50 @@ struct rejected_pod {
   int priority() const noexcept { return 0; }
   std::optional<timestamp> start_time() const noexcept { return {}; }
   bool terminating_by_preemption() const noexcept { return false; }
+};
+
+template <class C, class Policy>
+concept evaluator_arguments =
+    ::preempt::cluster<C> &&
+    ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>;
+
+// The evaluate overload that takes a nomination ledger where its reader is expected: a clear
+// error rather than a list of unsatisfied constraints (the ledger does not model nominations_of).
+template <class Decision, class P, class C>
+struct ledger_misuse {
+  template <class... Args>
+    requires(nominations_owner<Args> || ...)
+  const Decision& evaluate(const P&, const C&, Args&&...) {
+    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
+                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
+                  "while the evaluation reads the nominations, not the ledger itself");
+    static const Decision none;
+    return none;
+  }
+};
+
+// What an evaluator<C, Policy> is when C or Policy does not model the concepts: the reasons, and
+// members that accept any call, so that nothing else is reported for the same mistake.
+template <class C, class Policy>
+class rejected_evaluator {
+  using requirements_checked = checked<explain_cluster<C>()>;
+  static_assert(
+      !::preempt::cluster<C> ||
+          ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>,
+      "evaluator: the policy needs const members is_eligible_victim(node, victim, "
+      "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
+
+ public:
+  using decision_type = decision<rejected_pod>;
+  template <class... A>
+  explicit rejected_evaluator(A&&...) noexcept {}
+  template <class... A>
+  const decision_type& evaluate(A&&...) noexcept {
+    return decision_;
+  }
+
+ private:
+  decision_type decision_;
 };
 
 }  // namespace detail
