@@ -2135,9 +2135,10 @@ PREEMPT_NAMESPACE_END
 // Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), and its
 // background work names the node by the ledger's node_key, so the caller's cluster may change,
 // even lose or renumber nodes (nomination_ledger::remove_node), while evictions run. It must
-// outlive its background work: the destructor waits for it; with a manual executor, destroying it
-// with work still queued is a contract failure (it would wait forever). It attaches to its ledger
-// and in-flight table, which must outlive it (declare them first: detail/users.hpp).
+// outlive its background work (a completion-based client's calls included, until they return):
+// the destructor waits for it; with a manual executor, destroying it with work still queued is a
+// contract failure (it would wait forever). It attaches to its ledger and in-flight table, which
+// must outlive it (declare them first: detail/users.hpp).
 // Allocation: none per preemption once reserve(preemptions, victims) covers the load (jobs are
 // pooled); a failure message is copied into a reused buffer. Exceptions: none of its own; if the
 // executor throws, the bookkeeping is rolled back and apply reports an error. Thread-safety: apply
@@ -4088,7 +4089,8 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     return table_->is_preemption_running(preemptor);
   }
 
-  // Background jobs (and followers) not yet finished.
+  // Background work not yet finished: jobs, followers, and calls of a completion-based client
+  // still in progress (an eviction may complete before its start_eviction call returns).
   std::size_t jobs_running() const {
     detail::exclusive_guard lock(idle_mutex_);
     return running_;
@@ -4378,7 +4380,11 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
 #else
       const eviction_completion done(&j, i, &eviction_completed);
 #endif
+      // The call counts as background work until it returns, even when the eviction completed
+      // (and its job ended) first: wait_idle, and so the destructor, wait for it.
+      job_started();
       client_->start_eviction(j.victims[i], *j.preemptor, done);
+      work_ended();
     } else {
       const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
       eviction_ended(j, i, r.outcome, r.message);
@@ -4489,6 +4495,11 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   void done_with(job* j) noexcept {
     j->preemptor.reset();
     release_job(j);
+    work_ended();
+  }
+
+  // One piece of background work (a job, a follower, a client call) ended.
+  void work_ended() noexcept {
     detail::idle_waiter* waiters = nullptr;
     {
       // Notified under the lock: wait_idle (and so the destructor) cannot return before this
