@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (57 headers), in one file, to copy into a project: include it and compile with
+// includes (65 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -96,7 +96,10 @@
 //
 // A user may provide `preempt_user_config.hpp` on the include path; it is included first and may
 // predefine PREEMPT_ASSERT_HANDLER (a function `void(const char* expr, const char* file, int line,
-// const char* msg)`) or PREEMPT_NO_CHECKS.
+// const char* msg)`) or PREEMPT_NO_CHECKS. The default handler prints the violation to stderr and
+// aborts; on bare metal (PREEMPT_NO_THREADS and no operating system; PREEMPT_ASSERT_USES_STDIO
+// overrides) it uses no stdio, which would cost the firmware newlib's printf: it records the
+// violation in detail::last_contract_violation, for a debugger or a fault handler, and aborts.
 //
 // No allocation, no exceptions, no RTTI, no global state.
 #ifndef PREEMPT_CONFIG_HPP
@@ -108,8 +111,8 @@
 #endif
 #endif
 
-#include <cstdio>
 #include <cstdlib>
+#include <version>
 
 // ---- begin preempt/version.hpp -----------------------------------------------------------------
 // preempt/version.hpp - the library's version, checked in so that a copy of include/ needs no
@@ -131,6 +134,28 @@
 #if !defined(PREEMPT_NO_THREADS)
 #if (defined(__GLIBCXX__) && !defined(_GLIBCXX_HAS_GTHREADS)) || defined(_LIBCPP_HAS_NO_THREADS)
 #define PREEMPT_NO_THREADS 1
+#endif
+#endif
+
+// Whether the default assertion handler prints (hosted) or only records the violation (bare metal).
+#if !defined(PREEMPT_ASSERT_USES_STDIO)
+#if defined(PREEMPT_NO_THREADS) && !defined(__unix__) && !defined(__APPLE__) && !defined(_WIN32)
+#define PREEMPT_ASSERT_USES_STDIO 0
+#else
+#define PREEMPT_ASSERT_USES_STDIO 1
+#endif
+#endif
+#if PREEMPT_ASSERT_USES_STDIO
+#include <cstdio>
+#endif
+
+// PREEMPT_HAS_STOP_TOKEN: std::stop_token is there (C++20's <stop_token>; libc++ before 17 lacks
+// it), so the dispatcher takes one for its outstanding work and for wait_idle.
+#if !defined(PREEMPT_HAS_STOP_TOKEN)
+#if !defined(PREEMPT_NO_THREADS) && defined(__cpp_lib_jthread)
+#define PREEMPT_HAS_STOP_TOKEN 1
+#else
+#define PREEMPT_HAS_STOP_TOKEN 0
 #endif
 #endif
 
@@ -157,10 +182,27 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
 
+// The last contract violation, as the bare-metal handler records it (read it from a debugger or a
+// fault handler: the program aborts right after).
+struct contract_violation {
+  const char* expr;
+  const char* file;
+  int line;
+  const char* msg;
+};
+inline volatile contract_violation last_contract_violation{};
+
 // Reports a broken contract and stops the program. Never throws.
 [[noreturn]] inline void assertion_failed(const char* expr, const char* file, int line,
                                           const char* msg) noexcept {
+#if PREEMPT_ASSERT_USES_STDIO
   std::fprintf(stderr, "%s:%d: preempt: contract violated: %s (%s)\n", file, line, msg, expr);
+#else
+  last_contract_violation.expr = expr;
+  last_contract_violation.file = file;
+  last_contract_violation.line = line;
+  last_contract_violation.msg = msg;
+#endif
   std::abort();
 }
 
@@ -232,10 +274,13 @@ PREEMPT_NAMESPACE_END
 //   preempt::is_terminating_by_preemption(p)  true when the pod is terminating because a scheduler
 //                                 preempted it (deletionTimestamp set and DisruptionTarget=True
 //                                 with reason PreemptionByScheduler)
+//   preempt::is_terminating(p)    optional: true when the pod is being deleted for any reason
+//                                 (deletionTimestamp set); the dispatcher does not evict it again.
+//                                 Without it, is_terminating_by_preemption(p) answers
 //   preempt::preemption_policy_of(p)  optional; without it a pod may preempt (Kubernetes' default,
 //                                 PreemptLowerPriority)
 // Each accessor asks preempt::pod_traits<P> first, then the pod's own const member of the same
-// name (p.uid(), p.priority(), p.start_time(), p.terminating_by_preemption(),
+// name (p.uid(), p.priority(), p.start_time(), p.terminating_by_preemption(), p.terminating(),
 // p.preemption_policy()). A type with those members models `pod` as it is; any other type (plain
 // fields, other names, std::chrono times) is adapted by specializing pod_traits with static
 // functions for the accessors it lacks:
@@ -250,6 +295,7 @@ PREEMPT_NAMESPACE_END
 //     static int priority(const row& r) { return r.priority; }
 //     static auto start_time(const row& r) { return r.start_time; }
 //     static bool terminating_by_preemption(const row&) { return false; }
+//     static bool terminating(const row& r) { return r.deleted; }  // optional
 //   };
 //
 // A start time may be std::optional<timestamp>, a std::chrono::sys_time (a time point of
@@ -266,6 +312,53 @@ PREEMPT_NAMESPACE_END
 #include <type_traits>
 #include <utility>
 
+// ---- begin preempt/detail/hook_check.hpp -------------------------------------------------------
+// preempt/detail/hook_check.hpp - telling a missing optional hook from one with the wrong
+// signature.
+//
+// The library calls an optional hook (a dispatcher's nominations_cleared, an observer's
+// on_node_evaluated, ...) only when the call is well-formed, so a hook written with another
+// signature (last release's, a typo in a parameter type) would silently never be called.
+// PREEMPT_DETAIL_MEMBER_NAMED(name) defines detail::has_member_named_<name><T>: whether class T
+// has any member of that name, whatever its kind or signature (overloads and templates included),
+// found by making a name lookup ambiguous. The library then static_asserts, with the expected
+// signature in the message, that a hook which exists can be called as the library calls it.
+//
+// Compile time only; no code.
+#ifndef PREEMPT_DETAIL_HOOK_CHECK_HPP
+#define PREEMPT_DETAIL_HOOK_CHECK_HPP
+
+
+
+// detail::has_member_named_<name><T>: T is a class (not final) with a member called `name`.
+#define PREEMPT_DETAIL_MEMBER_NAMED(name)                  \
+  struct member_probe_##name {                             \
+    int name;                                              \
+  };                                                       \
+  template <class T>                                       \
+  struct member_lookup_##name : T, member_probe_##name {}; \
+  template <class T>                                       \
+  concept has_member_named_##name =                        \
+      std::is_class_v<T> && !std::is_final_v<T> && !requires { &member_lookup_##name<T>::name; };
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+PREEMPT_DETAIL_MEMBER_NAMED(reactivate)
+PREEMPT_DETAIL_MEMBER_NAMED(nominations_cleared)
+PREEMPT_DETAIL_MEMBER_NAMED(on_preemption_dispatched)
+PREEMPT_DETAIL_MEMBER_NAMED(on_async_finished)
+PREEMPT_DETAIL_MEMBER_NAMED(on_eviction_failed)
+PREEMPT_DETAIL_MEMBER_NAMED(on_attempt_started)
+PREEMPT_DETAIL_MEMBER_NAMED(on_node_evaluated)
+PREEMPT_DETAIL_MEMBER_NAMED(on_candidate_chosen)
+PREEMPT_DETAIL_MEMBER_NAMED(start_eviction)
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_HOOK_CHECK_HPP
+// ---- end preempt/detail/hook_check.hpp ---------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -292,7 +385,8 @@ enum class preemption_policy : std::uint8_t { preempt_lower_priority, never };
 // How the library reads a pod type. The primary template is empty: every accessor then calls the
 // pod's member function. Specialize it for a type that lacks some of them; a specialization
 // provides any of these static functions (the others still fall back to the members):
-//   uid(p), priority(p), start_time(p), terminating_by_preemption(p), preemption_policy(p).
+//   uid(p), priority(p), start_time(p), terminating_by_preemption(p), terminating(p),
+//   preemption_policy(p).
 template <class P>
 struct pod_traits {};
 
@@ -300,6 +394,9 @@ namespace detail {
 
 template <class P>
 using pod_traits_of = ::preempt::pod_traits<std::remove_cvref_t<P>>;
+
+PREEMPT_DETAIL_MEMBER_NAMED(terminating)
+PREEMPT_DETAIL_MEMBER_NAMED(preemption_policy)
 
 // A start time as nanoseconds since the Unix epoch, from the forms the library accepts. A
 // std::chrono::sys_time is recognized by its clock (system_clock alone has to_time_t) without
@@ -396,9 +493,37 @@ struct is_terminating_by_preemption_fn {
   }
 };
 
+struct is_terminating_fn {
+  template <class P>
+  constexpr bool operator()(const P& p) const {
+    static_assert(
+        !has_member_named_terminating<pod_traits_of<P>> ||
+            requires { pod_traits_of<P>::terminating(p); },
+        "pod_traits<P>::terminating exists but cannot be called as "
+        "`static bool terminating(const P&)`");
+    if constexpr (requires {
+                    { pod_traits_of<P>::terminating(p) } -> std::convertible_to<bool>;
+                  })
+      return static_cast<bool>(pod_traits_of<P>::terminating(p));
+    else if constexpr (requires {
+                         { p.terminating() } -> std::convertible_to<bool>;
+                       })
+      return static_cast<bool>(p.terminating());
+    else
+      return ::preempt::detail::is_terminating_by_preemption_fn{}(p);
+  }
+};
+
 struct preemption_policy_of_fn {
   template <class P>
   constexpr preemption_policy operator()(const P& p) const {
+    static_assert(
+        !has_member_named_preemption_policy<pod_traits_of<P>> ||
+            requires {
+              { pod_traits_of<P>::preemption_policy(p) } -> std::convertible_to<preemption_policy>;
+            },
+        "pod_traits<P>::preemption_policy exists but cannot be called as "
+        "`static preempt::preemption_policy preemption_policy(const P&)`");
     if constexpr (requires {
                     {
                       pod_traits_of<P>::preemption_policy(p)
@@ -431,6 +556,10 @@ inline constexpr detail::start_time_of_fn start_time_of{};
 
 // Whether a pod is terminating because a scheduler preempted it.
 inline constexpr detail::is_terminating_by_preemption_fn is_terminating_by_preemption{};
+
+// Whether a pod is being deleted (any reason; is_terminating_by_preemption when neither the traits
+// nor the type say).
+inline constexpr detail::is_terminating_fn is_terminating{};
 
 // The preemption policy of a pod (PreemptLowerPriority when neither the traits nor the type say).
 inline constexpr detail::preemption_policy_of_fn preemption_policy_of{};
@@ -661,6 +790,22 @@ constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands
   return detail::pick_best<P>(cands, detail::score_list<Scores>{score_functions, count}, count);
 }
 
+namespace detail {
+// The evaluator's choice (SelectCandidate): the policy's own score functions when it has them,
+// else the upstream scores, read from `scores` when computed for every candidate.
+template <pod P, class Policy>
+constexpr best_candidate choose_candidate(std::span<const candidate<P>> cands,
+                                          std::span<const default_scores::vector> scores,
+                                          const Policy& policy, timestamp now) {
+  if constexpr (requires { policy.score_functions(); })
+    return ::preempt::pick_best_candidate<P>(cands, policy.score_functions(), now);
+  else if (scores.size() == cands.size())
+    return ::preempt::pick_best_candidate<P>(cands, scores);
+  else
+    return ::preempt::pick_best_candidate<P>(cands, now);
+}
+}  // namespace detail
+
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_BEST_CANDIDATE_HPP
@@ -754,26 +899,32 @@ PREEMPT_NAMESPACE_END
 // ---- begin preempt/cluster.hpp -----------------------------------------------------------------
 // preempt/cluster.hpp - how the evaluation reads the caller's cluster.
 //
-// A type C models `cluster` when it has:
-//   c.size()                    the number of nodes
-//   c[i]                        node i (models preempt::node), for i in [0, size())
-//   typename C::state_type      its what-if node state (models preempt::node_state)
-//   c.make_state()              a fresh state (one per worker thread; reused across nodes)
-//   c.prepare_state(i, state)   point `state` at node i with all its pods
-// The evaluation never copies a node: it prepares a worker's state for each node it evaluates.
-// preempt::model::resource_cluster models it with resource_fit_state.
+// The algorithms read a cluster only through these accessors (function objects in namespace
+// preempt), each of which asks preempt::cluster_traits<C> first, then the cluster's own member:
+//   preempt::cluster_size(c)                 c.size(): the number of nodes
+//   preempt::cluster_node(c, i)              c[i]: node i (models preempt::node), i < size
+//   preempt::cluster_state_t<C>              C::state_type: its what-if node state (models
+//                                            preempt::node_state)
+//   preempt::make_node_state(c)              c.make_state(): a fresh state (one per worker
+//                                            thread; reused across nodes)
+//   preempt::prepare_node_state(c, i, s)     c.prepare_state(i, s): point s at node i with all
+//                                            its pods
+// A type with those members models `cluster` as it is (preempt::model::resource_cluster, with
+// resource_fit_state); any other is adapted by specializing cluster_traits with `using state_type`
+// and static size(c), node(c, i), make_state(c), prepare_state(c, i, state) for what it lacks.
+// cluster_view<C> is a cluster with the members, over one adapted through the traits.
 //
-// Cluster-wide filter state. Some filters judge a node by pods elsewhere (topology spread counts
-// per zone, inter-pod anti-affinity per topology pair). Upstream computes such state once per pod
-// to place (PreFilter) and updates it as pods are removed from or added to the node under
-// evaluation (the AddPod/RemovePod PreFilter extensions). Here the cluster object the evaluation
-// reads carries that state: it is computed before the evaluation for the pod to place, and is
-// read-only during it (the evaluation takes the cluster by const reference and may share it
-// between threads). Each worker's state holds only what its node changes, on top of the shared
-// counts (an overlay), and prepare_state(i, state) resets it for node i; the algorithms' calls to
-// remove_pod/add_pod then keep it right, and nothing cluster-wide is copied. A cluster without
-// such filters needs nothing of this. kubernetes::filter_cluster (kubernetes/filter_cluster.hpp)
-// is a view that adds PodTopologySpread, InterPodAffinity and NodePorts to any cluster this way.
+// Rules. The evaluation takes the cluster by const reference, may share it between worker
+// threads, and keeps views of its nodes' names and pods in its decision: nobody may change the
+// cluster (add or remove nodes or pods, or move it) while an evaluate call reads it (a use after
+// free), and the decision is valid only until the cluster changes. A cluster may have const members
+// reading_started() and reading_ended(): the evaluator calls them around each evaluation, so that
+// the cluster can check the rule (model::resource_cluster does, in builds without NDEBUG).
+// Cluster-wide filter state (topology spread counts, anti-affinity pairs: upstream's PreFilter) is
+// part of the cluster object, computed before the evaluation and read-only during it; each worker's
+// state holds only what its node changes (an overlay, reset by prepare_state).
+// kubernetes::filter_cluster adds PodTopologySpread, InterPodAffinity and NodePorts to any cluster
+// this way.
 //
 // Header-only declarations; no allocation; no exceptions.
 #ifndef PREEMPT_CLUSTER_HPP
@@ -1026,6 +1177,8 @@ constexpr decltype(auto) raw_pods(const N& n) {
 // what it stands for (*e, then e.get()).
 struct pod_of_element_fn {
   template <class E>
+    requires(std::is_lvalue_reference_v<E &&> && ::preempt::pod<std::remove_cvref_t<E>>) ||
+            requires(E&& e) { *e; } || requires(E&& e) { e.get(); }
   constexpr decltype(auto) operator()(E&& e) const {
     if constexpr (std::is_lvalue_reference_v<E&&> && ::preempt::pod<std::remove_cvref_t<E>>)
       return static_cast<const std::remove_cvref_t<E>&>(e);
@@ -1362,8 +1515,10 @@ class status {
 
   constexpr status() noexcept = default;
   constexpr explicit status(status_code code) noexcept : code_(code) {}
-  constexpr status(status_code code, std::string_view reason) noexcept : code_(code) {
-    add_reason(reason);
+  // One reason, held in the status itself (never the interning path of add_reason).
+  constexpr status(status_code code, std::string_view reason) noexcept : code_(code), count_(1) {
+    std::construct_at(&store_.list);
+    store_.list[0] = reason;
   }
 
   static constexpr status ok() noexcept { return status{}; }
@@ -1514,22 +1669,200 @@ PREEMPT_NAMESPACE_END
 
 PREEMPT_NAMESPACE_BEGIN
 
+// How the library reads a cluster type. The primary template is empty: the accessors then call the
+// cluster's members. A specialization provides `using state_type` and any of the static functions
+// size(c), node(c, i), make_state(c), prepare_state(c, i, state).
+template <class C>
+struct cluster_traits {};
+
+namespace detail {
+
+template <class C>
+using cluster_traits_of = ::preempt::cluster_traits<std::remove_cvref_t<C>>;
+
+template <class C>
+struct cluster_state {};
+template <class C>
+  requires requires { typename cluster_traits_of<C>::state_type; }
+struct cluster_state<C> {
+  using type = typename cluster_traits_of<C>::state_type;
+};
+template <class C>
+  requires(
+      !requires { typename cluster_traits_of<C>::state_type; } &&
+      requires { typename C::state_type; })
+struct cluster_state<C> {
+  using type = typename C::state_type;
+};
+
+struct cluster_size_fn {
+  template <class C>
+    requires requires(const C& c) { cluster_traits_of<C>::size(c); } ||
+             requires(const C& c) { c.size(); }
+  constexpr std::size_t operator()(const C& c) const {
+    if constexpr (requires { cluster_traits_of<C>::size(c); })
+      return static_cast<std::size_t>(cluster_traits_of<C>::size(c));
+    else
+      return static_cast<std::size_t>(c.size());
+  }
+};
+
+struct cluster_node_fn {
+  template <class C>
+    requires requires(const C& c, std::size_t i) { cluster_traits_of<C>::node(c, i); } ||
+             requires(const C& c, std::size_t i) { c[i]; }
+  constexpr decltype(auto) operator()(const C& c, std::size_t i) const {
+    if constexpr (requires { cluster_traits_of<C>::node(c, i); })
+      return cluster_traits_of<C>::node(c, i);
+    else
+      return c[i];
+  }
+};
+
+struct make_node_state_fn {
+  template <class C>
+    requires requires(const C& c) { cluster_traits_of<C>::make_state(c); } ||
+             requires(const C& c) { c.make_state(); }
+  constexpr auto operator()(const C& c) const {
+    if constexpr (requires { cluster_traits_of<C>::make_state(c); })
+      return cluster_traits_of<C>::make_state(c);
+    else
+      return c.make_state();
+  }
+};
+
+struct prepare_node_state_fn {
+  template <class C, class S>
+    requires requires(const C& c, std::size_t i, S& s) {
+      cluster_traits_of<C>::prepare_state(c, i, s);
+    } || requires(const C& c, std::size_t i, S& s) { c.prepare_state(i, s); }
+  constexpr void operator()(const C& c, std::size_t i, S& state) const {
+    if constexpr (requires { cluster_traits_of<C>::prepare_state(c, i, state); })
+      cluster_traits_of<C>::prepare_state(c, i, state);
+    else
+      c.prepare_state(i, state);
+  }
+};
+
+}  // namespace detail
+
+// The number of nodes of a cluster.
+inline constexpr detail::cluster_size_fn cluster_size{};
+// Node i of a cluster (possibly a proxy returned by value).
+inline constexpr detail::cluster_node_fn cluster_node{};
+// A fresh node state for a cluster.
+inline constexpr detail::make_node_state_fn make_node_state{};
+// Points a node state at node i.
+inline constexpr detail::prepare_node_state_fn prepare_node_state{};
+
+// A cluster's node state type.
+template <class C>
+using cluster_state_t = typename detail::cluster_state<C>::type;
+
+namespace detail {
+template <class C>
+using cluster_node_type =
+    std::remove_cvref_t<decltype(::preempt::cluster_node(std::declval<const C&>(), std::size_t{}))>;
+}  // namespace detail
+
 template <class C>
 concept cluster =
-    requires(const C& c, std::size_t i, typename C::state_type& state) {
-      { c.size() } -> std::convertible_to<std::size_t>;
-      c[i];
-      { c.make_state() } -> std::same_as<typename C::state_type>;
-      c.prepare_state(i, state);
-    } && node<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>> &&
-    node_state<typename C::state_type,
-               node_pod_t<std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>>>;
+    requires(const C& c, std::size_t i, cluster_state_t<C>& state) {
+      { ::preempt::cluster_size(c) } -> std::convertible_to<std::size_t>;
+      ::preempt::cluster_node(c, i);
+      { ::preempt::make_node_state(c) } -> std::same_as<cluster_state_t<C>>;
+      ::preempt::prepare_node_state(c, i, state);
+    } && node<detail::cluster_node_type<C>> &&
+    node_state<cluster_state_t<C>, node_pod_t<detail::cluster_node_type<C>>>;
 
 // The node and pod types of a cluster.
 template <cluster C>
-using cluster_node_t = std::remove_cvref_t<decltype(std::declval<const C&>()[std::size_t{}])>;
+using cluster_node_t = detail::cluster_node_type<C>;
 template <cluster C>
 using cluster_pod_t = node_pod_t<cluster_node_t<C>>;
+
+namespace detail {
+// Tell a cluster that offers reading_started/ended that an evaluation reads it, or ended.
+template <class C>
+void reading_started(const C& c) noexcept {
+  if constexpr (requires { c.reading_started(); }) c.reading_started();
+}
+template <class C>
+void reading_ended(const C& c) noexcept {
+  if constexpr (requires { c.reading_ended(); }) c.reading_ended();
+}
+
+// Marks a cluster as read for its lifetime.
+template <class C>
+class reading_scope {
+ public:
+  explicit reading_scope(const C& c) noexcept : c_(&c) { ::preempt::detail::reading_started(c); }
+  reading_scope(const reading_scope&) = delete;
+  reading_scope& operator=(const reading_scope&) = delete;
+  ~reading_scope() { ::preempt::detail::reading_ended(*c_); }
+
+ private:
+  const C* c_;
+};
+
+}  // namespace detail
+
+// A cluster with the members the algorithms call, over a cluster read through the accessors (one
+// adapted through cluster_traits). Refers to the cluster: it must outlive the view.
+template <cluster C>
+class cluster_view {
+ public:
+  using state_type = cluster_state_t<C>;
+
+  explicit cluster_view(const C& c) noexcept : c_(&c) {}
+  std::size_t size() const { return ::preempt::cluster_size(*c_); }
+  decltype(auto) operator[](std::size_t i) const { return ::preempt::cluster_node(*c_, i); }
+  state_type make_state() const { return ::preempt::make_node_state(*c_); }
+  void prepare_state(std::size_t i, state_type& state) const {
+    ::preempt::prepare_node_state(*c_, i, state);
+  }
+  const C& underlying() const noexcept { return *c_; }
+  void reading_started() const noexcept { ::preempt::detail::reading_started(*c_); }
+  void reading_ended() const noexcept { ::preempt::detail::reading_ended(*c_); }
+
+ private:
+  const C* c_;
+};
+
+namespace detail {
+PREEMPT_DETAIL_MEMBER_NAMED(size)
+PREEMPT_DETAIL_MEMBER_NAMED(node)
+PREEMPT_DETAIL_MEMBER_NAMED(make_state)
+PREEMPT_DETAIL_MEMBER_NAMED(prepare_state)
+PREEMPT_DETAIL_MEMBER_NAMED(state_type)
+
+// Whether C is read through its members alone (its cluster_traits, if any, provide nothing).
+template <class C>
+concept member_cluster =
+    requires(const C& c, std::size_t i, typename C::state_type& s) {
+      c.size();
+      c[i];
+      c.make_state();
+      c.prepare_state(i, s);
+    } && !has_member_named_size<cluster_traits_of<C>> &&
+    !has_member_named_node<cluster_traits_of<C>> &&
+    !has_member_named_make_state<cluster_traits_of<C>> &&
+    !has_member_named_prepare_state<cluster_traits_of<C>> &&
+    !has_member_named_state_type<cluster_traits_of<C>>;
+
+// The cluster the algorithms' internals read: C itself when it has the members, else a
+// cluster_view of it.
+template <class C>
+using member_cluster_t = std::conditional_t<member_cluster<C>, C, cluster_view<C>>;
+
+template <class C>
+constexpr decltype(auto) as_member_cluster(const C& c) noexcept {
+  if constexpr (member_cluster<C>)
+    return (c);
+  else
+    return cluster_view<C>(c);
+}
+}  // namespace detail
 
 PREEMPT_NAMESPACE_END
 
@@ -1555,6 +1888,10 @@ PREEMPT_NAMESPACE_END
 //
 // A decision is a view into the evaluator that produced it (its buffers) and into the caller's
 // cluster (the victims): valid until the evaluator's next evaluate call or a change of the cluster.
+// So it is not copyable: evaluate returns a reference to the evaluator's own decision, which its
+// next evaluate call overwrites in place (`const auto& d = ev.evaluate(...)`); a copy would keep
+// views into buffers that call reuses or frees, so `auto d = ev.evaluate(...)` does not compile.
+// Copy out what must outlive the next evaluation (the node index, the victims' uids).
 //
 // No allocation; no exceptions.
 #ifndef PREEMPT_DECISION_HPP
@@ -1682,6 +2019,13 @@ template <class P>
 struct decision {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
+  decision() = default;
+  // Not copyable: bind the evaluator's decision by reference (see the header comment).
+  decision(const decision&) = delete;  // bind it: const auto& d = ev.evaluate(...)
+  decision& operator=(const decision&) = delete;
+  decision(decision&&) noexcept = default;
+  decision& operator=(decision&&) noexcept = default;
+
   decision_kind kind = decision_kind::error;
   // The nominated node (kind == nominated).
   std::size_t node_index = npos;
@@ -1769,38 +2113,571 @@ PREEMPT_NAMESPACE_END
 // nominated by the caller, preempt/workload/group_dispatch.hpp), and on_preemption_dispatched is
 // not called (a group's victims are counted by the workload metrics instead, as upstream).
 //
-// The hooks object may have (each optional, except reactivate for async executors):
-//   reactivate(preemptor)                        move the preemptor back to the active queue
-//   nominations_cleared(node, uids)              these pods lost their nomination: patch them
-//                                                (a span of uid copies, never pointers: the
-//                                                caller may free a pod once it is not nominated)
-//   on_preemption_dispatched(preemptor, victims) metric: victims chosen for one preemption
-//   on_async_finished(preemptor, success, duration)  metric: background work and its result
-// Hooks and the eviction client are called from executor threads in async mode.
+// The hooks object may have (each optional, except reactivate for async executors; a member of one
+// of these names that cannot be called so is a compile-time error naming the signature):
+//   reactivate(const P& preemptor)               move the preemptor back to the active queue
+//   nominations_cleared(std::size_t node, std::span<const uid_type> uids)
+//                                                these pods lost their nomination: patch them
+//                                                (uid copies, never pointers)
+//   on_preemption_dispatched(const P& preemptor, std::size_t victims)  metric
+//   on_async_finished(const P& preemptor, bool success, Clock::duration)  metric
+//   on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)
+//                                                an eviction failed (the client's message, valid
+//                                                during the call)
+// Hooks and the eviction client (blocking or completion-based, preempt/eviction.hpp) are called
+// from executor threads, or the thread that completes an eviction, in async mode.
 //
-// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), so the
-// caller's cluster may change while evictions run. It must outlive its background work: the
-// destructor waits for it (drain a manual executor first).
+// Checks: apply refuses, with an error status and no change, a node beyond the ledger's nodes, a
+// preemptor among its own victims (a running pod with the preemptor's uid), a preemptor that is
+// itself a victim whose eviction is in flight, and any work once the dispatcher's stop token is
+// requested (PREEMPT_HAS_STOP_TOKEN). The stop token ends outstanding work too: an eviction not
+// yet started fails at once (the client is not called), so the preemptor is re-activated.
+// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), and its
+// background work names the node by the ledger's node_key, so the caller's cluster may change,
+// even lose or renumber nodes (nomination_ledger::remove_node), while evictions run. It must
+// outlive its background work (a completion-based client's calls included, until they return):
+// the destructor waits for it; with a manual executor, destroying it with work still queued is a
+// contract failure (it would wait forever). It attaches to its ledger and in-flight table, which
+// must outlive it (declare them first: detail/users.hpp).
 // Allocation: none per preemption once reserve(preemptions, victims) covers the load (jobs are
-// pooled). Exceptions: none of its own; if the executor throws, the bookkeeping is rolled back
-// and apply reports an error. Thread-safety: apply from one thread at a time; the queries and
-// report calls from any thread.
+// pooled); a failure message is copied into a reused buffer. Exceptions: none of its own; if the
+// executor throws, the bookkeeping is rolled back and apply reports an error. Thread-safety: apply
+// from one thread at a time; the queries, wait_idle and report calls from any thread.
 #ifndef PREEMPT_DISPATCHER_HPP
 #define PREEMPT_DISPATCHER_HPP
 
 #include <atomic>
 #include <chrono>
 
+// ---- begin preempt/detail/requirements.hpp -----------------------------------------------------
+// preempt/detail/requirements.hpp - why a type is not a pod, a node or a cluster, in words.
+//
+// A concept that fails deep inside (priority_of's result not convertible to std::int32_t, a node
+// whose pods are not pods) makes the compiler list unsatisfied constraints without saying which
+// accessor is wrong unless asked for more depth. The entry points (evaluator, dispatcher,
+// nomination_ledger, in_flight_table) check their arguments with explain_pod, explain_node and
+// explain_cluster first: one static_assert per requirement, each saying what is looked for where
+// and what it must return, and then stand in a placeholder (rejected_pod) so that no further
+// error follows from the same mistake.
+//
+// Compile time only; no code.
+#ifndef PREEMPT_DETAIL_REQUIREMENTS_HPP
+#define PREEMPT_DETAIL_REQUIREMENTS_HPP
+
+
+// ---- begin preempt/nominations.hpp -------------------------------------------------------------
+// preempt/nominations.hpp - how the evaluation reads which pods are nominated to which node.
+//
+// A nominated pod has been promised room on a node by an earlier preemption (its
+// nominatedNodeName) but is not running there yet. Upstream's nominator keeps them; filtering
+// with nominated pods (RunFilterPluginsWithNominatedPods, preempt/nominated_fit.hpp) counts the
+// ones of equal or higher priority on the node being tried.
+//
+//   nominated_range<R, P>   a forward range of pods, or of pointers to pods, of type P: the pods
+//                           nominated to one node
+//   nominations_of<N, P>    `n.nominated_to(i)` yields the nominated_range of node i; the
+//                           nomination_ledger's reader models it
+//   no_nominations          nothing is nominated anywhere (no_nominated_pods<P> on every node)
+//
+// Header-only declarations; no allocation; no exceptions.
+#ifndef PREEMPT_NOMINATIONS_HPP
+#define PREEMPT_NOMINATIONS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+namespace detail {
+
+template <class P, class Nominated>
+concept nominated_range_of =
+    std::ranges::forward_range<Nominated> &&
+    (std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P> ||
+     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, const P*> ||
+     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P*>);
+
+// An element of a nominated_range as a pod reference.
+template <class P, class T>
+constexpr const P& as_pod_ref(const T& x) noexcept {
+  if constexpr (std::is_pointer_v<T>)
+    return *x;
+  else
+    return x;
+}
+
+}  // namespace detail
+
+// A range of nominated pods: pods or pointers to pods of type P.
+template <class R, class P>
+concept nominated_range = detail::nominated_range_of<P, R>;
+
+// An empty list of nominated pods. (A span, not std::ranges::empty_view, which clang 14 cannot
+// compile with libstdc++ 12.)
+template <class P>
+inline constexpr std::span<const P* const> no_nominated_pods{};
+
+struct no_nominations;
+
+template <class N, class P>
+concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n, std::size_t i) {
+  { n.nominated_to(i) } -> nominated_range<P>;
+};
+
+// No pod is nominated anywhere.
+struct no_nominations {};
+
+namespace detail {
+// A type that owns nominations behind a lock and hands out readers (nomination_ledger): passed
+// where nominations are read, it is the wrong argument (see the evaluator's diagnosis).
+template <class T>
+concept nominations_owner = requires { typename std::remove_cvref_t<T>::reader_view; } &&
+                            std::remove_cvref_t<T>::owns_nominations;
+}  // namespace detail
+
+namespace detail {
+
+// The pods nominated to node i (no_nominated_pods for no_nominations).
+template <class P, class N>
+decltype(auto) nominated_to(const N& n, std::size_t i) {
+  if constexpr (std::same_as<N, no_nominations>)
+    return no_nominated_pods<P>;
+  else
+    return n.nominated_to(i);
+}
+
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_NOMINATIONS_HPP
+// ---- end preempt/nominations.hpp ---------------------------------------------------------------
+// ---- begin preempt/policy.hpp ------------------------------------------------------------------
+// preempt/policy.hpp - the hooks victim selection consults, and their upstream defaults.
+//
+// A policy is a small value with two members:
+//   pol.is_eligible_victim(node, victim, preemptor)  may this lower-priority pod be evicted?
+//                                                    (Kubernetes IsEligiblePod; applied in
+//                                                    addition to "strictly lower priority")
+//   pol.more_important(a, b)                         is pod a more important than pod b?
+//                                                    (Kubernetes MoreImportantPod; a strict weak
+//                                                    order)
+// `default_policy` reproduces kube-scheduler: every lower-priority pod is eligible; higher
+// priority is more important, then the earlier start time, a missing start time counting as
+// `now`. Customize by deriving from default_policy and declaring the member to replace (the
+// derived member hides the base one), or by writing any type that models `victim_policy`.
+//
+// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
+// a start time (it then counts as the newest of its priority). Left unset (the default), the
+// evaluator reads the system clock once at the start of each evaluation and holds it for the
+// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
+// A policy of another type may have a `now` member too (a timestamp or an optional one); without
+// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
+// without a start time the oldest: the opposite of upstream.)
+//
+// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
+// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
+// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
+// construction, not tied: after every recorded start time up to `now`, and among themselves the
+// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
+// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
+// calls it for default_policy's order (a derived policy that declares its own more_important is
+// called with two pods, unless it declares its own more_important_as_built too).
+//
+// Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
+// comparison); no allocation; no exceptions.
+#ifndef PREEMPT_POLICY_HPP
+#define PREEMPT_POLICY_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+// Kubernetes MoreImportantPod: higher priority first, then earlier start (missing start = now).
+template <pod P>
+constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
+  const auto pa = priority_of(a);
+  const auto pb = priority_of(b);
+  if (pa != pb) return pa > pb;
+  return start_time_or(a, now) < start_time_or(b, now);
+}
+
+// The same, for two victims built in that order: `a_built` and `b_built` are their positions in
+// the node's listing of its pods (the order the dry run builds victims in). A missing start time
+// stands for the moment the victim was built: `now`, the earlier built first, after a start time
+// recorded at `now` itself.
+template <pod P>
+constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
+                                  std::uint32_t b_built, timestamp now) {
+  const auto pa = priority_of(a);
+  const auto pb = priority_of(b);
+  if (pa != pb) return pa > pb;
+  const std::optional<timestamp> sa = start_time_of(a), sb = start_time_of(b);
+  const timestamp ta = sa ? *sa : now, tb = sb ? *sb : now;
+  if (ta != tb) return ta < tb;
+  if (sa.has_value() != sb.has_value()) return sa.has_value();
+  return !sa && a_built < b_built;
+}
+
+namespace detail {
+// The system clock's time, in nanoseconds since the Unix epoch.
+inline timestamp system_now() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A policy's `now` (see the header comment): its instant when set, else the system clock's.
+template <class T>
+timestamp now_of(const T& policy) noexcept {
+  if constexpr (requires { policy.now.has_value(); })
+    return policy.now.has_value() ? static_cast<timestamp>(*policy.now) : system_now();
+  else if constexpr (requires { static_cast<timestamp>(policy.now); })
+    return static_cast<timestamp>(policy.now);
+  else
+    return system_now();
+}
+}  // namespace detail
+
+struct default_policy {
+  // The time of the decision, the start time assumed for a pod that has none (upstream:
+  // time.Now()). Unset: the system clock, which the evaluator reads once per evaluation.
+  std::optional<timestamp> now;
+
+  // The time of the decision: `now` when set (during an evaluation the evaluator holds it), else
+  // the system clock. What a derived policy's own comparisons read.
+  timestamp current_time() const noexcept { return ::preempt::detail::now_of(*this); }
+
+  template <class Node, pod P>
+  constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
+    return true;
+  }
+
+  template <pod P>
+  constexpr bool more_important(const P& a, const P& b) const {
+    return ::preempt::more_important_pod(a, b, current_time());
+  }
+  // Victims built in the node's pod order (see the header comment): missing start times ordered
+  // by construction.
+  template <pod P>
+  constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
+                                         std::uint32_t b_built) const {
+    return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
+  }
+};
+
+template <class Pol, class N, class P>
+concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& p) {
+  { pol.is_eligible_victim(n, p, p) } -> std::convertible_to<bool>;
+  { pol.more_important(p, p) } -> std::convertible_to<bool>;
+};
+
+namespace detail {
+// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
+// lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
+// the same time as the evaluation; it unsets it again when the evaluation ends.
+template <class Policy>
+class evaluation_clock {
+ public:
+  explicit evaluation_clock(Policy& policy) noexcept : policy_(&policy) {
+    now_ = ::preempt::detail::now_of(policy);
+    if constexpr (requires { policy.now.has_value(); })
+      if (!policy.now.has_value()) {
+        policy.now = now_;
+        held_ = true;
+      }
+  }
+  evaluation_clock(const evaluation_clock&) = delete;
+  evaluation_clock& operator=(const evaluation_clock&) = delete;
+  ~evaluation_clock() {
+    if constexpr (requires { policy_->now.reset(); })
+      if (held_) policy_->now.reset();
+  }
+  timestamp now() const noexcept { return now_; }
+
+ private:
+  Policy* policy_;
+  timestamp now_ = 0;
+  bool held_ = false;
+};
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_POLICY_HPP
+// ---- end preempt/policy.hpp --------------------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// The reasons a type P is not a pod, one static_assert each; true when it is one.
+template <class P>
+constexpr bool explain_pod() {
+  static_assert(
+      requires(const P& p) { ::preempt::uid_of(p); },
+      "preempt: not a pod type: no identity. Give preempt::pod_traits<P> a static "
+      "uid(const P&), or P a const member uid()");
+  if constexpr (requires(const P& p) { ::preempt::uid_of(p); })
+    static_assert(
+        owning_uid<std::remove_cvref_t<decltype(::preempt::uid_of(std::declval<const P&>()))>>,
+        "preempt: a pod's uid must own its value (std::string or an integer, hashable; "
+        "not std::string_view or a pointer): the in-flight table keeps it after the pod "
+        "is gone");
+  static_assert(
+      requires(const P& p) { ::preempt::priority_of(p); },
+      "preempt: not a pod type: its priority, pod_traits<P>::priority(p) or the member "
+      "p.priority(), is missing or does not return a value convertible to std::int32_t "
+      "(a std::optional is not: read an unset priority as 0)");
+  static_assert(
+      requires(const P& p) { ::preempt::start_time_of(p); },
+      "preempt: not a pod type: its start time, pod_traits<P>::start_time(p) or the "
+      "member p.start_time(), is missing or returns neither a "
+      "std::optional<preempt::timestamp> nor a std::chrono::sys_time (or an optional "
+      "of one)");
+  static_assert(
+      requires(const P& p) { ::preempt::is_terminating_by_preemption(p); },
+      "preempt: not a pod type: pod_traits<P>::terminating_by_preemption(p) or the "
+      "member p.terminating_by_preemption() is missing or does not return bool");
+  return ::preempt::pod<P>;
+}
+
+// What an element of a node's pod range stands for: *e, e.get(), or the element itself.
+template <class E>
+struct stood_for {
+  using type = std::remove_cvref_t<E>;
+};
+template <class E>
+  requires requires(E e) { *e; }
+struct stood_for<E> {
+  using type = std::remove_cvref_t<decltype(*std::declval<E>())>;
+};
+template <class E>
+  requires(
+      !requires(E e) { *e; } && requires(E e) { e.get(); })
+struct stood_for<E> {
+  using type = std::remove_cvref_t<decltype(std::declval<E>().get())>;
+};
+template <class E>
+using stood_for_t = typename stood_for<E>::type;
+
+// Names a check so that a class instantiates it (a member alias is part of the class).
+template <bool>
+struct checked {};
+
+// The reasons a type N is not a node; true when it is one.
+template <class N>
+constexpr bool explain_node() {
+  static_assert(
+      requires(const N& n) { ::preempt::name_of(n); },
+      "preempt: not a node type: its name, node_traits<N>::name(n) or the member "
+      "n.name(), is missing or not convertible to std::string_view");
+  static_assert(
+      requires(const N& n) { ::preempt::pods_of(n); },
+      "preempt: not a node type: its pods, node_traits<N>::pods(n) or the member "
+      "n.pods(), are missing or not a forward range");
+  if constexpr (requires(const N& n) { ::preempt::pods_of(n); }) {
+    using element = stood_for_t<std::ranges::range_reference_t<node_pods_range_t<N>>>;
+    static_assert(
+        std::is_lvalue_reference_v<std::ranges::range_reference_t<node_pods_range_t<N>>> ||
+            !std::is_same_v<
+                element, std::remove_cvref_t<std::ranges::range_reference_t<node_pods_range_t<N>>>>,
+        "preempt: a node's pods must be lvalues (the pods themselves, or pointers, "
+        "smart pointers or reference wrappers standing for them): the decision keeps "
+        "pointers to them");
+    if constexpr (std::is_class_v<element> || std::is_scalar_v<element>)
+      return ::preempt::detail::explain_pod<element>() && ::preempt::node<N>;
+  }
+  return ::preempt::node<N>;
+}
+
+// The reasons a type C is not a cluster; true when it is one.
+template <class C>
+constexpr bool explain_cluster() {
+  static_assert(
+      requires(const C& c) { ::preempt::cluster_size(c); },
+      "preempt: not a cluster type: no node count (cluster_traits<C>::size(c) or the "
+      "member c.size())");
+  static_assert(
+      requires(const C& c, std::size_t i) { ::preempt::cluster_node(c, i); },
+      "preempt: not a cluster type: no node access (cluster_traits<C>::node(c, i) or "
+      "the member c[i])");
+  static_assert(
+      requires { typename cluster_state_t<C>; },
+      "preempt: not a cluster type: no node state type (cluster_traits<C>::state_type "
+      "or C::state_type)");
+  if constexpr (requires { typename cluster_state_t<C>; }) {
+    static_assert(
+        requires(const C& c) {
+          { ::preempt::make_node_state(c) } -> std::same_as<cluster_state_t<C>>;
+        },
+        "preempt: not a cluster type: make_state (cluster_traits<C>::make_state(c) or the member "
+        "c.make_state()) is missing or does not return the state type");
+    static_assert(
+        requires(const C& c, std::size_t i, cluster_state_t<C>& s) {
+          ::preempt::prepare_node_state(c, i, s);
+        },
+        "preempt: not a cluster type: prepare_state (cluster_traits<C>::prepare_state(c, i, s) "
+        "or the member c.prepare_state(i, s)) is missing");
+  }
+  if constexpr (requires(const C& c, std::size_t i) { ::preempt::cluster_node(c, i); }) {
+    using N = cluster_node_type<C>;
+    if constexpr (::preempt::detail::explain_node<N>() && requires { typename cluster_state_t<C>; })
+      static_assert(::preempt::node_state<cluster_state_t<C>, node_pod_t<N>>,
+                    "preempt: the cluster's state type is not a node state: it needs "
+                    "remove_pod(p), add_pod(p) and fits(p), each returning a preempt::status");
+  }
+  return ::preempt::cluster<C>;
+}
+
+// What stands for a rejected argument's pod type, so that the mistake is reported once.
+struct rejected_pod {
+  int uid() const noexcept { return 0; }
+  int priority() const noexcept { return 0; }
+  std::optional<timestamp> start_time() const noexcept { return {}; }
+  bool terminating_by_preemption() const noexcept { return false; }
+};
+
+template <class C, class Policy>
+concept evaluator_arguments =
+    ::preempt::cluster<C> &&
+    ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>;
+
+// The evaluate overload that takes a nomination ledger where its reader is expected: a clear
+// error rather than a list of unsatisfied constraints (the ledger does not model nominations_of).
+template <class Decision, class P, class C>
+struct ledger_misuse {
+  template <class... Args>
+    requires(nominations_owner<Args> || ...)
+  const Decision& evaluate(const P&, const C&, Args&&...) {
+    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
+                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
+                  "while the evaluation reads the nominations, not the ledger itself");
+    static const Decision none;
+    return none;
+  }
+};
+
+// What an evaluator<C, Policy> is when C or Policy does not model the concepts: the reasons, and
+// members that accept any call, so that nothing else is reported for the same mistake.
+template <class C, class Policy>
+class rejected_evaluator {
+  using requirements_checked = checked<explain_cluster<C>()>;
+  static_assert(
+      !::preempt::cluster<C> ||
+          ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>,
+      "evaluator: the policy needs const members is_eligible_victim(node, victim, "
+      "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
+
+ public:
+  using decision_type = decision<rejected_pod>;
+  template <class... A>
+  explicit rejected_evaluator(A&&...) noexcept {}
+  template <class... A>
+  const decision_type& evaluate(A&&...) noexcept {
+    return decision_;
+  }
+
+ private:
+  decision_type decision_;
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_REQUIREMENTS_HPP
+// ---- end preempt/detail/requirements.hpp -------------------------------------------------------
+// ---- begin preempt/detail/users.hpp ------------------------------------------------------------
+// preempt/detail/users.hpp - how a nomination ledger or an in-flight table knows that a
+// dispatcher still uses it.
+//
+// A dispatcher keeps references to its ledger and its in-flight table, and its background work
+// reads them from executor threads until the dispatcher's destructor has waited for it. Declared
+// in the wrong order (the dispatcher before the table it uses, as class members), the table is
+// destroyed first and that work reads freed memory. users counts the dispatchers attached to a
+// table; user_of<T> attaches when its dispatcher first starts work (by then both objects are
+// constructed, whatever their declaration order) until it is destroyed. The table's destructor,
+// and a move of it, check that none is left, so the wrong order stops the program with a message
+// instead.
+//
+// O(1); no allocation; no exceptions. Thread-safe (a plain counter under PREEMPT_NO_THREADS).
+#ifndef PREEMPT_DETAIL_USERS_HPP
+#define PREEMPT_DETAIL_USERS_HPP
+
+
+
+#if !defined(PREEMPT_NO_THREADS)
+#endif
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+class users {
+ public:
+  users() noexcept = default;
+  users(const users&) = delete;
+  users& operator=(const users&) = delete;
+
+  void attach() const noexcept { ++count_; }
+  void detach() const noexcept { --count_; }
+  bool none() const noexcept { return count_ == 0; }
+
+ private:
+#if defined(PREEMPT_NO_THREADS)
+  mutable std::size_t count_ = 0;
+#else
+  mutable std::atomic<std::size_t> count_{0};
+#endif
+};
+
+// A reference to a table, attached to it from attach() (called by one thread, before any work
+// that uses the table starts) for as long as this object lives.
+template <class T>
+class user_of {
+ public:
+  explicit user_of(T& table) noexcept : table_(&table) {}
+  user_of(const user_of&) = delete;
+  user_of& operator=(const user_of&) = delete;
+  ~user_of() {
+    if (attached_) table_->users_.detach();
+  }
+
+  void attach() noexcept {
+    if (attached_) return;
+    table_->users_.attach();
+    attached_ = true;
+  }
+
+  T& operator*() const noexcept { return *table_; }
+  T* operator->() const noexcept { return table_; }
+
+ private:
+  T* table_;
+  bool attached_ = false;
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_USERS_HPP
+// ---- end preempt/detail/users.hpp --------------------------------------------------------------
 // ---- begin preempt/eviction.hpp ----------------------------------------------------------------
 // preempt/eviction.hpp - how the library asks the caller to evict one victim.
 //
-// The library does no I/O. A type C models `eviction_client<C, P>` when
-// `c.evict(victim, preemptor)` evicts one victim pod for a preemptor and returns an
-// eviction_result: evicted (the API accepted the deletion), not_found (the victim was already
-// gone; counted as success, as upstream does), or failed with a message (e.g. "delete pod
-// failed"; the string must outlive the dispatch that reported it, so use static text). In async
-// dispatch, evict is called concurrently from executor threads: it must be thread-safe, and it
-// must not throw.
+// The library does no I/O. The dispatcher takes either kind of eviction client for pods P:
+//   eviction_client<C, P>        blocking: c.evict(victim, preemptor) evicts one victim for a
+//                                preemptor and returns an eviction_result: evicted (the API
+//                                accepted the deletion), not_found (already gone; counted as
+//                                success, as upstream does) or failed with a message;
+//   async_eviction_client<C, P>  completion-based: c.start_eviction(victim, preemptor, done)
+//                                starts the call and returns; the client completes it later, from
+//                                any thread, exactly once, through the eviction_completion `done`:
+//                                done.evicted(), done.not_found() or done.failed(message). The
+//                                victim and preemptor stay valid until then; done.stop_token()
+//                                (with PREEMPT_HAS_STOP_TOKEN) is the dispatcher's, for cancelling
+//                                the call (it must still be completed, e.g. as failed).
+// Failure messages are the client's own text (an API server's "pods \"x\" is forbidden: ..."):
+// the dispatcher copies what it keeps before the call that hands it over returns. In async
+// dispatch, evict and start_eviction are called concurrently from executor threads: they must be
+// thread-safe, and they must not throw. A client with both members is used through start_eviction.
 //
 // No allocation; no exceptions.
 #ifndef PREEMPT_EVICTION_HPP
@@ -1808,13 +2685,17 @@ PREEMPT_NAMESPACE_END
 
 
 
+#if PREEMPT_HAS_STOP_TOKEN
+#include <stop_token>
+#endif
+
 PREEMPT_NAMESPACE_BEGIN
 
 enum class eviction_outcome : std::uint8_t { evicted, not_found, failed };
 
 struct eviction_result {
   eviction_outcome outcome = eviction_outcome::evicted;
-  std::string_view message;
+  std::string_view message;  // with failed; copied by the dispatcher before evict's caller returns
 
   static constexpr eviction_result evicted() noexcept { return {}; }
   static constexpr eviction_result not_found() noexcept {
@@ -1826,23 +2707,64 @@ struct eviction_result {
   constexpr bool ok() const noexcept { return outcome != eviction_outcome::failed; }
 };
 
+// The other end of one eviction started through start_eviction: complete it exactly once, from any
+// thread. A small copyable handle; the dispatcher keeps what it refers to alive until then.
+class eviction_completion {
+ public:
+  using function = void (*)(void* target, std::size_t index, eviction_outcome outcome,
+                            std::string_view message) noexcept;
+
+  // An empty handle (clients keep arrays of them); completing it is a contract violation.
+  eviction_completion() noexcept = default;
+  eviction_completion(void* target, std::size_t index, function fn) noexcept
+      : target_(target), index_(index), fn_(fn) {}
+#if PREEMPT_HAS_STOP_TOKEN
+  eviction_completion(void* target, std::size_t index, function fn, std::stop_token stop) noexcept
+      : target_(target), index_(index), fn_(fn), stop_(std::move(stop)) {}
+
+  // Requested when the dispatcher stops its outstanding work: the client may cancel its call.
+  const std::stop_token& stop_token() const noexcept { return stop_; }
+#endif
+
+  void evicted() const noexcept { complete(eviction_outcome::evicted, {}); }
+  void not_found() const noexcept { complete(eviction_outcome::not_found, {}); }
+  // `message` (the API's error text) is copied before failed returns.
+  void failed(std::string_view message) const noexcept {
+    complete(eviction_outcome::failed, message);
+  }
+  void operator()(const eviction_result& r) const noexcept { complete(r.outcome, r.message); }
+
+  // Whether it refers to an eviction (false when default-constructed).
+  explicit operator bool() const noexcept { return fn_ != nullptr; }
+
+ private:
+  void complete(eviction_outcome outcome, std::string_view message) const noexcept {
+    PREEMPT_ASSERT(fn_ != nullptr, "eviction_completion: completing an empty completion");
+    fn_(target_, index_, outcome, message);
+  }
+
+  void* target_ = nullptr;
+  std::size_t index_ = 0;
+  function fn_ = nullptr;
+#if PREEMPT_HAS_STOP_TOKEN
+  std::stop_token stop_;
+#endif
+};
+
 template <class C, class P>
 concept eviction_client = pod<P> && requires(C& c, const P& victim, const P& preemptor) {
   { c.evict(victim, preemptor) } -> std::convertible_to<eviction_result>;
 };
 
-namespace detail {
-// Whether a pod already carries a deletion timestamp (optional member `terminating()`).
-template <class P>
-constexpr bool is_terminating(const P& p) {
-  if constexpr (requires {
-                  { p.terminating() } -> std::convertible_to<bool>;
-                })
-    return p.terminating();
-  else
-    return ::preempt::is_terminating_by_preemption(p);
-}
-}  // namespace detail
+template <class C, class P>
+concept async_eviction_client =
+    pod<P> && requires(C& c, const P& victim, const P& preemptor, eviction_completion done) {
+      c.start_eviction(victim, preemptor, done);
+    };
+
+// Either kind: what the dispatcher takes.
+template <class C, class P>
+concept any_eviction_client = eviction_client<C, P> || async_eviction_client<C, P>;
 
 PREEMPT_NAMESPACE_END
 
@@ -1859,7 +2781,9 @@ PREEMPT_NAMESPACE_END
 // allocating. Adapting a runtime takes a few lines (see examples/).
 //
 // An executor that always runs work inline declares `static constexpr bool always_inline = true;`
-// and the algorithms then take a synchronous path with no in-flight tracking at all.
+// and the algorithms then take a synchronous path with no in-flight tracking at all. One that runs
+// work only when its owner drains it declares `static constexpr bool drained_by_owner = true;`:
+// destroying what waits for its work while some is queued is then a contract failure, not a hang.
 //
 // The work must not throw (task_ref's function is noexcept). An executor's execute may throw
 // only if it cannot accept the work (e.g. allocation failure); the algorithms then roll back.
@@ -1913,6 +2837,12 @@ concept executor = std::copy_constructible<E> && std::is_nothrow_move_constructi
 template <class E>
 inline constexpr bool is_always_inline_v = requires { requires E::always_inline; };
 
+// True when E runs tasks only when its owner drains it (`static constexpr bool drained_by_owner =
+// true`, as manual_executor): work queued there must not be waited for by the thread that would
+// drain it.
+template <class E>
+inline constexpr bool is_drained_by_owner_v = requires { requires E::drained_by_owner; };
+
 // Runs each task at once, on the calling thread.
 struct inline_executor {
   static constexpr bool always_inline = true;
@@ -1947,6 +2877,9 @@ PREEMPT_NAMESPACE_END
 //
 // It also keeps the followers: preemptions waiting for victims that other work is evicting (see
 // follow and finish_victim), so that every dispatcher sharing the table learns when they end.
+// Everything is keyed by pod uid, never by node: a node removed or renumbered while its victims
+// are in flight changes nothing here (their pods go with the node: report them gone). A dispatcher
+// using the table must be destroyed before it (destroying it first is a contract failure).
 //
 // Complexity: O(1) expected for the preemptor operations and for claim_victim, claim_of and the
 // victim queries, except: report_victim is O(p) for the p preemptors in flight (it looks for the
@@ -2108,22 +3041,44 @@ enum class victim_state : std::uint8_t { present, terminating, gone };
 // come, and the caller will report it).
 enum class victim_claim : std::uint8_t { running, accepted };
 
-template <pod P, class Mutex = detail::default_mutex>
-class in_flight_table {
+template <class P, class Mutex = detail::default_mutex>
+class in_flight_table;
+
+// A pod type that does not model preempt::pod: the reasons, each once (detail/requirements.hpp).
+template <class P, class Mutex>
+  requires(!pod<P>)
+class in_flight_table<P, Mutex> {
+  using requirements_checked = detail::checked<detail::explain_pod<P>()>;
+
+ public:
+  template <class... A>
+  bool is_preemption_running(A&&...) const noexcept {
+    return false;
+  }
+  template <class... A>
+  void report_victim(A&&...) noexcept {}
+};
+
+template <class P, class Mutex>
+  requires pod<P>
+class in_flight_table<P, Mutex> {
  public:
   using uid_type = pod_uid_t<P>;
 
   in_flight_table() = default;
   // Movable. Moving a table while another thread uses it, or while a preemption it tracks is in
-  // flight (a dispatcher or follower points at it), is the caller's bug. The moved-to table has a
-  // fresh lock; the moved-from one is empty and usable.
+  // flight (a follower points at it), is the caller's bug; moving one a dispatcher uses is a
+  // contract failure. The moved-to table has a fresh lock; the moved-from one is empty and usable.
   in_flight_table(in_flight_table&& other) noexcept
       : preempting_(std::move(other.preempting_)),
         victims_(std::move(other.victims_)),
         followers_(std::move(other.followers_)) {
+    PREEMPT_ASSERT(other.users_.none(), "in_flight_table: moved while a dispatcher uses it");
     other.clear_moved();
   }
   in_flight_table& operator=(in_flight_table&& other) noexcept {
+    PREEMPT_ASSERT(users_.none() && other.users_.none(),
+                   "in_flight_table: moved while a dispatcher uses it");
     if (this != &other) {
       preempting_ = std::move(other.preempting_);
       victims_ = std::move(other.victims_);
@@ -2134,6 +3089,12 @@ class in_flight_table {
   }
   in_flight_table(const in_flight_table&) = delete;
   in_flight_table& operator=(const in_flight_table&) = delete;
+  // A dispatcher's background work reads the table until the dispatcher is destroyed.
+  ~in_flight_table() {
+    PREEMPT_ASSERT(users_.none(),
+                   "in_flight_table: destroyed while a dispatcher still uses it; declare the table "
+                   "before the dispatcher, so that the dispatcher is destroyed first");
+  }
 
   void reserve(std::size_t preemptors, std::size_t victims) {
     detail::exclusive_guard lock(mutex_);
@@ -2343,7 +3304,11 @@ class in_flight_table {
     followers_.clear();
   }
 
+  template <class>
+  friend class detail::user_of;
+
   mutable Mutex mutex_;
+  detail::users users_;
   detail::flat_map<uid_type, last_victim> preempting_;
   detail::flat_map<uid_type, victim_claim> victims_;
   std::vector<follower*> followers_;
@@ -2357,44 +3322,43 @@ PREEMPT_NAMESPACE_END
 // preempt/nomination_ledger.hpp - which pending pods are nominated to which node (upstream's
 // nominator, pkg/scheduler/backend/queue/nominator.go).
 //
-// The ledger maps node → nominated pods (in nomination order) and pod → node. It stores pointers
-// to the caller's pending pods, which must stay alive while nominated. Operations:
-//   nominate(pod, node)        nominate with upstream's "override" mode (replaces any earlier one)
-//   add_from_object(pod, nnn)  upstream's "noop" mode: take the node from the pod object's own
-//                              status.nominatedNodeName (none ⇒ the nomination is cleared)
+// The ledger maps node → nominated pods (in nomination order) and pod → node. It keeps its own
+// copy of each nominated pod (P must be copyable; the caller may replace or free its pod objects at
+// any time: update() refreshes the copy), and it has a fixed number of nodes (constructor,
+// add_node, resize_nodes, reserve); a node index out of that range is a contract failure.
+//   nominate(pod, node)        upstream's "override" mode (replaces any earlier nomination)
+//   add_from_object(pod, nnn)  upstream's "noop" mode: the pod object's own nominatedNodeName
+//                              (none ⇒ the nomination is cleared)
 //   update(pod, old_nnn, new_nnn)  the pod object changed; when neither version carries a
 //                              nominated node but the ledger holds one, it is kept (the API may
 //                              lag behind the in-memory nomination), else as add_from_object
 //   remove(uid)                the pod was bound or deleted
 //   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
 //                              lower-priority pods on a node (done when a preemptor takes it)
-//   reader()                   a view that holds the ledger's shared lock while it lives; its
-//                              nominated_to(node) gives the nominated pods of a node (it models
-//                              preempt::nominations_of: pass it, not the ledger, to evaluate)
-//   nominated_to_unlocked(node)  the same without the lock, for single-threaded use
-// The evaluation reads nominated_to() for its two-pass fit (RunFilterPluginsWithNominatedPods),
-// which itself keeps only the pods of priority >= the preemptor's and excludes the preemptor.
-// The ledger itself does not model nominations_of: passing it where its reader is expected does
-// not compile.
-//
-// Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default, a
-// preempt::null_mutex under PREEMPT_NO_THREADS; pass preempt::null_mutex for single-threaded
-// use). A reader's spans are views into the ledger, valid while the
-// reader lives. A thread that holds a reader must not call the ledger (every member locks it:
-// a second lock on the same thread is undefined behaviour, a deadlock at best): with checks on
-// (PREEMPT_CHECK_LEDGER_READERS, by default unless NDEBUG, PREEMPT_NO_CHECKS or
-// PREEMPT_NO_THREADS) each member asserts that the calling thread holds none of this ledger's
-// readers, through a thread-local list of the ledgers whose readers it holds. Complexity: O(1)
-// expected per pod operation plus O(k) for k pods on the node. Allocation: none after reserve(pods,
-// nodes, per_node), through the given allocator. No exceptions of its own.
+//   remove_node(node, out), renumber_nodes(map, count, out)  the cluster lost or renumbered
+//                              nodes: their nominations go, and are reported, with the node
+//   key_of(node), index_of(key)  a node_key names a node whatever renumbering does to its index
+//   reader()                   a view holding the ledger's shared lock; nominated_to(node) gives a
+//                              node's nominated pods (it models nominations_of: pass it, not the
+//                              ledger, to evaluate); nominated_to_unlocked(node) is the same
+//                              without the lock, for single-threaded use
+// Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default,
+// preempt::null_mutex under PREEMPT_NO_THREADS or when passed). A thread that holds a reader must
+// not call the ledger (a recursive lock): unless PREEMPT_NO_CHECKS or PREEMPT_NO_THREADS, every
+// member checks that the calling thread holds none of this ledger's readers (a thread-local list
+// of at most a few entries; PREEMPT_CHECK_LEDGER_READERS=0 turns it off). A dispatcher using the
+// ledger must be destroyed first (detail/users.hpp). Complexity: O(1) expected per pod operation
+// plus O(k) for k pods on the node; node removal O(nominated pods + nodes). Allocation: none after
+// reserve(pods, nodes, per_node) (a pod's copy reuses its slot's), except remove/renumber_nodes.
 #ifndef PREEMPT_NOMINATION_LEDGER_HPP
 #define PREEMPT_NOMINATION_LEDGER_HPP
 
 
 
-// Whether the ledger checks that its calling thread holds none of its readers.
+// Whether the ledger checks that its calling thread holds none of its readers (in every build type:
+// the check costs a thread-local load when the thread holds no reader).
 #if !defined(PREEMPT_CHECK_LEDGER_READERS)
-#if defined(NDEBUG) || defined(PREEMPT_NO_CHECKS) || defined(PREEMPT_NO_THREADS)
+#if defined(PREEMPT_NO_CHECKS) || defined(PREEMPT_NO_THREADS)
 #define PREEMPT_CHECK_LEDGER_READERS 0
 #else
 #define PREEMPT_CHECK_LEDGER_READERS 1
@@ -2435,54 +3399,210 @@ inline thread_local held_ledger_readers this_thread_ledger_readers;
 #endif
 }  // namespace detail
 
-template <pod P, class Mutex = detail::default_shared_mutex,
+// A node as a nomination ledger knows it, whatever later renumbering does to its index: the
+// ledger's index_of(key) finds it, or says that it was removed. `hint` is its index when the key
+// was taken (found in O(1) while the nodes keep their indices).
+struct node_key {
+  std::uint64_t id = 0;  // 0: no node
+  std::size_t hint = 0;
+
+  friend constexpr bool operator==(const node_key& a, const node_key& b) noexcept {
+    return a.id == b.id;
+  }
+};
+
+template <class P, class Mutex = detail::default_shared_mutex,
           class Allocator = std::allocator<const P*>>
-class nomination_ledger {
+class nomination_ledger;
+
+// A pod type that does not model preempt::pod: the reasons, each once (detail/requirements.hpp).
+template <class P, class Mutex, class Allocator>
+  requires(!pod<P>)
+class nomination_ledger<P, Mutex, Allocator> {
+  using requirements_checked = detail::checked<detail::explain_pod<P>()>;
+
+ public:
+  static constexpr bool owns_nominations = false;
+  template <class... A>
+  explicit nomination_ledger(A&&...) noexcept {}
+  template <class... A>
+  void nominate(A&&...) noexcept {}
+  no_nominations reader() const noexcept { return {}; }
+};
+
+template <class P, class Mutex, class Allocator>
+  requires pod<P>
+class nomination_ledger<P, Mutex, Allocator> {
+  static_assert(std::is_copy_constructible_v<P>,
+                "nomination_ledger: the ledger keeps a copy of each nominated pod, so the pod type "
+                "must be copy-constructible");
+
  public:
   using uid_type = pod_uid_t<P>;
   using pod_list = std::vector<const P*, Allocator>;
   // Read through reader(): the ledger itself is no nominations_of (see detail::nominations_owner).
   static constexpr bool owns_nominations = true;
+  // In renumber_nodes' map: the node is removed.
+  static constexpr std::size_t removed = static_cast<std::size_t>(-1);
 
   explicit nomination_ledger(std::size_t nodes = 0, const Allocator& alloc = Allocator())
       : alloc_(alloc),
-        by_node_(nodes, pod_list(alloc), bucket_alloc(alloc)),
-        by_pod_(pod_map_alloc(alloc)) {}
+        by_node_(bucket_alloc(alloc)),
+        keys_(key_alloc(alloc)),
+        slots_(slot_alloc(alloc)),
+        free_(index_alloc(alloc)),
+        by_pod_(pod_map_alloc(alloc)) {
+    grow_nodes(nodes);
+  }
 
   // Movable. Moving a ledger while another thread uses it, or while a reader of it lives, is the
-  // caller's bug. The moved-to ledger has a fresh lock; the moved-from one is empty and usable.
+  // caller's bug; moving one a dispatcher uses is a contract failure. The moved-to ledger has a
+  // fresh lock; the moved-from one is empty, without nodes, and usable.
   nomination_ledger(nomination_ledger&& other) noexcept
       : alloc_(other.alloc_),
         by_node_(std::move(other.by_node_)),
+        keys_(std::move(other.keys_)),
+        next_key_(other.next_key_),
+        slots_(std::move(other.slots_)),
+        free_(std::move(other.free_)),
         by_pod_(std::move(other.by_pod_)) {
-    other.by_node_.clear();
-    other.by_pod_.clear();
+    PREEMPT_ASSERT(other.users_.none(), "nomination_ledger: moved while a dispatcher uses it");
+    other.clear_moved();
   }
   nomination_ledger& operator=(nomination_ledger&& other) noexcept {
+    PREEMPT_ASSERT(users_.none() && other.users_.none(),
+                   "nomination_ledger: moved while a dispatcher uses it");
     if (this != &other) {
       by_node_ = std::move(other.by_node_);
+      keys_ = std::move(other.keys_);
+      next_key_ = other.next_key_;
+      slots_ = std::move(other.slots_);
+      free_ = std::move(other.free_);
       by_pod_ = std::move(other.by_pod_);
-      other.by_node_.clear();
-      other.by_pod_.clear();
+      other.clear_moved();
     }
     return *this;
   }
   nomination_ledger(const nomination_ledger&) = delete;
   nomination_ledger& operator=(const nomination_ledger&) = delete;
+  ~nomination_ledger() {
+    PREEMPT_ASSERT(users_.none(),
+                   "nomination_ledger: destroyed while a dispatcher still uses it; declare the "
+                   "ledger before the dispatcher, so that the dispatcher is destroyed first");
+  }
 
-  // Makes room for `pods` nominated pods over `nodes` nodes, `per_node` on any one node.
+  // Makes room for `pods` nominated pods over at least `nodes` nodes (the ledger grows to that
+  // many), `per_node` on any one node.
   void reserve(std::size_t pods, std::size_t nodes, std::size_t per_node) {
     check_no_reader();
     detail::exclusive_guard lock(mutex_);
     grow_nodes(nodes);
     for (pod_list& l : by_node_) l.reserve(per_node);
     by_pod_.reserve(pods);
+    while (slots_.size() < pods) {
+      slots_.emplace_back();
+      free_.reserve(slots_.size());
+      free_.push_back(slots_.size() - 1);
+    }
   }
+
+  // --- nodes --------------------------------------------------------------------------------
+
+  std::size_t node_count() const {
+    check_no_reader();
+    detail::shared_guard lock(mutex_);
+    return by_node_.size();
+  }
+
+  // Appends a node without nominations; its index.
+  std::size_t add_node() {
+    check_no_reader();
+    detail::exclusive_guard lock(mutex_);
+    grow_nodes(by_node_.size() + 1);
+    return by_node_.size() - 1;
+  }
+
+  // Grows the ledger to `nodes` nodes (fewer is a contract failure: remove nodes by name).
+  void resize_nodes(std::size_t nodes) {
+    check_no_reader();
+    detail::exclusive_guard lock(mutex_);
+    PREEMPT_ASSERT(nodes >= by_node_.size(),
+                   "nomination_ledger::resize_nodes: shrinking; use remove_node or renumber_nodes");
+    grow_nodes(nodes);
+  }
+
+  // Node `node` is gone from the cluster and the nodes after it move down by one (as when erasing
+  // from a vector): its nominations are dropped, their pods' uids appended to `cleared` (a
+  // container of uid_type), and keys taken before stay with their nodes. Returns how many.
+  template <class Out>
+  std::size_t remove_node(std::size_t node, Out& cleared) {
+    check_no_reader();
+    detail::exclusive_guard lock(mutex_);
+    PREEMPT_ASSERT(node < by_node_.size(), "nomination_ledger::remove_node: no such node");
+    const std::size_t dropped = drop_nominations_locked(node, cleared);
+    by_node_.erase(by_node_.begin() + static_cast<std::ptrdiff_t>(node));
+    keys_.erase(keys_.begin() + static_cast<std::ptrdiff_t>(node));
+    by_pod_.for_each_mut([&](const uid_type&, entry& e) {
+      if (e.node > node) --e.node;
+    });
+    return dropped;
+  }
+
+  // The cluster renumbered its nodes: node i becomes node new_index_of[i], or is removed when that
+  // is `removed` (its nominations dropped and reported as by remove_node); the ledger then has
+  // `nodes` nodes, those no old node maps to without nominations. new_index_of covers every node
+  // and maps no two nodes to the same index below `nodes` (contract). Returns how many dropped.
+  template <class Out>
+  std::size_t renumber_nodes(std::span<const std::size_t> new_index_of, std::size_t nodes,
+                             Out& cleared) {
+    check_no_reader();
+    detail::exclusive_guard lock(mutex_);
+    PREEMPT_ASSERT(new_index_of.size() == by_node_.size(),
+                   "nomination_ledger::renumber_nodes: the map must cover every node");
+    std::size_t dropped = 0;
+    std::vector<pod_list, bucket_alloc> buckets(nodes, pod_list(alloc_), bucket_alloc(alloc_));
+    std::vector<std::uint64_t, key_alloc> keys(nodes, 0, key_alloc(alloc_));
+    for (std::size_t i = 0; i < new_index_of.size(); ++i) {
+      const std::size_t to = new_index_of[i];
+      if (to == removed) {
+        dropped += drop_nominations_locked(i, cleared);
+        continue;
+      }
+      PREEMPT_ASSERT(to < nodes && keys[to] == 0,
+                     "nomination_ledger::renumber_nodes: an index out of range, or taken twice");
+      buckets[to] = std::move(by_node_[i]);
+      keys[to] = keys_[i];
+    }
+    for (std::uint64_t& k : keys)
+      if (k == 0) k = next_key_++;  // a node no old node became
+    by_pod_.for_each_mut([&](const uid_type&, entry& e) { e.node = new_index_of[e.node]; });
+    by_node_ = std::move(buckets);
+    keys_ = std::move(keys);
+    return dropped;
+  }
+
+  // The key of node `node` (contract: node < node_count()).
+  node_key key_of(std::size_t node) const {
+    check_no_reader();
+    detail::shared_guard lock(mutex_);
+    PREEMPT_ASSERT(node < by_node_.size(), "nomination_ledger::key_of: no such node");
+    return {keys_[node], node};
+  }
+
+  // The index a key's node has now; empty when it was removed.
+  std::optional<std::size_t> index_of(node_key key) const {
+    check_no_reader();
+    detail::shared_guard lock(mutex_);
+    return index_of_locked(key);
+  }
+
+  // --- pods ---------------------------------------------------------------------------------
 
   // Upstream "override": nominate `pod` to `node`, replacing any earlier nomination.
   void nominate(const P& pod, std::size_t node) {
     check_no_reader();
     detail::exclusive_guard lock(mutex_);
+    check_node(node);
     erase_locked(::preempt::uid_of(pod));
     add_locked(pod, node);
   }
@@ -2491,19 +3611,21 @@ class nomination_ledger {
   void add_from_object(const P& pod, std::optional<std::size_t> object_nominated_node) {
     check_no_reader();
     detail::exclusive_guard lock(mutex_);
+    if (object_nominated_node) check_node(*object_nominated_node);
     erase_locked(::preempt::uid_of(pod));
     if (object_nominated_node) add_locked(pod, *object_nominated_node);
   }
 
-  // The pod object changed (or was re-read). Keeps the in-memory nomination when neither the old
-  // nor the new object carries one.
+  // The pod object changed (or was re-read): the ledger's copy follows it. Keeps the in-memory
+  // nomination when neither the old nor the new object carries one.
   void update(const P& pod, std::optional<std::size_t> old_object_nominated_node,
               std::optional<std::size_t> new_object_nominated_node) {
     check_no_reader();
     detail::exclusive_guard lock(mutex_);
     std::optional<std::size_t> target = new_object_nominated_node;
+    if (target) check_node(*target);
     if (!old_object_nominated_node && !new_object_nominated_node)
-      if (const std::size_t* held = by_pod_.find(::preempt::uid_of(pod))) target = *held;
+      if (const entry* held = by_pod_.find(::preempt::uid_of(pod))) target = held->node;
     erase_locked(::preempt::uid_of(pod));
     if (target) add_locked(pod, *target);
   }
@@ -2518,8 +3640,8 @@ class nomination_ledger {
   std::optional<std::size_t> node_of(const uid_type& uid) const {
     check_no_reader();
     detail::shared_guard lock(mutex_);
-    const std::size_t* node = by_pod_.find(uid);
-    return node ? std::optional<std::size_t>(*node) : std::nullopt;
+    const entry* e = by_pod_.find(uid);
+    return e ? std::optional<std::size_t>(e->node) : std::nullopt;
   }
 
   std::size_t size() const {
@@ -2529,32 +3651,30 @@ class nomination_ledger {
   }
 
   // Removes every pod nominated to `node` with priority strictly below `priority`, appending them
-  // to `out`; returns how many. A container of uid_type receives the pods' uids: copies, which
-  // stay valid once the pods are freed (a pod the ledger no longer holds may be freed at once by
-  // its owner). Any other container receives pointers to the pods, valid only as long as the
-  // caller keeps those pods alive.
+  // to `out`; returns how many (none for a node the ledger does not have). A container of uid_type
+  // receives the pods' uids, one of P copies of the pods; any other receives pointers to the
+  // ledger's copies, valid until the ledger next changes.
   template <class Out>
   std::size_t clear_lower_priority(std::size_t node, std::int32_t priority, Out& out) {
     check_no_reader();
     detail::exclusive_guard lock(mutex_);
     if (node >= by_node_.size()) return 0;
-    pod_list& l = by_node_[node];
-    std::size_t cleared = 0;
-    std::erase_if(l, [&](const P* p) {
-      if (priority_of(*p) >= priority) return false;
-      by_pod_.erase(::preempt::uid_of(*p));
-      if constexpr (std::is_same_v<typename Out::value_type, uid_type>)
-        out.push_back(::preempt::uid_of(*p));
-      else
-        out.push_back(p);
-      ++cleared;
-      return true;
-    });
-    return cleared;
+    return clear_lower_priority_locked(node, priority, out);
+  }
+
+  // The same on the node `key` names, wherever renumbering moved it: its index now, or empty
+  // (nothing cleared) when it was removed.
+  template <class Out>
+  std::optional<std::size_t> clear_lower_priority(node_key key, std::int32_t priority, Out& out) {
+    check_no_reader();
+    detail::exclusive_guard lock(mutex_);
+    const std::optional<std::size_t> node = index_of_locked(key);
+    if (node) clear_lower_priority_locked(*node, priority, out);
+    return node;
   }
 
   // The pods nominated to `node`, in nomination order, without the lock: for single-threaded use
-  // (see reader()).
+  // (see reader()). Empty for a node the ledger does not have.
   std::span<const P* const> nominated_to_unlocked(std::size_t node) const noexcept {
     if (node >= by_node_.size()) return {};
     return by_node_[node];
@@ -2587,9 +3707,21 @@ class nomination_ledger {
   reader_view reader() const { return reader_view(*this); }
 
  private:
-  using bucket_alloc = typename std::allocator_traits<Allocator>::template rebind_alloc<pod_list>;
-  using pod_map_alloc = typename std::allocator_traits<Allocator>::template rebind_alloc<
-      std::pair<uid_type, std::size_t>>;
+  template <class>
+  friend class detail::user_of;
+
+  // Where a nominated pod is: its node, and the slot holding the ledger's copy.
+  struct entry {
+    std::size_t node;
+    std::size_t slot;
+  };
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+  using bucket_alloc = rebound<pod_list>;
+  using key_alloc = rebound<std::uint64_t>;
+  using slot_alloc = rebound<std::optional<P>>;
+  using index_alloc = rebound<std::size_t>;
+  using pod_map_alloc = rebound<std::pair<uid_type, entry>>;
 
   // Asserts (with PREEMPT_CHECK_LEDGER_READERS) that this thread holds none of this ledger's
   // readers: locking the ledger again would be a recursive lock.
@@ -2613,29 +3745,121 @@ class nomination_ledger {
 #endif
   }
 
+  void check_node(std::size_t node) const noexcept {
+    PREEMPT_ASSERT(node < by_node_.size(),
+                   "nomination_ledger: no such node (a node index beyond the ledger's nodes; "
+                   "add_node or resize_nodes first)");
+  }
+
   void grow_nodes(std::size_t nodes) {
-    if (by_node_.size() < nodes) by_node_.resize(nodes, pod_list(alloc_));
+    if (by_node_.size() >= nodes) return;
+    by_node_.resize(nodes, pod_list(alloc_));
+    while (keys_.size() < nodes) keys_.push_back(next_key_++);
+  }
+
+  std::optional<std::size_t> index_of_locked(node_key key) const noexcept {
+    if (key.id == 0) return std::nullopt;
+    if (key.hint < keys_.size() && keys_[key.hint] == key.id) return key.hint;
+    for (std::size_t i = 0; i < keys_.size(); ++i)  // renumbered since the key was taken
+      if (keys_[i] == key.id) return i;
+    return std::nullopt;
+  }
+
+  // A slot holding a copy of `pod`: a free slot's copy is assigned (reusing what it holds), else
+  // a new slot is made.
+  std::size_t store(const P& pod) {
+    std::size_t k;
+    if (free_.empty()) {
+      slots_.emplace_back();
+      free_.reserve(slots_.size());  // room to free every slot without allocating
+      k = slots_.size() - 1;
+    } else {
+      k = free_.back();
+      free_.pop_back();
+    }
+    std::optional<P>& slot = slots_[k];
+    if constexpr (std::is_copy_assignable_v<P>) {
+      if (slot)
+        *slot = pod;
+      else
+        slot.emplace(pod);
+    } else {
+      slot.emplace(pod);
+    }
+    return k;
   }
 
   void add_locked(const P& pod, std::size_t node) {
-    grow_nodes(node + 1);
-    by_node_[node].push_back(&pod);
-    by_pod_.insert_or_assign(::preempt::uid_of(pod), node);
+    const std::size_t k = store(pod);
+    by_node_[node].push_back(&*slots_[k]);
+    by_pod_.insert_or_assign(::preempt::uid_of(pod), entry{node, k});
   }
 
   bool erase_locked(const uid_type& uid) {
-    const std::size_t* node = by_pod_.find(uid);
-    if (node == nullptr) return false;
-    pod_list& l = by_node_[*node];
-    std::erase_if(l, [&](const P* p) { return ::preempt::uid_of(*p) == uid; });
+    const entry* e = by_pod_.find(uid);
+    if (e == nullptr) return false;
+    const P* copy = &*slots_[e->slot];
+    std::erase(by_node_[e->node], copy);
+    free_.push_back(e->slot);  // the copy stays: the next pod stored there reuses it
     by_pod_.erase(uid);
     return true;
   }
 
+  template <class Out>
+  std::size_t clear_lower_priority_locked(std::size_t node, std::int32_t priority, Out& out) {
+    std::size_t cleared = 0;
+    std::erase_if(by_node_[node], [&](const P* p) {
+      if (::preempt::priority_of(*p) >= priority) return false;
+      report(*p, out);
+      free_.push_back(by_pod_.find(::preempt::uid_of(*p))->slot);
+      by_pod_.erase(::preempt::uid_of(*p));
+      ++cleared;
+      return true;
+    });
+    return cleared;
+  }
+
+  // Every nomination on `node` goes (the node itself stays until the caller removes it).
+  template <class Out>
+  std::size_t drop_nominations_locked(std::size_t node, Out& cleared) {
+    for (const P* p : by_node_[node]) {
+      report(*p, cleared);
+      free_.push_back(by_pod_.find(::preempt::uid_of(*p))->slot);
+      by_pod_.erase(::preempt::uid_of(*p));
+    }
+    const std::size_t n = by_node_[node].size();
+    by_node_[node].clear();
+    return n;
+  }
+
+  template <class Out>
+  static void report(const P& p, Out& out) {
+    using value = typename Out::value_type;
+    if constexpr (std::is_same_v<value, uid_type>)
+      out.push_back(::preempt::uid_of(p));
+    else if constexpr (std::is_same_v<value, P>)
+      out.push_back(p);
+    else
+      out.push_back(&p);
+  }
+
+  void clear_moved() noexcept {
+    by_node_.clear();
+    keys_.clear();
+    slots_.clear();
+    free_.clear();
+    by_pod_.clear();
+  }
+
   mutable Mutex mutex_;
   Allocator alloc_;
+  detail::users users_;
   std::vector<pod_list, bucket_alloc> by_node_;
-  detail::flat_map<uid_type, std::size_t, pod_map_alloc> by_pod_;
+  std::vector<std::uint64_t, key_alloc> keys_;  // per node, its key's id
+  std::uint64_t next_key_ = 1;
+  std::deque<std::optional<P>, slot_alloc> slots_;  // a deque: the copies never move
+  std::vector<std::size_t, index_alloc> free_;
+  detail::flat_map<uid_type, entry, pod_map_alloc> by_pod_;
 };
 
 PREEMPT_NAMESPACE_END
@@ -2646,6 +3870,9 @@ PREEMPT_NAMESPACE_END
 #if !defined(PREEMPT_NO_THREADS)
 #include <condition_variable>
 #include <mutex>
+#endif
+#if PREEMPT_HAS_STOP_TOKEN
+#include <stop_token>
 #endif
 
 PREEMPT_NAMESPACE_BEGIN
@@ -2667,36 +3894,143 @@ struct dispatch_result {
   bool following = false;
 };
 
-template <pod P, executor E, eviction_client<P> Client, class Hooks = no_dispatch_hooks,
+// Messages of the dispatcher's own refusals and failures.
+inline constexpr std::string_view dispatch_node_out_of_range =
+    "preemption: the node is not one of the nomination ledger's nodes";
+inline constexpr std::string_view dispatch_preemptor_is_victim =
+    "preemption: the preemptor is among its own victims (a running pod has its uid)";
+inline constexpr std::string_view dispatch_preemptor_being_evicted =
+    "preemption: the preemptor is a victim whose eviction is in flight; it cannot preempt";
+inline constexpr std::string_view dispatch_stopped =
+    "preemption: the dispatcher was stopped before the eviction started";
+inline constexpr std::string_view dispatch_refused =
+    "preemption: the executor refused the eviction work";
+
+namespace detail {
+// Waits for idleness without blocking: the sender form of wait_idle (preempt/execution.hpp).
+struct idle_waiter {
+  void (*on_idle)(idle_waiter*) noexcept = nullptr;
+  idle_waiter* next = nullptr;
+};
+}  // namespace detail
+
+template <class P, class E, class Client, class Hooks = no_dispatch_hooks,
           class Mutex = detail::default_shared_mutex, class Clock = std::chrono::steady_clock>
-class dispatcher {
+class dispatcher;
+
+// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp).
+template <class P, class E, class Client, class Hooks, class Mutex, class Clock>
+  requires(!pod<P> || !executor<E>)
+class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
+  using requirements_checked = detail::checked<detail::explain_pod<P>()>;
+  static_assert(executor<E>,
+                "dispatcher: the executor needs a const member execute(preempt::task_ref), and "
+                "must be copyable and nothrow-movable (preempt/executor.hpp)");
+
+ public:
+  template <class... A>
+  explicit dispatcher(A&&...) noexcept {}
+  template <class... A>
+  dispatch_result apply(A&&...) noexcept {
+    return {};
+  }
+  template <class... A>
+  bool is_preemption_running(A&&...) const noexcept {
+    return false;
+  }
+};
+
+template <class P, class E, class Client, class Hooks, class Mutex, class Clock>
+  requires(pod<P> && executor<E>)
+class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
  public:
   using uid_type = pod_uid_t<P>;
   using ledger_type = nomination_ledger<P, Mutex>;
+  using table_type = in_flight_table<P>;
   static constexpr bool is_async = !is_always_inline_v<E>;
+  static constexpr bool completes_later = async_eviction_client<Client, P>;
 
+  static_assert(any_eviction_client<Client, P>,
+                "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
+                "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
+                "preempt::eviction_completion done) (preempt/eviction.hpp)");
   static_assert(std::copy_constructible<P>, "the dispatcher keeps copies of the pods it evicts");
   static_assert(
       !is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
-      "async dispatch needs hooks with reactivate(preemptor): a failed or finished "
+      "async dispatch needs hooks with reactivate(const P& preemptor): a failed or finished "
       "preemption must be able to wake its preemptor");
+  // An optional hook that exists must be callable as the dispatcher calls it.
+  static_assert(
+      !detail::has_member_named_reactivate<Hooks> ||
+          requires(Hooks& h, const P& p) { h.reactivate(p); },
+      "dispatcher hooks: reactivate exists but cannot be called as reactivate(const P& preemptor)");
+  static_assert(
+      !detail::has_member_named_nominations_cleared<Hooks> ||
+          requires(Hooks& h, std::size_t node, std::span<const uid_type> uids) {
+            h.nominations_cleared(node, uids);
+          },
+      "dispatcher hooks: nominations_cleared exists but cannot be called as "
+      "nominations_cleared(std::size_t node, std::span<const uid_type> uids) (it receives uid "
+      "copies, not pod pointers)");
+  static_assert(
+      !detail::has_member_named_on_preemption_dispatched<Hooks> ||
+          requires(Hooks& h, const P& p, std::size_t n) { h.on_preemption_dispatched(p, n); },
+      "dispatcher hooks: on_preemption_dispatched exists but cannot be called as "
+      "on_preemption_dispatched(const P& preemptor, std::size_t victims)");
+  static_assert(
+      !detail::has_member_named_on_async_finished<Hooks> ||
+          requires(Hooks& h, const P& p, typename Clock::duration d) {
+            h.on_async_finished(p, true, d);
+          },
+      "dispatcher hooks: on_async_finished exists but cannot be called as "
+      "on_async_finished(const P& preemptor, bool success, Clock::duration duration)");
+  static_assert(
+      !detail::has_member_named_on_eviction_failed<Hooks> ||
+          requires(Hooks& h, const P& p, const uid_type& v, std::string_view m) {
+            h.on_eviction_failed(p, v, m);
+          },
+      "dispatcher hooks: on_eviction_failed exists but cannot be called as "
+      "on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)");
+  static_assert(
+      !detail::has_member_named_start_eviction<Client> || async_eviction_client<Client, P>,
+      "dispatcher client: start_eviction exists but cannot be called as start_eviction(const P& "
+      "victim, const P& preemptor, preempt::eviction_completion done)");
 #if defined(PREEMPT_NO_THREADS)
   static_assert(!is_async,
                 "PREEMPT_NO_THREADS: the dispatcher dispatches inline only (give it an "
                 "executor with `static constexpr bool always_inline = true`)");
 #endif
 
-  dispatcher(ledger_type& ledger, in_flight_table<P>& table, Client& client, E ex, Hooks hooks = {})
-      : ledger_(&ledger),
-        table_(&table),
+  dispatcher(ledger_type& ledger, table_type& table, Client& client, E ex, Hooks hooks = {})
+      : ledger_(ledger),
+        table_(table),
         client_(&client),
         ex_(std::move(ex)),
         hooks_(std::move(hooks)) {}
+#if PREEMPT_HAS_STOP_TOKEN
+  // With a stop token for the outstanding work: once stop is requested, apply refuses new work
+  // and an eviction not yet started fails at once (see the header comment).
+  dispatcher(ledger_type& ledger, table_type& table, Client& client, E ex, Hooks hooks,
+             std::stop_token stop)
+      : ledger_(ledger),
+        table_(table),
+        client_(&client),
+        ex_(std::move(ex)),
+        hooks_(std::move(hooks)),
+        stop_(std::move(stop)) {}
+#endif
   dispatcher(const dispatcher&) = delete;
   dispatcher& operator=(const dispatcher&) = delete;
-  ~dispatcher() { wait_idle(); }
+  ~dispatcher() {
+    if constexpr (is_drained_by_owner_v<E>)
+      PREEMPT_ASSERT(jobs_running() == 0,
+                     "dispatcher: destroyed with background work queued on an executor its owner "
+                     "drains (a manual_context); drain it first, or waiting would never end");
+    wait_idle();
+  }
 
-  // Pools `preemptions` background jobs of up to `victims` victims each.
+  // Pools `preemptions` background jobs of up to `victims` victims each, and room for an inline
+  // failure's message.
   void reserve(std::size_t preemptions, std::size_t victims) {
     detail::exclusive_guard lock(pool_mutex_);
     while (jobs_.size() < preemptions) {
@@ -2707,10 +4041,15 @@ class dispatcher {
     for (auto& j : jobs_) j->reserve(victims);
 
     inline_cleared_.reserve(victims);
+    inline_failure_.reserve(message_room);
   }
 
+  // Characters of an inline failure message copied without allocating once reserve() ran (a
+  // longer one grows the buffer once).
+  static constexpr std::size_t message_room = 256;
+
   Hooks& hooks() noexcept { return hooks_; }
-  in_flight_table<P>& table() noexcept { return *table_; }
+  table_type& table() noexcept { return *table_; }
   ledger_type& ledger() noexcept { return *ledger_; }
 
   // Acts on an evaluator decision for `preemptor` (see the header comment).
@@ -2723,9 +4062,14 @@ class dispatcher {
     return preempt_on(preemptor, d.node_index, d.victims);
   }
 
-  // Evicts `victims` from `node` for `preemptor` and records the nomination.
+  // Evicts `victims` from `node` for `preemptor` and records the nomination. The failure message
+  // of an inline dispatch is the dispatcher's copy: valid until its next apply.
   dispatch_result preempt_on(const P& preemptor, std::size_t node,
                              std::span<const P* const> victims) {
+    ledger_.attach();  // from now on the ledger and the table must outlive this dispatcher
+    table_.attach();
+    if (const std::string_view refused = refusal(preemptor, node, victims); !refused.empty())
+      return {status::error(refused), false, 0, 0, false};
     if constexpr (is_async)
       return start_async(preemptor, node, victims);
     else
@@ -2745,7 +4089,8 @@ class dispatcher {
     return table_->is_preemption_running(preemptor);
   }
 
-  // Background jobs (and followers) not yet finished.
+  // Background work not yet finished: jobs, followers, and calls of a completion-based client
+  // still in progress (an eviction may complete before its start_eviction call returns).
   std::size_t jobs_running() const {
     detail::exclusive_guard lock(idle_mutex_);
     return running_;
@@ -2761,19 +4106,54 @@ class dispatcher {
 #endif
   }
 
+#if PREEMPT_HAS_STOP_TOKEN
+  // Blocks until no background job or follower is left, or until `stop` is requested; whether
+  // the dispatcher is idle. (Stopping the wait stops no work: the dispatcher's own token does.)
+  bool wait_idle(std::stop_token stop) const {
+    std::unique_lock lock(idle_mutex_);
+    return idle_.wait(lock, stop, [&] { return running_ == 0; });
+  }
+
+  // Whether the dispatcher's stop token was requested.
+  bool stop_requested() const noexcept { return stop_.stop_requested(); }
+  const std::stop_token& stop_token() const noexcept { return stop_; }
+#endif
+
+  // The sender form of wait_idle (preempt/execution.hpp): `w` is called once the dispatcher is
+  // idle, on the thread that finished the last work, without the dispatcher's lock held; false
+  // (and `w` is not kept) when it is idle already.
+  bool add_idle_waiter(detail::idle_waiter& w) {
+    detail::exclusive_guard lock(idle_mutex_);
+    if (running_ == 0) return false;
+    w.next = waiters_;
+    waiters_ = &w;
+    return true;
+  }
+  // Takes `w` back before it was called; false when it is being called (or was).
+  bool remove_idle_waiter(detail::idle_waiter& w) {
+    detail::exclusive_guard lock(idle_mutex_);
+    for (detail::idle_waiter** at = &waiters_; *at != nullptr; at = &(*at)->next)
+      if (*at == &w) {
+        *at = w.next;
+        return true;
+      }
+    return false;
+  }
+
  private:
   struct job;
 
   struct eviction_task {
     job* owner = nullptr;
     std::size_t index = 0;
-    void run() noexcept { owner->self->evict_one(*owner, index); }
+    void run() noexcept { owner->self->start_eviction(*owner, index); }
   };
 
   struct job {
     dispatcher* self = nullptr;
     std::optional<P> preemptor;
-    std::size_t node = 0;
+    node_key node;  // the node, whatever renumbering does to its index (none: cluster-wide)
+    bool cluster_wide = false;
     std::vector<P> victims;
     std::vector<eviction_task> tasks;
     std::vector<uid_type> cleared;
@@ -2781,7 +4161,7 @@ class dispatcher {
     std::atomic<bool> failed{false};
     bool last_deleted = false;
     // A follower job starts no eviction: it follows other work's evictions of its victims.
-    typename in_flight_table<P>::follower follow;
+    typename table_type::follower follow;
     typename Clock::time_point started{};
 
     void reserve(std::size_t n) {
@@ -2793,6 +4173,28 @@ class dispatcher {
     void run() noexcept { self->begin(*this); }
   };
 
+  // --- checks -------------------------------------------------------------------------------
+
+  bool stopping() const noexcept {
+#if PREEMPT_HAS_STOP_TOKEN
+    return stop_.stop_requested();
+#else
+    return false;
+#endif
+  }
+
+  // Why this preemption must not start (empty: it may).
+  std::string_view refusal(const P& preemptor, std::size_t node,
+                           std::span<const P* const> victims) const {
+    if (stopping()) return dispatch_stopped;
+    if (node != cluster_wide && node >= ledger_->node_count()) return dispatch_node_out_of_range;
+    const uid_type& own = ::preempt::uid_of(preemptor);
+    for (const P* v : victims)
+      if (::preempt::uid_of(*v) == own) return dispatch_preemptor_is_victim;
+    if (table_->claim_of(own).has_value()) return dispatch_preemptor_being_evicted;
+    return {};
+  }
+
   // --- inline -------------------------------------------------------------------------------
 
   dispatch_result run_inline(const P& preemptor, std::size_t node,
@@ -2800,18 +4202,20 @@ class dispatcher {
     dispatch_result result;
     if (node != cluster_wide) notify_dispatched(preemptor, victims.size());
     for (const P* v : victims) {
-      if (detail::is_terminating(*v) || !table_->claim_victim(::preempt::uid_of(*v))) {
+      const uid_type& uid = ::preempt::uid_of(*v);
+      if (::preempt::is_terminating(*v) || !table_->claim_victim(uid)) {
         ++result.skipped;
         continue;
       }
-      const eviction_result r = client_->evict(*v, preemptor);
+      const eviction_outcome outcome = evict_inline(*v, preemptor);
       ++result.evictions;
       // Inline dispatch keeps no claim once the eviction returned: the table holds nothing of
       // it after apply. (An evicted victim the caller's cache still shows may be chosen and
       // evicted again, as upstream's prepareCandidate would: its eviction then finds it gone.)
-      table_->end_victim(::preempt::uid_of(*v), r.outcome == eviction_outcome::evicted);
-      if (!r.ok()) {
-        result.outcome = status::error(r.message);
+      table_->end_victim(uid, outcome == eviction_outcome::evicted);
+      if (outcome == eviction_outcome::failed) {
+        notify_failed(preemptor, uid, inline_failure_);
+        result.outcome = status::error(inline_failure_);
         return result;
       }
     }
@@ -2823,6 +4227,69 @@ class dispatcher {
     return result;
   }
 
+  // One eviction of an inline dispatch, waited for; a failure's message in inline_failure_.
+  eviction_outcome evict_inline(const P& victim, const P& preemptor) {
+    if (stopping()) {
+      inline_failure_ = dispatch_stopped;
+      return eviction_outcome::failed;
+    }
+    if constexpr (completes_later) {
+      inline_completion done;
+      done.self = this;
+      client_->start_eviction(victim, preemptor, done.handle());
+      return done.wait();
+    } else {
+      const eviction_result r = client_->evict(victim, preemptor);
+      if (r.outcome == eviction_outcome::failed) inline_failure_ = r.message;
+      return r.outcome;
+    }
+  }
+
+  // An inline eviction's completion, which the client may call from another thread. The
+  // completing thread notifies under the lock, so the waiting thread (which then destroys this
+  // object) cannot return before that thread is done with it.
+  struct inline_completion {
+    dispatcher* self = nullptr;
+    eviction_outcome outcome = eviction_outcome::failed;
+    bool done = false;
+#if !defined(PREEMPT_NO_THREADS)
+    std::mutex mutex;
+    std::condition_variable cv;
+#endif
+
+    eviction_completion handle() noexcept {
+#if PREEMPT_HAS_STOP_TOKEN
+      return {this, 0, &completed, self->stop_};
+#else
+      return {this, 0, &completed};
+#endif
+    }
+    static void completed(void* target, std::size_t, eviction_outcome o,
+                          std::string_view message) noexcept {
+      auto& c = *static_cast<inline_completion*>(target);
+#if !defined(PREEMPT_NO_THREADS)
+      std::lock_guard lock(c.mutex);
+#endif
+      if (o == eviction_outcome::failed) c.self->inline_failure_ = message;
+      c.outcome = o;
+      c.done = true;
+#if !defined(PREEMPT_NO_THREADS)
+      c.cv.notify_one();
+#endif
+    }
+    eviction_outcome wait() {
+#if defined(PREEMPT_NO_THREADS)
+      PREEMPT_ASSERT(done,
+                     "dispatcher: without threads, complete an inline eviction before "
+                     "start_eviction returns");
+#else
+      std::unique_lock lock(mutex);
+      cv.wait(lock, [&] { return done; });
+#endif
+      return outcome;
+    }
+  };
+
   // --- async --------------------------------------------------------------------------------
 
   dispatch_result start_async(const P& preemptor, std::size_t node,
@@ -2832,7 +4299,7 @@ class dispatcher {
     j->victims.clear();
     j->follow.awaited.clear();
     for (const P* v : victims) {
-      if (detail::is_terminating(*v)) {
+      if (::preempt::is_terminating(*v)) {
         ++result.skipped;
       } else if (table_->claim_victim(::preempt::uid_of(*v))) {
         j->victims.push_back(*v);
@@ -2852,13 +4319,14 @@ class dispatcher {
     }
     j->self = this;
     j->preemptor.emplace(preemptor);
-    j->node = node;
+    j->cluster_wide = node == cluster_wide;
+    j->node = j->cluster_wide ? node_key{} : ledger_->key_of(node);
     j->failed.store(false, std::memory_order_relaxed);
     j->last_deleted = false;
     j->started = Clock::now();
     const std::optional<std::size_t> previous =
-        node == cluster_wide ? std::nullopt : ledger_->node_of(::preempt::uid_of(preemptor));
-    if (node != cluster_wide) ledger_->nominate(preemptor, node);
+        j->cluster_wide ? std::nullopt : ledger_->node_of(::preempt::uid_of(preemptor));
+    if (!j->cluster_wide) ledger_->nominate(preemptor, node);
     table_->start(::preempt::uid_of(preemptor));
     job_started();
     result.started = true;
@@ -2868,22 +4336,23 @@ class dispatcher {
       table_->finish(::preempt::uid_of(preemptor));
       if (previous)  // as upstream's error result: the earlier nomination stands
         ledger_->nominate(preemptor, *previous);
-      else if (node != cluster_wide)
+      else if (!j->cluster_wide)
         ledger_->remove(::preempt::uid_of(preemptor));
       done_with(j);
-      return {status::error("preemption: the executor refused the eviction work"), false, 0,
-              result.skipped, false};
+      return {status::error(dispatch_refused), false, 0, result.skipped, false};
     }
     if (node != cluster_wide) notify_dispatched(preemptor, victims.size());
     return result;
   }
 
-  // Background, step 1: clear lower-priority nominations, then start the evictions.
+  // Background, step 1: clear lower-priority nominations on the node (wherever renumbering moved
+  // it; none when it was removed), then start the evictions: all but the last in parallel.
   void begin(job& j) noexcept {
-    if (j.node != cluster_wide) {
+    if (!j.cluster_wide) {
       j.cleared.clear();
-      ledger_->clear_lower_priority(j.node, priority_of(*j.preemptor), j.cleared);
-      notify_cleared(j.node, j.cleared);
+      if (const std::optional<std::size_t> node =
+              ledger_->clear_lower_priority(j.node, priority_of(*j.preemptor), j.cleared))
+        notify_cleared(*node, j.cleared);
     }
     const std::size_t n = j.victims.size();
     if (n == 1) {
@@ -2898,11 +4367,52 @@ class dispatcher {
     }
   }
 
-  // Background, step 2: one of the first n-1 evictions.
-  void evict_one(job& j, std::size_t i) noexcept {
-    const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
-    if (!r.ok()) j.failed.store(true, std::memory_order_release);
-    victim_done(::preempt::uid_of(j.victims[i]), r.outcome);
+  // Background: starts eviction i of job j through the client (or fails it at once when the
+  // dispatcher stops); eviction_ended runs when it is over.
+  void start_eviction(job& j, std::size_t i) noexcept {
+    if (stopping()) {
+      eviction_ended(j, i, eviction_outcome::failed, dispatch_stopped);
+      return;
+    }
+    if constexpr (completes_later) {
+#if PREEMPT_HAS_STOP_TOKEN
+      const eviction_completion done(&j, i, &eviction_completed, stop_);
+#else
+      const eviction_completion done(&j, i, &eviction_completed);
+#endif
+      // The call counts as background work until it returns, even when the eviction completed
+      // (and its job ended) first: wait_idle, and so the destructor, wait for it.
+      job_started();
+      client_->start_eviction(j.victims[i], *j.preemptor, done);
+      work_ended();
+    } else {
+      const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
+      eviction_ended(j, i, r.outcome, r.message);
+    }
+  }
+
+  static void eviction_completed(void* target, std::size_t i, eviction_outcome outcome,
+                                 std::string_view message) noexcept {
+    job& j = *static_cast<job*>(target);
+    j.self->eviction_ended(j, i, outcome, message);
+  }
+
+  // Background: eviction i of job j is over. The first n-1 count down; the last one of them
+  // either starts the last victim's eviction or, after a failure, skips it.
+  void eviction_ended(job& j, std::size_t i, eviction_outcome outcome,
+                      std::string_view message) noexcept {
+    const P& victim = j.victims[i];
+    if (outcome == eviction_outcome::failed) {
+      j.failed.store(true, std::memory_order_release);
+      notify_failed(*j.preemptor, ::preempt::uid_of(victim), message);
+    }
+    if (i + 1 == j.victims.size()) {  // the last victim
+      j.last_deleted = outcome == eviction_outcome::evicted;
+      victim_done(::preempt::uid_of(victim), outcome);
+      complete(j);
+      return;
+    }
+    victim_done(::preempt::uid_of(victim), outcome);
     if (j.outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (j.failed.load(std::memory_order_acquire)) {
         victim_done(::preempt::uid_of(j.victims.back()),
@@ -2914,22 +4424,18 @@ class dispatcher {
     }
   }
 
-  // Background, step 3: the last victim, recorded as pending while its eviction runs.
+  // Background: the last victim, recorded as pending while its eviction runs.
   void evict_last(job& j) noexcept {
-    const P& last = j.victims.back();
+    const uid_type& last = ::preempt::uid_of(j.victims.back());
     // A victim the caller already reported terminating or gone has left the victim ledger: its
     // report must still open the gate.
-    const bool reported = !table_->claim_of(::preempt::uid_of(last)).has_value();
-    table_->set_last_victim(::preempt::uid_of(*j.preemptor), ::preempt::uid_of(last));
-    if (reported) table_->report_victim(::preempt::uid_of(last), victim_state::terminating);
-    const eviction_result r = client_->evict(last, *j.preemptor);
-    if (!r.ok()) j.failed.store(true, std::memory_order_release);
-    j.last_deleted = r.outcome == eviction_outcome::evicted;
-    victim_done(::preempt::uid_of(last), r.outcome);
-    complete(j);
+    const bool reported = !table_->claim_of(last).has_value();
+    table_->set_last_victim(::preempt::uid_of(*j.preemptor), last);
+    if (reported) table_->report_victim(last, victim_state::terminating);
+    start_eviction(j, j.victims.size() - 1);
   }
 
-  // Background, step 4: leave the in-flight set, wake the preemptor unless a deletion will.
+  // Background, the end: leave the in-flight set, wake the preemptor unless a deletion will.
   void complete(job& j) noexcept {
     const bool success = !j.failed.load(std::memory_order_acquire);
     table_->finish(::preempt::uid_of(*j.preemptor));
@@ -2989,14 +4495,30 @@ class dispatcher {
   void done_with(job* j) noexcept {
     j->preemptor.reset();
     release_job(j);
-    // Notified under the lock: wait_idle (and so the destructor) cannot return before this
-    // thread is done with the dispatcher.
-    detail::exclusive_guard lock(idle_mutex_);
-#if defined(PREEMPT_NO_THREADS)
-    --running_;
-#else
-    if (--running_ == 0) idle_.notify_all();
+    work_ended();
+  }
+
+  // One piece of background work (a job, a follower, a client call) ended.
+  void work_ended() noexcept {
+    detail::idle_waiter* waiters = nullptr;
+    {
+      // Notified under the lock: wait_idle (and so the destructor) cannot return before this
+      // thread is done with the dispatcher.
+      detail::exclusive_guard lock(idle_mutex_);
+      if (--running_ == 0) {
+        waiters = waiters_;
+        waiters_ = nullptr;
+#if !defined(PREEMPT_NO_THREADS)
+        idle_.notify_all();
 #endif
+      }
+    }
+    // The dispatcher is not touched again: it may be gone by now.
+    while (waiters != nullptr) {
+      detail::idle_waiter* w = waiters;
+      waiters = w->next;
+      w->on_idle(w);
+    }
   }
 
   job* acquire_job() {
@@ -3021,6 +4543,11 @@ class dispatcher {
       hooks_.on_preemption_dispatched(preemptor, victims);
   }
 
+  void notify_failed(const P& preemptor, const uid_type& victim, std::string_view message) {
+    if constexpr (requires { hooks_.on_eviction_failed(preemptor, victim, message); })
+      hooks_.on_eviction_failed(preemptor, victim, message);
+  }
+
   // The hook receives the uids (copies): the pods themselves may be freed by their owner as
   // soon as the ledger no longer holds them, before or while the hook runs.
   void notify_cleared(std::size_t node, const std::vector<uid_type>& uids) {
@@ -3028,20 +4555,27 @@ class dispatcher {
       if (!uids.empty()) hooks_.nominations_cleared(node, std::span<const uid_type>(uids));
   }
 
-  ledger_type* ledger_;
-  in_flight_table<P>* table_;
+  detail::user_of<ledger_type> ledger_;
+  detail::user_of<table_type> table_;
   Client* client_;
   E ex_;
   Hooks hooks_;
+#if PREEMPT_HAS_STOP_TOKEN
+  std::stop_token stop_;
+#endif
   detail::default_mutex pool_mutex_;
   std::vector<std::unique_ptr<job>> jobs_;
   std::vector<job*> free_;
   std::vector<uid_type> inline_cleared_;
+  std::string inline_failure_;  // an inline dispatch's failure message, until the next apply
   mutable detail::default_mutex idle_mutex_;
-#if !defined(PREEMPT_NO_THREADS)
+#if PREEMPT_HAS_STOP_TOKEN
+  mutable std::condition_variable_any idle_;
+#elif !defined(PREEMPT_NO_THREADS)
   mutable std::condition_variable idle_;
 #endif
   std::size_t running_ = 0;
+  detail::idle_waiter* waiters_ = nullptr;
 };
 
 PREEMPT_NAMESPACE_END
@@ -3061,104 +4595,111 @@ PREEMPT_NAMESPACE_END
 //      of preemption, the earlier preemption is still under way and the pod is not eligible:
 //      "not eligible due to a terminating pod on the nominated node."
 //   3. Otherwise the pod is eligible.
-// Returns status::ok() or an unschedulable status with the upstream message.
+// Returns status::ok() or an unschedulable status with the upstream message. `victim_priority`
+// reads a pod's priority on the nominated node (priority_of; with pod groups, its group's: the
+// evaluator passes workload::effective_priority).
 //
 // O(p) for p pods on the nominated node; no allocation; no exceptions of its own.
 #ifndef PREEMPT_ELIGIBILITY_HPP
 #define PREEMPT_ELIGIBILITY_HPP
 
 
-// ---- begin preempt/policy.hpp ------------------------------------------------------------------
-// preempt/policy.hpp - the hooks victim selection consults, and their upstream defaults.
+// ---- begin preempt/filter_statuses.hpp ---------------------------------------------------------
+// preempt/filter_statuses.hpp - the filter outcome of every node for the preemptor (upstream's
+// NodeToStatus map, from which findCandidates takes the nodes preemption may help).
 //
-// A policy is a small value with two members:
-//   pol.is_eligible_victim(node, victim, preemptor)  may this lower-priority pod be evicted?
-//                                                    (Kubernetes IsEligiblePod; applied in
-//                                                    addition to "strictly lower priority")
-//   pol.more_important(a, b)                         is pod a more important than pod b?
-//                                                    (Kubernetes MoreImportantPod; a strict weak
-//                                                    order)
-// `default_policy` reproduces kube-scheduler: every lower-priority pod is eligible; higher
-// priority is more important, then the earlier start time, a missing start time counting as
-// `now`. Customize by deriving from default_policy and declaring the member to replace (the
-// derived member hides the base one), or by writing any type that models `victim_policy`.
+// A type S models `node_statuses` when `s.code_of(i)` returns the status_code of node i, or when
+// it is a sized random-access range of status_code (a std::vector<status_code>, a span): element
+// i is node i's. Only nodes whose code is `unschedulable` are tried;
+// `unschedulable_and_unresolvable` nodes never are. detail::statuses_cover(s, n) says whether S
+// answers for n nodes: a range, or a type with size(), must hold at least n (the evaluator turns a
+// shorter one into an error decision instead of reading past its end); a type with absent() (a map
+// with a default) or neither answers for every node. `filter_statuses` is a ready implementation:
+// every node starts with the map's absent code (UnschedulableAndUnresolvable by default, as
+// upstream) until the caller sets it.
 //
-// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
-// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
-// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
-// construction, not tied: after every recorded start time up to `now`, and among themselves the
-// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
-// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
-// calls it for default_policy's order (a derived policy that declares its own more_important is
-// called with two pods, unless it declares its own more_important_as_built too).
-//
-// Complexity O(1) per call; no allocation; no exceptions.
-#ifndef PREEMPT_POLICY_HPP
-#define PREEMPT_POLICY_HPP
+// O(1) per query; allocation on construction and resize only; no exceptions of its own.
+#ifndef PREEMPT_FILTER_STATUSES_HPP
+#define PREEMPT_FILTER_STATUSES_HPP
 
 
 
 PREEMPT_NAMESPACE_BEGIN
 
-// Kubernetes MoreImportantPod: higher priority first, then earlier start (missing start = now).
-template <pod P>
-constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
-  const auto pa = priority_of(a);
-  const auto pb = priority_of(b);
-  if (pa != pb) return pa > pb;
-  return start_time_or(a, now) < start_time_or(b, now);
+namespace detail {
+template <class S>
+concept status_code_range =
+    std::ranges::random_access_range<const S> && std::ranges::sized_range<const S> &&
+    std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<const S>>, status_code>;
+}  // namespace detail
+
+template <class S>
+concept node_statuses = detail::status_code_range<S> || requires(const S& s, std::size_t i) {
+  { s.code_of(i) } -> std::convertible_to<status_code>;
+};
+
+namespace detail {
+// Node i's code in `s` (i within what statuses_cover allows).
+template <node_statuses S>
+constexpr status_code code_of(const S& s, std::size_t i) {
+  if constexpr (requires { s.code_of(i); })
+    return static_cast<status_code>(s.code_of(i));
+  else
+    return std::ranges::begin(s)[static_cast<std::ranges::range_difference_t<const S>>(i)];
 }
 
-// The same, for two victims built in that order: `a_built` and `b_built` are their positions in
-// the node's listing of its pods (the order the dry run builds victims in). A missing start time
-// stands for the moment the victim was built: `now`, the earlier built first, after a start time
-// recorded at `now` itself.
-template <pod P>
-constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
-                                  std::uint32_t b_built, timestamp now) {
-  const auto pa = priority_of(a);
-  const auto pb = priority_of(b);
-  if (pa != pb) return pa > pb;
-  const std::optional<timestamp> sa = start_time_of(a), sb = start_time_of(b);
-  const timestamp ta = sa ? *sa : now, tb = sb ? *sb : now;
-  if (ta != tb) return ta < tb;
-  if (sa.has_value() != sb.has_value()) return sa.has_value();
-  return !sa && a_built < b_built;
-}
-
-struct default_policy {
-  // The start time assumed for pods that have none (Kubernetes uses the wall clock at call time;
-  // here it is injected so that results are reproducible).
-  timestamp now = 0;
-
-  template <class Node, pod P>
-  constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
+// Whether `s` answers for `nodes` nodes (see the header comment).
+template <node_statuses S>
+constexpr bool statuses_cover(const S& s, std::size_t nodes) {
+  if constexpr (requires { s.absent(); })
     return true;
+  else if constexpr (status_code_range<S>)
+    return static_cast<std::size_t>(std::ranges::size(s)) >= nodes;
+  else if constexpr (requires {
+                       { s.size() } -> std::convertible_to<std::size_t>;
+                     })
+    return static_cast<std::size_t>(s.size()) >= nodes;
+  else
+    return true;
+}
+}  // namespace detail
+
+class filter_statuses {
+ public:
+  explicit filter_statuses(std::size_t nodes = 0,
+                           status_code absent = status_code::unschedulable_and_unresolvable)
+      : codes_(nodes, absent), absent_(absent) {}
+
+  // Forgets every node's code and sizes the map for `nodes` nodes.
+  void reset(std::size_t nodes) { codes_.assign(nodes, absent_); }
+
+  void set(std::size_t node, status_code code) {
+    if (node >= codes_.size()) codes_.resize(node + 1, absent_);
+    codes_[node] = code;
+  }
+  // Marks every node with the same code.
+  void set_all(status_code code) {
+    for (auto& c : codes_) c = code;
   }
 
-  template <pod P>
-  constexpr bool more_important(const P& a, const P& b) const {
-    return preempt::more_important_pod(a, b, now);
+  status_code code_of(std::size_t node) const noexcept {
+    return node < codes_.size() ? codes_[node] : absent_;
   }
-  // Victims built in the node's pod order (see the header comment): missing start times ordered
-  // by construction.
-  template <pod P>
-  constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
-                                         std::uint32_t b_built) const {
-    return preempt::more_important_pod(a, a_built, b, b_built, now);
-  }
+  status_code absent() const noexcept { return absent_; }
+  // Nodes with a code of their own (any other node's is absent()).
+  std::size_t size() const noexcept { return codes_.size(); }
+
+ private:
+  std::vector<status_code> codes_;
+  status_code absent_;
 };
 
-template <class Pol, class N, class P>
-concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& p) {
-  { pol.is_eligible_victim(n, p, p) } -> std::convertible_to<bool>;
-  { pol.more_important(p, p) } -> std::convertible_to<bool>;
-};
+static_assert(node_statuses<filter_statuses>);
 
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_POLICY_HPP
-// ---- end preempt/policy.hpp --------------------------------------------------------------------
+#endif  // PREEMPT_FILTER_STATUSES_HPP
+// ---- end preempt/filter_statuses.hpp -----------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -3167,20 +4708,40 @@ inline constexpr std::string_view not_eligible_policy_never =
 inline constexpr std::string_view not_eligible_terminating_victim =
     "not eligible due to a terminating pod on the nominated node.";
 
-template <node N, victim_policy<N, node_pod_t<N>> Policy = default_policy>
+template <node N, victim_policy<N, node_pod_t<N>> Policy = default_policy,
+          class VictimPriority = detail::priority_of_fn>
 status check_eligibility(const node_pod_t<N>& preemptor, const N* nominated_node,
-                         status_code nominated_node_status, const Policy& policy = {}) {
-  if (preemption_policy_of(preemptor) == preemption_policy::never)
+                         status_code nominated_node_status, const Policy& policy = {},
+                         const VictimPriority& victim_priority = {}) {
+  if (::preempt::preemption_policy_of(preemptor) == preemption_policy::never)
     return status::unschedulable(not_eligible_policy_never);
   if (nominated_node == nullptr) return status::ok();
   if (nominated_node_status == status_code::unschedulable_and_unresolvable) return status::ok();
   for (const auto& p : ::preempt::pods_of(*nominated_node)) {
-    if (priority_of(p) < priority_of(preemptor) && ::preempt::is_terminating_by_preemption(p) &&
+    if (victim_priority(p) < ::preempt::priority_of(preemptor) &&
+        ::preempt::is_terminating_by_preemption(p) &&
         policy.is_eligible_victim(*nominated_node, p, preemptor))
       return status::unschedulable(not_eligible_terminating_victim);
   }
   return status::ok();
 }
+
+namespace detail {
+// Step 1 of an evaluation on a cluster: the preemptor's nominated node `nominated` (an index into
+// the cluster) read with its filter status. A nominated node the cluster does not have is ignored,
+// as upstream ignores one missing from its snapshot.
+template <class C, class P, class S, class Policy, class VictimPriority = priority_of_fn>
+status check_eligibility_on(const C& cluster, const P& preemptor,
+                            std::optional<std::size_t> nominated, const S& statuses,
+                            const Policy& policy, const VictimPriority& victim_priority = {}) {
+  using N = std::remove_cvref_t<decltype(cluster[std::size_t{}])>;
+  if (!nominated || *nominated >= cluster.size())
+    return ::preempt::check_eligibility<N>(preemptor, nullptr, status_code::unschedulable, policy);
+  const auto& node = cluster[*nominated];  // may be a proxy returned by value
+  return ::preempt::check_eligibility(
+      preemptor, &node, ::preempt::detail::code_of(statuses, *nominated), policy, victim_priority);
+}
+}  // namespace detail
 
 PREEMPT_NAMESPACE_END
 
@@ -3191,120 +4752,407 @@ PREEMPT_NAMESPACE_END
 // DefaultPreemption PostFilter, Evaluator.Preempt), inline or in parallel on any executor.
 //
 // evaluator<C>::evaluate(preemptor, cluster, statuses, budgets, nominations, executor, attempt)
-// returns a decision (preempt/decision.hpp):
-//   1. Eligibility (PodEligibleToPreemptOthers, preempt/eligibility.hpp): preemption policy
-//      Never, or an earlier preemption still terminating victims on the pod's nominated node
-//      ⇒ not_eligible (keep the nomination).
-//   2. Potential nodes (findCandidates): the nodes whose filter status is `unschedulable`, in
-//      cluster order. None ⇒ unschedulable, every node "Preemption is not helpful for
-//      scheduling".
-//   3. Sampling (GetOffsetAndNumCandidates, preempt/sampling.hpp): wanted =
-//      number_of_candidates(config.sampling, n); the dry run starts at `attempt.offset` (taken
-//      modulo n) or at the next offset of the evaluator's offset_sequence (seeded by
-//      config.seed; the same on every standard library), and wraps around.
-//   4. Dry run (DryRunPreemption): select_victims (SelectVictimsOnNode) on each potential node in
-//      that order, keeping two bounded lists (candidates without and with budget violations, each
-//      capped at `wanted`, overflow dropped), until at least one candidate without violations
-//      exists and both lists together hold `wanted`. A node whose selection succeeds with no
-//      victim is an error for that node. Errors fail the attempt only when no candidate was found.
-//   5. Candidates (without violations first) go through the extenders (callExtenders), then
-//      pick_best_candidate (SelectCandidate / pickOneNodeForPreemption; the policy's
-//      score_functions() when it has them, else the upstream scores).
-// With pod groups (the overload taking a workload::group_set, Kubernetes v1.37 with
-// GenericWorkload): the cluster's victim units are built once per decision
-// (workload::build_victim_units, missing start times read as the policy's `now`), each node's dry
-// run selects whole units (workload::select_unit_victims, with per-worker scratch), and the
-// terminating-pod check of step 1 compares a pod's effective priority (its group's,
-// workload::effective_priority) with the preemptor's. The preemptor keeps its own priority
-// (upstream compares with PodPriority(preemptor)). With workload::no_groups the decision equals
-// the overload without groups.
-// Branch and bound (evaluator_config::report_only_chosen, off by default): a node whose state
-// offers victim_score_bound (preempt/node_state.hpp; model::resource_fit_state does) and whose
-// bound, score by score, cannot beat the best candidate found before it in candidate order is
-// counted as a candidate (for the sampling's stop rule and the candidate lists) without selecting
-// its victims: it could at best tie an earlier candidate, and the earlier one wins ties. The
-// nominated node, its victims and every node's outcome are the same as without it; the decision's
-// `candidates` then lists only the candidates whose victims were selected (`candidates_bounded`
-// counts the others), and `choice.deciding_score` is decided among those. It applies where it
-// cannot change the answer: the upstream scores (no score_functions), no extenders (they see every
-// candidate), no pod groups, default_policy's eligibility and importance order, an observer
-// without on_node_evaluated, and a node without nominated pods (they decide whether the node is a
-// candidate at all); elsewhere every node is evaluated in full. Budgets need no check: a bounded
-// node comes after a candidate without violations, so it lands in a list with room and counts
-// toward the stop rule alike whether its victims would violate budgets or not, and the bound holds
-// in lexicographic order either way (see resource_fit_state::victim_score_bound). With parallel
-// workers, a batch is bounded against the best candidate of the batches before it, so the decision
-// stays the same for every parallelism. Beyond upstream, the answer is deterministic: with more
-// than one worker, nodes are evaluated ahead in parallel batches and only the prefix a sequential
-// evaluation would have reached is kept, so every executor and every parallelism gives the same
-// decision, node statuses included. The messages of the attempts that nominate nothing are
-// upstream's (preempt/failure_message.hpp).
+// returns a decision (preempt/decision.hpp) in upstream's steps, numbered as upstream numbers them
+// in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
+// (select_victims on each node, in candidate order from the offset, into two bounded candidate
+// lists); the extenders; the best candidate. The overload taking a workload::group_set makes
+// victims whole units (Kubernetes v1.37 with GenericWorkload). evaluator_config::report_only_chosen
+// turns on the branch and bound (detail/branch_and_bound.hpp); more than one worker evaluates
+// nodes ahead in parallel batches (detail/parallel_dry_run.hpp). Either way the decision is the
+// same: beyond upstream, every executor and parallelism gives the same answer.
 //
-// Executors: the work handed to an async executor is a reference to helper state inside the
-// evaluator (preempt/detail/helper_crew.hpp); the calling thread works too and never waits for a
-// helper that has not started, so an executor that runs tasks late (a manual queue) or never (a
-// saturated pool) cannot stall an evaluation. An evaluator must outlive the helper tasks it
-// queued: its destructor waits until every queued helper has run, so drain a manual context
-// before destroying the evaluator. With an always-inline executor no helper is ever queued and no
-// atomic is touched. Under PREEMPT_NO_THREADS (preempt/config.hpp) there is no helper crew at all
-// (parallelism is 1) and evaluate accepts always-inline executors only. A parallel batch is merged
-// into the candidate lists in candidate order while it is evaluated, by the calling thread alone:
-// at the end of each of its claims it merges the results that are ready from the cursor on, and
-// the rest after the batch. A helper only publishes its result (one release store per item): the
-// workers share no flag they both write per node, and each worker's state, like the merge's, is on
-// cache lines of its own (detail::cache_line). Each worker appends a node's victims to its
-// own arena right after selecting them, while they are in its cache, and the merge records where
-// they are, so the calling thread copies no victim of a parallel batch; inline, a kept
-// candidate's victims are copied from the scratch once. With an observer of every node
-// (on_node_evaluated), the batch is merged after it is evaluated instead, so that the observer
-// runs on the calling thread.
-//
-// Complexity: O(n) to find potential nodes, plus select_victims on the nodes evaluated (with
-// branch and bound, a bounded node costs its prepare_state and victim_score_bound instead). With
-// stamped budgets (preempt/budget.hpp: model::budget_table over model::resource_cluster), a node
-// where no eviction can violate a budget is found once per state of its pods and of the budgets
-// (every pod charged once) and then selected without reading the budgets.
-// Allocation: none per node or per decision in steady state (buffers grow to the largest attempt
-// seen; with parallel workers, each dry run first gives every worker's scratch room for the
-// largest node any worker has needed, and every worker's arena room for all the victims of the
-// largest parallel dry run so far, so which worker takes which node, and
-// where in a batch, does not matter); formatting an "unschedulable" message reuses its buffers too.
-// Exceptions: none of its own; the caller's hooks run on worker threads and must not throw.
-// Thread-safety: one evaluate call at a time per evaluator; the decision stays valid until the next
-// call.
+// Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
+// node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
+// (buffers grow to the largest attempt seen). Exceptions: none of its own; the caller's hooks run
+// on worker threads and must not throw. Thread-safety: one evaluate call at a time per evaluator;
+// the decision stays valid until the next call. Work handed to an async executor refers to the
+// evaluator: its destructor waits until every queued helper has run (drain a manual context
+// first). Under PREEMPT_NO_THREADS evaluate takes always-inline executors only.
 #ifndef PREEMPT_EVALUATOR_HPP
 #define PREEMPT_EVALUATOR_HPP
 
-#include <new>
 
-// ---- begin preempt/detail/budget_memo.hpp ------------------------------------------------------
-// preempt/detail/budget_memo.hpp - what an evaluator remembers about a node and the disruption
-// budgets, for as long as neither changes (preempt::stamped_budgets).
+// ---- begin preempt/detail/branch_and_bound.hpp -------------------------------------------------
+// preempt/detail/branch_and_bound.hpp - the evaluator's branch and bound
+// (evaluator_config::report_only_chosen): a node that cannot beat an earlier candidate is counted
+// as a candidate without selecting its victims.
 //
-// node_budget_memo is one node's entry, kept under the node's and the budget set's stamps:
-//   - free: charging every pod of the node, in its order, violates no budget. Then every budget
-//     holds at least as many disruptions as the node has pods counting against it, so no victims,
-//     in any order, violate one: victim selection can skip the budgets altogether (the same
-//     victims, in the same order, with no violation);
-//   - the violation flags of the last span of the node's pods that victim selection charged at
-//     once (the pods below the preemptor's priority, a suffix of the node's pods in importance
-//     order), by its offset and length: charging depends on nothing but those pods, their order
-//     and the budgets, so another preemptor that removes the same span reads the flags instead of
-//     looking every pod up again.
-// memo_budgets<B, P> is the budget set victim selection sees on such a node: B's answers, plus
-// charge_into_flags, which serves the remembered flags (victim_selection.hpp's
-// detail::violation_flags calls it where it would charge the span itself). Whether a node is free
-// is found by charging all its pods as one span from offset 0, which is also the span victim
-// selection charges when the preemptor outranks every pod: one charge serves both.
+// score_bound keeps the best candidate without budget violations found so far (the first of
+// equals) and rules a node out when the node state's victim_score_bound (preempt/node_state.hpp;
+// model::resource_fit_state offers one, from the node's priority summary) is, score by score, no
+// better than it. Such a node could at best tie the earlier candidate, and the earlier one wins
+// ties, so the nominated node, its victims and every node's outcome stay the same; the decision's
+// `candidates` then lists only the candidates whose victims were selected (`candidates_bounded`
+// counts the others) and `choice.deciding_score` is decided among those.
 //
-// Complexity: a stale entry costs one charge of the node's pods (free) or of the span (flags);
-// a current one O(1), or a copy of the span's flags. Allocation: an entry's flags grow to the
-// largest span charged on its node, then are reused. No exceptions of its own. Thread-safety: an
-// entry is written by the one worker that evaluates its node.
-#ifndef PREEMPT_DETAIL_BUDGET_MEMO_HPP
-#define PREEMPT_DETAIL_BUDGET_MEMO_HPP
+// Design notes. can_bound says where it cannot change the answer: the upstream scores (no
+// score_functions), no extenders (they see every candidate), no pod groups, default_policy's
+// eligibility and importance order, and an observer without on_node_evaluated; the evaluator also
+// skips it on a node with nominated pods (they decide whether the node is a candidate at all).
+// Budgets need no check: a bounded node comes after a candidate without violations, so it lands in
+// a list with room and counts toward the stop rule alike whether its victims would violate budgets
+// or not, and the bound holds in lexicographic order either way (see
+// resource_fit_state::victim_score_bound). With parallel workers, a batch is bounded against the
+// best candidate of the batches before it (begin_batch), a copy the merge does not write while the
+// workers read it, so the decision stays the same for every parallelism.
+//
+// O(1) per node plus the bound's own cost; no allocation; no exceptions. What workers read
+// (the batch's copy) and what the merge writes (the best so far) are on cache lines of their own.
+#ifndef PREEMPT_DETAIL_BRANCH_AND_BOUND_HPP
+#define PREEMPT_DETAIL_BRANCH_AND_BOUND_HPP
 
 
+// ---- begin preempt/detail/cache_line.hpp -------------------------------------------------------
+// preempt/detail/cache_line.hpp - the alignment that keeps data two threads write apart.
+//
+// detail::cache_line is the alignment of what one worker writes while another reads nearby: a
+// parallel dry run's per-worker state and the evaluator's merge state. Two threads that write
+// and read different variables on one cache line move the line between their cores on every
+// write (false sharing); on two cores, keeping them apart took a 2-worker dry run of 5000 x 110
+// from 1.5x to 1.7x inline. It is 128 bytes: two 64-byte lines, since adjacent-line prefetchers
+// (x86) fetch lines in pairs, and 128 is the line of some ARM cores. Under PREEMPT_NO_THREADS
+// nothing runs in parallel, so it is only the fundamental alignment and pads nothing.
+//
+// No allocation; no exceptions.
+#ifndef PREEMPT_DETAIL_CACHE_LINE_HPP
+#define PREEMPT_DETAIL_CACHE_LINE_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+#if defined(PREEMPT_NO_THREADS)
+inline constexpr std::size_t cache_line = alignof(std::max_align_t);
+#else
+inline constexpr std::size_t cache_line = 128;
+#endif
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_CACHE_LINE_HPP
+// ---- end preempt/detail/cache_line.hpp ---------------------------------------------------------
+// ---- begin preempt/detail/candidate_lists.hpp --------------------------------------------------
+// preempt/detail/candidate_lists.hpp - what a dry run keeps (upstream's DryRunPreemption): every
+// node's outcome, and the two bounded candidate lists.
+//
+// candidate_lists<P> folds the nodes of a dry run in candidate order: each node's outcome goes to
+// the diagnosis (an entry per node naming one of the evaluation's distinct outcomes, counted), and
+// a node whose selection succeeded joins the list of candidates without budget violations or the
+// list of those with some, each capped at `wanted` (overflow dropped, as upstream). The dry run may
+// stop once both lists together hold `wanted` candidates, one of them without violations. A kept
+// candidate names where its victims are (a worker's arena: victims_at), its upstream scores and
+// whether the branch and bound skipped its selection (bounded).
+//
+// Complexity: O(1) amortized per node (the distinct outcomes are matched against the most recent
+// few). Allocation: none once the vectors have grown to the largest dry run. No exceptions.
+// Thread-safety: one thread (the evaluation's calling thread) folds nodes in.
+#ifndef PREEMPT_DETAIL_CANDIDATE_LISTS_HPP
+#define PREEMPT_DETAIL_CANDIDATE_LISTS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// Where a node's victims are kept: `count` of them from `first` in worker `worker`'s arena.
+struct victims_at {
+  std::size_t first;
+  std::uint32_t count;   // a node's victims (at most its pods)
+  std::uint32_t worker;  // parallelism is far below 2^32
+};
+
+// A candidate a dry run kept.
+struct kept_candidate {
+  std::size_t node_index;
+  victims_at victims;
+  std::int64_t violations;
+  default_scores::vector scores;
+  bool bounded;  // a candidate whose victims were not selected (branch and bound)
+};
+
+// The nodes a dry run may evaluate (findCandidates: those whose filter status is
+// `unschedulable`, in cluster order), read from an offset on, wrapping around.
+class potential_nodes {
+ public:
+  template <class S>
+  void find(std::size_t nodes, const S& statuses) {
+    nodes_.clear();
+    for (std::size_t i = 0; i < nodes; ++i)
+      if (::preempt::detail::code_of(statuses, i) == status_code::unschedulable)
+        nodes_.push_back(i);
+  }
+  std::size_t size() const noexcept { return nodes_.size(); }
+  void set_offset(std::size_t offset) noexcept { offset_ = offset; }
+
+  // The k-th potential node in evaluation order (k < size()), without a division.
+  std::size_t operator[](std::size_t k) const noexcept {
+    std::size_t at = offset_ + k;
+    if (at >= nodes_.size()) at -= nodes_.size();
+    return nodes_[at];
+  }
+
+ private:
+  std::vector<std::size_t> nodes_;
+  std::size_t offset_ = 0;
+};
+
+class candidate_lists {
+ public:
+  using list = std::vector<kept_candidate>;
+
+  // Forgets the previous dry run; the lists hold up to `wanted` candidates each.
+  void reset(std::size_t wanted) noexcept {
+    wanted_ = wanted;
+    diagnosis_.clear();
+    outcomes_.clear();
+    outcome_counts_.clear();
+    without_violations_.clear();
+    with_violations_.clear();
+    has_errors_ = false;
+  }
+  void set_wanted(std::size_t wanted) noexcept { wanted_ = wanted; }
+
+  // Folds one node's outcome into the diagnosis; the list it joins, or null when it is no
+  // candidate or its list is full.
+  list* add(std::size_t node_index, const status& outcome, std::int64_t violations) {
+    diagnosis_.push_back({node_index, intern_outcome(outcome)});
+    if (outcome.code() == status_code::error) has_errors_ = true;
+    if (!outcome.is_success()) return nullptr;
+    list& l = violations == 0 ? without_violations_ : with_violations_;
+    return l.size() < wanted_ ? &l : nullptr;
+  }
+
+  // Whether the dry run may stop: the lists hold the candidates wanted, one without violations.
+  bool may_stop() const noexcept {
+    return !without_violations_.empty() &&
+           without_violations_.size() + with_violations_.size() >= wanted_;
+  }
+
+  // Candidates held in both lists.
+  std::size_t held() const noexcept { return without_violations_.size() + with_violations_.size(); }
+  bool has_errors() const noexcept { return has_errors_; }
+
+  // Calls f(kept_candidate) for every candidate kept: those without violations first, each list
+  // in the order its candidates were found.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const kept_candidate& k : without_violations_) f(k);
+    for (const kept_candidate& k : with_violations_) f(k);
+  }
+
+  diagnosis_view diagnosis() const noexcept {
+    return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
+  }
+
+ private:
+  // The diagnosis' index of `outcome` among this evaluation's distinct outcomes, counted: the most
+  // recent matches are searched (O(1) per node, however many distinct reasons nodes give) and a
+  // new one is added otherwise. The statuses are copied, their reasons are views as before.
+  std::size_t intern_outcome(const status& outcome) {
+    if (last_outcome_ < outcomes_.size() && outcomes_[last_outcome_] == outcome) {
+      ++outcome_counts_[last_outcome_];
+      return last_outcome_;
+    }
+    const std::size_t n = outcomes_.size();
+    for (std::size_t k = 1; k <= std::min<std::size_t>(n, 8); ++k)
+      if (outcomes_[n - k] == outcome) {
+        ++outcome_counts_[n - k];
+        return last_outcome_ = n - k;
+      }
+    outcomes_.push_back(outcome);
+    outcome_counts_.push_back(1);
+    return last_outcome_ = n;
+  }
+
+  std::vector<diagnosis_view::entry> diagnosis_;
+  std::vector<status> outcomes_;
+  std::vector<std::size_t> outcome_counts_;
+  std::size_t last_outcome_ = 0;
+  list without_violations_;
+  list with_violations_;
+  std::size_t wanted_ = 0;
+  bool has_errors_ = false;
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_CANDIDATE_LISTS_HPP
+// ---- end preempt/detail/candidate_lists.hpp ----------------------------------------------------
+// ---- begin preempt/extender.hpp ----------------------------------------------------------------
+// preempt/extender.hpp - post-processing of the candidates before the final choice (the role of
+// Kubernetes scheduler extenders, as upstream's callExtenders runs them).
+//
+// A candidate extender for pods of type P is any object with:
+//   ext.supports_preemption()               false ⇒ skipped
+//   ext.is_interested(preemptor)            false ⇒ skipped
+//   ext.is_ignorable()                      may its failures be ignored?
+//   ext.process_preemption(preemptor, in, out) -> status
+//       `in` is a std::span<const candidate<P>>; the extender appends the candidates it keeps
+//       (possibly with other victims) to `out`, a std::vector<candidate<P>>&. Victim spans it
+//       creates must stay valid until the decision is no longer used.
+// Extenders run in order, each on the previous one's result:
+//   - an error from an ignorable extender is skipped; from any other it fails the attempt with
+//     its message;
+//   - a returned candidate without victims is dropped if the extender is ignorable; otherwise the
+//     attempt fails with "expected at least one victim pod on node \"<name>\"";
+//   - an empty result ends the chain; an empty input runs no extender.
+// Unlike upstream (which rebuilds the list from a Go map) the order the extender returns is kept.
+//
+// Allocation: the evaluator's candidate buffers, reused. No exceptions of its own.
+#ifndef PREEMPT_EXTENDER_HPP
+#define PREEMPT_EXTENDER_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class X, class P>
+concept candidate_extender =
+    requires(X& x, const P& p, std::span<const candidate<P>> in, std::vector<candidate<P>>& out) {
+      { x.supports_preemption() } -> std::convertible_to<bool>;
+      { x.is_interested(p) } -> std::convertible_to<bool>;
+      { x.is_ignorable() } -> std::convertible_to<bool>;
+      { x.process_preemption(p, in, out) } -> std::convertible_to<status>;
+    };
+
+// No extenders.
+struct no_extenders {};
+
+namespace detail {
+template <class T>
+constexpr auto& deref(T& x) noexcept {
+  if constexpr (std::is_pointer_v<std::remove_cvref_t<T>>)
+    return *x;
+  else
+    return x;
+}
+
+// How a run of the extenders ended: every extender ran, or the attempt failed because one failed
+// (`text`: its message) or returned a candidate without victims (`text`: that node's name).
+struct extenders_outcome {
+  enum class kind : unsigned char { ran, extender_failed, no_victims_on };
+  kind ended = kind::ran;
+  std::string_view text;
+};
+
+// Runs the extenders in order on `candidates` (see the header comment), with `scratch` for their
+// output; a failed run leaves `candidates` empty. `*rescored` is set when some extender ran (its
+// candidates are scored when chosen).
+template <class P, class Extenders>
+extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
+                                std::vector<candidate<P>>& candidates,
+                                std::vector<candidate<P>>& scratch, bool* rescored) {
+  for (auto& entry : extenders) {
+    if (candidates.empty()) break;
+    auto& ext = ::preempt::detail::deref(entry);
+    if (!ext.supports_preemption() || !ext.is_interested(preemptor)) continue;
+    scratch.clear();
+    const status st =
+        ext.process_preemption(preemptor, std::span<const candidate<P>>(candidates), scratch);
+    if (!st) {
+      if (ext.is_ignorable()) continue;
+      candidates.clear();  // upstream returns no candidates with the error
+      return {extenders_outcome::kind::extender_failed, st.reason()};
+    }
+    std::erase_if(scratch,
+                  [&](const candidate<P>& c) { return c.victims.empty() && ext.is_ignorable(); });
+    for (const candidate<P>& c : scratch)
+      if (c.victims.empty()) {
+        const std::string_view node = c.node_name;
+        candidates.clear();
+        return {extenders_outcome::kind::no_victims_on, node};
+      }
+    candidates.swap(scratch);
+    *rescored = true;
+  }
+  return {};
+}
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_EXTENDER_HPP
+// ---- end preempt/extender.hpp ------------------------------------------------------------------
+// ---- begin preempt/observer.hpp ----------------------------------------------------------------
+// preempt/observer.hpp - hooks that see an evaluation as it happens (metrics, tracing, logs).
+//
+// An observer is any object; the evaluator calls each of these members only if the observer has
+// it, so an observer implements just what it needs and `null_observer` costs nothing:
+//   on_attempt_started(preemptor)                         once per evaluation
+//   on_node_evaluated(node_index, outcome, victims, pdb_violations)
+//                                                         for every node the dry run keeps, in
+//                                                         evaluation order
+//   on_candidate_chosen(candidate)                        when a node is nominated
+// All calls happen on the thread that called evaluate, never concurrently. A member of one of these
+// names that cannot be called with those arguments (const P&; std::size_t, const status&,
+// std::span<const P* const>, std::int64_t; const candidate<P>&) does not compile.
+//
+// No allocation; no exceptions of its own.
+#ifndef PREEMPT_OBSERVER_HPP
+#define PREEMPT_OBSERVER_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+struct null_observer {};
+
+namespace detail {
+
+// Whether the observer sees every node the dry run keeps (on_node_evaluated).
+template <class O, class P>
+inline constexpr bool observes_every_node =
+    requires(O& o, std::size_t i, const status& st, std::span<const P* const> v, std::int64_t k) {
+      o.on_node_evaluated(i, st, v, k);
+    };
+
+// Whether every hook the observer has can be called as the evaluator calls it (each failure is a
+// static_assert naming the expected signature).
+template <class O, class P>
+constexpr bool observer_hooks_fit() {
+  static_assert(
+      !has_member_named_on_attempt_started<O> ||
+          requires(O& o, const P& p) { o.on_attempt_started(p); },
+      "observer: on_attempt_started exists but cannot be called as "
+      "on_attempt_started(const P& preemptor)");
+  static_assert(!has_member_named_on_node_evaluated<O> || observes_every_node<O, P>,
+                "observer: on_node_evaluated exists but cannot be called as "
+                "on_node_evaluated(std::size_t node_index, const preempt::status& outcome, "
+                "std::span<const P* const> victims, std::int64_t pdb_violations)");
+  static_assert(
+      !has_member_named_on_candidate_chosen<O> ||
+          requires(O& o, const candidate<P>& c) { o.on_candidate_chosen(c); },
+      "observer: on_candidate_chosen exists but cannot be called as "
+      "on_candidate_chosen(const preempt::candidate<P>& chosen)");
+  return true;
+}
+
+template <class O, class P>
+void notify_attempt_started(O& o, const P& preemptor) {
+  if constexpr (requires { o.on_attempt_started(preemptor); }) o.on_attempt_started(preemptor);
+}
+
+template <class O, class P>
+void notify_node_evaluated(O& o, std::size_t node_index, const status& outcome,
+                           std::span<const P* const> victims, std::int64_t violations) {
+  if constexpr (requires { o.on_node_evaluated(node_index, outcome, victims, violations); })
+    o.on_node_evaluated(node_index, outcome, victims, violations);
+}
+
+template <class O, class P>
+void notify_candidate_chosen(O& o, const candidate<P>& c) {
+  if constexpr (requires { o.on_candidate_chosen(c); }) o.on_candidate_chosen(c);
+}
+
+}  // namespace detail
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_OBSERVER_HPP
+// ---- end preempt/observer.hpp ------------------------------------------------------------------
 // ---- begin preempt/victim_selection.hpp --------------------------------------------------------
 // preempt/victim_selection.hpp - choose the victims on one node (Kubernetes SelectVictimsOnNode).
 //
@@ -3665,92 +5513,6 @@ PREEMPT_NAMESPACE_END
 #define PREEMPT_NOMINATED_FIT_HPP
 
 
-// ---- begin preempt/nominations.hpp -------------------------------------------------------------
-// preempt/nominations.hpp - how the evaluation reads which pods are nominated to which node.
-//
-// A nominated pod has been promised room on a node by an earlier preemption (its
-// nominatedNodeName) but is not running there yet. Upstream's nominator keeps them; filtering
-// with nominated pods (RunFilterPluginsWithNominatedPods, preempt/nominated_fit.hpp) counts the
-// ones of equal or higher priority on the node being tried.
-//
-//   nominated_range<R, P>   a forward range of pods, or of pointers to pods, of type P: the pods
-//                           nominated to one node
-//   nominations_of<N, P>    `n.nominated_to(i)` yields the nominated_range of node i; the
-//                           nomination_ledger's reader models it
-//   no_nominations          nothing is nominated anywhere (no_nominated_pods<P> on every node)
-//
-// Header-only declarations; no allocation; no exceptions.
-#ifndef PREEMPT_NOMINATIONS_HPP
-#define PREEMPT_NOMINATIONS_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-namespace detail {
-
-template <class P, class Nominated>
-concept nominated_range_of =
-    std::ranges::forward_range<Nominated> &&
-    (std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P> ||
-     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, const P*> ||
-     std::same_as<std::remove_cvref_t<std::ranges::range_reference_t<Nominated>>, P*>);
-
-// An element of a nominated_range as a pod reference.
-template <class P, class T>
-constexpr const P& as_pod_ref(const T& x) noexcept {
-  if constexpr (std::is_pointer_v<T>)
-    return *x;
-  else
-    return x;
-}
-
-}  // namespace detail
-
-// A range of nominated pods: pods or pointers to pods of type P.
-template <class R, class P>
-concept nominated_range = detail::nominated_range_of<P, R>;
-
-// An empty list of nominated pods. (A span, not std::ranges::empty_view, which clang 14 cannot
-// compile with libstdc++ 12.)
-template <class P>
-inline constexpr std::span<const P* const> no_nominated_pods{};
-
-struct no_nominations;
-
-template <class N, class P>
-concept nominations_of = std::same_as<N, no_nominations> || requires(const N& n, std::size_t i) {
-  { n.nominated_to(i) } -> nominated_range<P>;
-};
-
-// No pod is nominated anywhere.
-struct no_nominations {};
-
-namespace detail {
-// A type that owns nominations behind a lock and hands out readers (nomination_ledger): passed
-// where nominations are read, it is the wrong argument (see the evaluator's diagnosis).
-template <class T>
-concept nominations_owner = requires { typename std::remove_cvref_t<T>::reader_view; } &&
-                            std::remove_cvref_t<T>::owns_nominations;
-}  // namespace detail
-
-namespace detail {
-
-// The pods nominated to node i (no_nominated_pods for no_nominations).
-template <class P, class N>
-decltype(auto) nominated_to(const N& n, std::size_t i) {
-  if constexpr (std::same_as<N, no_nominations>)
-    return no_nominated_pods<P>;
-  else
-    return n.nominated_to(i);
-}
-
-}  // namespace detail
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_NOMINATIONS_HPP
-// ---- end preempt/nominations.hpp ---------------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -4347,12 +6109,12 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
             // A node where the preemptor does not fit is rejected with the reprieve's fit check.
             status rejection;
-            if (const std::optional<std::size_t> chosen =
-                    state.reprieve_removed_pods(preemptor, policy.now, room, rejection))
+            if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                    preemptor, ::preempt::detail::now_of(policy), room, rejection))
               return detail::successful_selection<P>(room.first(*chosen), 0);
             if (!rejection) return {rejection, {}, 0};
-          } else if (const std::optional<std::size_t> chosen =
-                         state.reprieve_removed_pods(preemptor, policy.now, room)) {
+          } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                         preemptor, ::preempt::detail::now_of(policy), room)) {
             return detail::successful_selection<P>(room.first(*chosen), 0);
           }
         } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
@@ -4370,11 +6132,11 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
               if (!any_violating) {
                 // No violating pod: the first pass adds nothing back, and the reprieve without
                 // budgets chooses the same victims.
-                if (const std::optional<std::size_t> chosen =
-                        state.reprieve_removed_pods(preemptor, policy.now, room))
+                if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                        preemptor, ::preempt::detail::now_of(policy), room))
                   return detail::successful_selection<P>(room.first(*chosen), 0);
-              } else if (const std::optional<std::size_t> chosen =
-                             state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
+              } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                             preemptor, ::preempt::detail::now_of(policy), room, flags)) {
                 return detail::successful_selection<P>(room.first(*chosen),
                                                        detail::violating_victims(flags));
               }
@@ -4401,10 +6163,139 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
                                  scratch, policy);
 }
 
+// A node type that does not model preempt::node: the reasons, each once (detail/requirements.hpp).
+template <class Preemptor, class N, class... Rest>
+  requires(!node<N>)
+victim_selection<detail::rejected_pod> select_victims(const Preemptor&, const N&, Rest&&...) {
+  static_assert(detail::explain_node<N>() || true);
+  return {};
+}
+
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_VICTIM_SELECTION_HPP
 // ---- end preempt/victim_selection.hpp ----------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether the policy brings its own score functions (else the upstream scores are computed per
+// candidate while its victims are fresh in the cache).
+template <class Policy>
+inline constexpr bool has_score_functions = requires(Policy& p) { p.score_functions(); };
+
+// Whether the branch and bound can apply for these types (see the header comment).
+template <class Policy, class Observer, class Extenders, class State, class Node, class P>
+inline constexpr bool can_bound =
+    !has_score_functions<Policy> && !observes_every_node<Observer, P> &&
+    std::same_as<std::remove_cvref_t<Extenders>, no_extenders> && bounds_victim_scores<State, P> &&
+    every_lower_priority_pod_eligible<Policy, Node, P>() && default_importance_order<Policy, P>();
+
+class score_bound {
+ public:
+  // A new evaluation: bounding or not, nothing found yet.
+  void start(bool active) noexcept {
+    active_ = active;
+    has_best_ = false;
+  }
+  bool active() const noexcept { return active_; }
+
+  // A candidate was kept: the best without violations so far, the first of equals (bounded ones
+  // are no better than it).
+  void note(const kept_candidate& k) noexcept {
+    if (active_ && !k.bounded && k.violations == 0 && (!has_best_ || best_ < k.scores)) {
+      best_ = k.scores;
+      has_best_ = true;
+    }
+  }
+
+  // Parallel batches bound their nodes against the best of the batches before them.
+  void begin_parallel() noexcept { parallel_ = true; }
+  void begin_batch() noexcept {
+    batch_best_ = best_;
+    batch_has_best_ = has_best_;
+  }
+  void end_parallel() noexcept { parallel_ = false; }
+
+  // Whether a node, its state prepared, cannot beat the best candidate before it: its bound is,
+  // score by score, no better. Inline, the best candidate so far; in a parallel batch, the best of
+  // the batches before it.
+  template <class State, class P>
+  bool rules_out(const State& state, const P& preemptor, timestamp now) const {
+    const bool has_bound = parallel_ ? batch_has_best_ : has_best_;
+    const default_scores::vector& best = parallel_ ? batch_best_ : best_;
+    if (!active_ || !has_bound) return false;
+    const auto bound = state.victim_score_bound(preemptor, now);
+    return bound && !(best < *bound);
+  }
+
+ private:
+  // Read by every worker during a parallel batch, written between batches only.
+  bool active_ = false;
+  bool parallel_ = false;
+  bool batch_has_best_ = false;
+  default_scores::vector batch_best_{};
+  // Written by the merge while workers evaluate: on a line of its own.
+  alignas(cache_line) default_scores::vector best_{};
+  bool has_best_ = false;
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_BRANCH_AND_BOUND_HPP
+// ---- end preempt/detail/branch_and_bound.hpp ---------------------------------------------------
+// ---- begin preempt/detail/node_dry_run.hpp -----------------------------------------------------
+// preempt/detail/node_dry_run.hpp - one node's dry run in an evaluation (upstream's
+// SelectVictimsOnNode as DryRunPreemption calls it), and the workers that run it.
+//
+// node_dry_run<C, Policy> owns the evaluation's workers (each with its node state, victim scratch,
+// unit scratch for pod groups, and the arena its kept victims go to) and the budget memo.
+// select(...) prepares a worker's state for a node and selects its victims, in this order: a node
+// the branch and bound rules out is a candidate whose victims are not selected; a node whose state
+// foresees the rejection is rejected without a selection; with pod groups, whole units are
+// selected (workload::select_unit_victims); otherwise select_victims runs, through the node's
+// budget memo where it applies (remembers_budgets: a node where no eviction can violate a budget
+// is selected without reading the budgets). A successful selection without victims is an error for
+// that node; a candidate gets its upstream scores here, while its victims are in the cache.
+//
+// Complexity: a node's prepare_state plus its selection. Allocation: none once the workers' buffers
+// have grown (prepare_workers gives every worker room for the largest node any worker has needed).
+// No exceptions of its own. Thread-safety: worker w is used by one thread at a time; each worker
+// writes the memo entries of the nodes it evaluates (distinct nodes).
+#ifndef PREEMPT_DETAIL_NODE_DRY_RUN_HPP
+#define PREEMPT_DETAIL_NODE_DRY_RUN_HPP
+
+#include <new>
+
+// ---- begin preempt/detail/budget_memo.hpp ------------------------------------------------------
+// preempt/detail/budget_memo.hpp - what an evaluator remembers about a node and the disruption
+// budgets, for as long as neither changes (preempt::stamped_budgets).
+//
+// node_budget_memo is one node's entry, kept under the node's and the budget set's stamps:
+//   - free: charging every pod of the node, in its order, violates no budget. Then every budget
+//     holds at least as many disruptions as the node has pods counting against it, so no victims,
+//     in any order, violate one: victim selection can skip the budgets altogether (the same
+//     victims, in the same order, with no violation);
+//   - the violation flags of the last span of the node's pods that victim selection charged at
+//     once (the pods below the preemptor's priority, a suffix of the node's pods in importance
+//     order), by its offset and length: charging depends on nothing but those pods, their order
+//     and the budgets, so another preemptor that removes the same span reads the flags instead of
+//     looking every pod up again.
+// memo_budgets<B, P> is the budget set victim selection sees on such a node: B's answers, plus
+// charge_into_flags, which serves the remembered flags (victim_selection.hpp's
+// detail::violation_flags calls it where it would charge the span itself). Whether a node is free
+// is found by charging all its pods as one span from offset 0, which is also the span victim
+// selection charges when the preemptor outranks every pod: one charge serves both.
+//
+// Complexity: a stale entry costs one charge of the node's pods (free) or of the span (flags);
+// a current one O(1), or a copy of the span's flags. Allocation: an entry's flags grow to the
+// largest span charged on its node, then are reused. No exceptions of its own. Thread-safety: an
+// entry is written by the one worker that evaluates its node.
+#ifndef PREEMPT_DETAIL_BUDGET_MEMO_HPP
+#define PREEMPT_DETAIL_BUDGET_MEMO_HPP
+
+
 
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
@@ -4506,91 +6397,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_DETAIL_BUDGET_MEMO_HPP
 // ---- end preempt/detail/budget_memo.hpp --------------------------------------------------------
-// ---- begin preempt/detail/cache_line.hpp -------------------------------------------------------
-// preempt/detail/cache_line.hpp - the alignment that keeps data two threads write apart.
-//
-// detail::cache_line is the alignment of what one worker writes while another reads nearby: a
-// parallel dry run's per-worker state and the evaluator's merge state. Two threads that write
-// and read different variables on one cache line move the line between their cores on every
-// write (false sharing); on two cores, keeping them apart took a 2-worker dry run of 5000 x 110
-// from 1.5x to 1.7x inline. It is 128 bytes: two 64-byte lines, since adjacent-line prefetchers
-// (x86) fetch lines in pairs, and 128 is the line of some ARM cores. Under PREEMPT_NO_THREADS
-// nothing runs in parallel, so it is only the fundamental alignment and pads nothing.
-//
-// No allocation; no exceptions.
-#ifndef PREEMPT_DETAIL_CACHE_LINE_HPP
-#define PREEMPT_DETAIL_CACHE_LINE_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-namespace detail {
-
-#if defined(PREEMPT_NO_THREADS)
-inline constexpr std::size_t cache_line = alignof(std::max_align_t);
-#else
-inline constexpr std::size_t cache_line = 128;
-#endif
-
-}  // namespace detail
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_DETAIL_CACHE_LINE_HPP
-// ---- end preempt/detail/cache_line.hpp ---------------------------------------------------------
-// ---- begin preempt/extender.hpp ----------------------------------------------------------------
-// preempt/extender.hpp - post-processing of the candidates before the final choice (the role of
-// Kubernetes scheduler extenders, as upstream's callExtenders runs them).
-//
-// A candidate extender for pods of type P is any object with:
-//   ext.supports_preemption()               false ⇒ skipped
-//   ext.is_interested(preemptor)            false ⇒ skipped
-//   ext.is_ignorable()                      may its failures be ignored?
-//   ext.process_preemption(preemptor, in, out) -> status
-//       `in` is a std::span<const candidate<P>>; the extender appends the candidates it keeps
-//       (possibly with other victims) to `out`, a std::vector<candidate<P>>&. Victim spans it
-//       creates must stay valid until the decision is no longer used.
-// Extenders run in order, each on the previous one's result:
-//   - an error from an ignorable extender is skipped; from any other it fails the attempt with
-//     its message;
-//   - a returned candidate without victims is dropped if the extender is ignorable; otherwise the
-//     attempt fails with "expected at least one victim pod on node \"<name>\"";
-//   - an empty result ends the chain; an empty input runs no extender.
-// Unlike upstream (which rebuilds the list from a Go map) the order the extender returns is kept.
-//
-// Allocation: the evaluator's candidate buffers, reused. No exceptions of its own.
-#ifndef PREEMPT_EXTENDER_HPP
-#define PREEMPT_EXTENDER_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-template <class X, class P>
-concept candidate_extender =
-    requires(X& x, const P& p, std::span<const candidate<P>> in, std::vector<candidate<P>>& out) {
-      { x.supports_preemption() } -> std::convertible_to<bool>;
-      { x.is_interested(p) } -> std::convertible_to<bool>;
-      { x.is_ignorable() } -> std::convertible_to<bool>;
-      { x.process_preemption(p, in, out) } -> std::convertible_to<status>;
-    };
-
-// No extenders.
-struct no_extenders {};
-
-namespace detail {
-template <class T>
-constexpr auto& deref(T& x) noexcept {
-  if constexpr (std::is_pointer_v<std::remove_cvref_t<T>>)
-    return *x;
-  else
-    return x;
-}
-}  // namespace detail
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_EXTENDER_HPP
-// ---- end preempt/extender.hpp ------------------------------------------------------------------
 // ---- begin preempt/failure_message.hpp ---------------------------------------------------------
 // preempt/failure_message.hpp - the message of a preemption attempt that nominated no node,
 // worded as upstream's DefaultPreemption PostFilter words it (every message starts with
@@ -4628,6 +6434,11 @@ inline constexpr std::string_view zero_victims_reason = "expected at least one v
 inline constexpr std::string_view no_candidate_message =
     "preemption: no candidate node for preemption";
 inline constexpr std::string_view no_nodes_message = "preemption: no nodes available";
+// The caller's mistakes the evaluator reports rather than reading out of bounds or acting on.
+inline constexpr std::string_view statuses_too_short_message =
+    "preemption: the filter statuses cover fewer nodes than the cluster has";
+inline constexpr std::string_view preemptor_among_victims_message =
+    "preemption: the preemptor is among the victims (a running pod has the preemptor's uid)";
 
 class failure_message {
  public:
@@ -4751,201 +6562,87 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_FAILURE_MESSAGE_HPP
 // ---- end preempt/failure_message.hpp -----------------------------------------------------------
-// ---- begin preempt/filter_statuses.hpp ---------------------------------------------------------
-// preempt/filter_statuses.hpp - the filter outcome of every node for the preemptor (upstream's
-// NodeToStatus map, from which findCandidates takes the nodes preemption may help).
+// ---- begin preempt/workload/unit_victim_selection.hpp ------------------------------------------
+// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
+// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
 //
-// A type S models `node_statuses` when `s.code_of(i)` returns the status_code of node i. Only
-// nodes whose code is `unschedulable` are tried; `unschedulable_and_unresolvable` nodes never are.
-// `filter_statuses` is a ready implementation: every node starts with the map's absent code
-// (UnschedulableAndUnresolvable by default, as upstream) until the caller sets it.
+// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
+// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
+// (build_victim_units, built once per decision):
+//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
+//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
+//      every node that hosts a member (unit_eligible_everywhere).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
+//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods, or that status is the answer.
+//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//      the units in x's cache order: detail::go_sort_slice), classified by budgets
+//      (classify_unit_budgets: a unit violates if any member does).
+//   6. Reprieve, violating units first, then the others, each most important first: the unit's
+//      members on x are added back; if the preemptor no longer fits they are removed again and the
+//      unit is a victim (a violating unit adds its violating members to the count).
+// The victims are every member (on any node) of the victim units, units as upstream lists them:
+// the violating ones, then the others, re-sorted by importance when both kinds were potential.
+// Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
+// (preempt/victim_selection.hpp): the same order, budgets and victims.
 //
-// O(1) per query; allocation on construction and resize only; no exceptions of its own.
-#ifndef PREEMPT_FILTER_STATUSES_HPP
-#define PREEMPT_FILTER_STATUSES_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-template <class S>
-concept node_statuses = requires(const S& s, std::size_t i) {
-  { s.code_of(i) } -> std::convertible_to<status_code>;
-};
-
-class filter_statuses {
- public:
-  explicit filter_statuses(std::size_t nodes = 0,
-                           status_code absent = status_code::unschedulable_and_unresolvable)
-      : codes_(nodes, absent), absent_(absent) {}
-
-  // Forgets every node's code and sizes the map for `nodes` nodes.
-  void reset(std::size_t nodes) { codes_.assign(nodes, absent_); }
-
-  void set(std::size_t node, status_code code) {
-    if (node >= codes_.size()) codes_.resize(node + 1, absent_);
-    codes_[node] = code;
-  }
-  // Marks every node with the same code.
-  void set_all(status_code code) {
-    for (auto& c : codes_) c = code;
-  }
-
-  status_code code_of(std::size_t node) const noexcept {
-    return node < codes_.size() ? codes_[node] : absent_;
-  }
-  status_code absent() const noexcept { return absent_; }
-
- private:
-  std::vector<status_code> codes_;
-  status_code absent_;
-};
-
-static_assert(node_statuses<filter_statuses>);
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_FILTER_STATUSES_HPP
-// ---- end preempt/filter_statuses.hpp -----------------------------------------------------------
-// ---- begin preempt/observer.hpp ----------------------------------------------------------------
-// preempt/observer.hpp - hooks that see an evaluation as it happens (metrics, tracing, logs).
+// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
+// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
+// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
+// thread; `units` is only read and may be shared.
 //
-// An observer is any object; the evaluator calls each of these members only if the observer has
-// it, so an observer implements just what it needs and `null_observer` costs nothing:
-//   on_attempt_started(preemptor)                         once per evaluation
-//   on_node_evaluated(node_index, outcome, victims, pdb_violations)
-//                                                         for every node the dry run keeps, in
-//                                                         evaluation order
-//   on_candidate_chosen(candidate)                        when a node is nominated
-// All calls happen on the thread that called evaluate, never concurrently.
+// The result refers to the scratch and to the cluster's pods.
+#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+
+
+// ---- begin preempt/workload/unit_budgets.hpp ---------------------------------------------------
+// preempt/workload/unit_budgets.hpp - disruption-budget classification of victim units (Kubernetes
+// FilterVictimsWithPDBViolation).
 //
-// No allocation; no exceptions of its own.
-#ifndef PREEMPT_OBSERVER_HPP
-#define PREEMPT_OBSERVER_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-struct null_observer {};
-
-namespace detail {
-
-template <class O, class P>
-void notify_attempt_started(O& o, const P& preemptor) {
-  if constexpr (requires { o.on_attempt_started(preemptor); }) o.on_attempt_started(preemptor);
-}
-
-template <class O, class P>
-void notify_node_evaluated(O& o, std::size_t node_index, const status& outcome,
-                           std::span<const P* const> victims, std::int64_t violations) {
-  if constexpr (requires { o.on_node_evaluated(node_index, outcome, victims, violations); })
-    o.on_node_evaluated(node_index, outcome, victims, violations);
-}
-
-template <class O, class P>
-void notify_candidate_chosen(O& o, const candidate<P>& c) {
-  if constexpr (requires { o.on_candidate_chosen(c); }) o.on_candidate_chosen(c);
-}
-
-}  // namespace detail
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_OBSERVER_HPP
-// ---- end preempt/observer.hpp ------------------------------------------------------------------
-// ---- begin preempt/sampling.hpp ----------------------------------------------------------------
-// preempt/sampling.hpp - how many nodes the dry run looks at, and where it starts
-// (upstream's DefaultPreemptionArgs and GetOffsetAndNumCandidates).
+// classify_unit_budgets(ranked, units, scratch, budgets, tally) walks the units in the given order
+// (descending importance) on a fresh copy of every budget's disruptionsAllowed. For each member
+// pod, in member order, each budget the pod counts against (unless the pod is in its
+// disruptedPods) loses one allowed disruption; the first budget driven below zero makes the pod
+// violating, and that pod touches no further budget (upstream stops there). A unit is violating
+// when any member is; ranked_unit::violations counts its violating members (upstream's
+// ViolateCount), which is what a violating unit adds to the PDB-violation count when evicted.
 //
-// number_of_candidates(args, n) = floor(n · percentage / 100), raised to at least `absolute`,
-// capped at n. With the upstream defaults (10%, 100): 5000 nodes ⇒ 500, 500 ⇒ 100, 50 ⇒ 50.
-// validate(args) applies the upstream validation and returns its messages ("" when valid).
-// The dry run starts at an offset in [0, n) that upstream draws at random; the evaluator draws
-// it from an offset_sequence (a seeded generator) or takes it from the caller.
+// Complexity O(m · b) for m member pods and b budgets per pod. Allocation: none once the tally
+// has seen this many budgets. No exceptions of its own. Thread-safety: the tally is mutated; one
+// per thread.
+#ifndef PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+#define PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+
+
+// ---- begin preempt/workload/victim_unit.hpp ----------------------------------------------------
+// preempt/workload/victim_unit.hpp - a victim unit (upstream's Victim / DomainVictim) and the
+// order of importance between units (MoreImportantVictim, made total).
 //
-// offset_sequence is defined here bit for bit, not by a standard library: it is splitmix64
-// (Steele, Lea and Flood; the state advances by 0x9E3779B97F4A7C15, the output is mixed by two
-// xor-shift-multiply rounds) and the draw in [0, n) is the output modulo n (a bias below n/2^64).
-// std::uniform_int_distribution is not used: its mapping differs between libstdc++ and libc++,
-// and the same seed must give the same offsets with every standard library and on every target.
+// Preemption evicts units, never parts of them. A pod whose group has no ancestor in `all`
+// disruption mode is a unit of its own; the pods of a group whose highest `all` ancestor is A are
+// one unit across nodes, keyed by A. A unit records its member pods (with their nodes), its
+// priority (the members' effective priority: the group's), its kind (upstream's victimRank:
+// CompositePodGroup 3 > PodGroup 2 > Pod 1; a pod that names a PodGroup is of kind pod_group even
+// as a unit of its own), its earliest member start time (a missing start time counts as the
+// injected `now`), and its construction order.
 //
-// O(1); no allocation except the validation message; no exceptions of its own.
-#ifndef PREEMPT_SAMPLING_HPP
-#define PREEMPT_SAMPLING_HPP
+// more_important_unit(a, b) is upstream's MoreImportantVictim: higher priority; then higher kind;
+// then more member pods; then earlier earliest start time. Upstream sorts with an unstable sort
+// and stamps missing start times with the wall clock at construction, so equal units come out in
+// no reproducible order; here the construction order (node order, then the node's pod order, of
+// each unit's first pod) breaks the remaining ties, which makes the order total and gives the
+// answer upstream gives in practice (earlier-constructed units, stamped earlier, win).
+//
+// Complexity O(1) per comparison. No allocation; no exceptions. Values: thread-safe to copy.
+#ifndef PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+#define PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
 
 
-
-PREEMPT_NAMESPACE_BEGIN
-
-struct sampling_args {
-  std::int32_t min_candidate_nodes_percentage = 10;
-  std::int32_t min_candidate_nodes_absolute = 100;
-};
-
-// Upstream's validation; an empty string means the arguments are valid.
-inline std::string validate(const sampling_args& args) {
-  std::string errors;
-  const auto add = [&](const char* field, std::int32_t value, const char* what) {
-    if (!errors.empty()) errors += ", ";
-    errors += field;
-    errors += ": Invalid value: ";
-    errors += std::to_string(value);
-    errors += ": ";
-    errors += what;
-  };
-  const std::int32_t pct = args.min_candidate_nodes_percentage;
-  const std::int32_t abs = args.min_candidate_nodes_absolute;
-  if (pct < 0 || pct > 100) add("minCandidateNodesPercentage", pct, "not in valid range [0, 100]");
-  if (abs < 0) add("minCandidateNodesAbsolute", abs, "not in valid range [0, inf)");
-  if (pct == 0 && abs == 0) {
-    add("minCandidateNodesPercentage", pct,
-        "cannot be zero at the same time as minCandidateNodesAbsolute");
-    add("minCandidateNodesAbsolute", abs,
-        "cannot be zero at the same time as minCandidateNodesPercentage");
-  }
-  return errors;
-}
-
-// How many candidates the dry run looks for among n potential nodes. Expects valid arguments.
-constexpr std::size_t number_of_candidates(const sampling_args& args, std::size_t n) noexcept {
-  // Compared as std::int64_t: std::int32_t is `int` on some targets and `long` on others (newlib),
-  // and std::clamp/std::max need both arguments of one type.
-  const std::int64_t pct64 = args.min_candidate_nodes_percentage;
-  const std::int64_t abs64 = args.min_candidate_nodes_absolute;
-  const auto pct = static_cast<std::size_t>(std::clamp<std::int64_t>(pct64, 0, 100));
-  const auto abs = static_cast<std::size_t>(std::max<std::int64_t>(abs64, 0));
-  return std::min(n, std::max(n * pct / 100, abs));
-}
-
-// The seeded start offsets of the dry run (see above): the same seed gives the same sequence on
-// every standard library and target.
-class offset_sequence {
- public:
-  constexpr explicit offset_sequence(std::uint64_t seed = 0) noexcept : state_(seed) {}
-
-  // The next raw 64-bit output (splitmix64).
-  constexpr std::uint64_t next_raw() noexcept {
-    state_ += 0x9E3779B97F4A7C15ull;
-    std::uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-
-  // The next offset in [0, n); n must be positive.
-  constexpr std::size_t next(std::size_t n) noexcept {
-    return static_cast<std::size_t>(next_raw() % static_cast<std::uint64_t>(n));
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_SAMPLING_HPP
-// ---- end preempt/sampling.hpp ------------------------------------------------------------------
 // ---- begin preempt/workload/group_set.hpp ------------------------------------------------------
 // preempt/workload/group_set.hpp - how the algorithms read the caller's pod groups (Kubernetes
 // PodGroup and CompositePodGroup objects, scheduling.k8s.io v1beta1 / v1alpha3), and the two
@@ -5064,87 +6761,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_GROUP_SET_HPP
 // ---- end preempt/workload/group_set.hpp --------------------------------------------------------
-// ---- begin preempt/workload/unit_victim_selection.hpp ------------------------------------------
-// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
-// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
-//
-// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
-// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
-// (build_victim_units, built once per decision):
-//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
-//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
-//      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state; for members on other nodes upstream
-//      only updates its PreFilter state (RemovePod with that node), which a state offering
-//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
-//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
-//      same in reverse. Members are visited in the unit's order.
-//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
-//   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets
-//      (classify_unit_budgets: a unit violates if any member does).
-//   6. Reprieve, violating units first, then the others, each most important first: the unit's
-//      members on x are added back; if the preemptor no longer fits they are removed again and the
-//      unit is a victim (a violating unit adds its violating members to the count).
-// The victims are every member (on any node) of the victim units, units as upstream lists them:
-// the violating ones, then the others, re-sorted by importance when both kinds were potential.
-// Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
-// (preempt/victim_selection.hpp): the same order, budgets and victims.
-//
-// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
-// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
-// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
-// thread; `units` is only read and may be shared.
-//
-// The result refers to the scratch and to the cluster's pods.
-#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-
-
-// ---- begin preempt/workload/unit_budgets.hpp ---------------------------------------------------
-// preempt/workload/unit_budgets.hpp - disruption-budget classification of victim units (Kubernetes
-// FilterVictimsWithPDBViolation).
-//
-// classify_unit_budgets(ranked, units, scratch, budgets, tally) walks the units in the given order
-// (descending importance) on a fresh copy of every budget's disruptionsAllowed. For each member
-// pod, in member order, each budget the pod counts against (unless the pod is in its
-// disruptedPods) loses one allowed disruption; the first budget driven below zero makes the pod
-// violating, and that pod touches no further budget (upstream stops there). A unit is violating
-// when any member is; ranked_unit::violations counts its violating members (upstream's
-// ViolateCount), which is what a violating unit adds to the PDB-violation count when evicted.
-//
-// Complexity O(m · b) for m member pods and b budgets per pod. Allocation: none once the tally
-// has seen this many budgets. No exceptions of its own. Thread-safety: the tally is mutated; one
-// per thread.
-#ifndef PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-#define PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-
-
-// ---- begin preempt/workload/victim_unit.hpp ----------------------------------------------------
-// preempt/workload/victim_unit.hpp - a victim unit (upstream's Victim / DomainVictim) and the
-// order of importance between units (MoreImportantVictim, made total).
-//
-// Preemption evicts units, never parts of them. A pod whose group has no ancestor in `all`
-// disruption mode is a unit of its own; the pods of a group whose highest `all` ancestor is A are
-// one unit across nodes, keyed by A. A unit records its member pods (with their nodes), its
-// priority (the members' effective priority: the group's), its kind (upstream's victimRank:
-// CompositePodGroup 3 > PodGroup 2 > Pod 1; a pod that names a PodGroup is of kind pod_group even
-// as a unit of its own), its earliest member start time (a missing start time counts as the
-// injected `now`), and its construction order.
-//
-// more_important_unit(a, b) is upstream's MoreImportantVictim: higher priority; then higher kind;
-// then more member pods; then earlier earliest start time. Upstream sorts with an unstable sort
-// and stamps missing start times with the wall clock at construction, so equal units come out in
-// no reproducible order; here the construction order (node order, then the node's pod order, of
-// each unit's first pod) breaks the remaining ties, which makes the order total and gives the
-// answer upstream gives in practice (earlier-constructed units, stamped earlier, win).
-//
-// Complexity O(1) per comparison. No allocation; no exceptions. Values: thread-safe to copy.
-#ifndef PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
-#define PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
-
-
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
@@ -5846,7 +7462,236 @@ PREEMPT_NAMESPACE_END
 #endif  // PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
 // ---- end preempt/workload/unit_victim_selection.hpp --------------------------------------------
 
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// The workers of a dry run for a configured parallelism: the calling thread and its helpers, or
+// the calling thread alone without threads.
+constexpr std::size_t worker_count(std::size_t parallelism) noexcept {
+#if defined(PREEMPT_NO_THREADS)
+  static_cast<void>(parallelism);
+  return 1;
+#else
+  return parallelism > 1 ? parallelism : 1;
+#endif
+}
+
+// C is a cluster with the members (detail::member_cluster_t).
+template <class C, class Policy>
+class node_dry_run {
+ public:
+  using pod_type = cluster_pod_t<C>;
+  using node_type = cluster_node_t<C>;
+  using state_type = typename C::state_type;
+
+  // Aligned: what one worker writes per node (its state, its scratch's and arena's ends) is on
+  // lines no other worker touches.
+  struct alignas(cache_line) worker {
+    victim_scratch<pod_type> scratch;
+    workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
+    std::optional<state_type> state;
+    // The victims this worker kept in the current decision: in a parallel dry run, of every node
+    // it evaluated, appended right after the selection (while they are in its cache, and without
+    // a write to memory another worker reads during the batch); inline, of the kept candidates
+    // (worker 0's). Read by the calling thread once the workers are done.
+    std::vector<const pod_type*> arena;
+  };
+
+  // Without the policy's own score functions, each candidate's upstream scores are computed on
+  // its worker right after its victims were chosen, and the choice reads them.
+  static constexpr bool precomputes_scores = !has_score_functions<Policy>;
+
+  explicit node_dry_run(std::size_t workers) : workers_(workers) {}
+
+  std::size_t size() const noexcept { return workers_.size(); }
+  bool empty() const noexcept { return workers_.empty(); }
+  worker& operator[](std::size_t w) noexcept { return workers_[w]; }
+
+  // A new decision: every worker's arena is empty.
+  void reset() noexcept {
+    for (worker& wk : workers_) wk.arena.clear();
+  }
+
+  // Appends a node's victims to worker w's arena; where they are.
+  victims_at keep_victims(std::size_t w, std::span<const pod_type* const> victims) {
+    std::vector<const pod_type*>& arena = workers_[w].arena;
+    const victims_at at{arena.size(), static_cast<std::uint32_t>(victims.size()),
+                        static_cast<std::uint32_t>(w)};
+    arena.insert(arena.end(), victims.begin(), victims.end());
+    return at;
+  }
+
+  // The victims a kept candidate refers to.
+  std::span<const pod_type* const> victims_of(const victims_at& at) const noexcept {
+    return {workers_[at.worker].arena.data() + at.first, at.count};
+  }
+
+  // Before a dry run with budgets of type B: room in the memo for every node.
+  template <class B>
+  void prepare_memo(std::size_t nodes) {
+    if constexpr (remembers_budgets<B>)
+      if (budget_memo_.size() < nodes) budget_memo_.resize(nodes);
+  }
+
+  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
+  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
+  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
+  // every worker's arena gets room for as many victims as all workers kept in any parallel dry
+  // run so far, since one worker may take every node.
+  template <class B>
+  void prepare_workers(const C& cluster, const B& budgets, bool grouped) {
+    std::size_t pods = 0;
+    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
+    for (worker& wk : workers_) {
+      const auto u = wk.unit_scratch.reserved();
+      units.node_units = std::max(units.node_units, u.node_units);
+      units.units = std::max(units.units, u.units);
+      units.pods = std::max(units.pods, u.pods);
+      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
+    }
+    for (worker& wk : workers_) {
+      if (!wk.state) wk.state.emplace(cluster.make_state());
+      wk.scratch.reserve(pods, budgets.budget_count());
+      wk.unit_scratch.reserve(units, grouped ? budgets.budget_count() : 0);
+      wk.arena.reserve(arena_room_);
+    }
+  }
+
+  // After a parallel dry run: the victims all workers kept, for the next prepare_workers.
+  void note_arena_room() noexcept {
+    std::size_t total = 0;
+    for (const worker& wk : workers_) total += wk.arena.size();
+    arena_room_ = std::max(arena_room_, total);
+  }
+
+  // Selects the victims on node `node_index` with worker `wk`'s state and scratch: the selection
+  // is built in `selection` (its victims point into the scratch until the worker's next node),
+  // with a candidate's upstream scores in `scores`. `units` is the decision's victim units with pod
+  // groups, null without. True when the branch and bound skipped the node (a candidate whose
+  // victims were not selected).
+  template <class B, class N>
+  bool select(std::size_t node_index, worker& wk, const pod_type& preemptor, const C& cluster,
+              const B& budgets, const N& nominations, const Policy& policy, timestamp now,
+              const score_bound& bound, const workload::unit_scratch<pod_type>* units,
+              victim_selection<pod_type>& selection, default_scores::vector& scores) {
+    if (!wk.state) wk.state.emplace(cluster.make_state());
+    cluster.prepare_state(node_index, *wk.state);
+    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
+    const bool none_nominated = std::ranges::begin(nominated) == std::ranges::end(nominated);
+    // The selection is trivially destructible, and a placement new from the call's prvalue is
+    // guaranteed elision (std::construct_at would copy a temporary): its status is written once.
+    static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
+    void* const slot = static_cast<void*>(std::addressof(selection));
+    if constexpr (bounds_victim_scores<state_type, pod_type>)
+      if (bound.active() && none_nominated && bound.rules_out(*wk.state, preemptor, now)) {
+        ::new (slot) victim_selection<pod_type>{status::ok(), {}, 0};
+        return true;
+      }
+    if constexpr (foresees_rejections<state_type, pod_type> &&
+                  every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
+      if (units == nullptr && none_nominated)
+        if (const status* rejection = wk.state->foreseen_rejection(preemptor)) {
+          ::new (slot) victim_selection<pod_type>{*rejection, {}, 0};
+          return false;
+        }
+    if (units != nullptr)
+      ::new (slot) victim_selection<pod_type>(::preempt::workload::select_unit_victims(
+          preemptor, node_index, cluster, *wk.state, *units, budgets, nominated, wk.unit_scratch,
+          policy));
+    else
+      select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, policy, wk,
+                     slot);
+    if (selection.outcome.is_success()) {
+      if (selection.victims.empty())
+        selection.outcome = status::error(zero_victims_reason);
+      else if constexpr (precomputes_scores)
+        scores = default_scores{now}.all(
+            candidate<pod_type>{node_index, {}, selection.victims, selection.pdb_violations});
+    }
+    return false;
+  }
+
+ private:
+  // Whether the evaluator remembers what budgets of type B answered per node: stamped budgets,
+  // and nodes whose pods() is a contiguous span (the memo names a span by its offset).
+  template <class B>
+  static constexpr bool remembers_budgets =
+      stamped_budgets<B, node_type> && requires(const node_type& n) {
+        { n.pods() } -> std::convertible_to<std::span<const pod_type>>;
+      };
+
+  // select_victims on one node, its result constructed at `slot`. With remembers_budgets, through
+  // the node's memo (detail::node_budget_memo, brought up to date first by charging every pod of
+  // the node): a node where no eviction can violate a budget is selected without budgets, another
+  // with the violation flags it remembers.
+  template <class B, class Nominated>
+  void select_on_node(const pod_type& preemptor, std::size_t node_index, const node_type& node,
+                      const B& budgets, const Nominated& nominated, const Policy& policy,
+                      worker& wk, void* slot) {
+    if constexpr (remembers_budgets<B>) {
+      node_budget_memo& memo = budget_memo_[node_index];
+      const std::span<const pod_type> pods(node.pods());
+      if (!memo.current(node.stamp(), budgets.stamp()))
+        memo.free = !memo.charge_span(pods, 0, budgets, wk.scratch);
+      if (memo.free) {
+        ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+            preemptor, node, *wk.state, no_budgets{}, nominated, wk.scratch, policy));
+      } else {
+        const memo_budgets<B, pod_type> remembered(budgets, memo, pods);
+        ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+            preemptor, node, *wk.state, remembered, nominated, wk.scratch, policy));
+      }
+    } else {
+      ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
+          preemptor, node, *wk.state, budgets, nominated, wk.scratch, policy));
+    }
+  }
+
+  // Read by every worker during a parallel batch, written between batches only.
+  std::vector<worker> workers_;
+  std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
+  std::vector<node_budget_memo> budget_memo_;  // per node, with remembers_budgets
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_NODE_DRY_RUN_HPP
+// ---- end preempt/detail/node_dry_run.hpp -------------------------------------------------------
+// ---- begin preempt/detail/parallel_dry_run.hpp -------------------------------------------------
+// preempt/detail/parallel_dry_run.hpp - the evaluator's parallel dry run: nodes evaluated ahead
+// in batches by the calling thread and helpers lent to the executor, merged in candidate order.
+//
+// parallel_dry_run<P>::run(n, host, ex) evaluates the n potential nodes in batches. A batch's
+// nodes are claimed by the workers (the calling thread is worker 0; helpers come from a
+// detail::helper_crew, so an executor that runs them late or never cannot stall the evaluation);
+// each result goes to the item's slot, its victims to the evaluating worker's arena (the merge
+// records where they are: the calling thread copies no victim). Only the prefix a sequential
+// evaluation would have reached is kept, so every executor and parallelism gives the same
+// decision, node statuses included.
+//
+// The host (the evaluator) provides, for the evaluation's `inputs`:
+//   host.next_batch_size(previous)    nodes in the next batch
+//   host.begin_batch()                before a batch's nodes are evaluated (the bound's snapshot)
+//   host.evaluate_item(k, worker, result, inputs)  evaluates the k-th potential node into `result`
+//   host.merge_item(k, result) -> bool  folds the k-th node into the candidate lists (true: stop)
+// Merge while evaluating (MergesWhileEvaluating, without an observer of every node): the calling
+// thread merges the results that are ready from the cursor on at the end of each of its claims,
+// and the rest after the batch. A helper only publishes its result (one release store per item):
+// the workers share no flag they both write per node, and the cursor, written per merged item, is
+// on a line of its own. With an observer of every node, the batch is merged after it is evaluated,
+// so that the observer runs on the calling thread.
+//
+// Complexity: O(items / grain) claims per batch plus the nodes' own cost. Allocation: the slots
+// and ready flags grow to the largest batch seen. No exceptions. Thread-safety: one run at a time.
+// Not available under PREEMPT_NO_THREADS (the evaluator then runs inline only).
+#ifndef PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
+#define PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
+
+
 #if !defined(PREEMPT_NO_THREADS)
+
+
 // ---- begin preempt/detail/helper_crew.hpp ------------------------------------------------------
 // preempt/detail/helper_crew.hpp - lending helpers to an executor for one batch of work, safely.
 //
@@ -5993,254 +7838,85 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_DETAIL_HELPER_CREW_HPP
 // ---- end preempt/detail/helper_crew.hpp --------------------------------------------------------
-#endif
 
 PREEMPT_NAMESPACE_BEGIN
-
-struct evaluator_config {
-  sampling_args sampling;
-  // Workers per dry run, the calling thread included. 1 evaluates sequentially.
-  std::size_t parallelism = 1;
-  // Nodes per worker in a parallel batch that may reach beyond the sequential stop: larger
-  // batches mean fewer hand-offs and more nodes evaluated past the stop (their results are
-  // discarded). Batches that cannot reach the stop are larger, up to max_batch nodes.
-  std::size_t chunk = 8;
-  // The most nodes one parallel batch evaluates (at least parallelism * chunk): their results,
-  // about 170 bytes each, are held until the batch is merged; each batch wakes the helpers and
-  // waits for the last of them once, so a full dry run is fastest in one batch.
-  std::size_t max_batch = 8192;
-  // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
-  // library and target).
-  std::uint64_t seed = 0;
-  // Branch and bound: the caller reads the chosen candidate only, not every candidate's victims
-  // (see the header comment).
-  bool report_only_chosen = false;
-};
-
-// Per-attempt inputs.
-struct attempt {
-  // Where the dry run starts among the potential nodes (upstream draws it at random).
-  std::optional<std::size_t> offset;
-  // The node the preemptor is currently nominated to, if any.
-  std::optional<std::size_t> nominated_node;
-};
-
 namespace detail {
 
-// The policy's clock (`now` member), or 0: the start time assumed for pods without one.
-template <class T>
-constexpr timestamp now_of(const T& policy) {
-  if constexpr (requires { policy.now; })
-    return static_cast<timestamp>(policy.now);
-  else
-    return 0;
+// One node's result in a parallel batch. The selection is constructed in place (its status
+// written once, where it is read); its victims are in the arena of the worker that evaluated it
+// (`victims`; the selection's own span is stale once that worker moved on).
+template <class P>
+struct item_result {
+  victim_selection<P> selection;
+  victims_at victims{};
+  default_scores::vector scores{};
+  bool bounded = false;  // a candidate whose victims were not selected (branch and bound)
+
+  const status& outcome() const noexcept { return selection.outcome; }
+  std::int64_t violations() const noexcept { return selection.pdb_violations; }
+};
+
+// Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
+// candidates, and each node adds at most one, so the next (wanted - held) nodes are all read by a
+// sequential evaluation as well: a batch of that many wastes nothing, however large. Beyond that
+// (or when the lists are full but hold no candidate without violations) a batch is workers * chunk
+// nodes, the evaluation ahead of the sequential stop that `chunk` allows. Branch and bound
+// (`bounding`) bounds a batch against the batches before it, so its batches start at
+// workers * chunk and double. `max_batch` caps the results a batch holds at once.
+constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers, std::size_t chunk,
+                                      std::size_t max_batch, std::size_t held, std::size_t wanted,
+                                      bool bounding) noexcept {
+  const std::size_t ahead = workers * chunk;
+  const std::size_t safe = held < wanted ? wanted - held : 0;
+  std::size_t size = std::max(ahead, std::min(safe, max_batch));
+  if (bounding) size = std::min(size, std::max(ahead, 2 * previous));
+  return size;
 }
 
-}  // namespace detail
-
-template <cluster C, victim_policy<cluster_node_t<C>, cluster_pod_t<C>> Policy = default_policy,
-          class Observer = null_observer>
-class evaluator {
+template <class P>
+class parallel_dry_run {
  public:
-  using pod_type = cluster_pod_t<C>;
-  using node_type = cluster_node_t<C>;
-  using state_type = typename C::state_type;
-  using decision_type = decision<pod_type>;
+  using result = item_result<P>;
 
-  explicit evaluator(evaluator_config config = {}, Policy policy = {}, Observer observer = {})
-      : config_(config),
-        policy_(std::move(policy)),
-        observer_(std::move(observer)),
-        offsets_(config.seed),
-#if defined(PREEMPT_NO_THREADS)
-        workers_(1) {
-#else
-        crew_(std::make_unique<detail::helper_crew>(std::max<std::size_t>(config.parallelism, 1))),
-        workers_(std::max<std::size_t>(config.parallelism, 1)) {
-#endif
-    PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
-                   "evaluator: invalid sampling arguments");
-    config_.parallelism = workers_.size();
-    config_.chunk = std::max<std::size_t>(config_.chunk, 1);
-    config_.max_batch = std::max(config_.max_batch, workers_.size() * config_.chunk);
-#if !defined(PREEMPT_NO_THREADS)
-    if (workers_.size() > 1) gate_ = std::make_unique<merge_gate>();
-#endif
-  }
+  explicit parallel_dry_run(std::size_t workers)
+      : crew_(std::make_unique<helper_crew>(workers)), gate_(std::make_unique<merge_gate>()) {}
 
-  static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
-                                          std::is_nothrow_move_constructible_v<Observer> &&
-                                          std::is_nothrow_move_constructible_v<state_type>;
-  // Movable (when the policy, the observer and the cluster's state type are). Moving an evaluator
-  // while an evaluate call runs on it is the caller's bug. A decision obtained before the move is
-  // no longer valid; the moved-from evaluator may only be destroyed or assigned to.
-  evaluator(evaluator&&) noexcept(nothrow_movable) = default;
-  evaluator& operator=(evaluator&&) noexcept(nothrow_movable) = default;
+  // How many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
+  // counter less; more, smaller ones balance uneven nodes better).
+  static constexpr std::size_t claims_per_worker = 16;
 
-  // A nomination ledger passed where its reader is expected: a clear error rather than a list of
-  // unsatisfied constraints (the ledger does not model nominations_of).
-  template <class... Args>
-    requires(detail::nominations_owner<Args> || ...)
-  const decision_type& evaluate(const pod_type&, const C&, Args&&...) {
-    static_assert(sizeof...(Args) == 0,  // always false here: Args holds the ledger
-                  "evaluate: pass the nomination ledger's reader(), which holds its shared lock "
-                  "while the evaluation reads the nominations, not the ledger itself");
-    return decision_;
-  }
-
-  Policy& policy() noexcept { return policy_; }
-  Observer& observer() noexcept { return observer_; }
-  const evaluator_config& config() const noexcept { return config_; }
-
-  // Evaluates preemption for `preemptor`. The decision refers to this evaluator's buffers and to
-  // the cluster's pods: it is valid until the next evaluate call or until the cluster changes.
-  template <node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N, executor E,
-            class Extenders = no_extenders>
-  const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
-                                const B& budgets, const N& nominations, const E& ex,
-                                const attempt& options = {}, Extenders&& extenders = {}) {
-#if defined(PREEMPT_NO_THREADS)
-    static_assert(is_always_inline_v<E>,
-                  "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
-                  "executor with `static constexpr bool always_inline = true`)");
-#endif
-    PREEMPT_ASSERT(!workers_.empty(), "evaluator: evaluate on a moved-from evaluator");
-    reset_decision();
-    grouped_ = false;
-    detail::notify_attempt_started(observer_, preemptor);
-    if (options.nominated_node && *options.nominated_node < cluster.size()) {
-      const std::size_t nn = *options.nominated_node;
-      const auto& nominated_node = cluster[nn];  // may be a proxy returned by value
-      const status eligible = preempt::check_eligibility(
-          preemptor, &nominated_node, status_code(statuses.code_of(nn)), policy_);
-      if (!eligible) return finish_message(decision_kind::not_eligible, eligible.reason());
-    } else if (status eligible = preempt::check_eligibility<node_type>(
-                   preemptor, nullptr, status_code::unschedulable, policy_);
-               !eligible) {
-      return finish_message(decision_kind::not_eligible, eligible.reason());
+  template <bool MergesWhileEvaluating, class Host, class Inputs, class E>
+  void run(std::size_t n, Host& host, const Inputs& inputs, const E& ex) {
+    const std::size_t workers = crew_->size();
+    std::size_t previous = 0;
+    for (std::size_t base = 0; base < n;) {
+      const std::size_t count = std::min(host.next_batch_size(previous), n - base);
+      if (results_.size() < count) results_.resize(count);
+      previous = count;
+      host.begin_batch();
+      const std::size_t grain = std::max<std::size_t>(1, count / (workers * claims_per_worker));
+      if constexpr (MergesWhileEvaluating) gate_->start(count, grain);
+      batch<MergesWhileEvaluating, Host, Inputs> b{this, &host, &inputs, base};
+      if (count == 1) {
+        b.evaluate_item(0, 0);
+      } else {
+        crew_job job;
+        job.context = &b;
+        job.count = count;
+        job.grain = grain;
+        job.process = [](crew_job& j, std::size_t item, std::size_t w) noexcept {
+          static_cast<batch<MergesWhileEvaluating, Host, Inputs>*>(j.context)->evaluate_item(item,
+                                                                                             w);
+        };
+        crew_->run(job, ex);
+      }
+      const bool stop = b.finish(count);
+      base += count;
+      if (stop) break;
     }
-    return evaluate_eligible(preemptor, cluster, statuses, budgets, nominations, ex, options,
-                             extenders);
-  }
-
-  // The same with pod groups: victims are whole units (see the header comment).
-  template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
-            executor E, class Extenders = no_extenders>
-    requires workload::group_set<W, pod_type>
-  const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const W& groups,
-                                const S& statuses, const B& budgets, const N& nominations,
-                                const E& ex, const attempt& options = {},
-                                Extenders&& extenders = {}) {
-#if defined(PREEMPT_NO_THREADS)
-    static_assert(is_always_inline_v<E>,
-                  "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
-                  "executor with `static constexpr bool always_inline = true`)");
-#endif
-    PREEMPT_ASSERT(!workers_.empty(), "evaluator: evaluate on a moved-from evaluator");
-    reset_decision();
-    grouped_ = false;
-    detail::notify_attempt_started(observer_, preemptor);
-    if (status eligible = check_group_eligibility(preemptor, cluster, groups, statuses, options);
-        !eligible)
-      return finish_message(decision_kind::not_eligible, eligible.reason());
-    ::preempt::workload::build_victim_units(cluster, groups, detail::now_of(policy_), units_);
-    grouped_ = true;
-    return evaluate_eligible(preemptor, cluster, statuses, budgets, nominations, ex, options,
-                             extenders);
   }
 
  private:
-  // PodEligibleToPreemptOthers with pod groups: a pod on the nominated node is compared by its
-  // effective priority.
-  template <class W, node_statuses S>
-  status check_group_eligibility(const pod_type& preemptor, const C& cluster, const W& groups,
-                                 const S& statuses, const attempt& options) const {
-    if (::preempt::preemption_policy_of(preemptor) == preemption_policy::never)
-      return status::unschedulable(not_eligible_policy_never);
-    if (!options.nominated_node || *options.nominated_node >= cluster.size()) return status::ok();
-    const std::size_t nn = *options.nominated_node;
-    if (status_code(statuses.code_of(nn)) == status_code::unschedulable_and_unresolvable)
-      return status::ok();
-    const auto& node = cluster[nn];  // may be a proxy returned by value
-    for (const auto& p : ::preempt::pods_of(node))
-      if (::preempt::workload::effective_priority(groups, p) < ::preempt::priority_of(preemptor) &&
-          ::preempt::is_terminating_by_preemption(p) &&
-          policy_.is_eligible_victim(node, p, preemptor))
-        return status::unschedulable(not_eligible_terminating_victim);
-    return status::ok();
-  }
-
-  template <node_statuses S, class B, class N, executor E, class Extenders>
-  const decision_type& evaluate_eligible(const pod_type& preemptor, const C& cluster,
-                                         const S& statuses, const B& budgets, const N& nominations,
-                                         const E& ex, const attempt& options,
-                                         Extenders& extenders) {
-    if (cluster.size() == 0) return finish(decision_kind::error, no_nodes_message);
-
-    find_potential_nodes(cluster, statuses);
-    const std::size_t n = potential_.size();
-    decision_.potential_nodes = n;
-    if (n == 0) return finish_unschedulable(cluster.size());
-    bounding_ = can_bound<Extenders> && config_.report_only_chosen && !grouped_;
-    has_best_ = false;
-    decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
-    decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);
-
-    dry_run(preemptor, cluster, budgets, nominations, ex);
-    collect_candidates(cluster);
-    if (candidates_.empty()) {
-      if (has_errors_) return finish_errors(cluster);
-      return finish_unschedulable(cluster.size());
-    }
-    if (!apply_extenders(preemptor, extenders)) return decision_;
-    if (candidates_.empty()) return finish(decision_kind::unschedulable, no_candidate_message);
-    return finish_nominated();
-  }
-
-  // Without the policy's own score functions, each candidate's upstream scores are computed on
-  // its worker right after its victims were chosen (they are in the cache then), and the choice
-  // reads them instead of going over every candidate's victims again.
-  static constexpr bool precomputes_scores = !requires(Policy& p) { p.score_functions(); };
-
-  // Branch and bound is possible (see the header comment; budgets and nominations are checked per
-  // evaluation and per node).
-  static constexpr bool observes_nodes =
-      requires(Observer& o, std::size_t i, const status& st, std::span<const pod_type* const> v,
-               std::int64_t k) { o.on_node_evaluated(i, st, v, k); };
-  template <class Extenders>
-  static constexpr bool can_bound =
-      precomputes_scores && !observes_nodes &&
-      std::same_as<std::remove_cvref_t<Extenders>, no_extenders> &&
-      bounds_victim_scores<state_type, pod_type> &&
-      detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>() &&
-      detail::default_importance_order<Policy, pod_type>();
-
-  // Where a node's victims are kept: `count` of them from `first` in worker `worker`'s arena.
-  struct victims_at {
-    std::size_t first;
-    std::uint32_t count;   // a node's victims (at most its pods)
-    std::uint32_t worker;  // parallelism is far below 2^32
-  };
-  // One node's result in a parallel batch. The selection is constructed in place (its status
-  // written once, where it is read); its victims are in the arena of the worker that evaluated
-  // it (`victims`; the selection's own span is stale once that worker moved on).
-  struct item_result {
-    victim_selection<pod_type> selection;
-    victims_at victims{};
-    default_scores::vector scores{};
-    bool bounded = false;  // a candidate whose victims were not selected (branch and bound)
-
-    const status& outcome() const noexcept { return selection.outcome; }
-    std::int64_t violations() const noexcept { return selection.pdb_violations; }
-  };
-  struct kept_candidate {
-    std::size_t node_index;
-    victims_at victims;
-    std::int64_t violations;
-    default_scores::vector scores;
-    bool bounded;
-  };
-#if !defined(PREEMPT_NO_THREADS)
   // The merge of a parallel batch while it is evaluated: the calling thread (worker 0) merges the
   // items from `cursor` on whose results are ready, in order; helpers publish theirs in `ready`.
   // `cursor` is read and written by the calling thread only, `stopped` written by it only; the
@@ -6249,7 +7925,7 @@ class evaluator {
     std::unique_ptr<std::atomic<bool>[]> ready;  // per item: its result is in its slot
     std::size_t capacity = 0;
     std::atomic<bool> stopped{false};  // the dry run may stop: later items are not merged
-    alignas(detail::cache_line) std::size_t cursor = 0;
+    alignas(cache_line) std::size_t cursor = 0;
     std::size_t count = 0;
     std::size_t grain = 1;  // items per claim (claims start at multiples of it)
 
@@ -6271,498 +7947,542 @@ class evaluator {
       return (item + 1) % grain == 0 || item + 1 == count;
     }
   };
-#endif
-  // With parallel workers, results are merged while the batch is evaluated (merge_gate), except
-  // for an observer of every node: it is called on the calling thread, in order, after the batch.
-#if defined(PREEMPT_NO_THREADS)
-  static constexpr bool merges_while_evaluating = false;
-#else
-  static constexpr bool merges_while_evaluating = !observes_nodes;
-#endif
 
-  // Aligned: what one worker writes per node (its state, its scratch's and arena's ends) is on
-  // lines no other worker touches.
-  struct alignas(detail::cache_line) worker {
-    victim_scratch<pod_type> scratch;
-    workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
-    std::optional<state_type> state;
-    // The victims this worker kept in the current decision: in a parallel dry run, of every node
-    // it evaluated, appended right after the selection (while they are in its cache, and without
-    // a write to memory another worker reads during the batch); inline, of the kept candidates
-    // (worker 0's). Read by the calling thread once the workers are done.
-    std::vector<const pod_type*> arena;
+  // One batch: the items [base, base + count) of the potential nodes.
+  template <bool MergesWhileEvaluating, class Host, class Inputs>
+  struct batch {
+    parallel_dry_run* self;
+    Host* host;
+    const Inputs* inputs;
+    std::size_t base;
+
+    // Evaluates item `item` on worker `w`. With MergesWhileEvaluating, on the calling thread
+    // (worker 0) a result that is next in candidate order is merged right away, and at the end of
+    // each of its claims whatever the helpers made ready after it; a helper's result is marked
+    // ready for the calling thread to merge, during the batch or after it.
+    void evaluate_item(std::size_t item, std::size_t w) {
+      result& out = self->results_[item];
+      merge_gate& g = *self->gate_;
+      if constexpr (MergesWhileEvaluating)
+        if (g.stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
+      host->evaluate_item(base + item, w, out, *inputs);
+      if constexpr (MergesWhileEvaluating) {
+        if (w == 0 && g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
+          if (host->merge_item(base + g.cursor, out))
+            g.stopped.store(true, std::memory_order_relaxed);
+          ++g.cursor;
+          if (g.ends_claim(item)) merge_ready_items();
+          return;
+        }
+        g.ready[item].store(true, std::memory_order_release);
+        if (w == 0 && g.ends_claim(item)) merge_ready_items();
+      }
+    }
+
+    // Merges the batch's items from the cursor on, in order, while their results are in their
+    // slots. Called on the calling thread only (worker 0, during the batch or after it).
+    void merge_ready_items() {
+      merge_gate& g = *self->gate_;
+      while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
+             g.ready[g.cursor].load(std::memory_order_acquire)) {
+        if (host->merge_item(base + g.cursor, self->results_[g.cursor]))
+          g.stopped.store(true, std::memory_order_relaxed);
+        ++g.cursor;
+      }
+    }
+
+    // Merges what the workers left of the batch; true when the dry run may stop.
+    bool finish(std::size_t count) {
+      if constexpr (MergesWhileEvaluating) {
+        merge_ready_items();  // every worker is done: the rest is ready
+        return self->gate_->stopped.load(std::memory_order_relaxed);
+      } else {
+        for (std::size_t i = 0; i < count; ++i)
+          if (host->merge_item(base + i, self->results_[i])) return true;
+        return false;
+      }
+    }
   };
 
-  void reset_decision() {
+  std::unique_ptr<helper_crew> crew_;  // its helpers point at it: it never moves
+  std::unique_ptr<merge_gate> gate_;
+  std::vector<result> results_;
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // !PREEMPT_NO_THREADS
+#endif  // PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
+// ---- end preempt/detail/parallel_dry_run.hpp ---------------------------------------------------
+// ---- begin preempt/evaluator_config.hpp --------------------------------------------------------
+// preempt/evaluator_config.hpp - what an evaluator is configured with (evaluator_config) and what
+// each evaluation is given besides its inputs (attempt).
+//
+// evaluator_config: the sampling arguments (preempt/sampling.hpp), the workers of a parallel dry
+// run and how it batches nodes, the seed of the start offsets, and the branch and bound
+// (report_only_chosen). attempt: where the dry run starts, and the node the preemptor is
+// currently nominated to.
+//
+// Plain values; no allocation; no exceptions.
+#ifndef PREEMPT_EVALUATOR_CONFIG_HPP
+#define PREEMPT_EVALUATOR_CONFIG_HPP
+
+
+// ---- begin preempt/sampling.hpp ----------------------------------------------------------------
+// preempt/sampling.hpp - how many nodes the dry run looks at, and where it starts
+// (upstream's DefaultPreemptionArgs and GetOffsetAndNumCandidates).
+//
+// number_of_candidates(args, n) = floor(n · percentage / 100), raised to at least `absolute`,
+// capped at n. With the upstream defaults (10%, 100): 5000 nodes ⇒ 500, 500 ⇒ 100, 50 ⇒ 50.
+// validate(args) applies the upstream validation and returns its messages ("" when valid).
+// The dry run starts at an offset in [0, n) that upstream draws at random; the evaluator draws
+// it from an offset_sequence (a seeded generator) or takes it from the caller.
+//
+// offset_sequence is defined here bit for bit, not by a standard library: it is splitmix64
+// (Steele, Lea and Flood; the state advances by 0x9E3779B97F4A7C15, the output is mixed by two
+// xor-shift-multiply rounds) and the draw in [0, n) is the output modulo n (a bias below n/2^64).
+// std::uniform_int_distribution is not used: its mapping differs between libstdc++ and libc++,
+// and the same seed must give the same offsets with every standard library and on every target.
+//
+// O(1); no allocation except the validation message; no exceptions of its own.
+#ifndef PREEMPT_SAMPLING_HPP
+#define PREEMPT_SAMPLING_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+struct sampling_args {
+  std::int32_t min_candidate_nodes_percentage = 10;
+  std::int32_t min_candidate_nodes_absolute = 100;
+};
+
+// Upstream's validation; an empty string means the arguments are valid.
+inline std::string validate(const sampling_args& args) {
+  std::string errors;
+  const auto add = [&](const char* field, std::int32_t value, const char* what) {
+    if (!errors.empty()) errors += ", ";
+    errors += field;
+    errors += ": Invalid value: ";
+    errors += std::to_string(value);
+    errors += ": ";
+    errors += what;
+  };
+  const std::int32_t pct = args.min_candidate_nodes_percentage;
+  const std::int32_t abs = args.min_candidate_nodes_absolute;
+  if (pct < 0 || pct > 100) add("minCandidateNodesPercentage", pct, "not in valid range [0, 100]");
+  if (abs < 0) add("minCandidateNodesAbsolute", abs, "not in valid range [0, inf)");
+  if (pct == 0 && abs == 0) {
+    add("minCandidateNodesPercentage", pct,
+        "cannot be zero at the same time as minCandidateNodesAbsolute");
+    add("minCandidateNodesAbsolute", abs,
+        "cannot be zero at the same time as minCandidateNodesPercentage");
+  }
+  return errors;
+}
+
+// How many candidates the dry run looks for among n potential nodes. Expects valid arguments.
+constexpr std::size_t number_of_candidates(const sampling_args& args, std::size_t n) noexcept {
+  // Compared as std::int64_t: std::int32_t is `int` on some targets and `long` on others (newlib),
+  // and std::clamp/std::max need both arguments of one type.
+  const std::int64_t pct64 = args.min_candidate_nodes_percentage;
+  const std::int64_t abs64 = args.min_candidate_nodes_absolute;
+  const auto pct = static_cast<std::size_t>(std::clamp<std::int64_t>(pct64, 0, 100));
+  const auto abs = static_cast<std::size_t>(std::max<std::int64_t>(abs64, 0));
+  return std::min(n, std::max(n * pct / 100, abs));
+}
+
+// The seeded start offsets of the dry run (see above): the same seed gives the same sequence on
+// every standard library and target.
+class offset_sequence {
+ public:
+  constexpr explicit offset_sequence(std::uint64_t seed = 0) noexcept : state_(seed) {}
+
+  // The next raw 64-bit output (splitmix64).
+  constexpr std::uint64_t next_raw() noexcept {
+    state_ += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = state_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+  // The next offset in [0, n); n must be positive.
+  constexpr std::size_t next(std::size_t n) noexcept {
+    return static_cast<std::size_t>(next_raw() % static_cast<std::uint64_t>(n));
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_SAMPLING_HPP
+// ---- end preempt/sampling.hpp ------------------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+
+struct evaluator_config {
+  sampling_args sampling;
+  // Workers per dry run, the calling thread included. 1 evaluates sequentially.
+  std::size_t parallelism = 1;
+  // Nodes per worker in a parallel batch that may reach beyond the sequential stop: larger
+  // batches mean fewer hand-offs and more nodes evaluated past the stop (their results are
+  // discarded). Batches that cannot reach the stop are larger, up to max_batch nodes.
+  std::size_t chunk = 8;
+  // The most nodes one parallel batch evaluates (at least parallelism * chunk): their results,
+  // about 170 bytes each, are held until the batch is merged; each batch wakes the helpers and
+  // waits for the last of them once, so a full dry run is fastest in one batch.
+  std::size_t max_batch = 8192;
+  // Seeds the dry run's start offsets (preempt::offset_sequence: the same on every standard
+  // library and target).
+  std::uint64_t seed = 0;
+  // Branch and bound: the caller reads the chosen candidate only, not every candidate's victims
+  // (see preempt/detail/branch_and_bound.hpp).
+  bool report_only_chosen = false;
+};
+
+// Per-attempt inputs.
+struct attempt {
+  // Where the dry run starts among the potential nodes (upstream draws it at random).
+  std::optional<std::size_t> offset;
+  // The node the preemptor is currently nominated to, if any.
+  std::optional<std::size_t> nominated_node;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_EVALUATOR_CONFIG_HPP
+// ---- end preempt/evaluator_config.hpp ----------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class C, class Policy = default_policy, class Observer = null_observer>
+class evaluator;
+
+// Arguments that do not model the concepts: the reasons, each once (detail/requirements.hpp).
+template <class C, class Policy, class Observer>
+  requires(!detail::evaluator_arguments<C, Policy>)
+class evaluator<C, Policy, Observer> : public detail::rejected_evaluator<C, Policy> {
+  using detail::rejected_evaluator<C, Policy>::rejected_evaluator;
+};
+
+template <class C, class Policy, class Observer>
+  requires detail::evaluator_arguments<C, Policy>
+class evaluator<C, Policy, Observer>
+    : private detail::ledger_misuse<decision<cluster_pod_t<C>>, cluster_pod_t<C>, C> {
+ public:
+  using pod_type = cluster_pod_t<C>;
+  using node_type = cluster_node_t<C>;
+  using state_type = cluster_state_t<C>;
+  using decision_type = decision<pod_type>;
+  static_assert(detail::observer_hooks_fit<Observer, pod_type>());
+#if !defined(PREEMPT_NO_THREADS)
+  template <class>
+  friend class detail::parallel_dry_run;
+#endif
+
+  explicit evaluator(evaluator_config config = {}, Policy policy = {}, Observer observer = {})
+      : config_(config),
+        policy_(std::move(policy)),
+        observer_(std::move(observer)),
+        offsets_(config.seed),
+        nodes_(detail::worker_count(config.parallelism)) {
+    PREEMPT_ASSERT(preempt::validate(config.sampling).empty(),
+                   "evaluator: invalid sampling arguments");
+    config_.parallelism = nodes_.size();
+    config_.chunk = std::max<std::size_t>(config_.chunk, 1);
+    config_.max_batch = std::max(config_.max_batch, nodes_.size() * config_.chunk);
+#if !defined(PREEMPT_NO_THREADS)
+    if (nodes_.size() > 1) parallel_.emplace(nodes_.size());
+#endif
+  }
+
+  static constexpr bool nothrow_movable = std::is_nothrow_move_constructible_v<Policy> &&
+                                          std::is_nothrow_move_constructible_v<Observer> &&
+                                          std::is_nothrow_move_constructible_v<state_type>;
+  // Movable (not while evaluate runs): a decision obtained before the move is no longer valid; the
+  // moved-from evaluator may only be destroyed or assigned to.
+  evaluator(evaluator&&) noexcept(nothrow_movable) = default;
+  evaluator& operator=(evaluator&&) noexcept(nothrow_movable) = default;
+
+  // A nomination ledger passed where its reader is expected: a clear error
+  // (detail/requirements.hpp).
+  using detail::ledger_misuse<decision_type, pod_type, C>::evaluate;
+
+  Policy& policy() noexcept { return policy_; }
+  Observer& observer() noexcept { return observer_; }
+  const evaluator_config& config() const noexcept { return config_; }
+
+  // Evaluates preemption for `preemptor`. The decision refers to this evaluator's buffers and to
+  // the cluster's pods: it is valid until the next evaluate call or until the cluster changes.
+  template <node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N, executor E,
+            class Extenders = no_extenders>
+  const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
+                                const B& budgets, const N& nominations, const E& ex,
+                                const attempt& options = {}, Extenders&& extenders = {}) {
+    return evaluate(static_cast<const without_groups*>(nullptr), preemptor,
+                    detail::as_member_cluster(cluster), statuses, budgets, nominations, ex, options,
+                    extenders);
+  }
+
+  // The same with pod groups: each node's dry run selects whole victim units, and step 1 compares
+  // a pod on the nominated node by its group's priority; the preemptor keeps its own.
+  template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
+            executor E, class Extenders = no_extenders>
+    requires workload::group_set<W, pod_type>
+  const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const W& groups,
+                                const S& statuses, const B& budgets, const N& nominations,
+                                const E& ex, const attempt& options = {},
+                                Extenders&& extenders = {}) {
+    return evaluate(&groups, preemptor, detail::as_member_cluster(cluster), statuses, budgets,
+                    nominations, ex, options, extenders);
+  }
+
+ private:
+  // The cluster as the internals read it: C, or a cluster_view of one adapted by its traits.
+  using view_type = detail::member_cluster_t<C>;
+  using worker = typename detail::node_dry_run<view_type, Policy>::worker;
+  static constexpr bool observes_nodes = detail::observes_every_node<Observer, pod_type>;
+  // With parallel workers, results are merged while the batch is evaluated, except for an
+  // observer of every node: it is called on the calling thread, in order, after the batch.
+  static constexpr bool merges_while_evaluating = !observes_nodes;
+
+  // The decision in upstream's steps (Evaluator.evaluate); W is without_groups without pod groups.
+  struct without_groups {};
+  template <class W, class S, class B, class N, class E, class Extenders>
+  const decision_type& evaluate(const W* groups, const pod_type& preemptor,
+                                const view_type& cluster, const S& statuses, const B& budgets,
+                                const N& nominations, const E& ex, const attempt& options,
+                                Extenders& extenders) {
+#if defined(PREEMPT_NO_THREADS)
+    static_assert(is_always_inline_v<E>,
+                  "PREEMPT_NO_THREADS: the evaluator runs on always-inline executors only (an "
+                  "executor with `static constexpr bool always_inline = true`)");
+#endif
+    start_attempt(preemptor);
+    const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
+    // The time of the decision: the policy's `now`, or the system clock read once.
+    const detail::evaluation_clock<Policy> clock(policy_);
+    now_ = clock.now();
+    // 0) Fetch the latest version of <pod>: the caller's. Its filter statuses must cover the
+    //    cluster (a shorter list is the caller's mistake, reported rather than read past).
+    if (!detail::statuses_cover(statuses, cluster.size()))
+      return finish(decision_kind::error, statuses_too_short_message);
+    // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers):
+    //    not with policy Never, or while victims of an earlier preemption still terminate on its
+    //    nominated node. With pod groups, the victim units are built once per decision.
+    if (const status eligible = detail::check_eligibility_on(
+            cluster, preemptor, options.nominated_node, statuses, policy_, victim_priority(groups));
+        !eligible)
+      return finish_message(decision_kind::not_eligible, eligible.reason());
+    if constexpr (!std::same_as<W, without_groups>) {
+      ::preempt::workload::build_victim_units(cluster, *groups, now_, units_);
+      grouped_ = true;
+    }
+
+    // 2) Find all preemption candidates (findCandidates): the potential nodes are those whose
+    //    filter status is `unschedulable`, in cluster order; none: "Preemption is not helpful".
+    if (cluster.size() == 0) return finish(decision_kind::error, no_nodes_message);
+    potential_.find(cluster.size(), statuses);
+    const std::size_t n = potential_.size();
+    decision_.potential_nodes = n;
+    if (n == 0) return finish_unschedulable(cluster.size());
+    //    Sampling (GetOffsetAndNumCandidates): `wanted` candidates, from `attempt.offset` (taken
+    //    modulo n) or the evaluator's next seeded offset, wrapping around.
+    decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
+    potential_.set_offset(decision_.offset);
+    decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);
+    lists_.set_wanted(decision_.candidates_wanted);
+    bound_.start(detail::can_bound<Policy, Observer, Extenders, state_type, node_type, pod_type> &&
+                 config_.report_only_chosen && !grouped_);
+    //    The dry run (DryRunPreemption), into two bounded candidate lists, until one candidate
+    //    without violations is found and both hold `wanted`. Errors fail the attempt only when no
+    //    candidate was found: no candidate is upstream's FitError, which clears the nomination.
+    dry_run(preemptor, cluster, budgets, nominations, ex);
+    collect_candidates(cluster);
+    if (candidates_.empty()) {
+      if (lists_.has_errors()) return finish_errors(cluster);
+      return finish_unschedulable(cluster.size());
+    }
+
+    // 3) Interact with registered Extenders to filter out some candidates if needed.
+    if (!apply_extenders(preemptor, extenders)) return decision_;
+    if (candidates_.empty()) return finish(decision_kind::unschedulable, no_candidate_message);
+
+    // 4) Find the best candidate (SelectCandidate, pickOneNodeForPreemption).
+    return finish_nominated(preemptor);
+  }
+
+  // A pod's priority as step 1 compares it: its own, or with pod groups its group's.
+  static detail::priority_of_fn victim_priority(const without_groups*) noexcept { return {}; }
+  template <class W>
+  static auto victim_priority(const W* groups) noexcept {
+    return
+        [groups](const pod_type& p) { return ::preempt::workload::effective_priority(*groups, p); };
+  }
+
+  void start_attempt(const pod_type& preemptor) {
+    PREEMPT_ASSERT(!nodes_.empty(), "evaluator: evaluate on a moved-from evaluator");
     decision_ = decision_type{};
-    diagnosis_.clear();
-    outcomes_.clear();
-    outcome_counts_.clear();
+    lists_.reset(0);
     candidates_.clear();
     candidate_scores_.clear();
-    without_violations_.clear();
-    with_violations_.clear();
-    for (worker& wk : workers_) wk.arena.clear();
-    has_errors_ = false;
+    nodes_.reset();
+    grouped_ = false;
+    detail::notify_attempt_started(observer_, preemptor);
   }
 
-  template <node_statuses S>
-  void find_potential_nodes(const C& cluster, const S& statuses) {
-    potential_.clear();
-    const std::size_t nodes = cluster.size();
-    for (std::size_t i = 0; i < nodes; ++i)
-      if (status_code(statuses.code_of(i)) == status_code::unschedulable) potential_.push_back(i);
-  }
-
-  // The k-th potential node in evaluation order (k < n): from the offset on, wrapping around,
-  // without a division.
-  std::size_t potential_node(std::size_t k) const noexcept {
-    const std::size_t n = potential_.size();
-    std::size_t at = decision_.offset + k;
-    if (at >= n) at -= n;
-    return potential_[at];
-  }
-
-  // Selects the victims on node `node_index` with worker `wk`'s state and scratch: the selection
-  // is built in `selection` (its victims point into the scratch until the worker's next node),
-  // with a candidate's upstream scores in `scores`. True when branch and bound skipped the node
-  // (a candidate whose victims were not selected).
+  // One node's dry run on worker `wk` (preempt/detail/node_dry_run.hpp).
   template <class B, class N>
-  bool evaluate_node(std::size_t node_index, worker& wk, const pod_type& preemptor,
-                     const C& cluster, const B& budgets, const N& nominations,
-                     victim_selection<pod_type>& selection, default_scores::vector& scores) {
-    if (!wk.state) wk.state.emplace(cluster.make_state());
-    cluster.prepare_state(node_index, *wk.state);
-    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    // The selection is trivially destructible, and a placement new from the call's prvalue is
-    // guaranteed elision (std::construct_at would copy a temporary): its status is written once.
-    static_assert(std::is_trivially_destructible_v<victim_selection<pod_type>>);
-    void* const slot = static_cast<void*>(std::addressof(selection));
-    if constexpr (bounds_victim_scores<state_type, pod_type>) {
-      // Inline, the best candidate so far; in parallel, the best of the batches before this one
-      // (bound_best_, a copy the merge does not write while workers read it).
-      const bool has_bound = parallel_batch_ ? bound_has_best_ : has_best_;
-      const default_scores::vector& best = parallel_batch_ ? bound_best_ : best_;
-      if (bounding_ && has_bound && std::ranges::begin(nominated) == std::ranges::end(nominated))
-        if (const auto bound = wk.state->victim_score_bound(preemptor, detail::now_of(policy_));
-            bound && !(best < *bound)) {
-          ::new (slot) victim_selection<pod_type>{status::ok(), {}, 0};
-          return true;
-        }
-    }
-    if constexpr (foresees_rejections<state_type, pod_type> &&
-                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      if (!grouped_ && std::ranges::begin(nominated) == std::ranges::end(nominated))
-        if (const status* rejection = wk.state->foreseen_rejection(preemptor)) {
-          ::new (slot) victim_selection<pod_type>{*rejection, {}, 0};
-          return false;
-        }
-    if (grouped_)
-      ::new (slot) victim_selection<pod_type>(::preempt::workload::select_unit_victims(
-          preemptor, node_index, cluster, *wk.state, units_, budgets, nominated, wk.unit_scratch,
-          policy_));
-    else
-      select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, wk, slot);
-    if (selection.outcome.is_success()) {
-      if (selection.victims.empty())
-        selection.outcome = status::error(zero_victims_reason);
-      else if constexpr (precomputes_scores)
-        scores = default_scores{detail::now_of(policy_)}.all(
-            candidate<pod_type>{node_index, {}, selection.victims, selection.pdb_violations});
-    }
-    return false;
+  bool select_on(std::size_t node_index, worker& wk, const pod_type& preemptor,
+                 const view_type& cluster, const B& budgets, const N& nominations,
+                 victim_selection<pod_type>& selection, default_scores::vector& scores) {
+    return nodes_.select(node_index, wk, preemptor, cluster, budgets, nominations, policy_, now_,
+                         bound_, grouped_ ? &units_ : nullptr, selection, scores);
   }
-
-  // Whether the evaluator remembers what budgets of type B answered per node: stamped budgets,
-  // and nodes whose pods() is a contiguous span (the memo names a span by its offset).
-  template <class B>
-  static constexpr bool remembers_budgets =
-      stamped_budgets<B, node_type> && requires(const node_type& n) {
-        { n.pods() } -> std::convertible_to<std::span<const pod_type>>;
-      };
-
-  // select_victims on one node, its result constructed at `slot`. With remembers_budgets, through
-  // the node's memo (detail::node_budget_memo, brought up to date first by charging every pod of
-  // the node): a node where no eviction can violate a budget is selected without budgets, another
-  // with the violation flags it remembers. Each worker writes the memo entries of the nodes it
-  // evaluates (distinct nodes).
-  template <class B, class Nominated>
-  void select_on_node(const pod_type& preemptor, std::size_t node_index, const node_type& node,
-                      const B& budgets, const Nominated& nominated, worker& wk, void* slot) {
-    if constexpr (remembers_budgets<B>) {
-      detail::node_budget_memo& memo = budget_memo_[node_index];
-      const std::span<const pod_type> pods(node.pods());
-      if (!memo.current(node.stamp(), budgets.stamp()))
-        memo.free = !memo.charge_span(pods, 0, budgets, wk.scratch);
-      if (memo.free) {
-        ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
-            preemptor, node, *wk.state, no_budgets{}, nominated, wk.scratch, policy_));
-      } else {
-        const detail::memo_budgets<B, pod_type> remembered(budgets, memo, pods);
-        ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
-            preemptor, node, *wk.state, remembered, nominated, wk.scratch, policy_));
-      }
-    } else {
-      ::new (slot) victim_selection<pod_type>(::preempt::select_victims(
-          preemptor, node, *wk.state, budgets, nominated, wk.scratch, policy_));
-    }
-  }
-
-  // Evaluates node `item` of the current batch on worker `w`: its result in the item's slot, its
-  // victims appended to the worker's arena. With merges_while_evaluating, on the calling thread
-  // (worker 0) a result that is next in candidate order is merged right away, and at the end of
-  // each of its claims whatever the helpers made ready after it; a helper's result is marked
-  // ready for the calling thread to merge, during the batch or after it.
-  template <class B, class N>
-  void evaluate_item(std::size_t item, std::size_t w, const pod_type& preemptor, const C& cluster,
-                     const B& budgets, const N& nominations) {
-    item_result& out = results_[item];
-    worker& wk = workers_[w];
-#if !defined(PREEMPT_NO_THREADS)
-    if constexpr (merges_while_evaluating)
-      if (gate_->stopped.load(std::memory_order_relaxed)) return;  // past the stop: discarded
-#endif
-    const std::size_t node_index = potential_node(batch_base_ + item);
-    out.bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
-                                out.selection, out.scores);
-    const std::span<const pod_type* const> victims = out.selection.victims;
-    out.victims = {wk.arena.size(), static_cast<std::uint32_t>(victims.size()),
-                   static_cast<std::uint32_t>(w)};
-    wk.arena.insert(wk.arena.end(), victims.begin(), victims.end());
-    out.selection.victims = {};  // in the worker's scratch, until its next node
-#if !defined(PREEMPT_NO_THREADS)
-    if constexpr (merges_while_evaluating) {
-      merge_gate& g = *gate_;
-      if (w == 0 && g.cursor == item && !g.stopped.load(std::memory_order_relaxed)) {
-        if (merge_item(g.cursor)) g.stopped.store(true, std::memory_order_relaxed);
-        ++g.cursor;
-        if (g.ends_claim(item)) merge_ready_items();
-        return;
-      }
-    }
-#endif
-#if !defined(PREEMPT_NO_THREADS)
-    if constexpr (merges_while_evaluating) {
-      gate_->ready[item].store(true, std::memory_order_release);
-      if (w == 0 && gate_->ends_claim(item)) merge_ready_items();
-    }
-#endif
-  }
-
-#if !defined(PREEMPT_NO_THREADS)
-  // Merges the batch's items from the cursor on, in order, while their results are in their
-  // slots. Called on the calling thread only (worker 0, during the batch or after it).
-  void merge_ready_items() {
-    merge_gate& g = *gate_;
-    while (g.cursor < g.count && !g.stopped.load(std::memory_order_relaxed) &&
-           g.ready[g.cursor].load(std::memory_order_acquire)) {
-      if (merge_item(g.cursor)) g.stopped.store(true, std::memory_order_relaxed);
-      ++g.cursor;
-    }
-  }
-#endif
 
   template <class B, class N, class E>
-  void dry_run(const pod_type& preemptor, const C& cluster, const B& budgets, const N& nominations,
-               [[maybe_unused]] const E& ex) {
-    if constexpr (remembers_budgets<B>)
-      if (budget_memo_.size() < cluster.size()) budget_memo_.resize(cluster.size());
-    if (is_always_inline_v<E> || workers_.size() <= 1) {
-      dry_run_inline(preemptor, cluster, budgets, nominations);
+  void dry_run(const pod_type& preemptor, const view_type& cluster, const B& budgets,
+               const N& nominations, [[maybe_unused]] const E& ex) {
+    nodes_.template prepare_memo<B>(cluster.size());
+#if !defined(PREEMPT_NO_THREADS)
+    if (!is_always_inline_v<E> && parallel_) {
+      dry_run_parallel(preemptor, cluster, budgets, nominations, ex);
       return;
     }
+#endif
+    // Sequentially: each node is merged as soon as it is evaluated, its victims read straight
+    // from the scratch (no result slot, no copy).
     const std::size_t n = potential_.size();
-    struct context {  // for the helper crew
-      evaluator* self;
-      const pod_type* preemptor;
-      const C* cluster;
-      const B* budgets;
-      const N* nominations;
-    } ctx [[maybe_unused]]{this, &preemptor, &cluster, &budgets, &nominations};
-
-    prepare_workers(cluster, budgets);
-    parallel_batch_ = true;
-    std::size_t previous = 0;
-    for (batch_base_ = 0; batch_base_ < n;) {
-      const std::size_t count = std::min(next_batch_size(previous), n - batch_base_);
-      if (results_.size() < count) results_.resize(count);
-      previous = count;
-      bound_best_ = best_;
-      bound_has_best_ = has_best_;
-#if !defined(PREEMPT_NO_THREADS)
-      const std::size_t grain =
-          std::max<std::size_t>(1, count / (workers_.size() * claims_per_worker));
-      if constexpr (merges_while_evaluating) gate_->start(count, grain);
-#endif
-      if (count == 1) {
-        evaluate_item(0, 0, preemptor, cluster, budgets, nominations);
-      }
-#if !defined(PREEMPT_NO_THREADS)
-      else {
-        detail::crew_job job;
-        job.context = &ctx;
-        job.count = count;
-        job.grain = grain;
-        job.process = [](detail::crew_job& j, std::size_t item, std::size_t w) noexcept {
-          auto& c = *static_cast<context*>(j.context);
-          c.self->evaluate_item(item, w, *c.preemptor, *c.cluster, *c.budgets, *c.nominations);
-        };
-        crew_->run(job, ex);
-      }
-#else
-      else {
-        for (std::size_t i = 0; i < count; ++i)
-          evaluate_item(i, 0, preemptor, cluster, budgets, nominations);
-      }
-#endif
-      const bool stop = finish_batch(count);
-      batch_base_ += count;
-      if (stop) break;
-    }
-    parallel_batch_ = false;
-    note_arena_room();
-  }
-
-  // Merges what the workers left of the batch; true when the dry run may stop.
-  bool finish_batch(std::size_t count) {
-#if !defined(PREEMPT_NO_THREADS)
-    if constexpr (merges_while_evaluating) {
-      merge_ready_items();  // every worker is done: the rest is ready
-      return gate_->stopped.load(std::memory_order_relaxed);
-    }
-#endif
-    return merge(count);
-  }
-
-  // The sequential dry run: each node is merged as soon as it is evaluated, its victims read
-  // straight from the scratch (no result slot, no copy).
-  template <class B, class N>
-  void dry_run_inline(const pod_type& preemptor, const C& cluster, const B& budgets,
-                      const N& nominations) {
-    const std::size_t n = potential_.size();
-    worker& wk = workers_[0];
+    worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
     default_scores::vector scores{};
     for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t node_index = potential_node(k);
-      const bool bounded = evaluate_node(node_index, wk, preemptor, cluster, budgets, nominations,
-                                         selection, scores);
+      const std::size_t node_index = potential_[k];
+      const bool bounded =
+          select_on(node_index, wk, preemptor, cluster, budgets, nominations, selection, scores);
       if (merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
                      scores, bounded))
         break;
     }
   }
 
-  // The diagnosis' index of `outcome` among this evaluation's distinct outcomes, counted: the most
-  // recent matches are searched (O(1) per node, however many distinct reasons nodes give) and a
-  // new one is added otherwise. The statuses are copied, their reasons are views as before.
-  std::size_t intern_outcome(const status& outcome) {
-    if (last_outcome_ < outcomes_.size() && outcomes_[last_outcome_] == outcome) {
-      ++outcome_counts_[last_outcome_];
-      return last_outcome_;
-    }
-    const std::size_t n = outcomes_.size();
-    for (std::size_t k = 1; k <= std::min<std::size_t>(n, 8); ++k)
-      if (outcomes_[n - k] == outcome) {
-        ++outcome_counts_[n - k];
-        return last_outcome_ = n - k;
-      }
-    outcomes_.push_back(outcome);
-    outcome_counts_.push_back(1);
-    return last_outcome_ = n;
+#if !defined(PREEMPT_NO_THREADS)
+  // The parallel dry run (preempt/detail/parallel_dry_run.hpp), this evaluator its host: the k-th
+  // potential node evaluated on worker w (its victims to the worker's arena), then merged (victims
+  // read only to tell an observer, called after the batch, when no worker writes an arena).
+  template <class B, class N>
+  struct inputs {
+    const pod_type* preemptor;
+    const view_type* cluster;
+    const B* budgets;
+    const N* nominations;
+  };
+  template <class B, class N>
+  void evaluate_item(std::size_t k, std::size_t w, detail::item_result<pod_type>& out,
+                     const inputs<B, N>& in) {
+    out.bounded = select_on(potential_[k], nodes_[w], *in.preemptor, *in.cluster, *in.budgets,
+                            *in.nominations, out.selection, out.scores);
+    out.victims = nodes_.keep_victims(w, out.selection.victims);
+    out.selection.victims = {};  // in the worker's scratch, until its next node
   }
-
-  diagnosis_view diagnosis() const noexcept {
-    return diagnosis_view(diagnosis_, outcomes_, outcome_counts_);
-  }
-
-  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
-  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
-  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
-  // every worker's arena gets room for as many victims as all workers kept in any parallel dry
-  // run so far, since one worker may take every node.
-  template <class B>
-  void prepare_workers(const C& cluster, const B& budgets) {
-    std::size_t pods = 0;
-    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
-    for (worker& wk : workers_) {
-      const auto u = wk.unit_scratch.reserved();
-      units.node_units = std::max(units.node_units, u.node_units);
-      units.units = std::max(units.units, u.units);
-      units.pods = std::max(units.pods, u.pods);
-      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
-    }
-    for (worker& wk : workers_) {
-      if (!wk.state) wk.state.emplace(cluster.make_state());
-      wk.scratch.reserve(pods, budgets.budget_count());
-      wk.unit_scratch.reserve(units, grouped_ ? budgets.budget_count() : 0);
-      wk.arena.reserve(arena_room_);
-    }
-  }
-
-  // After a parallel dry run: the victims all workers kept, for the next prepare_workers.
-  void note_arena_room() noexcept {
-    std::size_t total = 0;
-    for (const worker& wk : workers_) total += wk.arena.size();
-    arena_room_ = std::max(arena_room_, total);
-  }
-
-  // Nodes in the next parallel batch. The dry run stops only once the two lists hold `wanted`
-  // candidates, and each node adds at most one, so the next (wanted - held) nodes are all read by
-  // a sequential evaluation as well: a batch of that many wastes nothing, however large. Beyond
-  // that (or when the lists are full but hold no candidate without violations) a batch is
-  // workers * chunk nodes, the evaluation ahead of the sequential stop that config.chunk allows.
-  // Branch and bound bounds a batch against the batches before it, so its batches start at
-  // workers * chunk and double. max_batch caps the results a batch holds at once.
-  std::size_t next_batch_size(std::size_t previous) const noexcept {
-    const std::size_t ahead = workers_.size() * config_.chunk;
-    const std::size_t held = without_violations_.size() + with_violations_.size();
-    const std::size_t safe =
-        held < decision_.candidates_wanted ? decision_.candidates_wanted - held : 0;
-    std::size_t size = std::max(ahead, std::min(safe, config_.max_batch));
-    if (bounding_) size = std::min(size, std::max(ahead, 2 * previous));
-    return size;
-  }
-
-  // Folds a batch into the candidate lists in sequential order; true when the dry run may stop.
-  bool merge(std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i)
-      if (merge_item(i)) return true;
-    return false;
-  }
-
-  // Merges item `item` of the current parallel batch, its victims already in an arena (read only
-  // to tell an observer, which is called after the batch, when no worker writes an arena).
-  bool merge_item(std::size_t item) {
-    const item_result& r = results_[item];
+  bool merge_item(std::size_t k, const detail::item_result<pod_type>& r) {
     std::span<const pod_type* const> victims;
-    if constexpr (observes_nodes) victims = victims_of(r.victims);
-    const std::size_t node_index = potential_node(batch_base_ + item);
-    if (std::vector<kept_candidate>* list =
-            merge_outcome(node_index, r.outcome(), victims, r.violations()))
-      keep(*list, {node_index, r.victims, r.violations(), r.scores, r.bounded});
-    return may_stop();
+    if constexpr (observes_nodes) victims = nodes_.victims_of(r.victims);
+    if (detail::candidate_lists::list* list =
+            merge_outcome(potential_[k], r.outcome(), victims, r.violations()))
+      keep(*list, {potential_[k], r.victims, r.violations(), r.scores, r.bounded});
+    return lists_.may_stop();
+  }
+  void begin_batch() noexcept { bound_.begin_batch(); }
+
+  template <class B, class N, class E>
+  void dry_run_parallel(const pod_type& preemptor, const view_type& cluster, const B& budgets,
+                        const N& nominations, const E& ex) {
+    nodes_.prepare_workers(cluster, budgets, grouped_);
+    const inputs<B, N> in{&preemptor, &cluster, &budgets, &nominations};
+    bound_.begin_parallel();
+    parallel_->template run<merges_while_evaluating>(potential_.size(), *this, in, ex);
+    bound_.end_parallel();
+    nodes_.note_arena_room();
   }
 
-  std::span<const pod_type* const> victims_of(const victims_at& at) const noexcept {
-    return {workers_[at.worker].arena.data() + at.first, at.count};
+  std::size_t next_batch_size(std::size_t previous) const noexcept {
+    return detail::next_batch_size(previous, nodes_.size(), config_.chunk, config_.max_batch,
+                                   lists_.held(), decision_.candidates_wanted, bound_.active());
   }
+#endif
 
   // Merges one node evaluated inline, its victims in worker 0's scratch: a kept candidate's are
   // copied to worker 0's arena. True when the dry run may stop.
   bool merge_node(std::size_t node_index, const status& outcome,
                   std::span<const pod_type* const> victims, std::int64_t violations,
                   const default_scores::vector& scores, bool bounded) {
-    if (std::vector<kept_candidate>* list =
-            merge_outcome(node_index, outcome, victims, violations)) {
-      std::vector<const pod_type*>& arena = workers_[0].arena;
-      keep(*list, {node_index,
-                   {arena.size(), static_cast<std::uint32_t>(victims.size()), 0},
-                   violations,
-                   scores,
-                   bounded});
-      arena.insert(arena.end(), victims.begin(), victims.end());
-    }
-    return may_stop();
+    if (detail::candidate_lists::list* list =
+            merge_outcome(node_index, outcome, victims, violations))
+      keep(*list, {node_index, nodes_.keep_victims(0, victims), violations, scores, bounded});
+    return lists_.may_stop();
   }
 
-  // Folds one node's outcome into the diagnosis (and tells the observer); the candidate list it
-  // joins, or null when it is no candidate or its list is full. `victims` is read by the observer
-  // only.
-  std::vector<kept_candidate>* merge_outcome(std::size_t node_index, const status& outcome,
-                                             std::span<const pod_type* const> victims,
-                                             std::int64_t violations) {
-    diagnosis_.push_back({node_index, intern_outcome(outcome)});
+  // Folds one node's outcome into the candidate lists and tells the observer; the list it joins,
+  // or null. `victims` is read by the observer only.
+  detail::candidate_lists::list* merge_outcome(std::size_t node_index, const status& outcome,
+                                               std::span<const pod_type* const> victims,
+                                               std::int64_t violations) {
+    detail::candidate_lists::list* list = lists_.add(node_index, outcome, violations);
     detail::notify_node_evaluated(observer_, node_index, outcome, victims, violations);
-    if (outcome.code() == status_code::error) has_errors_ = true;
-    if (!outcome.is_success()) return nullptr;
-    std::vector<kept_candidate>& list = violations == 0 ? without_violations_ : with_violations_;
-    return list.size() < decision_.candidates_wanted ? &list : nullptr;
+    return list;
   }
 
-  void keep(std::vector<kept_candidate>& list, const kept_candidate& k) {
+  void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
-    // The best candidate without violations so far, the first of equals (bounded ones are no
-    // better than it).
-    if (bounding_ && !k.bounded && k.violations == 0 && (!has_best_ || best_ < k.scores)) {
-      best_ = k.scores;
-      has_best_ = true;
-    }
+    bound_.note(k);  // the best candidate so far, for the branch and bound
   }
-
-  // Whether the dry run may stop: the lists hold the candidates wanted, one without violations.
-  bool may_stop() const noexcept {
-    return !without_violations_.empty() &&
-           without_violations_.size() + with_violations_.size() >= decision_.candidates_wanted;
-  }
-
-  void collect_candidates(const C& cluster) {
-    const auto add = [&](const kept_candidate& k) {
+  // The kept candidates, without violations first; bounded ones are only counted.
+  void collect_candidates(const view_type& cluster) {
+    lists_.for_each([&](const detail::kept_candidate& k) {
       if (k.bounded) {
         ++decision_.candidates_bounded;
         return;
       }
       candidates_.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
-                             victims_of(k.victims), k.violations});
+                             nodes_.victims_of(k.victims), k.violations});
       candidate_scores_.push_back(k.scores);
-    };
-    for (const kept_candidate& k : without_violations_) add(k);
-    for (const kept_candidate& k : with_violations_) add(k);
-    decision_.diagnosis = diagnosis();
+    });
+    decision_.diagnosis = lists_.diagnosis();
   }
 
-  // Runs the extenders; false when the attempt failed (the decision is then set).
+  // Step 3 (callExtenders); false when the attempt failed (the decision is then set).
   template <class Extenders>
   bool apply_extenders(const pod_type& preemptor, Extenders& extenders) {
     if constexpr (std::same_as<std::remove_cvref_t<Extenders>, no_extenders>) {
       return true;
     } else {
-      return run_extenders(preemptor, extenders);
+      bool rescored = false;
+      const detail::extenders_outcome r =
+          detail::run_extenders(preemptor, extenders, candidates_, extender_out_, &rescored);
+      if (rescored) candidate_scores_.clear();  // the extenders' candidates: scored when chosen
+      using kind = detail::extenders_outcome::kind;
+      if (r.ended == kind::extender_failed) finish_message(decision_kind::error, r.text);
+      if (r.ended == kind::no_victims_on)
+        finish(decision_kind::error, messages_.no_victims_on(r.text));
+      return r.ended == kind::ran;
     }
   }
 
-  template <class Extenders>
-  bool run_extenders(const pod_type& preemptor, Extenders& extenders) {
-    for (auto& entry : extenders) {
-      if (candidates_.empty()) break;
-      auto& ext = detail::deref(entry);
-      if (!ext.supports_preemption() || !ext.is_interested(preemptor)) continue;
-      extender_out_.clear();
-      const status st = ext.process_preemption(
-          preemptor, std::span<const candidate<pod_type>>(candidates_), extender_out_);
-      if (!st) {
-        if (ext.is_ignorable()) continue;
-        candidates_.clear();  // upstream returns no candidates with the error
-        finish_message(decision_kind::error, st.reason());
-        return false;
-      }
-      std::erase_if(extender_out_, [&](const candidate<pod_type>& c) {
-        return c.victims.empty() && ext.is_ignorable();
-      });
-      for (const candidate<pod_type>& c : extender_out_) {
-        if (!c.victims.empty()) continue;
-        const std::string_view message = messages_.no_victims_on(c.node_name);
-        candidates_.clear();
-        finish(decision_kind::error, message);
-        return false;
-      }
-      candidates_.swap(extender_out_);
-      candidate_scores_.clear();  // the extenders' candidates: scored when chosen
-    }
-    return true;
-  }
-
-  const decision_type& finish_nominated() {
+  // Step 4: the best candidate, by the policy's score functions or upstream's.
+  const decision_type& finish_nominated(const pod_type& preemptor) {
     const std::span<const candidate<pod_type>> cands(candidates_);
-    if constexpr (requires { policy_.score_functions(); })
-      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, policy_.score_functions(),
-                                                                detail::now_of(policy_));
-    else if (candidate_scores_.size() == candidates_.size())
-      decision_.choice = preempt::pick_best_candidate<pod_type>(
-          cands, std::span<const default_scores::vector>(candidate_scores_));
-    else
-      decision_.choice = preempt::pick_best_candidate<pod_type>(cands, detail::now_of(policy_));
+    decision_.choice = detail::choose_candidate<pod_type>(
+        cands, std::span<const default_scores::vector>(candidate_scores_), policy_, now_);
     const candidate<pod_type>& best = candidates_[decision_.choice.index];
+    // A running pod with the preemptor's uid: the caller's cluster holds the preemptor twice.
+    for (const pod_type* v : best.victims)
+      if (::preempt::uid_of(*v) == ::preempt::uid_of(preemptor))
+        return finish(decision_kind::error, preemptor_among_victims_message);
     detail::notify_candidate_chosen(observer_, best);
     decision_.kind = decision_kind::nominated;
     decision_.node_index = best.node_index;
@@ -6770,75 +8490,48 @@ class evaluator {
     decision_.victims = best.victims;
     decision_.pdb_violations = best.pdb_violations;
     decision_.candidates = cands;
-    decision_.diagnosis = diagnosis();
+    decision_.diagnosis = lists_.diagnosis();
     return decision_;
   }
 
   const decision_type& finish(decision_kind kind, std::string_view message) {
     decision_.kind = kind;
     decision_.message = message;
-    decision_.diagnosis = diagnosis();
+    decision_.diagnosis = lists_.diagnosis();
     decision_.candidates = std::span<const candidate<pod_type>>(candidates_);
     return decision_;
   }
-
   const decision_type& finish_message(decision_kind kind, std::string_view text) {
     return finish(kind, messages_.prefixed(text));
   }
-
   // No candidate: upstream's FitError over all nodes; the nomination is cleared.
   const decision_type& finish_unschedulable(std::size_t total_nodes) {
     decision_.clear_nomination = true;
-    return finish(decision_kind::unschedulable, messages_.fit_error(diagnosis(), total_nodes));
+    return finish(decision_kind::unschedulable,
+                  messages_.fit_error(lists_.diagnosis(), total_nodes));
   }
-
   // Errors and no candidate: upstream's aggregate of the dry run's errors.
-  const decision_type& finish_errors(const C& cluster) {
-    return finish(decision_kind::error, messages_.aggregate_error(diagnosis(), cluster));
+  const decision_type& finish_errors(const view_type& cluster) {
+    return finish(decision_kind::error, messages_.aggregate_error(lists_.diagnosis(), cluster));
   }
 
   evaluator_config config_;
   Policy policy_;
   Observer observer_;
   offset_sequence offsets_;
-  // How many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
-  // counter less; more, smaller ones balance uneven nodes better).
-  static constexpr std::size_t claims_per_worker = 16;
-#if !defined(PREEMPT_NO_THREADS)
-  std::unique_ptr<detail::helper_crew> crew_;  // its helpers point at it: it never moves
-  std::unique_ptr<merge_gate> gate_;           // with more than one worker
-#endif
   // Read by every worker during a parallel batch, written between batches only.
-  std::vector<worker> workers_;
-  std::vector<item_result> results_;
-  std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
-  std::vector<std::size_t> potential_;
-  std::size_t batch_base_ = 0;
-  std::vector<detail::node_budget_memo> budget_memo_;  // per node, with remembers_budgets
-  // Branch and bound in the current evaluation.
-  bool bounding_ = false;
-  // In a parallel batch, the best candidate of the batches before it (what its nodes are bounded
-  // against: best_ changes as the batch is merged).
-  bool parallel_batch_ = false;
-  bool bound_has_best_ = false;
-  default_scores::vector bound_best_{};
-  // With pod groups: the victim units of the current decision.
-  bool grouped_ = false;
+  detail::node_dry_run<view_type, Policy> nodes_;
+#if !defined(PREEMPT_NO_THREADS)
+  std::optional<detail::parallel_dry_run<pod_type>> parallel_;  // with more than one worker
+#endif
+  detail::potential_nodes potential_;
+  detail::score_bound bound_;
+  timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
+  bool grouped_ = false;  // with pod groups: the victim units of the decision
   workload::unit_scratch<pod_type> units_;
-  decision_type decision_;  // its offset is read per node
-
+  decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
-  // The diagnosis: an entry per node, naming one of the distinct outcomes (intern_outcome).
-  alignas(detail::cache_line) std::vector<diagnosis_view::entry> diagnosis_;
-  std::vector<status> outcomes_;
-  std::vector<std::size_t> outcome_counts_;
-  std::size_t last_outcome_ = 0;
-  std::vector<kept_candidate> without_violations_;
-  std::vector<kept_candidate> with_violations_;
-  bool has_errors_ = false;
-  // The best candidate's scores so far (branch and bound).
-  bool has_best_ = false;
-  default_scores::vector best_{};
+  alignas(detail::cache_line) detail::candidate_lists lists_;
   // Written after the dry run.
   std::vector<candidate<pod_type>> candidates_;
   std::vector<default_scores::vector> candidate_scores_;  // parallel to candidates_, if computed
@@ -6886,7 +8579,7 @@ class in_flight_view {
  public:
   using pod_type = cluster_pod_t<C>;
   using uid_type = pod_uid_t<pod_type>;
-  using state_type = typename C::state_type;
+  using state_type = cluster_state_t<C>;
 
   // `in_flight` is sorted in place and must outlive the view, like `underlying`.
   in_flight_view(const C& underlying, std::vector<uid_type>& in_flight)
@@ -6910,16 +8603,21 @@ class in_flight_view {
     const in_flight_view* view_;
   };
 
-  std::size_t size() const { return underlying_->size(); }
-  node_view operator[](std::size_t i) const { return node_view((*underlying_)[i], *this); }
-  state_type make_state() const { return underlying_->make_state(); }
+  std::size_t size() const { return ::preempt::cluster_size(*underlying_); }
+  node_view operator[](std::size_t i) const {
+    return node_view(::preempt::cluster_node(*underlying_, i), *this);
+  }
+  state_type make_state() const { return ::preempt::make_node_state(*underlying_); }
 
   // The wrapped node's state, with its in-flight victims removed.
   void prepare_state(std::size_t i, state_type& state) const {
-    underlying_->prepare_state(i, state);
-    for (const pod_type& p : ::preempt::pods_of((*underlying_)[i]))
+    ::preempt::prepare_node_state(*underlying_, i, state);
+    for (const pod_type& p : ::preempt::pods_of(::preempt::cluster_node(*underlying_, i)))
       if (is_in_flight(p)) (void)state.remove_pod(p);
   }
+
+  void reading_started() const noexcept { ::preempt::detail::reading_started(*underlying_); }
+  void reading_ended() const noexcept { ::preempt::detail::reading_ended(*underlying_); }
 
   bool is_in_flight(const pod_type& p) const {
     return std::binary_search(in_flight_.begin(), in_flight_.end(), ::preempt::uid_of(p));
@@ -7745,10 +9443,15 @@ PREEMPT_NAMESPACE_END
 //
 // Complexity: add_pod and remove_pod are O(p + k·d) for p pods on the node (a sorted insert/erase
 // in a contiguous array, which keeps scans fast; the summary's k priority levels of d dimensions);
-// add_pods, which loads m pods at once, is O((p + m) log m + k·d); prepare_state is O(d).
+// add_pods, which loads m pods at once, is O((p + m) log m + k·d); prepare_state is O(d);
+// remove_node is O(n) (the nodes after it move down by one, as in nomination_ledger::remove_node).
 // Allocation: when nodes and pods are added (pod vectors grow geometrically). Pointers to a node's
-// pods stay valid until that node's pods change; node references until a node is added. No
-// exceptions of its own. Not synchronized: mutate from one thread; read from many.
+// pods stay valid until that node's pods change; node references until a node is added or
+// removed. No exceptions of its own. Not synchronized: mutate from one thread; read from many,
+// never while it is mutated. An evaluation marks the cluster as read while it runs
+// (reading_started/reading_ended); with PREEMPT_CHECK_CLUSTER_READS (by default in builds without
+// NDEBUG) every mutator checks that no evaluation reads it (a change under an evaluation is a use
+// after free).
 #ifndef PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
 #define PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
 
@@ -8761,6 +10464,18 @@ PREEMPT_NAMESPACE_END
 #endif  // PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
 // ---- end preempt/model/resource_fit_state.hpp --------------------------------------------------
 
+#if !defined(PREEMPT_NO_THREADS)
+#endif
+
+// Whether resource_cluster's mutators check that no evaluation reads the cluster.
+#if !defined(PREEMPT_CHECK_CLUSTER_READS)
+#if defined(NDEBUG) || defined(PREEMPT_NO_CHECKS)
+#define PREEMPT_CHECK_CLUSTER_READS 0
+#else
+#define PREEMPT_CHECK_CLUSTER_READS 1
+#endif
+#endif
+
 PREEMPT_NAMESPACE_BEGIN
 namespace model {
 
@@ -8847,14 +10562,42 @@ class resource_cluster {
   resource_cluster() = default;
   // `names` (optional) gives extended resources their reason text; it must outlive the cluster.
   explicit resource_cluster(const resource_names* names) noexcept : names_(names) {}
+  resource_cluster(resource_cluster&& other) noexcept
+      : nodes_(std::move(other.nodes_)), names_(other.names_) {
+    other.check_not_read();
+  }
+  resource_cluster& operator=(resource_cluster&& other) noexcept {
+    check_not_read();
+    other.check_not_read();
+    nodes_ = std::move(other.nodes_);
+    names_ = other.names_;
+    return *this;
+  }
+  resource_cluster(const resource_cluster& other) : nodes_(other.nodes_), names_(other.names_) {}
+  resource_cluster& operator=(const resource_cluster& other) {
+    check_not_read();
+    nodes_ = other.nodes_;
+    names_ = other.names_;
+    return *this;
+  }
 
   std::size_t add_node(std::string name, resource_vector allocatable) {
+    check_not_read();
     nodes_.emplace_back(std::move(name), std::move(allocatable));
     return nodes_.size() - 1;
   }
 
+  // Removes node i and its pods; the nodes after it move down by one (tell the nomination ledger:
+  // nomination_ledger::remove_node).
+  void remove_node(std::size_t i) {
+    check_not_read();
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_node: no such node");
+    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+
   // Assigns a pod to node i, keeping importance order.
   void add_pod(std::size_t i, resource_pod p) {
+    check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pod: no such node");
     resource_node& n = nodes_[i];
     n.requested_.add(p.requests());
@@ -8874,6 +10617,7 @@ class resource_cluster {
   // importance order and cache order), in O((p + m) log m) for m new pods instead of O(p * m):
   // the way to load a node. Takes the pods out of `ps`, which is left empty.
   void add_pods(std::size_t i, std::vector<resource_pod>& ps) {
+    check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pods: no such node");
     resource_node& n = nodes_[i];
     const std::size_t old = n.pods_.size(), m = ps.size();
@@ -8925,6 +10669,7 @@ class resource_cluster {
 
   // Removes the pod with this uid from node i; false if it is not there.
   bool remove_pod(std::size_t i, pod_id uid) {
+    check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_pod: no such node");
     resource_node& n = nodes_[i];
     const auto it = std::find_if(n.pods_.begin(), n.pods_.end(),
@@ -8945,8 +10690,13 @@ class resource_cluster {
     return true;
   }
 
-  void reserve_nodes(std::size_t n) { nodes_.reserve(n); }
+  void reserve_nodes(std::size_t n) {
+    check_not_read();
+    nodes_.reserve(n);
+  }
   void reserve_pods(std::size_t i, std::size_t pods) {
+    check_not_read();
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::reserve_pods: no such node");
     nodes_[i].pods_.reserve(pods);
     nodes_[i].cache_position_.reserve(pods);
   }
@@ -8971,9 +10721,27 @@ class resource_cluster {
     state.reset(n.allocatable_, n.requested_, &n.lower_, n.pods_, n.strictly_ordered());
   }
 
+  // An evaluation reads the cluster from reading_started to reading_ended (preempt/cluster.hpp);
+  // the mutators check that none does (PREEMPT_CHECK_CLUSTER_READS).
+  void reading_started() const noexcept { ++readers_; }
+  void reading_ended() const noexcept { --readers_; }
+
  private:
+  void check_not_read() const noexcept {
+#if PREEMPT_CHECK_CLUSTER_READS
+    PREEMPT_ASSERT(readers_ == 0,
+                   "resource_cluster: changed while an evaluation reads it (a use after free); "
+                   "change the cluster between evaluate calls only");
+#endif
+  }
+
   std::vector<resource_node> nodes_;
   const resource_names* names_ = nullptr;
+#if defined(PREEMPT_NO_THREADS)
+  mutable std::uint32_t readers_ = 0;
+#else
+  mutable std::atomic<std::uint32_t> readers_{0};  // evaluations reading the cluster
+#endif
 };
 
 static_assert(node<resource_node>);
@@ -9003,7 +10771,8 @@ PREEMPT_NAMESPACE_END
 //                   `ongoing`: every member and its current nominated node (no_node if none)
 //   evaluated, evaluation_time  whether the victim search ran, and how long it took
 //                   (scheduler_preemption_evaluation_duration_seconds)
-// The spans refer to the evaluator (valid until its next evaluation) and to the cluster's pods.
+// The spans refer to the evaluator (valid until its next evaluation) and to the cluster's pods,
+// so, like preempt::decision, it is not copyable: bind the evaluator's by reference.
 //
 // Header-only declarations; no allocation; no exceptions.
 #ifndef PREEMPT_WORKLOAD_GROUP_DECISION_HPP
@@ -9037,6 +10806,12 @@ struct member_nomination {
 
 template <class P>
 struct group_decision {
+  group_decision() = default;
+  group_decision(const group_decision&) = delete;  // bind it: const auto& d = ev.evaluate(...)
+  group_decision& operator=(const group_decision&) = delete;
+  group_decision(group_decision&&) noexcept = default;
+  group_decision& operator=(group_decision&&) noexcept = default;
+
   group_decision_kind kind = group_decision_kind::unschedulable;
   status outcome;
   std::span<const P* const> victims;
@@ -9319,6 +11094,7 @@ PREEMPT_NAMESPACE_END
 #ifndef PREEMPT_WORKLOAD_GROUP_EVALUATOR_HPP
 #define PREEMPT_WORKLOAD_GROUP_EVALUATOR_HPP
 
+#include <cstdio>
 
 // ---- begin preempt/workload/placement.hpp ------------------------------------------------------
 // preempt/workload/placement.hpp - the caller's placement of a pod group (upstream's
@@ -9383,6 +11159,9 @@ template <cluster C, class Clock = std::chrono::steady_clock,
 class pod_group_evaluator {
  public:
   using pod_type = cluster_pod_t<C>;
+  static_assert(detail::member_cluster<C>,
+                "pod_group_evaluator reads the cluster's members: for a cluster adapted through "
+                "preempt::cluster_traits, pass preempt::cluster_view<C>");
   using state_type = typename C::state_type;
   using decision_type = group_decision<pod_type>;
 

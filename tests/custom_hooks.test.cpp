@@ -196,7 +196,7 @@ namespace {
 // The pod that started first is more important, whatever the priorities.
 struct oldest_first_policy : preempt::default_policy {
   bool more_important(const pod& a, const pod& b) const {
-    return preempt::start_time_or(a, now) < preempt::start_time_or(b, now);
+    return preempt::start_time_or(a, current_time()) < preempt::start_time_or(b, current_time());
   }
 };
 

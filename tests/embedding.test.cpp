@@ -230,7 +230,7 @@ TEST_CASE("embedding: nominations_cleared receives uid copies, not pointers to t
 }
 
 TEST_CASE("embedding: inline dispatch leaves no claim in the in-flight table") {
-  const P preemptor{100, 100, 0};
+  const P preemptor{100'000, 100, 0};  // no victim's uid (the dispatcher refuses its own)
   preempt::nomination_ledger<P> ledger(1);
   preempt::in_flight_table<P> table;
   tiny::recording_client<> client;

@@ -42,10 +42,12 @@ TEST_CASE("movable: the nomination ledger moves its nominations; the moved-from 
   CHECK(to.size() == 2);
   CHECK(to.node_of(1u) == 1u);
   REQUIRE(to.reader().nominated_to(0).size() == 1);
-  CHECK(to.reader().nominated_to(0)[0] == &b);
+  CHECK(to.reader().nominated_to(0)[0]->uid() == b.uid());  // the ledger's copy, moved with it
   CHECK(from.size() == 0);  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  CHECK(from.node_count() == 0);
   CHECK(from.reader().nominated_to(1).empty());
-  from.nominate(a, 3);  // usable: it grows again
+  from.resize_nodes(4);  // usable: nodes again, then nominations
+  from.nominate(a, 3);
   CHECK(from.node_of(1u) == 3u);
 
   preempt::nomination_ledger<P> assigned;

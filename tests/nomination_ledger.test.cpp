@@ -73,11 +73,13 @@ TEST_CASE("ledger: nominate (override) records, replaces, and keeps nomination o
   CHECK(l.size() == 3);
 }
 
-TEST_CASE("ledger: nominating beyond the constructed node count grows; unknown nodes are empty") {
+TEST_CASE("ledger: nodes are added explicitly; unknown nodes are empty") {
   evf::scene s;
   const pod& a = s.add("a", low);
   ledger_type l;  // no nodes
+  CHECK(l.node_count() == 0);
   CHECK(l.reader().nominated_to(5).empty());
+  l.resize_nodes(6);  // nominating to node 5 before this is a contract failure
   l.nominate(a, 5);
   CHECK(l.node_of(a.uid()) == std::optional<std::size_t>(5));
   CHECK(nominated_ids(l, 5) == std::vector<uid>{a.uid()});
@@ -145,13 +147,15 @@ TEST_CASE("ledger: update keeps the in-memory nomination when neither object car
     l.update(a, 0, 2);
     CHECK(l.node_of(a.uid()) == std::optional<std::size_t>(2));
   }
-  SUBCASE("the kept nomination refers to the new pod object") {
-    // The object changed (same uid): the ledger must point at the new one.
+  SUBCASE("the kept nomination is a copy of the new pod object") {
+    // The object changed (same uid): the ledger's copy follows it.
     l.nominate(a, 1);
     l.update(updated, std::nullopt, std::nullopt);
     const auto r = l.reader();
     REQUIRE(r.nominated_to(1).size() == 1);
-    CHECK(r.nominated_to(1)[0] == &updated);
+    CHECK(r.nominated_to(1)[0]->uid() == a.uid());
+    CHECK(r.nominated_to(1)[0]->priority() == very_high);
+    CHECK(r.nominated_to(1)[0] != &updated);  // the ledger's own copy
   }
   // Other pods are never touched.
   l.nominate(other, 0);
@@ -234,7 +238,7 @@ TEST_CASE("ledger: the null_mutex variant behaves the same") {
   std::vector<const pod*> out;
   CHECK(l.clear_lower_priority(1, mid, out) == 1);
   CHECK(l.nominated_to_unlocked(1).size() == 1);
-  CHECK(l.nominated_to_unlocked(1)[0] == &b);
+  CHECK(l.nominated_to_unlocked(1)[0]->uid() == b.uid());
   CHECK(l.reader().nominated_to(1).size() == 1);
 }
 
@@ -262,9 +266,10 @@ TEST_CASE("ledger: no allocation after reserve(pods, nodes, per_node)") {
   CHECK(allocations == before);
   // Without reserve the same work allocates (the check above can fail).
   std::size_t fresh_allocations = 0;
-  preempt::nomination_ledger<pod, preempt::null_mutex, alloc> fresh(0, alloc(&fresh_allocations));
+  preempt::nomination_ledger<pod, preempt::null_mutex, alloc> fresh(4, alloc(&fresh_allocations));
+  const std::size_t fresh_before = fresh_allocations;
   for (std::size_t i = 0; i < pods.size(); ++i) fresh.nominate(*pods[i], i % 4);
-  CHECK(fresh_allocations > 0);
+  CHECK(fresh_allocations > fresh_before);
 }
 
 // ---- the reader as the evaluator's nominations (two-pass fit) ----------------------------------

@@ -233,6 +233,22 @@ constexpr best_candidate pick_best_candidate(std::span<const candidate<P>> cands
   return detail::pick_best<P>(cands, detail::score_list<Scores>{score_functions, count}, count);
 }
 
+namespace detail {
+// The evaluator's choice (SelectCandidate): the policy's own score functions when it has them,
+// else the upstream scores, read from `scores` when computed for every candidate.
+template <pod P, class Policy>
+constexpr best_candidate choose_candidate(std::span<const candidate<P>> cands,
+                                          std::span<const default_scores::vector> scores,
+                                          const Policy& policy, timestamp now) {
+  if constexpr (requires { policy.score_functions(); })
+    return ::preempt::pick_best_candidate<P>(cands, policy.score_functions(), now);
+  else if (scores.size() == cands.size())
+    return ::preempt::pick_best_candidate<P>(cands, scores);
+  else
+    return ::preempt::pick_best_candidate<P>(cands, now);
+}
+}  // namespace detail
+
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_BEST_CANDIDATE_HPP

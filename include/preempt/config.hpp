@@ -20,7 +20,10 @@
 //
 // A user may provide `preempt_user_config.hpp` on the include path; it is included first and may
 // predefine PREEMPT_ASSERT_HANDLER (a function `void(const char* expr, const char* file, int line,
-// const char* msg)`) or PREEMPT_NO_CHECKS.
+// const char* msg)`) or PREEMPT_NO_CHECKS. The default handler prints the violation to stderr and
+// aborts; on bare metal (PREEMPT_NO_THREADS and no operating system; PREEMPT_ASSERT_USES_STDIO
+// overrides) it uses no stdio, which would cost the firmware newlib's printf: it records the
+// violation in detail::last_contract_violation, for a debugger or a fault handler, and aborts.
 //
 // No allocation, no exceptions, no RTTI, no global state.
 //
@@ -34,14 +37,36 @@
 #endif
 #endif
 
-#include <cstdio>
 #include <cstdlib>
+#include <version>
 
 #include "preempt/version.hpp"
 
 #if !defined(PREEMPT_NO_THREADS)
 #if (defined(__GLIBCXX__) && !defined(_GLIBCXX_HAS_GTHREADS)) || defined(_LIBCPP_HAS_NO_THREADS)
 #define PREEMPT_NO_THREADS 1
+#endif
+#endif
+
+// Whether the default assertion handler prints (hosted) or only records the violation (bare metal).
+#if !defined(PREEMPT_ASSERT_USES_STDIO)
+#if defined(PREEMPT_NO_THREADS) && !defined(__unix__) && !defined(__APPLE__) && !defined(_WIN32)
+#define PREEMPT_ASSERT_USES_STDIO 0
+#else
+#define PREEMPT_ASSERT_USES_STDIO 1
+#endif
+#endif
+#if PREEMPT_ASSERT_USES_STDIO
+#include <cstdio>
+#endif
+
+// PREEMPT_HAS_STOP_TOKEN: std::stop_token is there (C++20's <stop_token>; libc++ before 17 lacks
+// it), so the dispatcher takes one for its outstanding work and for wait_idle.
+#if !defined(PREEMPT_HAS_STOP_TOKEN)
+#if !defined(PREEMPT_NO_THREADS) && defined(__cpp_lib_jthread)
+#define PREEMPT_HAS_STOP_TOKEN 1
+#else
+#define PREEMPT_HAS_STOP_TOKEN 0
 #endif
 #endif
 
@@ -68,10 +93,27 @@
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
 
+// The last contract violation, as the bare-metal handler records it (read it from a debugger or a
+// fault handler: the program aborts right after).
+struct contract_violation {
+  const char* expr;
+  const char* file;
+  int line;
+  const char* msg;
+};
+inline volatile contract_violation last_contract_violation{};
+
 // Reports a broken contract and stops the program. Never throws.
 [[noreturn]] inline void assertion_failed(const char* expr, const char* file, int line,
                                           const char* msg) noexcept {
+#if PREEMPT_ASSERT_USES_STDIO
   std::fprintf(stderr, "%s:%d: preempt: contract violated: %s (%s)\n", file, line, msg, expr);
+#else
+  last_contract_violation.expr = expr;
+  last_contract_violation.file = file;
+  last_contract_violation.line = line;
+  last_contract_violation.msg = msg;
+#endif
   std::abort();
 }
 

@@ -17,6 +17,10 @@
 //
 // A decision is a view into the evaluator that produced it (its buffers) and into the caller's
 // cluster (the victims): valid until the evaluator's next evaluate call or a change of the cluster.
+// So it is not copyable: evaluate returns a reference to the evaluator's own decision, which its
+// next evaluate call overwrites in place (`const auto& d = ev.evaluate(...)`); a copy would keep
+// views into buffers that call reuses or frees, so `auto d = ev.evaluate(...)` does not compile.
+// Copy out what must outlive the next evaluation (the node index, the victims' uids).
 //
 // No allocation; no exceptions.
 //
@@ -154,6 +158,13 @@ static_assert(std::ranges::sized_range<diagnosis_view>);
 template <class P>
 struct decision {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  decision() = default;
+  // Not copyable: bind the evaluator's decision by reference (see the header comment).
+  decision(const decision&) = delete;  // bind it: const auto& d = ev.evaluate(...)
+  decision& operator=(const decision&) = delete;
+  decision(decision&&) noexcept = default;
+  decision& operator=(decision&&) noexcept = default;
 
   decision_kind kind = decision_kind::error;
   // The nominated node (kind == nominated).

@@ -8,7 +8,9 @@
 // allocating. Adapting a runtime takes a few lines (see examples/).
 //
 // An executor that always runs work inline declares `static constexpr bool always_inline = true;`
-// and the algorithms then take a synchronous path with no in-flight tracking at all.
+// and the algorithms then take a synchronous path with no in-flight tracking at all. One that runs
+// work only when its owner drains it declares `static constexpr bool drained_by_owner = true;`:
+// destroying what waits for its work while some is queued is then a contract failure, not a hang.
 //
 // The work must not throw (task_ref's function is noexcept). An executor's execute may throw
 // only if it cannot accept the work (e.g. allocation failure); the algorithms then roll back.
@@ -66,6 +68,12 @@ concept executor = std::copy_constructible<E> && std::is_nothrow_move_constructi
 // True when E promises to run every task before execute returns.
 template <class E>
 inline constexpr bool is_always_inline_v = requires { requires E::always_inline; };
+
+// True when E runs tasks only when its owner drains it (`static constexpr bool drained_by_owner =
+// true`, as manual_executor): work queued there must not be waited for by the thread that would
+// drain it.
+template <class E>
+inline constexpr bool is_drained_by_owner_v = requires { requires E::drained_by_owner; };
 
 // Runs each task at once, on the calling thread.
 struct inline_executor {

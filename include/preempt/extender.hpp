@@ -25,6 +25,7 @@
 
 #include <concepts>
 #include <span>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -53,6 +54,47 @@ constexpr auto& deref(T& x) noexcept {
     return *x;
   else
     return x;
+}
+
+// How a run of the extenders ended: every extender ran, or the attempt failed because one failed
+// (`text`: its message) or returned a candidate without victims (`text`: that node's name).
+struct extenders_outcome {
+  enum class kind : unsigned char { ran, extender_failed, no_victims_on };
+  kind ended = kind::ran;
+  std::string_view text;
+};
+
+// Runs the extenders in order on `candidates` (see the header comment), with `scratch` for their
+// output; a failed run leaves `candidates` empty. `*rescored` is set when some extender ran (its
+// candidates are scored when chosen).
+template <class P, class Extenders>
+extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
+                                std::vector<candidate<P>>& candidates,
+                                std::vector<candidate<P>>& scratch, bool* rescored) {
+  for (auto& entry : extenders) {
+    if (candidates.empty()) break;
+    auto& ext = ::preempt::detail::deref(entry);
+    if (!ext.supports_preemption() || !ext.is_interested(preemptor)) continue;
+    scratch.clear();
+    const status st =
+        ext.process_preemption(preemptor, std::span<const candidate<P>>(candidates), scratch);
+    if (!st) {
+      if (ext.is_ignorable()) continue;
+      candidates.clear();  // upstream returns no candidates with the error
+      return {extenders_outcome::kind::extender_failed, st.reason()};
+    }
+    std::erase_if(scratch,
+                  [&](const candidate<P>& c) { return c.victims.empty() && ext.is_ignorable(); });
+    for (const candidate<P>& c : scratch)
+      if (c.victims.empty()) {
+        const std::string_view node = c.node_name;
+        candidates.clear();
+        return {extenders_outcome::kind::no_victims_on, node};
+      }
+    candidates.swap(scratch);
+    *rescored = true;
+  }
+  return {};
 }
 }  // namespace detail
 

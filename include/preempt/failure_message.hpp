@@ -47,6 +47,11 @@ inline constexpr std::string_view zero_victims_reason = "expected at least one v
 inline constexpr std::string_view no_candidate_message =
     "preemption: no candidate node for preemption";
 inline constexpr std::string_view no_nodes_message = "preemption: no nodes available";
+// The caller's mistakes the evaluator reports rather than reading out of bounds or acting on.
+inline constexpr std::string_view statuses_too_short_message =
+    "preemption: the filter statuses cover fewer nodes than the cluster has";
+inline constexpr std::string_view preemptor_among_victims_message =
+    "preemption: the preemptor is among the victims (a running pod has the preemptor's uid)";
 
 class failure_message {
  public:

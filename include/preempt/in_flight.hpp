@@ -18,6 +18,9 @@
 //
 // It also keeps the followers: preemptions waiting for victims that other work is evicting (see
 // follow and finish_victim), so that every dispatcher sharing the table learns when they end.
+// Everything is keyed by pod uid, never by node: a node removed or renumbered while its victims
+// are in flight changes nothing here (their pods go with the node: report them gone). A dispatcher
+// using the table must be destroyed before it (destroying it first is a contract failure).
 //
 // Complexity: O(1) expected for the preemptor operations and for claim_victim, claim_of and the
 // victim queries, except: report_victim is O(p) for the p preemptors in flight (it looks for the
@@ -40,6 +43,8 @@
 #include "preempt/config.hpp"
 #include "preempt/detail/flat_map.hpp"
 #include "preempt/detail/lock.hpp"
+#include "preempt/detail/requirements.hpp"
+#include "preempt/detail/users.hpp"
 #include "preempt/pod.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -51,22 +56,44 @@ enum class victim_state : std::uint8_t { present, terminating, gone };
 // come, and the caller will report it).
 enum class victim_claim : std::uint8_t { running, accepted };
 
-template <pod P, class Mutex = detail::default_mutex>
-class in_flight_table {
+template <class P, class Mutex = detail::default_mutex>
+class in_flight_table;
+
+// A pod type that does not model preempt::pod: the reasons, each once (detail/requirements.hpp).
+template <class P, class Mutex>
+  requires(!pod<P>)
+class in_flight_table<P, Mutex> {
+  using requirements_checked = detail::checked<detail::explain_pod<P>()>;
+
+ public:
+  template <class... A>
+  bool is_preemption_running(A&&...) const noexcept {
+    return false;
+  }
+  template <class... A>
+  void report_victim(A&&...) noexcept {}
+};
+
+template <class P, class Mutex>
+  requires pod<P>
+class in_flight_table<P, Mutex> {
  public:
   using uid_type = pod_uid_t<P>;
 
   in_flight_table() = default;
   // Movable. Moving a table while another thread uses it, or while a preemption it tracks is in
-  // flight (a dispatcher or follower points at it), is the caller's bug. The moved-to table has a
-  // fresh lock; the moved-from one is empty and usable.
+  // flight (a follower points at it), is the caller's bug; moving one a dispatcher uses is a
+  // contract failure. The moved-to table has a fresh lock; the moved-from one is empty and usable.
   in_flight_table(in_flight_table&& other) noexcept
       : preempting_(std::move(other.preempting_)),
         victims_(std::move(other.victims_)),
         followers_(std::move(other.followers_)) {
+    PREEMPT_ASSERT(other.users_.none(), "in_flight_table: moved while a dispatcher uses it");
     other.clear_moved();
   }
   in_flight_table& operator=(in_flight_table&& other) noexcept {
+    PREEMPT_ASSERT(users_.none() && other.users_.none(),
+                   "in_flight_table: moved while a dispatcher uses it");
     if (this != &other) {
       preempting_ = std::move(other.preempting_);
       victims_ = std::move(other.victims_);
@@ -77,6 +104,12 @@ class in_flight_table {
   }
   in_flight_table(const in_flight_table&) = delete;
   in_flight_table& operator=(const in_flight_table&) = delete;
+  // A dispatcher's background work reads the table until the dispatcher is destroyed.
+  ~in_flight_table() {
+    PREEMPT_ASSERT(users_.none(),
+                   "in_flight_table: destroyed while a dispatcher still uses it; declare the table "
+                   "before the dispatcher, so that the dispatcher is destroyed first");
+  }
 
   void reserve(std::size_t preemptors, std::size_t victims) {
     detail::exclusive_guard lock(mutex_);
@@ -286,7 +319,11 @@ class in_flight_table {
     followers_.clear();
   }
 
+  template <class>
+  friend class detail::user_of;
+
   mutable Mutex mutex_;
+  detail::users users_;
   detail::flat_map<uid_type, last_victim> preempting_;
   detail::flat_map<uid_type, victim_claim> victims_;
   std::vector<follower*> followers_;

@@ -45,7 +45,7 @@ class in_flight_view {
  public:
   using pod_type = cluster_pod_t<C>;
   using uid_type = pod_uid_t<pod_type>;
-  using state_type = typename C::state_type;
+  using state_type = cluster_state_t<C>;
 
   // `in_flight` is sorted in place and must outlive the view, like `underlying`.
   in_flight_view(const C& underlying, std::vector<uid_type>& in_flight)
@@ -69,16 +69,21 @@ class in_flight_view {
     const in_flight_view* view_;
   };
 
-  std::size_t size() const { return underlying_->size(); }
-  node_view operator[](std::size_t i) const { return node_view((*underlying_)[i], *this); }
-  state_type make_state() const { return underlying_->make_state(); }
+  std::size_t size() const { return ::preempt::cluster_size(*underlying_); }
+  node_view operator[](std::size_t i) const {
+    return node_view(::preempt::cluster_node(*underlying_, i), *this);
+  }
+  state_type make_state() const { return ::preempt::make_node_state(*underlying_); }
 
   // The wrapped node's state, with its in-flight victims removed.
   void prepare_state(std::size_t i, state_type& state) const {
-    underlying_->prepare_state(i, state);
-    for (const pod_type& p : ::preempt::pods_of((*underlying_)[i]))
+    ::preempt::prepare_node_state(*underlying_, i, state);
+    for (const pod_type& p : ::preempt::pods_of(::preempt::cluster_node(*underlying_, i)))
       if (is_in_flight(p)) (void)state.remove_pod(p);
   }
+
+  void reading_started() const noexcept { ::preempt::detail::reading_started(*underlying_); }
+  void reading_ended() const noexcept { ::preempt::detail::reading_ended(*underlying_); }
 
   bool is_in_flight(const pod_type& p) const {
     return std::binary_search(in_flight_.begin(), in_flight_.end(), ::preempt::uid_of(p));

@@ -32,6 +32,9 @@ class manual_context;
 // The handle given to the algorithms; copies share the context.
 class manual_executor {
  public:
+  // Its tasks run only when the owner drains the context (preempt/executor.hpp).
+  static constexpr bool drained_by_owner = true;
+
   explicit manual_executor(manual_context& ctx) noexcept : ctx_(&ctx) {}
   void execute(task_ref t) const;
 

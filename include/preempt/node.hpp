@@ -63,6 +63,8 @@ constexpr decltype(auto) raw_pods(const N& n) {
 // what it stands for (*e, then e.get()).
 struct pod_of_element_fn {
   template <class E>
+    requires(std::is_lvalue_reference_v<E &&> && ::preempt::pod<std::remove_cvref_t<E>>) ||
+            requires(E&& e) { *e; } || requires(E&& e) { e.get(); }
   constexpr decltype(auto) operator()(E&& e) const {
     if constexpr (std::is_lvalue_reference_v<E&&> && ::preempt::pod<std::remove_cvref_t<E>>)
       return static_cast<const std::remove_cvref_t<E>&>(e);

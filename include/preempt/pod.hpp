@@ -12,10 +12,13 @@
 //   preempt::is_terminating_by_preemption(p)  true when the pod is terminating because a scheduler
 //                                 preempted it (deletionTimestamp set and DisruptionTarget=True
 //                                 with reason PreemptionByScheduler)
+//   preempt::is_terminating(p)    optional: true when the pod is being deleted for any reason
+//                                 (deletionTimestamp set); the dispatcher does not evict it again.
+//                                 Without it, is_terminating_by_preemption(p) answers
 //   preempt::preemption_policy_of(p)  optional; without it a pod may preempt (Kubernetes' default,
 //                                 PreemptLowerPriority)
 // Each accessor asks preempt::pod_traits<P> first, then the pod's own const member of the same
-// name (p.uid(), p.priority(), p.start_time(), p.terminating_by_preemption(),
+// name (p.uid(), p.priority(), p.start_time(), p.terminating_by_preemption(), p.terminating(),
 // p.preemption_policy()). A type with those members models `pod` as it is; any other type (plain
 // fields, other names, std::chrono times) is adapted by specializing pod_traits with static
 // functions for the accessors it lacks:
@@ -30,6 +33,7 @@
 //     static int priority(const row& r) { return r.priority; }
 //     static auto start_time(const row& r) { return r.start_time; }
 //     static bool terminating_by_preemption(const row&) { return false; }
+//     static bool terminating(const row& r) { return r.deleted; }  // optional
 //   };
 //
 // A start time may be std::optional<timestamp>, a std::chrono::sys_time (a time point of
@@ -53,6 +57,7 @@
 #include <utility>
 
 #include "preempt/config.hpp"
+#include "preempt/detail/hook_check.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -79,7 +84,8 @@ enum class preemption_policy : std::uint8_t { preempt_lower_priority, never };
 // How the library reads a pod type. The primary template is empty: every accessor then calls the
 // pod's member function. Specialize it for a type that lacks some of them; a specialization
 // provides any of these static functions (the others still fall back to the members):
-//   uid(p), priority(p), start_time(p), terminating_by_preemption(p), preemption_policy(p).
+//   uid(p), priority(p), start_time(p), terminating_by_preemption(p), terminating(p),
+//   preemption_policy(p).
 template <class P>
 struct pod_traits {};
 
@@ -87,6 +93,9 @@ namespace detail {
 
 template <class P>
 using pod_traits_of = ::preempt::pod_traits<std::remove_cvref_t<P>>;
+
+PREEMPT_DETAIL_MEMBER_NAMED(terminating)
+PREEMPT_DETAIL_MEMBER_NAMED(preemption_policy)
 
 // A start time as nanoseconds since the Unix epoch, from the forms the library accepts. A
 // std::chrono::sys_time is recognized by its clock (system_clock alone has to_time_t) without
@@ -183,9 +192,37 @@ struct is_terminating_by_preemption_fn {
   }
 };
 
+struct is_terminating_fn {
+  template <class P>
+  constexpr bool operator()(const P& p) const {
+    static_assert(
+        !has_member_named_terminating<pod_traits_of<P>> ||
+            requires { pod_traits_of<P>::terminating(p); },
+        "pod_traits<P>::terminating exists but cannot be called as "
+        "`static bool terminating(const P&)`");
+    if constexpr (requires {
+                    { pod_traits_of<P>::terminating(p) } -> std::convertible_to<bool>;
+                  })
+      return static_cast<bool>(pod_traits_of<P>::terminating(p));
+    else if constexpr (requires {
+                         { p.terminating() } -> std::convertible_to<bool>;
+                       })
+      return static_cast<bool>(p.terminating());
+    else
+      return ::preempt::detail::is_terminating_by_preemption_fn{}(p);
+  }
+};
+
 struct preemption_policy_of_fn {
   template <class P>
   constexpr preemption_policy operator()(const P& p) const {
+    static_assert(
+        !has_member_named_preemption_policy<pod_traits_of<P>> ||
+            requires {
+              { pod_traits_of<P>::preemption_policy(p) } -> std::convertible_to<preemption_policy>;
+            },
+        "pod_traits<P>::preemption_policy exists but cannot be called as "
+        "`static preempt::preemption_policy preemption_policy(const P&)`");
     if constexpr (requires {
                     {
                       pod_traits_of<P>::preemption_policy(p)
@@ -218,6 +255,10 @@ inline constexpr detail::start_time_of_fn start_time_of{};
 
 // Whether a pod is terminating because a scheduler preempted it.
 inline constexpr detail::is_terminating_by_preemption_fn is_terminating_by_preemption{};
+
+// Whether a pod is being deleted (any reason; is_terminating_by_preemption when neither the traits
+// nor the type say).
+inline constexpr detail::is_terminating_fn is_terminating{};
 
 // The preemption policy of a pod (PreemptLowerPriority when neither the traits nor the type say).
 inline constexpr detail::preemption_policy_of_fn preemption_policy_of{};

@@ -12,6 +12,14 @@
 // `now`. Customize by deriving from default_policy and declaring the member to replace (the
 // derived member hides the base one), or by writing any type that models `victim_policy`.
 //
+// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
+// a start time (it then counts as the newest of its priority). Left unset (the default), the
+// evaluator reads the system clock once at the start of each evaluation and holds it for the
+// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
+// A policy of another type may have a `now` member too (a timestamp or an optional one); without
+// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
+// without a start time the oldest: the opposite of upstream.)
+//
 // Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
 // dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
 // as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
@@ -21,12 +29,14 @@
 // calls it for default_policy's order (a derived policy that declares its own more_important is
 // called with two pods, unless it declares its own more_important_as_built too).
 //
-// Complexity O(1) per call; no allocation; no exceptions.
+// Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
+// comparison); no allocation; no exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_POLICY_HPP
 #define PREEMPT_POLICY_HPP
 
+#include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -62,10 +72,34 @@ constexpr bool more_important_pod(const P& a, std::uint32_t a_built, const P& b,
   return !sa && a_built < b_built;
 }
 
+namespace detail {
+// The system clock's time, in nanoseconds since the Unix epoch.
+inline timestamp system_now() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A policy's `now` (see the header comment): its instant when set, else the system clock's.
+template <class T>
+timestamp now_of(const T& policy) noexcept {
+  if constexpr (requires { policy.now.has_value(); })
+    return policy.now.has_value() ? static_cast<timestamp>(*policy.now) : system_now();
+  else if constexpr (requires { static_cast<timestamp>(policy.now); })
+    return static_cast<timestamp>(policy.now);
+  else
+    return system_now();
+}
+}  // namespace detail
+
 struct default_policy {
-  // The start time assumed for pods that have none (Kubernetes uses the wall clock at call time;
-  // here it is injected so that results are reproducible).
-  timestamp now = 0;
+  // The time of the decision, the start time assumed for a pod that has none (upstream:
+  // time.Now()). Unset: the system clock, which the evaluator reads once per evaluation.
+  std::optional<timestamp> now;
+
+  // The time of the decision: `now` when set (during an evaluation the evaluator holds it), else
+  // the system clock. What a derived policy's own comparisons read.
+  timestamp current_time() const noexcept { return ::preempt::detail::now_of(*this); }
 
   template <class Node, pod P>
   constexpr bool is_eligible_victim(const Node&, const P&, const P&) const noexcept {
@@ -74,14 +108,14 @@ struct default_policy {
 
   template <pod P>
   constexpr bool more_important(const P& a, const P& b) const {
-    return preempt::more_important_pod(a, b, now);
+    return ::preempt::more_important_pod(a, b, current_time());
   }
   // Victims built in the node's pod order (see the header comment): missing start times ordered
   // by construction.
   template <pod P>
   constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
                                          std::uint32_t b_built) const {
-    return preempt::more_important_pod(a, a_built, b, b_built, now);
+    return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
   }
 };
 
@@ -90,6 +124,36 @@ concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& 
   { pol.is_eligible_victim(n, p, p) } -> std::convertible_to<bool>;
   { pol.more_important(p, p) } -> std::convertible_to<bool>;
 };
+
+namespace detail {
+// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
+// lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
+// the same time as the evaluation; it unsets it again when the evaluation ends.
+template <class Policy>
+class evaluation_clock {
+ public:
+  explicit evaluation_clock(Policy& policy) noexcept : policy_(&policy) {
+    now_ = ::preempt::detail::now_of(policy);
+    if constexpr (requires { policy.now.has_value(); })
+      if (!policy.now.has_value()) {
+        policy.now = now_;
+        held_ = true;
+      }
+  }
+  evaluation_clock(const evaluation_clock&) = delete;
+  evaluation_clock& operator=(const evaluation_clock&) = delete;
+  ~evaluation_clock() {
+    if constexpr (requires { policy_->now.reset(); })
+      if (held_) policy_->now.reset();
+  }
+  timestamp now() const noexcept { return now_; }
+
+ private:
+  Policy* policy_;
+  timestamp now_ = 0;
+  bool held_ = false;
+};
+}  // namespace detail
 
 PREEMPT_NAMESPACE_END
 

@@ -110,8 +110,10 @@ class status {
 
   constexpr status() noexcept = default;
   constexpr explicit status(status_code code) noexcept : code_(code) {}
-  constexpr status(status_code code, std::string_view reason) noexcept : code_(code) {
-    add_reason(reason);
+  // One reason, held in the status itself (never the interning path of add_reason).
+  constexpr status(status_code code, std::string_view reason) noexcept : code_(code), count_(1) {
+    std::construct_at(&store_.list);
+    store_.list[0] = reason;
   }
 
   static constexpr status ok() noexcept { return status{}; }

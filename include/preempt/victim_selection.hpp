@@ -73,6 +73,7 @@
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
 #include "preempt/detail/go_sort.hpp"
+#include "preempt/detail/requirements.hpp"
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/nominated_fit.hpp"
@@ -579,12 +580,12 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
           if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
             // A node where the preemptor does not fit is rejected with the reprieve's fit check.
             status rejection;
-            if (const std::optional<std::size_t> chosen =
-                    state.reprieve_removed_pods(preemptor, policy.now, room, rejection))
+            if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                    preemptor, ::preempt::detail::now_of(policy), room, rejection))
               return detail::successful_selection<P>(room.first(*chosen), 0);
             if (!rejection) return {rejection, {}, 0};
-          } else if (const std::optional<std::size_t> chosen =
-                         state.reprieve_removed_pods(preemptor, policy.now, room)) {
+          } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                         preemptor, ::preempt::detail::now_of(policy), room)) {
             return detail::successful_selection<P>(room.first(*chosen), 0);
           }
         } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
@@ -602,11 +603,11 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
               if (!any_violating) {
                 // No violating pod: the first pass adds nothing back, and the reprieve without
                 // budgets chooses the same victims.
-                if (const std::optional<std::size_t> chosen =
-                        state.reprieve_removed_pods(preemptor, policy.now, room))
+                if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                        preemptor, ::preempt::detail::now_of(policy), room))
                   return detail::successful_selection<P>(room.first(*chosen), 0);
-              } else if (const std::optional<std::size_t> chosen =
-                             state.reprieve_removed_pods(preemptor, policy.now, room, flags)) {
+              } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                             preemptor, ::preempt::detail::now_of(policy), room, flags)) {
                 return detail::successful_selection<P>(room.first(*chosen),
                                                        detail::violating_victims(flags));
               }
@@ -631,6 +632,14 @@ victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, c
                                                const Policy& policy = {}) {
   return preempt::select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>,
                                  scratch, policy);
+}
+
+// A node type that does not model preempt::node: the reasons, each once (detail/requirements.hpp).
+template <class Preemptor, class N, class... Rest>
+  requires(!node<N>)
+victim_selection<detail::rejected_pod> select_victims(const Preemptor&, const N&, Rest&&...) {
+  static_assert(detail::explain_node<N>() || true);
+  return {};
 }
 
 PREEMPT_NAMESPACE_END

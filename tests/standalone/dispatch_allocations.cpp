@@ -39,6 +39,27 @@ struct quiet_client {
   }
 };
 
+// The same through the completion-based interface: the completions are parked in a fixed array and
+// completed after the executor ran; every 7th fails with a message of the client's own.
+struct parked_client {
+  std::array<preempt::eviction_completion, 64> parked{};
+  std::size_t count = 0;
+  std::uint32_t total = 0;
+  void start_eviction(const pod&, const pod&, preempt::eviction_completion done) noexcept {
+    parked[count++] = done;
+  }
+  // Completes what is parked, including evictions started by those completions.
+  void complete_all() noexcept {
+    while (count > 0) {
+      const preempt::eviction_completion done = parked[--count];
+      if (++total % 7 == 0)
+        done.failed("pods \"victim\" is forbidden: the disruption budget allows no eviction now");
+      else
+        done.evicted();
+    }
+  }
+};
+
 struct quiet_hooks {
   std::uint32_t* reactivated;
   std::uint32_t* cleared;
@@ -151,6 +172,39 @@ TEST_CASE("several preemptions queued at once allocate nothing once reserved") {
   CHECK(ok);
 }
 
+TEST_CASE("async dispatch with completion-based evictions allocates nothing in steady state") {
+  world w;
+  preempt::nomination_ledger<pod> ledger;
+  preempt::in_flight_table<pod> table;
+  parked_client client;
+  preempt::manual_context ctx;
+  std::uint32_t reactivated = 0, cleared = 0;
+  ledger.reserve(16, nodes, 8);
+  table.reserve(8, 32);
+  ctx.reserve(64);
+  preempt::dispatcher<pod, preempt::manual_executor, parked_client, quiet_hooks> d(
+      ledger, table, client, ctx.get_executor(), quiet_hooks{&reactivated, &cleared});
+  d.reserve(8, 8);
+  const auto completed_round = [&](std::size_t n) {
+    ledger.nominate(w.pending[n], n);
+    const preempt::dispatch_result r = d.preempt_on(w.preemptors[n], n, w.victims_of[n]);
+    for (int i = 0; i < 3 && d.jobs_running() > 0; ++i) {  // all but the last, then the last
+      ctx.drain();
+      client.complete_all();
+    }
+    for (const pod* v : w.victims_of[n]) table.report_victim(v->uid(), preempt::victim_state::gone);
+    ledger.remove(w.preemptors[n].uid());
+    return r.evictions == victims_per_node && d.jobs_running() == 0 &&
+           table.victims_in_flight() == 0;
+  };
+  bool ok = completed_round(0);
+  const std::size_t before = counting::count();
+  for (std::size_t i = 0; i < 100; ++i) ok = completed_round(i % nodes) && ok;
+  CHECK(counting::count() - before == 0);
+  CHECK(ok);
+  CHECK(reactivated > 10);  // failures happened: their messages were copied
+}
+
 TEST_CASE("inline dispatch allocates nothing per preemption in steady state") {
   world w;
   preempt::nomination_ledger<pod> ledger;
@@ -176,7 +230,7 @@ TEST_CASE("inline dispatch allocates nothing per preemption in steady state") {
 
 TEST_CASE("the counter sees a dispatch that has to grow (the checks above can fail)") {
   world w;
-  preempt::nomination_ledger<pod> ledger;  // nothing reserved
+  preempt::nomination_ledger<pod> ledger(nodes);  // its nodes, nothing reserved
   preempt::in_flight_table<pod> table;
   quiet_client client;
   preempt::manual_context ctx;

@@ -19,10 +19,15 @@
 //
 // Complexity: add_pod and remove_pod are O(p + k·d) for p pods on the node (a sorted insert/erase
 // in a contiguous array, which keeps scans fast; the summary's k priority levels of d dimensions);
-// add_pods, which loads m pods at once, is O((p + m) log m + k·d); prepare_state is O(d).
+// add_pods, which loads m pods at once, is O((p + m) log m + k·d); prepare_state is O(d);
+// remove_node is O(n) (the nodes after it move down by one, as in nomination_ledger::remove_node).
 // Allocation: when nodes and pods are added (pod vectors grow geometrically). Pointers to a node's
-// pods stay valid until that node's pods change; node references until a node is added. No
-// exceptions of its own. Not synchronized: mutate from one thread; read from many.
+// pods stay valid until that node's pods change; node references until a node is added or
+// removed. No exceptions of its own. Not synchronized: mutate from one thread; read from many,
+// never while it is mutated. An evaluation marks the cluster as read while it runs
+// (reading_started/reading_ended); with PREEMPT_CHECK_CLUSTER_READS (by default in builds without
+// NDEBUG) every mutator checks that no evaluation reads it (a change under an evaluation is a use
+// after free).
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
@@ -47,6 +52,19 @@
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/model/resources.hpp"
 #include "preempt/node.hpp"
+
+#if !defined(PREEMPT_NO_THREADS)
+#include <atomic>
+#endif
+
+// Whether resource_cluster's mutators check that no evaluation reads the cluster.
+#if !defined(PREEMPT_CHECK_CLUSTER_READS)
+#if defined(NDEBUG) || defined(PREEMPT_NO_CHECKS)
+#define PREEMPT_CHECK_CLUSTER_READS 0
+#else
+#define PREEMPT_CHECK_CLUSTER_READS 1
+#endif
+#endif
 
 PREEMPT_NAMESPACE_BEGIN
 namespace model {
@@ -134,14 +152,42 @@ class resource_cluster {
   resource_cluster() = default;
   // `names` (optional) gives extended resources their reason text; it must outlive the cluster.
   explicit resource_cluster(const resource_names* names) noexcept : names_(names) {}
+  resource_cluster(resource_cluster&& other) noexcept
+      : nodes_(std::move(other.nodes_)), names_(other.names_) {
+    other.check_not_read();
+  }
+  resource_cluster& operator=(resource_cluster&& other) noexcept {
+    check_not_read();
+    other.check_not_read();
+    nodes_ = std::move(other.nodes_);
+    names_ = other.names_;
+    return *this;
+  }
+  resource_cluster(const resource_cluster& other) : nodes_(other.nodes_), names_(other.names_) {}
+  resource_cluster& operator=(const resource_cluster& other) {
+    check_not_read();
+    nodes_ = other.nodes_;
+    names_ = other.names_;
+    return *this;
+  }
 
   std::size_t add_node(std::string name, resource_vector allocatable) {
+    check_not_read();
     nodes_.emplace_back(std::move(name), std::move(allocatable));
     return nodes_.size() - 1;
   }
 
+  // Removes node i and its pods; the nodes after it move down by one (tell the nomination ledger:
+  // nomination_ledger::remove_node).
+  void remove_node(std::size_t i) {
+    check_not_read();
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_node: no such node");
+    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+
   // Assigns a pod to node i, keeping importance order.
   void add_pod(std::size_t i, resource_pod p) {
+    check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pod: no such node");
     resource_node& n = nodes_[i];
     n.requested_.add(p.requests());
@@ -161,6 +207,7 @@ class resource_cluster {
   // importance order and cache order), in O((p + m) log m) for m new pods instead of O(p * m):
   // the way to load a node. Takes the pods out of `ps`, which is left empty.
   void add_pods(std::size_t i, std::vector<resource_pod>& ps) {
+    check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::add_pods: no such node");
     resource_node& n = nodes_[i];
     const std::size_t old = n.pods_.size(), m = ps.size();
@@ -212,6 +259,7 @@ class resource_cluster {
 
   // Removes the pod with this uid from node i; false if it is not there.
   bool remove_pod(std::size_t i, pod_id uid) {
+    check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_pod: no such node");
     resource_node& n = nodes_[i];
     const auto it = std::find_if(n.pods_.begin(), n.pods_.end(),
@@ -232,8 +280,13 @@ class resource_cluster {
     return true;
   }
 
-  void reserve_nodes(std::size_t n) { nodes_.reserve(n); }
+  void reserve_nodes(std::size_t n) {
+    check_not_read();
+    nodes_.reserve(n);
+  }
   void reserve_pods(std::size_t i, std::size_t pods) {
+    check_not_read();
+    PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::reserve_pods: no such node");
     nodes_[i].pods_.reserve(pods);
     nodes_[i].cache_position_.reserve(pods);
   }
@@ -258,9 +311,27 @@ class resource_cluster {
     state.reset(n.allocatable_, n.requested_, &n.lower_, n.pods_, n.strictly_ordered());
   }
 
+  // An evaluation reads the cluster from reading_started to reading_ended (preempt/cluster.hpp);
+  // the mutators check that none does (PREEMPT_CHECK_CLUSTER_READS).
+  void reading_started() const noexcept { ++readers_; }
+  void reading_ended() const noexcept { --readers_; }
+
  private:
+  void check_not_read() const noexcept {
+#if PREEMPT_CHECK_CLUSTER_READS
+    PREEMPT_ASSERT(readers_ == 0,
+                   "resource_cluster: changed while an evaluation reads it (a use after free); "
+                   "change the cluster between evaluate calls only");
+#endif
+  }
+
   std::vector<resource_node> nodes_;
   const resource_names* names_ = nullptr;
+#if defined(PREEMPT_NO_THREADS)
+  mutable std::uint32_t readers_ = 0;
+#else
+  mutable std::atomic<std::uint32_t> readers_{0};  // evaluations reading the cluster
+#endif
 };
 
 static_assert(node<resource_node>);

@@ -16,7 +16,8 @@
 //                   `ongoing`: every member and its current nominated node (no_node if none)
 //   evaluated, evaluation_time  whether the victim search ran, and how long it took
 //                   (scheduler_preemption_evaluation_duration_seconds)
-// The spans refer to the evaluator (valid until its next evaluation) and to the cluster's pods.
+// The spans refer to the evaluator (valid until its next evaluation) and to the cluster's pods,
+// so, like preempt::decision, it is not copyable: bind the evaluator's by reference.
 //
 // Header-only declarations; no allocation; no exceptions.
 //
@@ -59,6 +60,12 @@ struct member_nomination {
 
 template <class P>
 struct group_decision {
+  group_decision() = default;
+  group_decision(const group_decision&) = delete;  // bind it: const auto& d = ev.evaluate(...)
+  group_decision& operator=(const group_decision&) = delete;
+  group_decision(group_decision&&) noexcept = default;
+  group_decision& operator=(group_decision&&) noexcept = default;
+
   group_decision_kind kind = group_decision_kind::unschedulable;
   status outcome;
   std::span<const P* const> victims;

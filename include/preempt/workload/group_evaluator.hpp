@@ -78,6 +78,9 @@ template <cluster C, class Clock = std::chrono::steady_clock,
 class pod_group_evaluator {
  public:
   using pod_type = cluster_pod_t<C>;
+  static_assert(detail::member_cluster<C>,
+                "pod_group_evaluator reads the cluster's members: for a cluster adapted through "
+                "preempt::cluster_traits, pass preempt::cluster_view<C>");
   using state_type = typename C::state_type;
   using decision_type = group_decision<pod_type>;
 
