@@ -16,6 +16,7 @@
 
 #include "preempt/preempt.hpp"
 #include "preempt/preemption_policies.hpp"
+#include "preempt/victim_reasons.hpp"
 
 namespace {
 
@@ -323,4 +324,38 @@ TEST_CASE("policies all off: upstream's answer, victims and violation count alik
   const auto r = n.select(me, policies{});
   CHECK(uids(r.victims) == up_victims);
   CHECK(r.pdb_violations == up_violations);
+}
+
+TEST_CASE("explain_victims: the condition each victim's eviction relieves, with amounts") {
+  one_node n;
+  const auto x = n.cluster.add_node("n", {9, 0, 110});
+  n.cluster.add_pod(x, pod(1, 30, 4, 0));
+  n.cluster.add_pod(x, pod(2, 10, 2, 1));
+  n.cluster.add_pod(x, pod(3, 10, 3, 2));
+  const auto me = preemptor(5);
+  auto state = n.cluster.make_state();
+  n.cluster.prepare_state(0, state);
+  const auto r = preempt::select_victims(me, n.cluster[0], state, n.budgets, n.scratch);
+  REQUIRE(r.is_candidate());
+  REQUIRE(uids(r.victims) == std::set<preempt::model::pod_id>{2, 3});
+  const auto before = state.requested();
+  std::vector<preempt::victim_explanation> seen;
+  const preempt::status st = preempt::explain_victims(
+      me, state, r.victims, preempt::no_nominated_pods<resource_pod>,
+      [&](std::size_t, const preempt::victim_explanation& e) { seen.push_back(e); });
+  CHECK(st.is_success());
+  CHECK(state.requested() == before);  // as it began
+  REQUIRE(seen.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    CHECK(seen[i].fit.code() == preempt::status_code::unschedulable);
+    CHECK(seen[i].fit.reason() == "Insufficient cpu");
+    REQUIRE(seen[i].shortages().size() == 1);
+    CHECK(seen[i].shortages()[0].dimension == preempt::model::resource::cpu);
+    CHECK(seen[i].shortages()[0].wanted == 5);
+  }
+  // Keeping the 2-cpu victim (beside a) leaves 3 cpu; keeping the 3-cpu one leaves 2.
+  const std::int64_t left2 =
+      r.victims[0]->uid() == 2 ? seen[0].shortages()[0].left : seen[1].shortages()[0].left;
+  CHECK(left2 == 3);
 }
