@@ -156,6 +156,9 @@ struct cluster_dump {
   std::vector<limit_range_object> limit_ranges;
   std::size_t workloads = 0;  // Workload objects read (preemption does not use them)
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
+  // What reading the inputs noted (API resources the cluster does not serve, ...), shown with the
+  // analysis' warnings.
+  std::vector<std::string> input_warnings;
 };
 
 }  // namespace whatif

@@ -14,6 +14,8 @@
 
 #include <simdjson.h>
 
+#include "sniff.hpp"
+
 namespace whatif {
 
 namespace {
@@ -146,12 +148,26 @@ std::optional<load_error> read_descriptor(int fd, std::string name, std::uint64_
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > max_size) return load_error{too_large(out.name, max_size, size)};
+    // Its first bytes first: a compressed or binary file is named before it is read whole.
+    char head[sniff_size];
+    const ::off_t at = ::lseek(fd, 0, SEEK_CUR);
+    const ssize_t n = at < 0 ? -1 : ::pread(fd, head, sizeof head, at);
+    if (n > 0)
+      if (auto why = not_text(std::string_view(head, static_cast<std::size_t>(n))))
+        return load_error{out.name + ": " + *why};
     // The file may grow while it is read: read on to its end, within the limit.
     return read_all(fd, out.name, max_size, static_cast<std::size_t>(size) + 1, out.bytes);
   }
 #ifdef F_SETPIPE_SZ
   if (S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, wanted_pipe_buffer);
 #endif
+  // A stream's first bytes first, as a file's.
+  bool ended = false;
+  const auto first = static_cast<std::size_t>(std::min<std::uint64_t>(sniff_size, max_size + 1));
+  if (auto e = read_up_to(fd, out.name, first, out.bytes, ended)) return e;
+  if (auto why = not_text(out.bytes.view())) return load_error{out.name + ": " + *why};
+  if (ended) return std::nullopt;
+  if (out.bytes.size() > max_size) return load_error{too_large(out.name, max_size, std::nullopt)};
   return read_all(fd, out.name, max_size, first_stream_buffer, out.bytes);
 }
 

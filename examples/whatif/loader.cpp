@@ -25,6 +25,7 @@
 #include "json_stream.hpp"
 #include "kinds.hpp"
 #include "one_line.hpp"
+#include "sniff.hpp"
 #include "yaml_json.hpp"
 
 namespace whatif {
@@ -164,6 +165,14 @@ std::string malformed_json(const source& src, std::string_view text,
   if (located) {
     m += " at ";
     m += format_json_error(text, *located);
+    // kubectl's standard error written into the dump between its lines (`2>&1`).
+    const std::size_t at = std::min(located->offset, text.size());
+    const std::size_t begin = text.rfind('\n', at == 0 ? 0 : at - 1);
+    std::string_view line = text.substr(begin == std::string_view::npos ? 0 : begin + 1);
+    line = line.substr(0, line.find('\n'));
+    if (is_kubectl_message(line))
+      m += " (the line there is kubectl's standard error: write it elsewhere, `kubectl get ... "
+           "2>/dev/null`)";
   } else {
     m += ": ";
     m += simdjson::error_message(code);
@@ -834,6 +843,7 @@ struct dump_mark {
 
 std::optional<load_error> loader::for_each_object(const source& src, std::string_view top_kind,
                                                   detail::object_visitor& visit) {
+  if (auto why = not_text(src.bytes.view())) return load_error{src.name + ": " + *why};
   text_buffer converted;
   std::string_view text;
   if (auto e = utf8_text(src, converted, text)) return e;
@@ -940,6 +950,8 @@ std::optional<load_error> loader::add_cluster(const source& src, cluster_dump& d
 
 std::optional<load_error> loader::add_cluster(open_input& in, cluster_dump& dump,
                                               std::uint64_t max_size) {
+  // Named at once: a compressed or binary file is not read whole first.
+  if (auto why = not_text(in.head.bytes.view())) return load_error{in.head.name + ": " + *why};
   if (in.complete) return add_cluster(in.head, dump);
   // A UTF-8 JSON text (a byte-order mark skipped) is read a window at a time; anything else
   // (UTF-16, YAML) whole.

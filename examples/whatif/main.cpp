@@ -1,15 +1,19 @@
 // preempt-whatif - which node would kube-scheduler nominate for a pending pod, whom would it
 // evict, and why? Answers from a cluster dump, with the preempt library.
 //
-//   kubectl get nodes,pods,pdb,priorityclasses -A -o json > cluster.json
+//   kubectl get <every kind the tool reads that the cluster serves> -A -o json > cluster.json
+//                                  # (the line is in examples/whatif/README.md)
 //   preempt-whatif --cluster cluster.json --pod pod.json [--output text|json] [--offset N]
 //                  [--min-candidate-nodes-percentage P] [--min-candidate-nodes-absolute A]
-//   preempt-whatif --cluster cluster.json --pod-name NAMESPACE/NAME
-//   preempt-whatif --cluster cluster.json --all-pending     # every pending pod, in queue order
+//   preempt-whatif --cluster cluster.json --pod-name [NAMESPACE/]NAME [-n NAMESPACE]
+//   preempt-whatif --cluster cluster.json --pod-name NAMESPACE/NAME --offsets all
+//                                  # the decision at every start kube-scheduler may draw
+//   preempt-whatif --cluster cluster.json --all-pending     # every pending pod, each on its own
+//   preempt-whatif --cluster cluster.json --plan            # every pending pod, one after another
 //   preempt-whatif --cluster cluster.json --pod-group NAMESPACE/NAME  # a pending PodGroup
 //   preempt-whatif                 # the bundled example (examples/data/), explained
-//   kubectl preempt-whatif --pod-name NAMESPACE/NAME        # as a kubectl plugin: reads the
-//                                  # current context's cluster through kubectl
+//   kubectl preempt-whatif --pod-name NAME [--context C] [--kubeconfig F] [-n NAMESPACE]
+//                  [--request-timeout D]  # as a kubectl plugin: reads the cluster through kubectl
 //
 // Inputs are JSON or YAML, files or streams (`-` reads standard input). Nodes are taken in input
 // order; --offset N starts the dry run at the N-th node preemption may help (upstream draws it at
@@ -20,6 +24,7 @@
 // output names each in `notModelled` and the warnings).
 //
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -37,8 +42,10 @@
 #include "bundled_data.hpp"
 #include "kubectl.hpp"
 #include "loader.hpp"
+#include "offsets.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
+#include "plan.hpp"
 #include "preempt/sampling.hpp"
 #include "stopwatch.hpp"
 #include "whatif.hpp"
@@ -65,15 +72,18 @@ int bad_input(const std::string& message) {
 struct command_line {
   std::vector<std::string> cluster_files;
   std::string pod_file, pod_name, pod_group, output = "text", offset = "0", max_input_size;
+  std::string offsets;  // --offsets all
   std::string scheduler_name{whatif::default_scheduler_name};
   bool all_pending = false;
+  bool plan = false;  // --plan
   bool timings = false;
   preempt::sampling_args sampling;
-  bool plugin = false;  // started as kubectl-preempt_whatif
+  bool plugin = false;              // started as kubectl-preempt_whatif
+  whatif::kubectl_options kubectl;  // passed through to kubectl
 
   bool bundled() const {
     return !plugin && cluster_files.empty() && pod_file.empty() && pod_name.empty() &&
-           pod_group.empty() && !all_pending;
+           pod_group.empty() && !all_pending && !plan;
   }
   bool from_kubectl() const { return plugin && cluster_files.empty(); }
 };
@@ -83,7 +93,7 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
   cl.plugin = argc > 0 && whatif::invoked_as_kubectl_plugin(argv[0]);
   CLI::App app{
       "What would kube-scheduler's preemption do for a pending pod? Reads a cluster dump\n"
-      "(kubectl get nodes,pods,pdb,priorityclasses -A -o json, or -o yaml) and a pod, and "
+      "(kubectl get ... -A -o json, or -o yaml: see the README for the kinds) and a pod, and "
       "explains\n"
       "the decision: the nominated node, the victims, and why. Without arguments it runs on a\n"
       "bundled example. Installed as kubectl-preempt_whatif it is a kubectl plugin that reads the\n"
@@ -97,31 +107,64 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
       app.add_option("--pod", cl.pod_file, "The pod to place (a Pod object); '-' reads stdin")
           ->type_name("FILE");
   auto* name_opt =
-      app.add_option("--pod-name", cl.pod_name, "Take the pending pod NAMESPACE/NAME from the dump")
-          ->type_name("NAMESPACE/NAME")
+      app.add_option("--pod-name", cl.pod_name,
+                     "Take the pending pod NAMESPACE/NAME (or NAME, see -n) from the dump")
+          ->type_name("[NAMESPACE/]NAME")
           ->excludes(pod_opt);
   auto* all_opt =
       app.add_flag("--all-pending", cl.all_pending,
                    "Decide for every pending pod of the dump, in the scheduler's queue order")
           ->excludes(pod_opt)
           ->excludes(name_opt);
-  app.add_option("--pod-group", cl.pod_group,
-                 "Decide for the pending PodGroup NAMESPACE/NAME of the dump (workload-aware "
-                 "preemption; the tool places the group first fit, see the README)")
-      ->type_name("NAMESPACE/NAME")
-      ->excludes(pod_opt)
-      ->excludes(name_opt)
-      ->excludes(all_opt);
+  auto* plan_opt =
+      app.add_flag("--plan", cl.plan,
+                   "Decide for every pending pod in the scheduler's queue order, each decision "
+                   "applied before the next (see the README); --all-pending decides each on its "
+                   "own against the same cluster")
+          ->excludes(pod_opt)
+          ->excludes(name_opt);
+  auto* group_opt =
+      app.add_option("--pod-group", cl.pod_group,
+                     "Decide for the pending PodGroup NAMESPACE/NAME (or NAME, see -n) of the dump "
+                     "(workload-aware preemption; the tool places the group first fit, see the "
+                     "README)")
+          ->type_name("[NAMESPACE/]NAME")
+          ->excludes(pod_opt)
+          ->excludes(name_opt)
+          ->excludes(all_opt)
+          ->excludes(plan_opt);
+  app.add_option("--namespace,-n", cl.kubectl.ns,
+                 "The namespace of --pod-name NAME and --pod-group NAME (as in kubectl; without it "
+                 "the plugin takes the current context's, the tool \"default\")")
+      ->type_name("NAMESPACE");
+  app.add_option("--context", cl.kubectl.context,
+                 "The kubeconfig context kubectl reads the cluster from (plugin)")
+      ->type_name("NAME");
+  app.add_option("--kubeconfig", cl.kubectl.kubeconfig, "The kubeconfig file kubectl uses (plugin)")
+      ->type_name("FILE");
+  app.add_option("--request-timeout", cl.kubectl.request_timeout,
+                 "kubectl's --request-timeout for each request (plugin)")
+      ->type_name("DURATION");
   app.add_option("--output,-o", cl.output, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--scheduler-name", cl.scheduler_name,
                  "Decide as this scheduler (profile) does: only its pending pods are nominated, "
                  "and a pod of another scheduler is not decided for (default default-scheduler)")
       ->type_name("NAME");
-  app.add_option("--offset", cl.offset,
-                 "Start the dry run at this index among the nodes preemption may help (default 0; "
-                 "less than the number of nodes)")
-      ->type_name("N");
+  auto* offset_opt =
+      app.add_option("--offset", cl.offset,
+                     "Start the dry run at this index among the nodes preemption may help (default "
+                     "0; less than the number of nodes)")
+          ->type_name("N");
+  app.add_option("--offsets", cl.offsets,
+                 "all: the decision at every start offset kube-scheduler may draw, as the "
+                 "distribution of outcomes (with --pod or --pod-name)")
+      ->type_name("all")
+      ->check(CLI::IsMember({"all"}))
+      ->excludes(offset_opt)
+      ->excludes(all_opt)
+      ->excludes(plan_opt)
+      ->excludes(group_opt);
   app.add_option("--min-candidate-nodes-percentage", cl.sampling.min_candidate_nodes_percentage,
                  "DefaultPreemptionArgs.minCandidateNodesPercentage (default 10)");
   app.add_option("--min-candidate-nodes-absolute", cl.sampling.min_candidate_nodes_absolute,
@@ -163,12 +206,24 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
                        "\" (expected bytes, or a number with K, M, G or T, e.g. 8G)");
     max_size = *parsed;
   }
+  if (!cl.from_kubectl()) {
+    const std::pair<const char*, const std::string*> kubectl_only[] = {
+        {"--context", &cl.kubectl.context},
+        {"--kubeconfig", &cl.kubectl.kubeconfig},
+        {"--request-timeout", &cl.kubectl.request_timeout}};
+    for (const auto& [flag, value] : kubectl_only)
+      if (!value->empty())
+        return bad_input(std::string(flag) +
+                         ": only for reading the cluster through kubectl (the kubectl plugin "
+                         "without --cluster)");
+  }
   if (cl.bundled()) return std::nullopt;
   if (cl.cluster_files.empty() && !cl.from_kubectl())
     return bad_input("--cluster is required (see --help)");
-  if (cl.pod_file.empty() && cl.pod_name.empty() && cl.pod_group.empty() && !cl.all_pending)
+  if (cl.pod_file.empty() && cl.pod_name.empty() && cl.pod_group.empty() && !cl.all_pending &&
+      !cl.plan)
     return bad_input(
-        "one of --pod, --pod-name, --pod-group or --all-pending is required (see --help)");
+        "one of --pod, --pod-name, --pod-group, --all-pending or --plan is required (see --help)");
   std::size_t stdin_uses = cl.pod_file == "-" ? 1u : 0u;
   for (const std::string& f : cl.cluster_files) stdin_uses += f == "-" ? 1u : 0u;
   if (stdin_uses > 1) return bad_input("'-' (standard input) can be used only once");
@@ -194,10 +249,11 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
     return whatif::admit(in.dump, in.pod);
   }
   if (cl.from_kubectl()) {
-    in.origin = "the current kubectl context";
-    whatif::source src;
-    if (auto e = whatif::read_kubectl(whatif::kubectl_get_arguments(), max_size, src)) return e;
-    if (auto e = in.loader.add_cluster(src, in.dump)) return e;
+    in.origin = cl.kubectl.context.empty() ? "the current kubectl context"
+                                           : "kubectl context " + cl.kubectl.context;
+    if (auto e = whatif::read_cluster_through_kubectl(cl.kubectl, max_size, in.loader, in.dump,
+                                                      in.dump.input_warnings))
+      return e;
   }
   for (const std::string& f : cl.cluster_files) {
     whatif::open_input src;
@@ -214,6 +270,34 @@ std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint6
   return std::nullopt;
 }
 
+// --pod-name and --pod-group as NAMESPACE/NAME: a NAME alone is in -n's namespace, else (as kubectl
+// has it) the current context's when the cluster is read through kubectl, else "default".
+std::optional<int> qualify_names(command_line& cl) {
+  std::string context_namespace;
+  const std::pair<const char*, std::string*> names[] = {{"--pod-name", &cl.pod_name},
+                                                        {"--pod-group", &cl.pod_group}};
+  for (const auto& [flag, name] : names) {
+    if (name->empty()) continue;
+    const std::size_t slash = name->find('/');
+    if (slash != std::string::npos) {
+      if (!cl.kubectl.ns.empty() && name->substr(0, slash) != cl.kubectl.ns)
+        return bad_input(std::string(flag) + " " + *name +
+                         ": its namespace is not the one -n/--namespace names (" + cl.kubectl.ns +
+                         ")");
+      continue;
+    }
+    std::string ns = cl.kubectl.ns;
+    if (ns.empty() && cl.from_kubectl()) {
+      if (context_namespace.empty())
+        if (auto e = whatif::kubectl_namespace(cl.kubectl, context_namespace))
+          return bad_input(e->message);
+      ns = context_namespace;
+    }
+    *name = (ns.empty() ? std::string("default") : ns) + "/" + *name;
+  }
+  return std::nullopt;
+}
+
 void print(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
@@ -223,14 +307,15 @@ void print_timings(const loaded& in, double load_wall, double load_cpu, const wh
                    double decide_wall, double decide_cpu, std::size_t decisions) {
   const double parse = in.loader.parse_cpu_seconds();
   std::fprintf(stderr,
-               "preempt-whatif: %zu nodes, %zu pods\n"
+               "preempt-whatif: %zu nodes, %zu pods (%zu of %zu input%s read a window at a time)\n"
                "  load    %7.3f s wall, %7.3f s cpu (parse %.3f s cpu, read + decode %.3f s cpu)\n"
                "  build   %7.3f s wall, %7.3f s cpu (model, budgets, nominations)\n"
                "  decide  %7.3f s wall, %7.3f s cpu (filters on every node + preemption, %zu "
                "decision%s)\n",
-               in.dump.nodes.size(), in.dump.pods.size(), load_wall, load_cpu, parse,
-               load_cpu - parse, a.build_seconds(), a.build_cpu_seconds(), decide_wall, decide_cpu,
-               decisions, decisions == 1 ? "" : "s");
+               in.dump.nodes.size(), in.dump.pods.size(), in.loader.streamed_inputs(),
+               in.dump.files.size(), in.dump.files.size() == 1 ? "" : "s", load_wall, load_cpu,
+               parse, load_cpu - parse, a.build_seconds(), a.build_cpu_seconds(), decide_wall,
+               decide_cpu, decisions, decisions == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -240,6 +325,7 @@ int main(int argc, char** argv) {
   if (auto done = parse_command_line(argc, argv, cl)) return *done;
   std::uint64_t offset = 0, max_size = 0;
   if (auto done = check_command_line(cl, offset, max_size)) return *done;
+  if (auto done = qualify_names(cl)) return *done;
 
   const whatif::stopwatch load_clock;
   loaded in;
@@ -262,12 +348,19 @@ int main(int argc, char** argv) {
 
   const whatif::stopwatch decide_clock;
   std::vector<whatif::report> reports;
+  std::size_t decisions = 0;  // besides `reports` (--offsets all: one per offset)
   bool not_modelled = false;
   if (!cl.pod_group.empty()) {
     whatif::group_report r;
     if (auto e = analysis.decide_group(cl.pod_group, opts, r)) return bad_input(e->message);
     not_modelled = !r.not_modelled.empty();
     print(cl.output == "json" ? whatif::to_json(r) : whatif::to_text(r, in.origin));
+  } else if (cl.plan) {
+    whatif::plan_result p;
+    if (auto e = whatif::make_plan(analysis, in.dump, opts, p)) return bad_input(e->message);
+    not_modelled = !p.not_modelled.empty();
+    decisions = p.steps.size();
+    print(cl.output == "json" ? whatif::to_json(p) : whatif::to_text(p, in.origin));
   } else if (cl.all_pending) {
     for (std::size_t i : analysis.pending_in_queue_order()) {
       reports.emplace_back();
@@ -276,6 +369,13 @@ int main(int argc, char** argv) {
     }
     print(cl.output == "json" ? whatif::to_json(reports)
                               : whatif::to_text_table(reports, in.origin));
+  } else if (!cl.offsets.empty()) {
+    whatif::offset_distribution d;
+    if (auto e = whatif::decide_every_offset(analysis, in.pod, opts, d))
+      return bad_input(e->message);
+    not_modelled = !d.decision.not_modelled.empty();
+    decisions = std::max<std::size_t>(d.decision.evaluation_order.size(), 1);
+    print(cl.output == "json" ? whatif::to_json(d) : whatif::to_text(d, in.origin));
   } else {
     reports.emplace_back();
     if (auto e = analysis.decide(in.pod, opts, reports.back())) return bad_input(e->message);
@@ -285,7 +385,7 @@ int main(int argc, char** argv) {
   for (const whatif::report& r : reports) not_modelled = not_modelled || !r.not_modelled.empty();
   if (cl.timings)
     print_timings(in, load_wall, load_cpu, analysis, decide_clock.wall_seconds(),
-                  decide_clock.cpu_seconds(), reports.size());
+                  decide_clock.cpu_seconds(), reports.size() + decisions);
   // The model's memory goes back with the process: freeing 150,000 pods one by one would take a
   // tenth of a second more.
   std::fflush(stdout);

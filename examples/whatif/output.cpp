@@ -13,14 +13,27 @@
 #include <utility>
 #include <vector>
 
+#include "preempt/best_candidate.hpp"
+#include "text_safety.hpp"
+
 namespace whatif {
 
-namespace {
-
+// JSON text of `s`. Besides what JSON requires, DEL and the C1 controls (U+0080-U+009F) are
+// written as \u escapes too: output shown on a terminal cannot move it.
 void json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (c == 0x7f ||
+        (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) < 0xa0)) {
+      char buf[8];
+      const unsigned code = c == 0x7f ? 0x7fu : static_cast<unsigned char>(s[++i]);
+      std::snprintf(buf, sizeof buf, "\\u%04x", code);
+      out += buf;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -48,6 +61,27 @@ void json_strings(std::string& out, const std::vector<std::string>& list) {
   }
   out += ']';
 }
+
+void json_header(std::string& out, std::string_view kind) {
+  out += "\"apiVersion\": ";
+  json_string(out, json_api_version);
+  out += ",\n  \"kind\": ";
+  json_string(out, kind);
+}
+
+bool sampled(const report& r) {
+  return r.potential_nodes > 0 && r.candidates_wanted < r.potential_nodes;
+}
+
+std::vector<std::string> tied_on_every_criterion(const report& r) {
+  std::vector<std::string> nodes;
+  if (r.result == "nominated" &&
+      r.decided_by == preempt::default_scores::name(preempt::default_scores::count))
+    for (const auto& [node, value] : r.tie_break) nodes.push_back(node);
+  return nodes;
+}
+
+namespace {
 
 std::string pad(std::string s, std::size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
@@ -197,7 +231,9 @@ std::string trim_lines(const std::string& o) {
 }  // namespace
 
 std::string to_json(const report& r) {
-  std::string o = "{\n  \"preemptor\": ";
+  std::string o = "{\n  ";
+  json_header(o, "Decision");
+  o += ",\n  \"preemptor\": ";
   json_string(o, r.preemptor);
   o += ",\n  \"result\": ";
   json_string(o, r.result);
@@ -213,6 +249,19 @@ std::string to_json(const report& r) {
   json_strings(o, r.cleared_nominations);
   o += ",\n  \"message\": ";
   json_string(o, r.message);
+  // The dry run's sampling: kube-scheduler draws the offset at random; `sampled` says whether
+  // another offset could give another answer, `tiedCandidates` the candidates among which it picks
+  // at random when they tie on every criterion.
+  if (r.potential_nodes == 0) {
+    o += ",\n  \"dryRun\": null";
+  } else {
+    o += ",\n  \"dryRun\": {\"potentialNodes\": " + std::to_string(r.potential_nodes) +
+         ", \"candidatesWanted\": " + std::to_string(r.candidates_wanted) +
+         ", \"offset\": " + std::to_string(r.offset) +
+         ", \"sampled\": " + (sampled(r) ? "true" : "false") + ", \"tiedCandidates\": ";
+    json_strings(o, tied_on_every_criterion(r));
+    o += "}";
+  }
   o += ",\n  \"nodes\": [";
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     const node_report& n = r.nodes[i];
@@ -237,10 +286,11 @@ std::string to_json(const report& r) {
   return o;
 }
 
-std::string to_text(const report& r, std::string_view origin) {
+std::string to_text(const report& decided, std::string_view origin) {
+  const report r = for_text(decided);  // names from the dump as text_safety.hpp shows them
   std::string o;
   o += "Pod " + r.preemptor;
-  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
   o += "\n  priority " + std::to_string(r.priority);
   if (!r.priority_class.empty()) o += " (PriorityClass " + r.priority_class + ")";
   o += r.may_preempt ? ", may preempt lower-priority pods" : ", preemptionPolicy Never";
@@ -270,7 +320,13 @@ std::string to_text(const report& r, std::string_view origin) {
     o += "Decision: nominate node " + r.nominated_node + " and evict " +
          plural(r.victims.size(), "pod", "pods") + " (" +
          plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
-         ").\n";
+         ")" + (sampled(r) ? ", at offset " + std::to_string(r.offset) + " (sampled)" : "") + ".\n";
+    if (sampled(r))
+      o += "Sampled: kube-scheduler starts its dry run at a random one of the " +
+           std::to_string(r.potential_nodes) + " nodes preemption may help and stops at " +
+           plural(r.candidates_wanted, "candidate", "candidates") +
+           ", so another start may nominate another node (--offsets all shows the answer for "
+           "every start).\n";
     if (r.candidates > 1) {
       o += "Chosen among " + std::to_string(r.candidates) +
            " candidate nodes; decided by: " + r.decided_by + ".\n";
@@ -288,6 +344,10 @@ std::string to_text(const report& r, std::string_view origin) {
           o += "  " + pad(node, w + 2) + value + (shown == 1 ? "  <- chosen" : "") + "\n";
         }
       }
+      if (const auto tied = tied_on_every_criterion(r); tied.size() > 1)
+        o += "Tied on every criterion: kube-scheduler picks one of these " +
+             std::to_string(tied.size()) +
+             " at random (its candidates are a Go map); the tool shows the first it found.\n";
     } else {
       o += "It was the only candidate node.\n";
     }
@@ -383,7 +443,9 @@ std::string to_text(const report& r, std::string_view origin) {
 }
 
 std::string to_json(const group_report& r) {
-  std::string o = "{\n  \"podGroup\": ";
+  std::string o = "{\n  ";
+  json_header(o, "PodGroupDecision");
+  o += ",\n  \"podGroup\": ";
   json_string(o, r.group);
   o += ",\n  \"priority\": " + std::to_string(r.priority);
   o += ",\n  \"preemptionPolicy\": ";
@@ -422,9 +484,10 @@ std::string to_json(const group_report& r) {
   return o;
 }
 
-std::string to_text(const group_report& r, std::string_view origin) {
+std::string to_text(const group_report& decided, std::string_view origin) {
+  const group_report r = for_text(decided);  // as text_safety.hpp shows them
   std::string o = "PodGroup " + r.group;
-  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
   o += "\n  priority " + std::to_string(r.priority) + ", preemptionPolicy " + r.policy + ", " +
        r.scheduling + "; " + plural(r.members.size(), "pending member", "pending members") + ", " +
        std::to_string(r.scheduled_members) + " already scheduled\n";
@@ -472,14 +535,16 @@ std::string to_text(const group_report& r, std::string_view origin) {
 }
 
 std::string to_json(const std::vector<report>& reports) {
-  std::string o = "[";
+  std::string o = "{\n  ";
+  json_header(o, "PendingPods");
+  o += ",\n  \"mode\": \"independent\",\n  \"decisions\": [";
   for (std::size_t i = 0; i < reports.size(); ++i) {
     std::string one = to_json(reports[i]);
     one.pop_back();  // its newline
     o += i ? ",\n" : "\n";
     o += one;
   }
-  o += reports.empty() ? "]\n" : "\n]\n";
+  o += reports.empty() ? "]\n}\n" : "\n]\n}\n";
   return o;
 }
 
@@ -510,13 +575,13 @@ std::vector<std::string> table_row(const report& r) {
 
 std::string to_text_table(const std::vector<report>& reports, std::string_view origin) {
   std::string o = "Pending pods";
-  if (!origin.empty()) o += " (" + std::string(origin) + ")";
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
   if (reports.empty()) return o + ": none.\n";
   o += ", in the scheduler's queue order (priority, then creation time), each decided on its own "
        "against the same cluster:\n\n";
   std::vector<std::vector<std::string>> rows = {
       {"POD", "PRIORITY", "DECISION", "NODE", "VICTIMS", "DETAIL"}};
-  for (const report& r : reports) rows.push_back(table_row(r));
+  for (const report& r : reports) rows.push_back(table_row(for_text(r)));
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
@@ -533,6 +598,7 @@ std::string to_text_table(const std::vector<report>& reports, std::string_view o
   for (const report& r : reports)
     for (std::size_t w = r.dump_warnings; w < r.warnings.size(); ++w)
       warnings.push_back(r.preemptor + ": " + r.warnings[w]);
+  for (std::string& w : warnings) w = shown(w);
   if (!warnings.empty()) {
     o += "\nWarnings:\n";
     for (const std::string& w : warnings) o += "  " + w + "\n";

@@ -1,16 +1,21 @@
 // examples/whatif/output.hpp - preempt-whatif's two outputs.
 //
-// JSON (the contract pinned by tests/whatif): one object
-//   {"preemptor": "ns/name", "result": "nominated" | "fits" | "not-eligible" | "unschedulable",
-//    "nominatedNodeName": "", "victims": ["ns/name", ...], "pdbViolations": 0,
+// JSON (the contract pinned by tests/whatif; its schema: examples/whatif/schema/
+// whatif-output.schema.json): one object with "apiVersion": "preempt-whatif/v1" and a "kind".
+// A decision ("kind": "Decision"):
+//   {"preemptor": "ns/name", "result": "nominated" | "fits" | "not-eligible" | "unschedulable" |
+//    "other-scheduler", "nominatedNodeName": "", "victims": ["ns/name", ...], "pdbViolations": 0,
 //    "victimUnits": {"ns/pod": "PodGroup ns/name", ...} (only when some victim is evicted with its
 //    pod group), "clearedNominations": ["ns/name", ...], "message": "...",
+//    "dryRun": null | {"potentialNodes", "candidatesWanted", "offset", "sampled",
+//                      "tiedCandidates"},
 //    "nodes": [{"name", "status", "reason", "victims", "pdbViolations", "evaluated"}, ...],
-//    "warnings": ["...", ...]}
-// With --all-pending: a JSON array of such objects, one per pending pod in the scheduler's queue
-// order, or a table.
+//    "warnings": ["...", ...], "notModelled": ["...", ...]}
+// With --all-pending: {"kind": "PendingPods", "mode": "independent", "decisions": [...]}, one per
+// pending pod in the scheduler's queue order, or a table. (--plan: plan.hpp; --offsets all:
+// offsets.hpp.)
 // Text: the decision first, then the victims, the evaluated nodes and the nodes preemption cannot
-// help, for people.
+// help, for people; names from the dump shown as text_safety.hpp escapes them.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_OUTPUT_HPP
@@ -23,6 +28,11 @@
 #include "whatif.hpp"
 
 namespace whatif {
+
+// The version of the JSON contract, in every JSON output as "apiVersion" (with "kind": Decision,
+// PodGroupDecision, PendingPods, Plan or OffsetDistribution). The schema:
+// examples/whatif/schema/whatif-output.schema.json.
+inline constexpr std::string_view json_api_version = "preempt-whatif/v1";
 
 std::string to_json(const report& r);
 
@@ -45,6 +55,18 @@ std::string to_text(const group_report& r, std::string_view origin);
 // people (one row per pod, the dump's warnings once, each pod's own warnings named).
 std::string to_json(const std::vector<report>& reports);
 std::string to_text_table(const std::vector<report>& reports, std::string_view origin);
+
+// JSON writing shared by the outputs: a string (control characters, DEL and C1 escaped), a list of
+// strings, and the "apiVersion" and "kind" members.
+void json_string(std::string& out, std::string_view s);
+void json_strings(std::string& out, const std::vector<std::string>& list);
+void json_header(std::string& out, std::string_view kind);
+
+// Whether the dry run was sampled (fewer candidates wanted than nodes preemption may help: the
+// random start may change the answer), and the candidates tied on every criterion with the
+// chosen one (kube-scheduler picks among them at random), the chosen first; empty otherwise.
+bool sampled(const report& r);
+std::vector<std::string> tied_on_every_criterion(const report& r);
 
 // "2024-05-01T10:00:05Z" (fractions of a second when present).
 std::string format_time(preempt::timestamp t);

@@ -33,16 +33,24 @@ namespace {
 using pod = preempt::model::resource_pod;
 using preempt::model::pod_id;
 
+static_assert(std::is_same_v<decltype(node_report::scores), preempt::default_scores::vector>);
+
 // Records the victims of every node the dry run evaluates (the decision keeps them only for the
 // candidates it retained).
 struct victim_recorder {
   std::vector<std::vector<const pod*>>* victims;
   std::vector<std::int64_t>* violations;
+  // And each candidate's upstream scores, as the evaluator computes them (--offsets all).
+  std::vector<preempt::default_scores::vector>* scores;
+  preempt::timestamp now;
 
-  void on_node_evaluated(std::size_t node, const preempt::status&, std::span<const pod* const> v,
-                         std::int64_t pdb_violations) {
+  void on_node_evaluated(std::size_t node, const preempt::status& outcome,
+                         std::span<const pod* const> v, std::int64_t pdb_violations) {
     (*victims)[node].assign(v.begin(), v.end());
     (*violations)[node] = pdb_violations;
+    if (outcome.is_success())
+      (*scores)[node] =
+          preempt::default_scores{now}.all(preempt::candidate<pod>{node, {}, v, pdb_violations});
   }
 };
 
@@ -681,6 +689,7 @@ std::optional<load_error> analysis::build(const cluster_dump& dump,
   m.warnings.insert(m.warnings.end(), budget_warnings.begin(), budget_warnings.end());
   if (auto e = m.add_groups()) return e;
   m.warn_ignored_kinds();
+  m.warnings.insert(m.warnings.end(), dump.input_warnings.begin(), dump.input_warnings.end());
   m.build_seconds = clock.wall_seconds();
   m.build_cpu_seconds = clock.cpu_seconds();
   return std::nullopt;
@@ -704,6 +713,54 @@ std::vector<std::size_t> analysis::pending_in_queue_order() const {
            std::pair(std::string_view(pods[b].ns), std::string_view(pods[b].name));
   });
   return order;
+}
+
+namespace {
+
+const pod* find_pending(const std::vector<pod>& pending, std::size_t dump_index) {
+  for (const pod& p : pending)
+    if (p.uid() == dump_index + 1) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+void analysis::remove_bound_pod(std::size_t i) {
+  model& m = *model_;
+  if (i >= m.bound_node.size() || m.bound_node[i] == not_bound) return;
+  (void)m.cluster.remove_pod(m.bound_node[i], i + 1);
+  m.bound_node[i] = not_bound;
+}
+
+void analysis::bind_pending_pod(std::size_t i, std::size_t node) {
+  model& m = *model_;
+  const pod* p = find_pending(m.pending, i);
+  if (p == nullptr || node >= m.cluster.size() || m.bound_node[i] != not_bound) return;
+  (void)m.ledger.remove(p->uid());
+  m.cluster.add_pod(node, *p);
+  m.bound_node[i] = node;
+  // Its budgets, as add_budgets() numbers them (the budgets with a valid, non-empty selector).
+  const pod_object& o = m.dump->pods[i];
+  std::uint32_t budget = 0;
+  for (const pdb_object& b : m.dump->pdbs) {
+    if (!b.selector || b.selector->empty() || !k8s::validate(*b.selector)) continue;
+    if (b.ns == o.ns && k8s::matches(*b.selector, o.labels)) {
+      m.budgets.add_member(budget, p->uid());
+      const std::pair<pod_id, std::uint32_t> entry{p->uid(), budget};
+      m.members.insert(std::upper_bound(m.members.begin(), m.members.end(), entry), entry);
+    }
+    ++budget;
+  }
+}
+
+void analysis::set_nomination(std::size_t i, std::optional<std::size_t> node) {
+  model& m = *model_;
+  const pod* p = find_pending(m.pending, i);
+  if (p == nullptr || m.bound_node[i] != not_bound) return;
+  if (node && *node < m.cluster.size())
+    m.ledger.nominate(*p, *node);
+  else
+    (void)m.ledger.remove(p->uid());
 }
 
 const std::vector<std::string>& analysis::warnings() const noexcept { return model_->warnings; }
@@ -874,10 +931,11 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
   const std::size_t n_nodes = dump->nodes.size();
   std::vector<std::vector<const pod*>> recorded(n_nodes);
   std::vector<std::int64_t> recorded_violations(n_nodes, 0);
+  std::vector<preempt::default_scores::vector> recorded_scores(n_nodes);
   preempt::evaluator_config config;
   config.sampling = opts.sampling;
   evaluator_type ev(config, preempt::default_policy{opts.now},
-                    victim_recorder{&recorded, &recorded_violations});
+                    victim_recorder{&recorded, &recorded_violations, &recorded_scores, opts.now});
   std::optional<std::size_t> nominated_node;
   if (!preemptor_object.nominated_node_name.empty()) {
     const auto it = node_index.find(preemptor_object.nominated_node_name);
@@ -910,6 +968,7 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
     if (diag.outcome.is_success()) {
       for (const pod* p : recorded[diag.node_index]) v.victims.push_back(pod_name(p));
       v.pdb_violations = recorded_violations[diag.node_index];
+      v.scores = recorded_scores[diag.node_index];
       if (!kept[diag.node_index])
         v.reason = "not kept: enough candidates with budget violations were found before";
     }

@@ -11,6 +11,7 @@
 #ifndef PREEMPT_WHATIF_WHATIF_HPP
 #define PREEMPT_WHATIF_WHATIF_HPP
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -56,6 +57,9 @@ struct node_report {
   std::vector<std::string> victims;
   std::int64_t pdb_violations = 0;
   bool evaluated = false;  // by the preemption dry run (else: the filter verdict)
+  // A candidate's upstream scores (preempt::default_scores, higher is better), as the dry run
+  // computed them: what choosing among candidates compares (--offsets all). Not in any output.
+  std::array<std::int64_t, 5> scores{};
 };
 
 struct report {
@@ -175,6 +179,16 @@ class analysis {
   // The pending pods of the dump of that scheduler (indices into cluster_dump::pods) in its queue
   // order: priority descending, then creation time (pods without one last), then namespace/name.
   std::vector<std::size_t> pending_in_queue_order() const;
+
+  // What kube-scheduler's actions change, applied to the model so that the next decision sees
+  // them (--plan, plan.hpp). `pod` indexes cluster_dump::pods; the dump itself is not changed.
+  // A bound pod deleted (a victim, once gone); nothing when it is on no node of the model.
+  void remove_bound_pod(std::size_t pod);
+  // A pending pod of this scheduler bound to `node`: it counts there (and in every budget whose
+  // selector matches it) from now on, and its nomination is gone.
+  void bind_pending_pod(std::size_t pod, std::size_t node);
+  // A pending pod of this scheduler nominated to `node`, or its nomination cleared (nullopt).
+  void set_nomination(std::size_t pod, std::optional<std::size_t> node);
 
   // What the model ignored (pods on unknown nodes, invalid budget selectors, ...).
   const std::vector<std::string>& warnings() const noexcept;

@@ -2,7 +2,7 @@
 // dump and a preemptor pod, for scale tests and benchmarks of preempt-whatif.
 //
 //   preempt-whatif-gen --out cluster.json --pod-out pod.json [--nodes 5000] [--pods-per-node 30]
-//                      [--seed 1] [--style compact|kubectl]
+//                      [--seed 1] [--style compact|kubectl] [--pending-cpu 2000]
 //
 // The dump is a `List` in kubectl's shape: nodes, then pods, then PodDisruptionBudgets, then
 // PriorityClasses, with the fields a real dump carries (owner references, container statuses,
@@ -12,8 +12,9 @@
 // with the metadata.managedFields the API server keeps (field sets keyed by escaped JSON), about
 // 14 KB per pod, 2.1 GB for 5000 nodes and 150,000 pods.
 // Every node is nearly full, so the preemptor (6 CPUs, 12 GiB, class "critical") fits nowhere
-// and the decision needs preemption. A few nodes are tainted or cordoned, some pods are pending
-// with a nominated node, and budgets cover some deployments.
+// and the decision needs preemption. A few nodes are tainted or cordoned, 40 pods are pending (2
+// CPUs each, or --pending-cpu; half of them nominated to a node), and budgets cover some
+// deployments.
 // The output depends only on the arguments (a fixed pseudo-random generator).
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -150,6 +151,7 @@ struct options {
   const char* out = nullptr;
   const char* pod_out = nullptr;
   bool kubectl = false;  // indented, with metadata.managedFields, as `kubectl get -o json` writes
+  std::uint64_t pending_cpu = 2000;  // millicores each pending pod requests
 };
 
 struct priority_level {
@@ -285,7 +287,7 @@ void write_pod(writer& w, rng& r, std::uint64_t app, std::uint64_t serial, const
 int usage() {
   std::fputs(
       "usage: preempt-whatif-gen --out FILE --pod-out FILE [--nodes N] [--pods-per-node M] "
-      "[--seed S] [--style compact|kubectl]\n",
+      "[--seed S] [--style compact|kubectl] [--pending-cpu MILLICORES]\n",
       stderr);
   return 2;
 }
@@ -312,6 +314,8 @@ int main(int argc, char** argv) {
       o.kubectl = false;
     else if (a == "--seed")
       o.seed = std::strtoull(v, nullptr, 10);
+    else if (a == "--pending-cpu")
+      o.pending_cpu = std::strtoull(v, nullptr, 10);
     else
       return usage();
   }
@@ -352,8 +356,8 @@ int main(int argc, char** argv) {
     for (std::uint64_t p = 0; p < 40; ++p) {
       const std::string nominated = p % 2 ? node_name(r.below(o.nodes)) : std::string();
       w << ",\n";
-      write_pod(w, r, r.below(apps), serial++, "", 2000, 4096, levels[1 + p % 4], nominated,
-                o.kubectl);
+      write_pod(w, r, r.below(apps), serial++, "", o.pending_cpu, 4096, levels[1 + p % 4],
+                nominated, o.kubectl);
     }
     // Budgets over some deployments (their pods carry app=<deployment>).
     for (std::uint64_t b = 0; b < apps; b += 7) {
