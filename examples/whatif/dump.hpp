@@ -35,6 +35,8 @@ struct pod_object {
   std::string ns;
   std::string name;
   k8s::label_set labels;
+  // Only the annotation --victim-cost names, when it does (kinds::read_extra_fields).
+  k8s::label_set annotations;
   k8s::pod_priority_spec priority;
   std::string node_name;            // spec.nodeName
   std::string scheduler_name;       // spec.schedulerName ("" means default-scheduler)
