@@ -142,6 +142,7 @@ victim_selection<node_pod_t<N>> select_victims_with_policies(
     });
   }
   m.budget_begin.push_back(static_cast<std::uint32_t>(m.budget_refs.size()));
+  m.rank.assign(k, 0);
   const detail::cost_mode costs =
       options.min_cost ? detail::cost_mode::given : detail::cost_mode::none;
   detail::victim_search<P, S, Nominated, std::remove_reference_t<decltype(m)>> search(
@@ -166,13 +167,17 @@ victim_selection<node_pod_t<N>> select_victims_with_policies(
     for (std::uint32_t i = 0; i < k; ++i)
       if (!pods[i].violating) m.order.push_back(i);
     if (!spare) return;
+    // (Sorted by pinned first, then position: a stable partition that allocates nothing.)
     for (std::size_t a = first; a < m.order.size();) {
       std::size_t b = a;
       const std::int32_t prio = ::preempt::priority_of(*pods[m.order[a]].pod);
       while (b < m.order.size() && ::preempt::priority_of(*pods[m.order[b]].pod) == prio) ++b;
-      std::stable_partition(m.order.begin() + static_cast<std::ptrdiff_t>(a),
-                            m.order.begin() + static_cast<std::ptrdiff_t>(b),
-                            [&](std::uint32_t i) { return m.pinned[i] != 0; });
+      std::sort(m.order.begin() + static_cast<std::ptrdiff_t>(a),
+                m.order.begin() + static_cast<std::ptrdiff_t>(b),
+                [&](std::uint32_t x, std::uint32_t y) {
+                  if (m.pinned[x] != m.pinned[y]) return m.pinned[x] > m.pinned[y];
+                  return x < y;
+                });
       a = b;
     }
   };
@@ -198,8 +203,13 @@ victim_selection<node_pod_t<N>> select_victims_with_policies(
   // min_cost: the search (or the pass) in cost order.
   if (options.min_cost) {
     upstream_order(options.spare_reschedulable);
-    std::stable_sort(m.order.begin(), m.order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return m.cost[a] > m.cost[b]; });
+    // Descending cost, then the order so far (a stable sort that allocates nothing: the rank of
+    // each pod in that order breaks ties).
+    for (std::uint32_t r = 0; r < m.order.size(); ++r) m.rank[m.order[r]] = r;
+    std::sort(m.order.begin(), m.order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      if (m.cost[a] != m.cost[b]) return m.cost[a] > m.cost[b];
+      return m.rank[a] < m.rank[b];
+    });
     if (k <= options.exact_victims) {
       if (status st = search_and_take(false); !st) return {st, {}, 0};
     } else {

@@ -38,6 +38,7 @@ struct policy_memory {
         budget_begin(alloc),
         budget_refs(alloc),
         order(alloc),
+        rank(alloc),
         pinned(alloc),
         keep(alloc),
         best_keep(alloc),
@@ -50,6 +51,7 @@ struct policy_memory {
   vec<std::uint32_t> budget_begin;    // per potential victim, plus one past the last
   vec<std::uint32_t> budget_refs;     // local budget slots, flat
   vec<std::uint32_t> order;           // potential victims, in the order the search decides them
+  vec<std::uint32_t> rank;            // per potential victim: its place in an earlier order
   vec<std::uint8_t> pinned;           // per potential victim: 1 when it cannot run elsewhere
   vec<std::uint8_t> keep, best_keep;  // per potential victim: given back
   vec<std::size_t> budget_index;      // per local slot: the budget in the caller's set
@@ -63,6 +65,7 @@ struct policy_memory {
     budget_begin.clear();
     budget_refs.clear();
     order.clear();
+    rank.clear();
     pinned.clear();
     keep.clear();
     best_keep.clear();
