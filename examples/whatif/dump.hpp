@@ -15,7 +15,11 @@
 #include <utility>
 #include <vector>
 
+#include "dra_dump.hpp"
+#include "preempt/kubernetes/dra/pod_claims.hpp"
 #include "preempt/kubernetes/kubernetes.hpp"
+#include "preempt/kubernetes/storage_objects.hpp"
+#include "storage_dump.hpp"
 
 namespace whatif {
 
@@ -34,6 +38,7 @@ struct node_object {
 struct pod_object {
   std::string ns;
   std::string name;
+  std::string uid;  // metadata.uid (the owner a generic ephemeral volume's claim names)
   k8s::label_set labels;
   // Only the annotation --victim-cost names, when it does (kinds::read_extra_fields).
   k8s::label_set annotations;
@@ -64,6 +69,9 @@ struct pod_object {
   std::vector<k8s::affinity_term> anti_affinity_terms;
   // spec.topologySpreadConstraints (PodTopologySpread), read with the placement.
   std::vector<k8s::spread_constraint> spread;
+  // spec.volumes the volume plugins read (claims, ephemeral, inline CSI and in-tree disks; not
+  // emptyDir, configMap, secret, projected, ...), each with its position in spec.volumes.
+  std::vector<k8s::pod_volume> volumes;
   // spec.schedulingGroup.podGroupName: the PodGroup (same namespace) the pod belongs to.
   std::optional<std::string> pod_group;
   // spec.schedulingGates[].name: the pod stays in the queue while any remains (SchedulingGates).
@@ -78,6 +86,10 @@ struct pod_object {
   // What the API server would do to the manifest that the dump cannot tell (admission.hpp):
   // each decision for this pod is refused with these.
   std::vector<std::string> not_modelled;
+  // DynamicResources: metadata.uid (`uid` above), spec.resourceClaims,
+  // status.resourceClaimStatuses.
+  std::vector<k8s::dra::pod_claim> resource_claims;
+  std::vector<k8s::dra::pod_claim_status> claim_statuses;
   // Where the object came from, for messages: the input file and "items[i]" position.
   std::uint32_t file = 0;
   std::size_t item = 0;
@@ -157,10 +169,15 @@ struct cluster_dump {
   std::vector<runtime_class_object> runtime_classes;
   std::vector<limit_range_object> limit_ranges;
   std::size_t workloads = 0;  // Workload objects read (preemption does not use them)
+  dra_objects dra;            // ResourceClaims, DeviceClasses, ResourceSlices, ...
+  storage_dump storage;  // PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSI objects
   std::map<std::string, std::size_t> ignored;  // objects of kinds the tool does not read, by kind
   // What reading the inputs noted (API resources the cluster does not serve, ...), shown with the
   // analysis' warnings.
   std::vector<std::string> input_warnings;
+  // What kube-scheduler may read that the inputs could not hold (kinds a failed discovery did not
+  // list): every decision is refused with these (exit status 3).
+  std::vector<std::string> input_refusals;
 };
 
 }  // namespace whatif

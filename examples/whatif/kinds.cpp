@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "decoder.hpp"
+#include "dra_kinds.hpp"
 #include "one_line.hpp"
+#include "storage_kinds.hpp"
 
 namespace whatif::kinds {
 
@@ -362,6 +364,7 @@ extra_fields& wanted_extras() {
 constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
+    {"uid", decode::text<&pod_object::uid>{}},
     {"labels", decode::string_map<&pod_object::labels>{}},
     {"annotations",
      [](context& x, dom::element e, pod_object& p) {
@@ -443,6 +446,10 @@ constexpr field<pod_decoding> pod_spec_fields[] = {
      },
      [](pod_decoding& p) { p.runtime_class.reset(); }},
     {"hostNetwork", decode::boolean<&pod_decoding::host_network>{}},
+    {"resourceClaims", dra::pod_claims_field{}},
+    {"volumes",
+     [](context& x, dom::element e, pod_decoding& p) { return read_pod_volumes(x, e, p.volumes); },
+     [](pod_decoding& p) { p.volumes.clear(); }},
 };
 // In-place resize: what a container status, and the pod's status, say is allocated and actuated.
 constexpr field<k8s::actuated_resources> actuated_fields[] = {
@@ -465,6 +472,7 @@ constexpr field<pod_decoding> pod_status_fields[] = {
      decode::object<actuated_fields, &pod_decoding::resources, &k8s::pod_resources::resources>{}},
     {"nominatedNodeName", decode::text<&pod_object::nominated_node_name>{}},
     {"startTime", decode::instant<&pod_object::start_time>{}},
+    {"resourceClaimStatuses", dra::pod_claim_statuses_field{}},
     {"conditions",
      [](context&, dom::element e, pod_decoding& p) {
        p.conditions = e;
@@ -813,6 +821,27 @@ constexpr kind_entry kind_table[] = {
        dump.limit_ranges.push_back(std::move(l));
        return true;
      }},
+    // Dynamic resource allocation (resource.k8s.io/v1), dra_kinds.cpp.
+    {"ResourceClaim", true,
+     [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
+       return dra::add_resource_claim(x, obj, where.file, dump);
+     }},
+    {"ResourceClaimTemplate", true,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_claim_template(x, obj, dump);
+     }},
+    {"DeviceClass", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_device_class(x, obj, dump);
+     }},
+    {"ResourceSlice", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_resource_slice(x, obj, dump);
+     }},
+    {"DeviceTaintRule", false,
+     [](context& x, dom::element obj, const origin&, cluster_dump& dump) {
+       return dra::add_taint_rule(x, obj, dump);
+     }},
     {"PriorityClass", false,
      [](context& x, dom::element obj, const origin& where, cluster_dump& dump) {
        k8s::priority_class c;
@@ -831,13 +860,23 @@ const kind_entry* find_kind(std::string_view kind) noexcept {
 
 }  // namespace
 
-bool is_read(std::string_view kind) noexcept { return find_kind(kind) != nullptr; }
+bool is_read(std::string_view kind) noexcept {
+  return find_kind(kind) != nullptr || is_storage_kind(kind);
+}
 
 void read_extra_fields(extra_fields wanted) { wanted_extras() = std::move(wanted); }
 
 std::optional<load_error> add_object(std::string_view kind, dom::element obj, const origin& where,
                                      cluster_dump& dump) {
   const kind_entry* k = find_kind(kind);
+  if (k == nullptr && is_storage_kind(kind)) {
+    context x(where.file_name, kind, where.position);
+    dom::object o;
+    if (obj.get_object().get(o) == simdjson::SUCCESS)
+      identify_early(x, o, is_namespaced_storage_kind(kind));
+    if (!add_storage_object(x, kind, obj, where.file, dump)) return x.take_error();
+    return std::nullopt;
+  }
   if (k == nullptr) return load_error{std::string(where.file_name) + ": unknown kind"};
   context x(where.file_name, kind, where.position);
   dom::object o;

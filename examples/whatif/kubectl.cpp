@@ -170,6 +170,7 @@ const std::vector<std::string>& kubectl_resources() {
                                                      "podgroups.scheduling.k8s.io",
                                                      "compositepodgroups.scheduling.k8s.io",
                                                      "runtimeclasses.node.k8s.io",
+                                                     "limitranges",
                                                      "persistentvolumeclaims",
                                                      "persistentvolumes",
                                                      "storageclasses.storage.k8s.io",
@@ -180,7 +181,8 @@ const std::vector<std::string>& kubectl_resources() {
                                                      "resourceclaims.resource.k8s.io",
                                                      "resourceclaimtemplates.resource.k8s.io",
                                                      "resourceslices.resource.k8s.io",
-                                                     "deviceclasses.resource.k8s.io"};
+                                                     "deviceclasses.resource.k8s.io",
+                                                     "devicetaintrules.resource.k8s.io"};
   return resources;
 }
 
@@ -207,6 +209,7 @@ std::optional<load_error> read_cluster_through_kubectl(const kubectl_options& op
                                                        std::vector<std::string>& warnings) {
   // The types the cluster serves, of those the tool reads.
   std::set<std::string, std::less<>> listed;
+  bool discovered_all = true;
   {
     kubectl_run k(with_flags({"api-resources", "-o", "name"}, options));
     std::string names;
@@ -224,13 +227,20 @@ std::optional<load_error> read_cluster_through_kubectl(const kubectl_options& op
       return load_error{ok ? "`" + k.command() + "` does not list nodes and pods" : k.failure()};
     // Discovery that failed for some API groups still lists the others (and says so).
     if (!ok) warnings.push_back(k.failure() + "; the resource types it listed were read");
+    discovered_all = ok;
   }
   std::vector<std::string> served, not_served;
   for (const std::string& r : kubectl_resources())
     (listed.contains(r) ? served : not_served).push_back(r);
-  if (!not_served.empty())
+  if (!not_served.empty() && discovered_all)
     warnings.push_back("the cluster does not serve " + join(not_served, ", ") +
                        " (kubectl api-resources): it holds none of them");
+  else if (!not_served.empty())
+    // Discovery failed for some groups: these may be served and hold objects kube-scheduler
+    // reads, so every decision is refused rather than taken without them.
+    dump.input_refusals.push_back("the resource types " + join(not_served, ", ") +
+                                  " were not listed by a failed `kubectl api-resources` and were "
+                                  "not read");
 
   // Every served type in one `kubectl get`, streamed into the loader.
   kubectl_run k(with_flags({"get", join(served, ","), "-A", "-o", "json"}, options));

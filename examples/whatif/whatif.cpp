@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "dra_whatif.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
@@ -29,6 +30,7 @@
 #include "queue_entry.hpp"
 #include "stopwatch.hpp"
 #include "unmodelled.hpp"
+#include "storage.hpp"
 
 namespace whatif {
 
@@ -248,6 +250,7 @@ struct filter_pass {
   preempt::filter_statuses statuses;
   std::vector<node_report> verdicts;
   std::vector<std::size_t> feasible;
+  std::vector<char> reached;  // per node: it passed the node filters (the others may run)
 };
 
 namespace wl = preempt::workload;
@@ -322,6 +325,9 @@ struct analysis::model {
   std::vector<k8s::pod_filter_facts> pod_facts;
   std::vector<k8s::node_facts> node_facts;
   std::vector<k8s::namespace_facts> namespace_facts;
+  dra_model devices;  // DynamicResources: the devices the cluster's claims hold
+  // The storage objects and what the volume filters read of each pod and node.
+  storage_model storage;
 
   std::uint32_t namespace_id(const std::string& ns) {
     return namespaces.emplace(ns, static_cast<std::uint32_t>(namespaces.size())).first->second;
@@ -360,8 +366,9 @@ struct analysis::model {
   void add_filter_facts();
   std::optional<load_error> make_preemptor(const pod_object& p, resolved_pod& me,
                                            std::optional<pod>& out) const;
-  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p.
-  void prefilter(cluster_view& view, const pod_object& p) const;
+  // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p, with the
+  // volume plugins' (prepared by storage.prepare).
+  void prefilter(cluster_view& view, const pod_object& p, const k8s::volume_filters* volumes) const;
   std::optional<load_error> preempt(const cluster_view& view, const pod_object& preemptor_object,
                                     const pod& preemptor, const options& opts, filter_pass& filters,
                                     report& out) const;
@@ -777,6 +784,9 @@ std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_
   if (pods_error) return pods_error;
   m.warnings.insert(m.warnings.end(), budget_warnings.begin(), budget_warnings.end());
   if (auto e = m.add_groups()) return e;
+  if (auto e = m.devices.build(dump)) return e;
+  if (auto e = m.storage.build(dump, m.bound_node, not_bound)) return e;
+  for (std::size_t i = 0; i < m.pod_facts.size(); ++i) m.pod_facts[i].volumes = m.storage.facts(i);
   m.warn_ignored_kinds();
   m.warnings.insert(m.warnings.end(), dump.input_warnings.begin(), dump.input_warnings.end());
   m.build_seconds = clock.wall_seconds();
@@ -865,17 +875,45 @@ struct preemptor_pod {
   pod model_pod;
 };
 
+// DynamicResources is the profile's last filter: `devices` gives its verdict on the nodes every
+// other filter passes, and computes it for the nodes the dry run may evaluate (Unschedulable).
 void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const preempt::nomination_ledger<pod, preempt::null_mutex>& ledger,
-                 const pod_object& preemptor_object, const pod& preemptor, filter_pass& out) {
+                 const pod_object& preemptor_object, const pod& preemptor,
+                 const k8s::volume_filters* volumes, dra_decision& devices,
+                 std::vector<std::string>& refusals, filter_pass& out) {
   const std::size_t n_nodes = dump.nodes.size();
   out.statuses = preempt::filter_statuses(n_nodes);
   out.verdicts.assign(n_nodes, node_report{});
+  out.reached.assign(n_nodes, 0);
   cluster_view::state_type state = cluster.make_state();
   // NodeAffinity's PreFilter: a required affinity naming nodes rules out every other node
   // before any filter runs. (Conflicting terms, an empty list, fall through to the filters.)
   const auto named = k8s::prefilter_node_names(preemptor_object.placement.required_node_affinity);
   const bool prefiltered = named && !named->empty();
+  // The volume plugins' PreFilters come next: a rejection is every node's status.
+  if (volumes != nullptr && !(named && named->empty()) &&
+      !volumes->prefilter_outcome().is_success()) {
+    const preempt::status& st = volumes->prefilter_outcome();
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      out.verdicts[i].name = dump.nodes[i].name;
+      out.verdicts[i].status = preempt::to_string(st.code());
+      out.verdicts[i].reason = join_reasons(st.reasons());
+      out.statuses.set(i, st.code());
+    }
+    return;
+  }
+  // DynamicResources' PreFilter, the last: a rejection is every node's status too.
+  if (devices.rejection() && !(named && named->empty())) {
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      out.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
+      out.verdicts[i].name = dump.nodes[i].name;
+      out.verdicts[i].status =
+          preempt::to_string(preempt::status_code::unschedulable_and_unresolvable);
+      out.verdicts[i].reason = *devices.rejection();
+    }
+    return;
+  }
   for (std::size_t i = 0; i < n_nodes; ++i) {
     const node_object& n = dump.nodes[i];
     node_report& v = out.verdicts[i];
@@ -894,15 +932,23 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
       v.reason = f.reason;
       continue;
     }
+    out.reached[i] = 1;
     cluster.prepare_state(i, state);
     const preempt::status fit =
         preempt::fits_with_nominated(state, preemptor, ledger.nominated_to_unlocked(i));
     if (fit.is_success()) {
+      if (const preempt::status& d = devices.verdict(i, refusals); !d.is_success()) {
+        out.statuses.set(i, d.code());
+        v.status = preempt::to_string(d.code());
+        v.reason = join_reasons(d.reasons());
+        continue;
+      }
       out.statuses.set(i, preempt::status_code::success);
       v.status = "Success";
       out.feasible.push_back(i);
       continue;
     }
+    if (fit.code() == preempt::status_code::unschedulable) (void)devices.verdict(i, refusals);
     // NodeResourcesFit's shortage beyond the node's whole allocatable amount is
     // UnschedulableAndUnresolvable in the node state itself (model::resource_fit_state), so that
     // a node another filter rejected first (NodePorts) gets the same status in the dry run.
@@ -937,6 +983,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.may_preempt = me.policy != preempt::preemption_policy::never;
   out.requests = preemptor_object.requests;
   for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
+  for (const std::string& w : dump.input_refusals) out.refuse(w);
   const auto copy = m.pod_by_key.find(out.preemptor);
   if (auto none = never_scheduled(
           preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr)) {
@@ -963,8 +1010,15 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                            std::string(preempt::to_string(opts.profile)) +
                            " (--kubernetes-version): its preemption changes merged after v1.37, "
                            "as the README lists them");
+  std::vector<std::string> refusals;
+  dra_decision devices(dump, m.devices);
+  devices.prefilter(preemptor_object, refusals, out.warnings);
+
+  k8s::attachable_names resolved;
+  k8s::volume_filters volumes;
+  m.storage.prepare(preemptor_object, m.node_facts, resolved, volumes);
   cluster_view view(m.cluster, pod_facts_of{&m.pod_facts}, node_facts_of{&m.node_facts});
-  m.prefilter(view, preemptor_object);
+  m.prefilter(view, preemptor_object, &volumes);
   if (preemptor_object.pod_group)
     out.warnings.push_back(
         "the pod belongs to PodGroup " + preemptor_object.ns + "/" + *preemptor_object.pod_group +
@@ -972,7 +1026,17 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
         "(--pod-group decides for the group); decided here as a single pod");
 
   filter_pass filters;
-  run_filters(dump, view, m.ledger, preemptor_object, preemptor, filters);
+  run_filters(dump, view, m.ledger, preemptor_object, preemptor, &volumes, devices, refusals,
+              filters);
+  if (devices.active()) view.set_dynamic_resources(devices.verdicts());
+  for (std::string& r : refusals) out.refuse(std::move(r));
+  m.storage.refuse_unmodelled(
+      preemptor_object, resolved, volumes, filters.reached,
+      [&](std::size_t node, const std::function<void(std::size_t)>& visit) {
+        for (const pod* q : m.ledger.nominated_to_unlocked(node))
+          if (q->uid() != preemptor.uid()) visit(static_cast<std::size_t>(q->uid() - 1));
+      },
+      [&](std::string what) { out.refuse(std::move(what)); });
   if (!filters.feasible.empty()) {
     out.result = "fits";
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
@@ -1009,11 +1073,12 @@ std::optional<load_error> analysis::model::make_preemptor(const pod_object& p, r
   return std::nullopt;
 }
 
-void analysis::model::prefilter(cluster_view& view, const pod_object& p) const {
+void analysis::model::prefilter(cluster_view& view, const pod_object& p,
+                                const k8s::volume_filters* volumes) const {
   view.prefilter(
       k8s::placing_pod{k8s::pod_facts{p.ns, &p.labels, p.deleting, p.anti_affinity_terms},
                        p.host_ports, p.affinity_terms, p.anti_affinity_terms, p.spread,
-                       &p.placement, p.required_features},
+                       &p.placement, p.required_features, volumes},
       namespace_facts);
 }
 
@@ -1273,6 +1338,7 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   out = group_report{};
   out.group = key;
   out.warnings = warnings;
+  for (const std::string& w : dump->input_refusals) out.refuse(w);
   const std::size_t slash = key.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == key.size())
     return load_error{"--pod-group " + key + ": expected NAMESPACE/NAME"};
@@ -1298,6 +1364,12 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   }
   for (std::size_t i = 0; i < dump->pods.size(); ++i)
     if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
+  for (const pod* p : member_pods)
+    if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
+      out.refuse(
+          "Pod " + o.key() +
+          ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
+          "DynamicResources filter keeps only the nodes where the claims can be allocated)");
   if (member_pods.empty())
     return load_error{
         "--pod-group " + key +
@@ -1339,6 +1411,10 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   } else {
     out.scheduling = "basic";
   }
+
+  for (const pod* p : member_pods)
+    refuse_volumes(dump->pods[p->uid() - 1],
+                   [&](std::string what) { out.refuse(std::move(what)); });
 
   // The node filters per member.
   const std::size_t n_nodes = dump->nodes.size();
@@ -1408,6 +1484,9 @@ struct repeated_evaluation::state {
   const analysis::model* m = nullptr;
   std::optional<pod> preemptor;
   std::optional<cluster_view> view;
+  std::optional<dra_decision> devices;
+  k8s::attachable_names resolved;
+  k8s::volume_filters volumes;
   filter_pass filters;
   options opts;
   std::optional<std::size_t> nominated_node;
@@ -1440,8 +1519,14 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a,
                       preemptor.scheduler_name + "\", not " + st.m->scheduler_name +
                       ": nothing to evaluate"};
   st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
-  st.m->prefilter(*st.view, preemptor);
-  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, st.filters);
+  st.m->storage.prepare(preemptor, st.m->node_facts, st.resolved, st.volumes);
+  st.m->prefilter(*st.view, preemptor, &st.volumes);
+  std::vector<std::string> refusals, warnings;
+  st.devices.emplace(*st.m->dump, st.m->devices);
+  st.devices->prefilter(preemptor, refusals, warnings);
+  run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, &st.volumes,
+              *st.devices, refusals, st.filters);
+  if (st.devices->active()) st.view->set_dynamic_resources(st.devices->verdicts());
   if (!st.filters.feasible.empty())
     return load_error{"Pod " + preemptor.key() + " fits node " +
                       st.m->dump->nodes[st.filters.feasible.front()].name + ": nothing to preempt"};

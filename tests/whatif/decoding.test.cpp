@@ -1,7 +1,8 @@
 // Unit tests of preempt-whatif's input pieces that scenario folders cannot pin one by one: YAML
 // scalars and keys as Kubernetes reads them (the expected JSON was checked against
 // sigs.k8s.io/yaml v1.6.0's YAMLToJSON), merge keys, anchors and repeated keys, the YAML errors,
-// message clipping, sizes, and the JSON value scanner.
+// message clipping, sizes, the JSON value scanner, the dynamic resource allocation kinds
+// (dra_kinds.cpp), and the storage kinds' fields and defaults.
 //
 // SPDX-License-Identifier: Apache-2.0
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
@@ -15,6 +16,8 @@
 
 #include "input.hpp"
 #include "json_error.hpp"
+#include "kinds.hpp"
+#include "loader.hpp"
 #include "one_line.hpp"
 #include "yaml_json.hpp"
 
@@ -194,4 +197,198 @@ TEST_CASE("text_buffer keeps simdjson's padding readable after its content") {
   whatif::text_buffer moved = std::move(b);
   CHECK(moved.view() == "{\"k\": [1, 2, 3]}");
   CHECK(b.size() == 0);  // NOLINT(bugprone-use-after-move): moved-from is empty
+}
+
+// ---- Dynamic resource allocation kinds (dra_kinds.cpp) ------------------------------------------
+
+namespace {
+
+whatif::cluster_dump decode_objects(std::string_view json) {
+  whatif::cluster_dump dump;
+  dump.files.push_back("t.json");
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  REQUIRE(parser.parse(json.data(), json.size()).get(root) == simdjson::SUCCESS);
+  simdjson::dom::array items;
+  REQUIRE(root.get_array().get(items) == simdjson::SUCCESS);
+  std::size_t i = 0;
+  for (simdjson::dom::element item : items) {
+    std::string_view kind;
+    REQUIRE(item["kind"].get_string().get(kind) == simdjson::SUCCESS);
+    const auto error = whatif::kinds::add_object(
+        kind, item, whatif::kinds::origin{"t.json", 0, i, "items[" + std::to_string(i) + "]"},
+        dump);
+    REQUIRE_MESSAGE(!error, (error ? error->message : ""));
+    ++i;
+  }
+  return dump;
+}
+
+}  // namespace
+
+TEST_CASE("DRA kinds: a ResourceSlice's devices, counters and capacity policies") {
+  const auto dump = decode_objects(R"([{"kind": "ResourceSlice", "metadata": {"name": "s"},
+    "spec": {"driver": "gpu.example.com", "nodeName": "n1",
+             "pool": {"name": "p", "generation": 3, "resourceSliceCount": 2},
+             "devices": [{"name": "d0",
+                          "attributes": {"model": {"string": "a100"}, "index": {"int": 7},
+                                         "ok": {"bool": true}, "v": {"version": "1.2.3"},
+                                         "ids": {"ints": [1, 2]}},
+                          "capacity": {"memory": {"value": "40Gi",
+                                       "requestPolicy": {"default": "1Gi",
+                                                         "validRange": {"min": "1Gi", "step": "1Gi"}}}},
+                          "consumesCounters": [{"counterSet": "c", "counters": {"mem": {"value": "10Gi"}}}],
+                          "taints": [{"key": "k", "effect": "NoSchedule"}],
+                          "bindingConditions": [],
+                          "allowMultipleAllocations": true}],
+             "sharedCounters": [{"name": "c", "counters": {"mem": {"value": "40Gi"}}}]}}])");
+  REQUIRE(dump.dra.slices.size() == 1);
+  const auto& s = dump.dra.slices[0];
+  CHECK(s.driver == "gpu.example.com");
+  CHECK(s.pool == "p");
+  CHECK(s.generation == 3);
+  CHECK(s.slice_count == 2);
+  CHECK(*s.node_name == "n1");
+  REQUIRE(s.devices.size() == 1);
+  const auto& d = s.devices[0];
+  using k = preempt::kubernetes::dra::attribute_value::kind_type;
+  CHECK(d.find_attribute("model")->value.kind == k::string);
+  CHECK(d.find_attribute("index")->value.integer == 7);
+  CHECK(d.find_attribute("ok")->value.boolean);
+  CHECK(d.find_attribute("v")->value.kind == k::version);
+  CHECK(d.find_attribute("ids")->value.list_present);
+  const auto* memory = d.find_capacity("memory");
+  REQUIRE(memory != nullptr);
+  CHECK(memory->value == preempt::kubernetes::dra::amount::of_units(40LL << 30));
+  CHECK(memory->policy->valid_range);
+  CHECK(*memory->policy->step == preempt::kubernetes::dra::amount::of_units(1LL << 30));
+  CHECK(d.consumes_counters[0].counters[0].name == "mem");
+  CHECK(d.taints[0].effect == "NoSchedule");
+  CHECK(d.binding_conditions_present);
+  CHECK(d.multiple_allocations());
+  CHECK(s.shared_counters[0].counters[0].value ==
+        preempt::kubernetes::dra::amount::of_units(40LL << 30));
+}
+
+TEST_CASE("DRA kinds: a ResourceClaim's requests, allocation and owner; a DeviceClass") {
+  const auto dump = decode_objects(R"([
+    {"kind": "DeviceClass", "metadata": {"name": "gpu"},
+     "spec": {"selectors": [{"cel": {"expression": "device.driver == \"x\""}}],
+              "extendedResourceName": "example.com/gpu"}},
+    {"kind": "ResourceClaim",
+     "metadata": {"name": "c", "namespace": "ml", "deletionTimestamp": "2026-01-01T00:00:00Z",
+                  "ownerReferences": [{"uid": "other"}, {"uid": "pod-uid", "controller": true}]},
+     "spec": {"devices": {"requests": [
+                {"name": "r", "exactly": {"deviceClassName": "gpu", "count": 2, "adminAccess": true,
+                                          "capacity": {"requests": {"bw": "10"}}}},
+                {"name": "f", "firstAvailable": [{"name": "a", "deviceClassName": "gpu", "allocationMode": "All"}]}],
+              "constraints": [{"requests": ["r"], "matchAttribute": "gpu.example.com/numa"}]}},
+     "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": "x", "pool": "p", "device": "d",
+                                                        "shareID": "s1", "consumedCapacity": {"bw": "10"}}]},
+                               "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                                 {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}},
+                "reservedFor": [{"resource": "pods", "name": "p", "uid": "pod-uid"}]}}])");
+  REQUIRE(dump.dra.classes.size() == 1);
+  CHECK(*dump.dra.classes[0].selectors[0].cel == "device.driver == \"x\"");
+  CHECK(*dump.dra.classes[0].extended_resource_name == "example.com/gpu");
+  REQUIRE(dump.dra.claims.size() == 1);
+  const auto& c = dump.dra.claims[0];
+  CHECK(c.key() == "ml/c");
+  CHECK(c.deleting);
+  CHECK(*c.controller_uid == "pod-uid");
+  CHECK(c.requests[0].exactly->device_count() == 2);
+  CHECK(c.requests[0].exactly->admin());
+  CHECK((*c.requests[0].exactly->capacity_requests)[0].first == "bw");
+  CHECK(c.requests[1].first_available[0].all_mode());
+  CHECK(*c.constraints[0].match_attribute == "gpu.example.com/numa");
+  REQUIRE(c.allocation);
+  CHECK(*c.allocation->devices[0].share_id == "s1");
+  CHECK(c.allocation->devices[0].consumed_capacity->size() == 1);
+  CHECK(c.allocation->node_selector->terms[0].match_fields[0].values[0] == "n1");
+  CHECK(c.reserved_for[0].uid == "pod-uid");
+}
+
+// ---- The storage kinds, as the API server defaults them
+// ------------------------------------------
+
+namespace {
+
+whatif::cluster_dump load(std::string_view json) {
+  whatif::cluster_dump dump;
+  whatif::loader l;
+  const auto error = l.add_cluster(whatif::make_source("s.json", json), dump);
+  REQUIRE_MESSAGE(!error, (error ? error->message : ""));
+  return dump;
+}
+
+}  // namespace
+
+TEST_CASE("storage kinds: a claim's class, annotations, owner and request") {
+  const auto dump = load(R"({"kind": "List", "items": [
+    {"kind": "PersistentVolumeClaim",
+     "metadata": {"name": "data", "namespace": "db", "uid": "u1",
+                  "annotations": {"volume.beta.kubernetes.io/storage-class": "beta",
+                                  "pv.kubernetes.io/bind-completed": "",
+                                  "volume.kubernetes.io/selected-node": "n2"},
+                  "ownerReferences": [{"uid": "not-it"}, {"uid": "pod-uid", "controller": true}]},
+     "spec": {"storageClassName": "spec", "volumeName": "pv-1", "accessModes": ["ReadWriteOncePod"],
+              "resources": {"requests": {"storage": "1Gi"}}, "volumeMode": "Block"},
+     "status": {"phase": "Lost"}},
+    {"kind": "PersistentVolumeClaim", "metadata": {"name": "plain"}, "spec": {}}]})");
+  REQUIRE(dump.storage.claims.size() == 2);
+  const auto& c = dump.storage.claims[0];
+  CHECK(c.ns == "db");
+  CHECK(c.class_name == std::optional<std::string>("beta"));  // the annotation wins
+  CHECK(c.bind_completed);                                    // present, whatever its value
+  CHECK(c.selected_node == std::optional<std::string>("n2"));
+  CHECK(c.controller_uid == std::optional<std::string>("pod-uid"));
+  CHECK(c.storage_request == std::optional<std::int64_t>(std::int64_t{1} << 30));
+  CHECK(c.access_modes == preempt::kubernetes::read_write_once_pod);
+  CHECK(c.block);
+  CHECK(c.lost);
+  const auto& plain = dump.storage.claims[1];
+  CHECK(plain.ns == "default");
+  CHECK_FALSE(plain.class_name);
+  CHECK_FALSE(plain.bind_completed);
+}
+
+TEST_CASE("storage kinds: defaults of volumes, classes, drivers and pods' rbd volumes") {
+  const auto dump = load(R"({"kind": "List", "items": [
+    {"kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+     "spec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"},
+              "capacity": {"storage": "10Gi"}, "storageClassName": "gp3",
+              "claimRef": {"namespace": "db", "name": "data", "uid": "u1"}}},
+    {"kind": "StorageClass", "metadata": {"name": "gp3"}, "provisioner": "ebs.csi.aws.com",
+     "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": ["a", "b"]}]}]},
+    {"kind": "CSIDriver", "metadata": {"name": "ebs.csi.aws.com"}, "spec": {}},
+    {"kind": "CSINode", "metadata": {"name": "n1", "annotations":
+       {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/aws-ebs,kubernetes.io/gce-pd"}},
+     "spec": {"drivers": [{"name": "ebs.csi.aws.com", "allocatable": {"count": 25}},
+                          {"name": "other"}]}},
+    {"kind": "Pod", "metadata": {"name": "p"},
+     "spec": {"containers": [], "volumes": [{"name": "cm", "configMap": {"name": "x"}},
+                                            {"name": "r", "rbd": {"monitors": ["m"], "image": "i"}}]}}]})");
+  REQUIRE(dump.storage.volumes.size() == 1);
+  const auto& v = dump.storage.volumes[0];
+  CHECK(v.phase == "Pending");  // no status: the API server's default
+  CHECK(v.source == preempt::kubernetes::volume_source::csi);
+  CHECK(v.csi_handle == "vol-1");
+  CHECK(v.capacity == std::int64_t{10} << 30);
+  CHECK(v.claim->uid == "u1");
+  REQUIRE(dump.storage.classes.size() == 1);
+  CHECK_FALSE(dump.storage.classes[0].wait_for_first_consumer);  // Immediate by default
+  CHECK(dump.storage.classes[0].allowed_topologies.size() == 1);
+  REQUIRE(dump.storage.drivers.size() == 1);
+  CHECK_FALSE(dump.storage.drivers[0].storage_capacity);
+  CHECK_FALSE(dump.storage.drivers[0].prevent_scheduling_if_missing);
+  REQUIRE(dump.storage.csi_nodes.size() == 1);
+  const auto& n = dump.storage.csi_nodes[0];
+  CHECK(n.migrated_plugins ==
+        std::vector<std::string>{"kubernetes.io/aws-ebs", "kubernetes.io/gce-pd"});
+  CHECK(n.drivers[0].count == std::optional<std::int32_t>(25));
+  CHECK_FALSE(n.drivers[1].count);
+  REQUIRE(dump.pods.size() == 1);
+  REQUIRE(dump.pods[0].volumes.size() == 1);  // the configMap is not kept
+  CHECK(dump.pods[0].volumes[0].position == 1);
+  CHECK(dump.pods[0].volumes[0].pool == "rbd");
 }

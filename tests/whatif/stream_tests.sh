@@ -53,10 +53,10 @@ cat >"$fake_bin/kubectl" <<'EOF'
 echo "$*" >>"${FAKE_KUBECTL_LOG:-/dev/null}"
 all="nodes pods poddisruptionbudgets.policy priorityclasses.scheduling.k8s.io namespaces
 podgroups.scheduling.k8s.io compositepodgroups.scheduling.k8s.io runtimeclasses.node.k8s.io
-persistentvolumeclaims persistentvolumes storageclasses.storage.k8s.io csinodes.storage.k8s.io
+limitranges persistentvolumeclaims persistentvolumes storageclasses.storage.k8s.io csinodes.storage.k8s.io
 csidrivers.storage.k8s.io volumeattachments.storage.k8s.io csistoragecapacities.storage.k8s.io
 resourceclaims.resource.k8s.io resourceclaimtemplates.resource.k8s.io
-resourceslices.resource.k8s.io deviceclasses.resource.k8s.io"
+resourceslices.resource.k8s.io deviceclasses.resource.k8s.io devicetaintrules.resource.k8s.io"
 served=()
 for r in $all; do
   [[ " ${FAKE_KUBECTL_UNSERVED:-} " == *" $r "* ]] || served+=("$r")
@@ -152,13 +152,13 @@ case $case_name in
     log="$work/kubectl.log"
     rm -f "$log"
     expect_same "$(FAKE_KUBECTL_LOG="$log" PATH="$fake_bin:$PATH" "$plugin" --pod-name team/waiting -o json)"
-    [[ "$(cat "$log")" == "api-resources -o name"$'\n'"get nodes,pods,poddisruptionbudgets.policy,"*",deviceclasses.resource.k8s.io -A -o json" ]] ||
+    [[ "$(cat "$log")" == "api-resources -o name"$'\n'"get nodes,pods,poddisruptionbudgets.policy,"*",devicetaintrules.resource.k8s.io -A -o json" ]] ||
       fail "kubectl was run as: $(cat "$log")" ;;
   plugin-unserved-kinds)
     # A cluster without the pod-group and DRA APIs: the rest is fetched, the others are named.
-    unserved="podgroups.scheduling.k8s.io compositepodgroups.scheduling.k8s.io resourceclaims.resource.k8s.io resourceclaimtemplates.resource.k8s.io resourceslices.resource.k8s.io deviceclasses.resource.k8s.io"
+    unserved="podgroups.scheduling.k8s.io compositepodgroups.scheduling.k8s.io resourceclaims.resource.k8s.io resourceclaimtemplates.resource.k8s.io resourceslices.resource.k8s.io deviceclasses.resource.k8s.io devicetaintrules.resource.k8s.io"
     out=$(FAKE_KUBECTL_UNSERVED="$unserved" PATH="$fake_bin:$PATH" "$plugin" --pod-name team/waiting -o json)
-    [[ "$out" == *'"the cluster does not serve podgroups.scheduling.k8s.io, compositepodgroups.scheduling.k8s.io, resourceclaims.resource.k8s.io, resourceclaimtemplates.resource.k8s.io, resourceslices.resource.k8s.io, deviceclasses.resource.k8s.io (kubectl api-resources): it holds none of them"'* ]] ||
+    [[ "$out" == *'"the cluster does not serve podgroups.scheduling.k8s.io, compositepodgroups.scheduling.k8s.io, resourceclaims.resource.k8s.io, resourceclaimtemplates.resource.k8s.io, resourceslices.resource.k8s.io, deviceclasses.resource.k8s.io, devicetaintrules.resource.k8s.io (kubectl api-resources): it holds none of them"'* ]] ||
       fail "the types not served are not named: $out"
     [[ "$out" == *'"nominatedNodeName": "node1"'* ]] || fail "unexpected decision: $out" ;;
   plugin-pass-through)

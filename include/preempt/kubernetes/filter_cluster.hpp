@@ -1,13 +1,15 @@
 // preempt/kubernetes/filter_cluster.hpp - a cluster view that adds kube-scheduler's
-// pod-dependent filters (NodePorts, PodTopologySpread, InterPodAffinity) to another cluster's
-// node state, for one pod to place.
+// pod-dependent filters (NodePorts, the volume plugins, PodTopologySpread, InterPodAffinity,
+// DynamicResources, NodeDeclaredFeatures) to another cluster's node state, for one pod to place.
 //
 // filter_cluster<Base, PodFacts, NodeFacts> models preempt::cluster over a Base cluster (such as
 // model::resource_cluster): the same nodes and pods, and a state that runs, in the default
 // profile's order, NodePorts, then Base's own state (NodeResourcesFit for resource_fit_state),
-// then PodTopologySpread, then InterPodAffinity, then NodeDeclaredFeatures (the profile appends
-// it last: a node that does not declare, in status.declaredFeatures, every feature the pod
-// requires is UnschedulableAndUnresolvable), stopping at the first that rejects.
+// then the volume plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone),
+// then PodTopologySpread, then InterPodAffinity, then DynamicResources (a verdict per node set
+// with set_dynamic_resources), then NodeDeclaredFeatures (the profile appends it last: a node that
+// does not declare, in status.declaredFeatures, every feature the pod requires is
+// UnschedulableAndUnresolvable), stopping at the first that rejects.
 //   pod_facts(p)   -> const pod_filter_facts&  what the filters read of a pod of Base
 //   node_facts(i)  -> const kubernetes::node_facts&  node i's name, labels, taints
 // Both must stay valid, with what they refer to, while the view is used.
@@ -26,12 +28,15 @@
 // a flag test per update. The state's can_fit(p) answers fits() without reasons (the reprieve
 // loop's question), through Base's can_fit when it has one; its victim_score_bound (branch and
 // bound) is Base's when Base has one and none of the three filters has anything to check.
+// The volume plugins (volume_filters.hpp) run right after Base's state when the placing_pod
+// carries a prepared volume_filters that has something to check; a state's overlay of theirs
+// follows the pods added and removed (O(their volumes)), and no victim score bound is offered.
 //
-// Complexity: prepare_state O(pods of the node) when the pod wants host ports, else Base's;
-// remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with host ports (to tell the
-// node's pods from nominated ones, whose ports are added temporarily: see node_ports.hpp); a pod of
-// the node hands InterPodAffinity's overlay what its PreFilter found of it (found by address: O(1)
-// when Base's pods() is contiguous, else O(pods of the node)).
+// Complexity: prepare_state O(pods of the node) when the pod wants host ports or a volume plugin
+// reads pods, else Base's; remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with
+// host ports (to tell the node's pods from nominated ones, whose ports are added temporarily: see
+// node_ports.hpp); a pod of the node hands InterPodAffinity's overlay what its PreFilter found of
+// it (found by address: O(1) when Base's pods() is contiguous, else O(pods of the node)).
 // Allocation: prefilter; a state's buffers grow to the largest node once. No exceptions of its
 // own. The view is read by many threads once prefilter has returned; each state by one.
 //
@@ -59,6 +64,7 @@
 #include "preempt/kubernetes/node_ports.hpp"
 #include "preempt/kubernetes/pod_facts.hpp"
 #include "preempt/kubernetes/topology_spread.hpp"
+#include "preempt/kubernetes/volume_filters.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
@@ -70,6 +76,7 @@ namespace kubernetes {
 struct pod_filter_facts {
   pod_facts pod;
   std::span<const host_port> host_ports;
+  pod_volume_facts volumes = {};  // VolumeRestrictions, NodeVolumeLimits
 };
 
 // NodeDeclaredFeatures' reason: a node that does not declare a feature the pod requires.
@@ -86,6 +93,9 @@ struct placing_pod {
   const pod_placement* placement = nullptr;
   // The node features the pod requires (NodeDeclaredFeatures' InferForPodScheduling).
   std::span<const std::string> required_features = {};
+  // The volume plugins' PreFilter for this pod, prepared by the caller (nullptr: none), which
+  // must outlive the view's use.
+  const volume_filters* volumes = nullptr;
 };
 
 template <cluster Base, class PodFacts, class NodeFacts>
@@ -105,6 +115,7 @@ class filter_cluster {
         else
           ports_.remove_temporary(reinterpret_cast<std::uintptr_t>(&p));
       }
+      volumes_.update(f.volumes, -1);
       spread_.update(f.pod, -1);
       affinity_.update(f.pod, -1, known_match(p));
       return status::ok();
@@ -119,6 +130,7 @@ class filter_cluster {
         else
           ports_.add_temporary(f.host_ports, reinterpret_cast<std::uintptr_t>(&p));
       }
+      volumes_.update(f.volumes, +1);
       spread_.update(f.pod, +1);
       affinity_.update(f.pod, +1, known_match(p));
       return status::ok();
@@ -138,8 +150,12 @@ class filter_cluster {
     status fits(const pod_type& p) {
       if (!ports_.fits(owner_->wanted_ports_)) return status::unschedulable(node_ports_reason);
       if (status st = base_.fits(p); !st) return st;
+      if (owner_->checks_volumes())
+        if (status st = volumes_.filter(); !st) return st;
       if (status st = spread_.filter(); !st) return st;
       if (status st = affinity_.filter(); !st) return st;
+      if (!owner_->dynamic_resources_.empty() && !owner_->dynamic_resources_[node_].is_success())
+        return owner_->dynamic_resources_[node_];
       if (owner_->lacks_features(node_)) return status::unresolvable(node_declared_features_reason);
       return status::ok();
     }
@@ -154,19 +170,24 @@ class filter_cluster {
       } else {
         if (!status(base_.fits(p)).is_success()) return false;
       }
+      if (owner_->checks_volumes() && !volumes_.can_fit()) return false;
       if (owner_->spread_.active() && !spread_.filter().is_success()) return false;
       if (owner_->affinity_.active() && !affinity_.filter().is_success()) return false;
-      return !owner_->lacks_features(node_);
+      return (owner_->dynamic_resources_.empty() ||
+              owner_->dynamic_resources_[node_].is_success()) &&
+             !owner_->lacks_features(node_);
     }
 
     // Branch and bound (preempt/node_state.hpp): Base's bound on the node's candidate scores, when
-    // Base offers one and none of the three filters has anything to check (the bound knows only
+    // Base offers one and none of the other filters has anything to check (the bound knows only
     // Base's own filter); nullopt otherwise, and the evaluator then selects the node's victims.
     std::optional<std::array<std::int64_t, 5>> victim_score_bound(const pod_type& p,
                                                                   timestamp now) const
       requires bounds_victim_scores<typename Base::state_type, pod_type>
     {
-      if (owner_->reads_pods_ || owner_->lacks_features(node_)) return std::nullopt;
+      if (owner_->reads_pods_ || owner_->checks_volumes() || !owner_->dynamic_resources_.empty() ||
+          owner_->lacks_features(node_))
+        return std::nullopt;
       return base_.victim_score_bound(p, now);
     }
 
@@ -225,6 +246,7 @@ class filter_cluster {
     std::size_t node_ = 0;
     typename Base::state_type base_;
     used_ports ports_;
+    volume_filters_overlay volumes_;
     topology_spread_overlay spread_;
     inter_pod_affinity_overlay affinity_;
   };
@@ -238,6 +260,7 @@ class filter_cluster {
   // upstream's PreFilter of the three plugins for the pod to place.
   void prefilter(const placing_pod& p, std::span<const namespace_facts> namespaces) {
     wanted_ports_ = p.host_ports;
+    volumes_ = p.volumes != nullptr && p.volumes->checks() ? p.volumes : nullptr;
     const std::size_t n = base_->size();
     const auto visit_pods = [this](std::size_t i, const auto& visit) {
       for (const auto& q : ::preempt::pods_of((*base_)[i])) visit(pod_facts_(q).pod);
@@ -254,7 +277,8 @@ class filter_cluster {
           return f.labels != nullptr ? *f.labels : none;
         },
         visit_pods);
-    reads_pods_ = checks_ports() || spread_.active() || affinity_.active();
+    reads_pods_ = checks_ports() || spread_.active() || affinity_.active() ||
+                  (volumes_ != nullptr && volumes_->reads_pods());
     // NodeDeclaredFeatures: the nodes that do not declare every feature the pod requires.
     lacking_.assign(p.required_features.empty() ? 0 : n, 0);
     for (std::size_t i = 0; i < lacking_.size(); ++i) {
@@ -277,9 +301,20 @@ class filter_cluster {
     if (checks_ports())
       for (const auto& q : ::preempt::pods_of((*base_)[i]))
         state.ports_.add(pod_facts_(q).host_ports);
+    state.volumes_.reset(volumes_, i);
+    if (volumes_ != nullptr && volumes_->reads_pods())
+      for (const auto& q : ::preempt::pods_of((*base_)[i]))
+        state.volumes_.add_resident(pod_facts_(q).volumes);
     state.spread_.reset(i);
     const node_facts& f = node_facts_(i);
     state.affinity_.reset(f.labels != nullptr ? *f.labels : no_labels_);
+  }
+
+  // DynamicResources (v1.37): node i's verdict, which the node's pods do not change (the plugin
+  // has no PreFilterExtensions, so the dry run frees no device); empty when the pod claims no
+  // device. The statuses, and the texts their reasons view, must outlive the view's use.
+  void set_dynamic_resources(std::span<const status> verdicts) noexcept {
+    dynamic_resources_ = verdicts;
   }
 
   const topology_spread_prefilter& spread() const noexcept { return spread_; }
@@ -292,15 +327,20 @@ class filter_cluster {
   bool lacks_features(std::size_t i) const noexcept {
     return i < lacking_.size() && lacking_[i] != 0;
   }
+  // The volume plugins have something to check (their PreFilter neither skipped them all nor
+  // rejected the pod: a rejection is the caller's to report on every node).
+  bool checks_volumes() const noexcept { return volumes_ != nullptr; }
 
   const Base* base_;
   PodFacts pod_facts_;
   NodeFacts node_facts_;
   std::span<const host_port> wanted_ports_;
+  const volume_filters* volumes_ = nullptr;
   bool reads_pods_ = false;    // some filter reads the facts of the pods a state adds and removes
   std::vector<char> lacking_;  // per node: lacks a required feature (empty: the pod needs none)
   topology_spread_prefilter spread_;
   inter_pod_affinity_prefilter affinity_;
+  std::span<const status> dynamic_resources_;
   label_set no_labels_;
 };
 

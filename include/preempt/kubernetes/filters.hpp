@@ -21,8 +21,8 @@
 // whole allocatable amount: exceeds_allocatable() tells that case apart.
 // The filters that depend on the pods of a node come next: NodePorts (node_ports.hpp),
 // NodeResourcesFit, PodTopologySpread (topology_spread.hpp), InterPodAffinity
-// (inter_pod_affinity.hpp); filter_cluster.hpp runs them in this order on a node state.
-// Not modelled: volumes, dynamic resources.
+// (inter_pod_affinity.hpp); filter_cluster.hpp runs them in this order on a node state, with the
+// volume plugins (volume_filters.hpp) after NodeResourcesFit. Not modelled: dynamic resources.
 //
 // Complexity O(t · k + affinity) per node (see taints.hpp, node_affinity.hpp). Allocation: the
 // reason string of a rejection. No exceptions; thread-safe.

@@ -14,7 +14,12 @@
 //   pod_facts.hpp      what the inter-pod filters read of pods and namespaces
 //   topology_spread.hpp    PodTopologySpread with its PreFilter state and a per-node overlay
 //   inter_pod_affinity.hpp InterPodAffinity (required terms), the same way
+//   storage_objects.hpp    pods' volumes, claims, volumes, classes, CSI objects, their listers
+//   volume_filters.hpp     VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone
+//                          (volume_restrictions.hpp, node_volume_limits.hpp, volume_binding.hpp,
+//                          volume_zone.hpp) with a per-node overlay
 //   filter_cluster.hpp a cluster view adding those filters to another cluster's node state
+//   dra/dynamic_resources.hpp  DynamicResources: ResourceClaims, the structured allocator, CEL
 // Every fallible function returns kubernetes::result<T> with a message naming the bad value; no
 // exceptions, no RTTI, no global state. Each header states its own complexity and allocation.
 //
@@ -22,19 +27,26 @@
 #ifndef PREEMPT_KUBERNETES_KUBERNETES_HPP
 #define PREEMPT_KUBERNETES_KUBERNETES_HPP
 
+#include "preempt/kubernetes/dra/dynamic_resources.hpp"
 #include "preempt/kubernetes/filter_cluster.hpp"
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/kubernetes/inter_pod_affinity.hpp"
 #include "preempt/kubernetes/labels.hpp"
 #include "preempt/kubernetes/node_affinity.hpp"
 #include "preempt/kubernetes/node_ports.hpp"
+#include "preempt/kubernetes/node_volume_limits.hpp"
 #include "preempt/kubernetes/pod_facts.hpp"
 #include "preempt/kubernetes/pod_status.hpp"
 #include "preempt/kubernetes/priority.hpp"
 #include "preempt/kubernetes/quantity.hpp"
 #include "preempt/kubernetes/requests.hpp"
 #include "preempt/kubernetes/result.hpp"
+#include "preempt/kubernetes/storage_objects.hpp"
 #include "preempt/kubernetes/taints.hpp"
 #include "preempt/kubernetes/topology_spread.hpp"
+#include "preempt/kubernetes/volume_binding.hpp"
+#include "preempt/kubernetes/volume_filters.hpp"
+#include "preempt/kubernetes/volume_restrictions.hpp"
+#include "preempt/kubernetes/volume_zone.hpp"
 
 #endif  // PREEMPT_KUBERNETES_KUBERNETES_HPP

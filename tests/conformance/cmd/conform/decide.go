@@ -20,8 +20,40 @@ type deciders struct {
 	preempt string // preempt-whatif
 	model   string // the model driver ("" : not run)
 	known   compare.Known
-	// refereeArgs are added to upstream's command line (exploration modes).
+	// refereeArgs are added to upstream's command line (exploration modes, feature gates,
+	// --parallelism).
 	refereeArgs []string
+	// runs is how many times upstream may decide a cluster where it is random (victim units of
+	// several pods, or a parallelism above 1): preempt's answer passes when it is one of them.
+	runs int
+	// everyRun decides every cluster runs times (the parallelism mode: the set of answers
+	// upstream gives is the result). Only the decision is compared then (result, node, victims,
+	// budget violations, cleared nominations, message): at a parallelism above 1 the dry run
+	// evaluates nodes beyond the ones it needed before it notices it has enough candidates, so
+	// the per-node fields say how far the goroutines got.
+	everyRun bool
+	// groupShare: the share of clusters decided for a pending PodGroup (GroupPreemptor).
+	groupShare float64
+}
+
+// decisionFields are the fields compared in the parallelism mode.
+var decisionFields = map[string]bool{"result": true, "nominatedNodeName": true, "victims": true,
+	"pdbViolations": true, "clearedNominations": true, "message": true, "exit": true}
+
+// compareReports compares with upstream's answer (the decision alone with everyRun).
+func (d deciders) compareReports(up, pr *upstream.Report) ([]compare.Diff, bool) {
+	diffs, unitSets := compare.CompareUnits(up, pr)
+	if d.everyRun {
+		kept := diffs[:0]
+		for _, df := range diffs {
+			if decisionFields[df.Field] {
+				kept = append(kept, df)
+			}
+		}
+		diffs = kept
+	}
+	d.known.Classify(diffs, up, pr)
+	return diffs, unitSets
 }
 
 // outcome is one case decided by upstream and by preempt's deciders.
@@ -31,6 +63,16 @@ type outcome struct {
 	diffs      []compare.Diff
 	modelDiffs []compare.Diff
 	modelRun   bool
+	// refused: preempt-whatif said the decision depends on something it does not model (exit
+	// status 3, notModelled): neither passed nor failed.
+	refused bool
+	// unitSets: preempt agreed once the pods of each victim unit were compared as a set.
+	unitSets bool
+	// upstreamRuns: how many times upstream decided; matchedRun: the run preempt agreed with
+	// (1-based; 0: none); distinct: how many different answers upstream gave.
+	upstreamRuns, matchedRun, distinct int
+	// partByPart: agreed with upstream's runs part by part (decision, each node), not whole.
+	partByPart bool
 }
 
 func (o outcome) agree() bool {
@@ -74,23 +116,29 @@ func upstreamDecide(args []string) (*upstream.Report, error) {
 	return whatif.Decide(o)
 }
 
-// runJSON runs a decider and reads its JSON answer.
-func runJSON(bin string, args []string) (*upstream.Report, error) {
+// exitNotModelled is preempt-whatif's exit status for a decision that depends on something it
+// does not model (its JSON names each in notModelled).
+const exitNotModelled = 3
+
+// runJSON runs a decider and reads its JSON answer into v. refused tells exit status 3.
+func runJSON(bin string, args []string, v any) (refused bool, err error) {
 	cmd := exec.Command(bin, append(append([]string(nil), args...), "--output", "json")...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return nil, fmt.Errorf("%s exited with status %d: %s", filepath.Base(bin), exit.ExitCode(), strings.TrimSpace(stderr.String()))
+		if !errors.As(err, &exit) {
+			return false, err
 		}
-		return nil, err
+		if exit.ExitCode() != exitNotModelled {
+			return false, fmt.Errorf("%s exited with status %d: %s", filepath.Base(bin), exit.ExitCode(), strings.TrimSpace(stderr.String()))
+		}
+		refused = true
 	}
-	var r upstream.Report
-	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-		return nil, fmt.Errorf("%s: unreadable JSON: %v", filepath.Base(bin), err)
+	if err := json.Unmarshal(stdout.Bytes(), v); err != nil {
+		return refused, fmt.Errorf("%s: unreadable JSON: %v", filepath.Base(bin), err)
 	}
-	return &r, nil
+	return refused, nil
 }
 
 // failure turns a decider that gave no answer into a disagreement.
@@ -98,41 +146,238 @@ func failure(err error) []compare.Diff {
 	return []compare.Diff{{Field: "exit", Upstream: "a decision", Preempt: fmt.Sprintf("%q", err.Error())}}
 }
 
+// startTimeCause names a disagreement that goes away when the referee stamps every pod without
+// status.startTime with one decision time (preempt's reading until it follows v1.37, which
+// reads time.Now() for each such victim as it builds it, in the node's pod order).
+const startTimeCause = "start-time-order"
+
 // decide decides the case in dir with every decider. up may be given (already decided).
 func (d deciders) decide(dir string, args []string, up *upstream.Report, model bool) (outcome, error) {
 	var o outcome
 	var err error
+	refArgs := append(append([]string(nil), args...), d.refereeArgs...)
 	if up == nil {
-		if up, err = upstreamDecide(append(append([]string(nil), args...), d.refereeArgs...)); err != nil {
+		if up, err = upstreamDecide(refArgs); err != nil {
 			return o, fmt.Errorf("%s: upstream: %v", dir, err)
 		}
 	}
-	o.up = up
-	if pr, err := runJSON(d.preempt, args); err != nil {
+	o.up, o.upstreamRuns, o.distinct = up, 1, 1
+	var pr upstream.Report
+	refused, err := runJSON(d.preempt, args, &pr)
+	if err != nil {
 		o.diffs = failure(err)
 	} else {
-		o.pr = pr
-		o.diffs = compare.Compare(up, pr)
-		d.known.Classify(o.diffs, up, pr)
+		o.pr, o.refused = &pr, refused
+		o.diffs, o.unitSets = d.compareReports(up, &pr)
 	}
-	if model && d.model != "" {
+	if o.pr != nil && d.runs > 1 && (d.everyRun || len(up.Units) > 0) {
+		// Upstream is random here: preempt's answer passes when it is one upstream gives.
+		if err := d.rerun(&o, refArgs); err != nil {
+			return o, fmt.Errorf("%s: upstream: %v", dir, err)
+		}
+	}
+	if o.pr != nil && compare.Unknown(o.diffs) > 0 {
+		if stamped, err := upstreamDecide(append(refArgs, "--stamp-start-times")); err == nil {
+			if diffs, _ := d.compareReports(stamped, o.pr); compare.Unknown(diffs) == 0 {
+				markCause(o.diffs, startTimeCause)
+			}
+		}
+	}
+	if model && d.model != "" && !d.everyRun {
 		o.modelRun = true
-		if len(d.refereeArgs) > 0 {
+		if extra, err := os.ReadFile(filepath.Join(dir, "model-args")); err == nil {
+			// The model case's hooks (extenders, scores) change upstream's answer: decide it again
+			// with them (--hooks model.txt), for the model driver alone.
+			margs := append([]string(nil), args...)
+			for _, f := range strings.Fields(string(extra)) {
+				if f == "model.txt" {
+					f = filepath.Join(dir, f)
+				}
+				margs = append(margs, f)
+			}
+			if up, err = upstreamDecide(margs); err != nil {
+				return o, fmt.Errorf("%s: upstream with the model's hooks: %v", dir, err)
+			}
+		} else if len(d.refereeArgs) > 0 {
 			// The exploration modes emulate preempt-whatif's readings; the model driver reads
 			// what kube-scheduler sees and feeds the evaluator as upstream does.
 			if up, err = upstreamDecide(args); err != nil {
 				return o, fmt.Errorf("%s: upstream: %v", dir, err)
 			}
 		}
-		if m, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt")}); err != nil {
+		var m upstream.Report
+		if _, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt")}, &m); err != nil {
 			o.modelDiffs = failure(err)
 		} else {
-			o.modelDiffs = compare.Compare(up, modelView(up, m))
-			d.known.Classify(o.modelDiffs, up, m)
+			o.modelDiffs = compare.Compare(up, &m)
+			d.known.Classify(o.modelDiffs, up, &m)
+			if compare.Unknown(o.modelDiffs) > 0 {
+				if stamped, err := upstreamDecide(append(append([]string(nil), args...), "--stamp-start-times")); err == nil &&
+					compare.Unknown(compare.Compare(stamped, &m)) == 0 {
+					markCause(o.modelDiffs, startTimeCause)
+				}
+			}
 		}
 	}
 	return o, nil
 }
 
-// modelView is what the model driver can say: it has no node reasons beyond resources.
-func modelView(up, m *upstream.Report) *upstream.Report { return m }
+// rerun decides the case again with upstream, up to d.runs times in all (every time with
+// everyRun), and counts the distinct answers. Preempt passes when it agrees with one answer
+// whole, or part by part: its decision (result, node, victims, budget violations, cleared
+// nominations, message) with one run's, and each node's outcome with that node's in some run.
+// Each node's dry run draws its own Go map orders (GetVictimsOnNode builds the node's victim
+// units afresh), so the nodes' outcomes are independent and any combination of outcomes seen is
+// one upstream can give. Without everyRun it stops at the first acceptance, and after 8 runs
+// when some part preempt disagrees on took one value only in every run (no randomness there).
+func (d deciders) rerun(o *outcome, refArgs []string) error {
+	key := answerKey
+	if d.everyRun {
+		key = decisionKey
+	}
+	seen := map[string]bool{key(o.up): true}
+	runs := []*upstream.Report{o.up}
+	for run := 2; run <= d.runs; run++ {
+		if !d.everyRun && compare.Unknown(o.diffs) == 0 {
+			break
+		}
+		if !d.everyRun && run > 8 && !d.stillRandom(runs, o.pr) {
+			break
+		}
+		up, err := upstreamDecide(refArgs)
+		if err != nil {
+			return err
+		}
+		o.upstreamRuns = run
+		seen[key(up)] = true
+		runs = append(runs, up)
+		if compare.Unknown(o.diffs) == 0 {
+			continue // agreed with an earlier run already
+		}
+		diffs, unitSets := d.compareReports(up, o.pr)
+		if compare.Unknown(diffs) == 0 {
+			o.up, o.diffs, o.unitSets, o.matchedRun = up, diffs, unitSets, run
+		} else if !d.everyRun && d.partByPart(runs, o.pr) {
+			o.diffs, o.matchedRun, o.partByPart = nil, run, true
+		}
+	}
+	if o.matchedRun == 0 && compare.Unknown(o.diffs) == 0 {
+		o.matchedRun = 1
+	}
+	o.distinct = len(seen)
+	return nil
+}
+
+// partByPart tells whether preempt's answer agrees with upstream's runs part by part (rerun).
+func (d deciders) partByPart(runs []*upstream.Report, pr *upstream.Report) bool {
+	decision := false
+	nodeOK := map[string]bool{}
+	for _, up := range runs {
+		diffs, _ := d.compareReports(up, pr)
+		bad := map[string]bool{}
+		clean := true
+		for _, df := range diffs {
+			if df.Known != "" {
+				continue
+			}
+			if df.Node != "" {
+				bad[df.Node] = true
+			} else {
+				clean = false
+			}
+		}
+		decision = decision || clean
+		for _, n := range pr.Nodes {
+			if !bad[n.Name] {
+				nodeOK[n.Name] = true
+			}
+		}
+	}
+	if !decision {
+		return false
+	}
+	for _, n := range pr.Nodes {
+		if !nodeOK[n.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// stillRandom tells whether every part preempt disagrees on in every run so far took more than
+// one value among the runs (rerunning may still find preempt's).
+func (d deciders) stillRandom(runs []*upstream.Report, pr *upstream.Report) bool {
+	partValues := map[string]map[string]bool{} // part -> values
+	failing := map[string]bool{}
+	agreed := map[string]bool{}
+	for _, up := range runs {
+		diffs, _ := d.compareReports(up, pr)
+		here := map[string]bool{}
+		for _, df := range diffs {
+			if df.Known != "" {
+				continue
+			}
+			part := df.Node
+			if part == "" {
+				part = "decision"
+			}
+			here[part] = true
+			failing[part] = true
+			if partValues[part] == nil {
+				partValues[part] = map[string]bool{}
+			}
+		}
+		for part := range failing {
+			if !here[part] {
+				agreed[part] = true
+			}
+		}
+	}
+	for _, up := range runs {
+		if m := partValues["decision"]; m != nil {
+			m[decisionKey(up)] = true
+		}
+		for _, n := range up.Nodes {
+			if m := partValues[n.Name]; m != nil {
+				n.Victims = compare.InUnitOrder(n.Victims, up.Units)
+				m[fmt.Sprint(n)] = true
+			}
+		}
+	}
+	for part := range failing {
+		if !agreed[part] && len(partValues[part]) < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// answerKey identifies an answer of upstream, its units' pods compared as sets.
+func answerKey(r *upstream.Report) string {
+	c := *r
+	c.Calls, c.Clears = nil, nil
+	c.Victims = compare.InUnitOrder(r.Victims, r.Units)
+	c.Nodes = nil
+	for _, n := range r.Nodes {
+		n.Victims = compare.InUnitOrder(n.Victims, r.Units)
+		c.Nodes = append(c.Nodes, n)
+	}
+	data, _ := json.Marshal(c)
+	return string(data)
+}
+
+// decisionKey identifies upstream's decision alone (the parallelism mode).
+func decisionKey(r *upstream.Report) string {
+	return strings.Join([]string{r.Result, r.NominatedNodeName, strings.Join(compare.InUnitOrder(r.Victims, r.Units), ","),
+		fmt.Sprint(r.PDBViolations), strings.Join(r.ClearedNominations, ","), r.Message}, "|")
+}
+
+// markCause names the cause of the disagreements no known difference accepts (a generic
+// classifier's name, such as victim-order, gives way: this cause explains it).
+func markCause(diffs []compare.Diff, cause string) {
+	for i := range diffs {
+		if diffs[i].Known == "" {
+			diffs[i].Cause = cause
+		}
+	}
+}

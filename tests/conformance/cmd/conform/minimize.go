@@ -34,6 +34,10 @@ func minimizeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(cs.PodGroups) > 0 {
+		// As conform run decided it: the gate is process-wide.
+		d.refereeArgs = append(d.refereeArgs, "--feature-gates", "GenericWorkload=true")
+	}
 	tmp, err := os.MkdirTemp("", "minimize-")
 	if err != nil {
 		return err
@@ -137,6 +141,12 @@ func minimizeCmd(args []string) error {
 	}
 	// The kept answer is upstream's own, whatever --explore reduced the case with.
 	d.refereeArgs = nil
+	if len(cs.PodGroups) > 0 {
+		d.refereeArgs = []string{"--feature-gates", "GenericWorkload=true"}
+		if err := os.WriteFile(filepath.Join(*out, "referee-args"), []byte("--feature-gates GenericWorkload=true\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	_, o, err := signature(cs)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/preempt/preempt/tests/conformance/internal/compare"
 	"github.com/preempt/preempt/tests/conformance/internal/gen"
+	"github.com/preempt/preempt/tests/conformance/internal/upstream"
 )
 
 type commonFlags struct {
@@ -57,7 +58,7 @@ func (c *commonFlags) deciders() (deciders, error) {
 }
 
 type tally struct {
-	clusters, agree int
+	clusters, agree, refused int
 }
 
 type result struct {
@@ -66,6 +67,8 @@ type result struct {
 	families []string
 	out      outcome
 	err      error
+	// A pending-group decision's answers (GroupPreemptor).
+	groupUp, groupPr *upstream.GroupReport
 }
 
 func runCmd(args []string) error {
@@ -77,14 +80,22 @@ func runCmd(args []string) error {
 	families := fs.String("families", "all", "families to enable (comma-separated; all, supported, deterministic, resource-only)")
 	jobs := fs.Int("jobs", 2, "clusters decided at once")
 	failures := fs.String("failures", "", "directory to keep the disagreeing clusters in")
-	strict := fs.Bool("strict", false, "count clusters of unsupported families (host ports, pod affinity, spread) in the result")
+	strict := fs.Bool("strict", false, "count clusters of families preempt does not model yet (gen.Unsupported) in the result")
 	verbose := fs.Bool("v", false, "print every disagreement")
+	runs := fs.Int("upstream-runs", 32, "how many times upstream may decide a cluster where it is random (victim units of several pods: until preempt agrees, past 8 only while the parts it disagrees on vary; every cluster R times with --parallelism above 1)")
+	groupShare := fs.Float64("group-share", 0.15, "with the pod-groups family: the share of clusters decided for a pending PodGroup (--pod-group, upstream's PodGroupPostFilter) instead of a pod")
+	parallelism := fs.Int("parallelism", 1, "the referee's parallelism (upstream's default is 16: every cluster is then decided --upstream-runs times and preempt's answer must be one of upstream's)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	d, err := c.deciders()
 	if err != nil {
 		return err
+	}
+	d.runs = max(1, *runs)
+	if *parallelism > 1 {
+		d.refereeArgs = append(d.refereeArgs, "--parallelism", fmt.Sprint(*parallelism))
+		d.everyRun = true
 	}
 	enabled, err := gen.ParseFamilies(*families)
 	if err != nil {
@@ -95,6 +106,7 @@ func runCmd(args []string) error {
 			// The feature gate is process-wide: on for the whole run. It changes nothing for
 			// clusters without pod groups (every pod is then a victim of its own).
 			d.refereeArgs = append(d.refereeArgs, "--feature-gates", "GenericWorkload=true")
+			d.groupShare = *groupShare
 		}
 	}
 	tmp, err := os.MkdirTemp("", "conform-")
@@ -124,36 +136,54 @@ func runCmd(args []string) error {
 
 	perFamily := map[string]*tally{}
 	outcomes := map[string]int{}
+	groupOutcomes := map[string]int{}
 	signatures := map[string][]int64{}
-	passed, failed, unsupportedAgree, unsupportedDisagree, modelRuns, modelAgree := 0, 0, 0, 0, 0, 0
+	passed, failed, refused, unsupportedAgree, unsupportedDisagree, modelRuns, modelAgree := 0, 0, 0, 0, 0, 0, 0
+	refusedAgree := 0
+	var random randomTally
+	refusals := map[string][]int64{}
 	for _, r := range results {
 		if r.err != nil {
 			fmt.Printf("cluster %d: %v\n", r.seed, r.err)
 			failed++
 			continue
 		}
-		outcomes[r.out.up.Result]++
+		if r.groupUp != nil {
+			groupOutcomes[r.groupUp.Result]++
+		} else {
+			outcomes[r.out.up.Result]++
+		}
 		agree := r.out.agree()
 		unsupported := false
 		for _, f := range r.families {
-			unsupported = unsupported || gen.Unsupported[f] || gen.UpstreamRandom[f]
+			unsupported = unsupported || gen.Unsupported[f]
 			t := perFamily[f]
 			if t == nil {
 				t = &tally{}
 				perFamily[f] = t
 			}
 			t.clusters++
-			if agree {
+			switch {
+			case r.out.refused:
+				t.refused++
+			case agree:
 				t.agree++
 			}
 		}
+		random.add(r)
 		if r.out.modelRun {
 			modelRuns++
 			if compare.Unknown(r.out.modelDiffs) == 0 {
 				modelAgree++
 			}
 		}
-		if !agree {
+		if r.out.refused {
+			for _, why := range r.out.pr.NotModelled {
+				k := refusalKind(why)
+				refusals[k] = append(refusals[k], r.seed)
+			}
+		}
+		if !agree && !r.out.refused {
 			sig := r.out.signature()
 			if unsupported {
 				sig = "(unsupported) " + sig
@@ -176,6 +206,11 @@ func runCmd(args []string) error {
 			}
 		}
 		switch {
+		case r.out.refused:
+			refused++
+			if agree {
+				refusedAgree++
+			}
 		case unsupported && !*strict:
 			if agree {
 				unsupportedAgree++
@@ -189,45 +224,129 @@ func runCmd(args []string) error {
 		}
 	}
 	fmt.Printf("conformance: %d clusters from seed %d, families %s, %.1f s\n", *count, *seed, strings.Join(enabled, ","), time.Since(start).Seconds())
-	for _, f := range gen.All {
+	if *parallelism > 1 {
+		fmt.Printf("  referee at parallelism %d, every cluster decided %d times by upstream\n", *parallelism, d.runs)
+	}
+	for _, f := range append(append([]string(nil), gen.All...), GroupPreemptor) {
 		if t := perFamily[f]; t != nil {
 			note := ""
 			if gen.Unsupported[f] {
 				note = " (not modelled by preempt yet)"
-			} else if gen.UpstreamRandom[f] {
-				note = " (upstream answers at random here: not counted unless --strict)"
 			}
-			fmt.Printf("  %-14s %5d clusters, %5d agree, %5d disagree%s\n", f, t.clusters, t.agree, t.clusters-t.agree, note)
+			fmt.Printf("  %-14s %5d clusters, %5d agree, %5d disagree, %5d refused%s\n", f, t.clusters, t.agree,
+				t.clusters-t.agree-t.refused, t.refused, note)
 		}
 	}
 	fmt.Printf("  upstream's results: %d nominated, %d unschedulable, %d not-eligible, %d fits\n",
 		outcomes["nominated"], outcomes["unschedulable"], outcomes["not-eligible"], outcomes["fits"])
+	if len(groupOutcomes) > 0 {
+		fmt.Printf("  upstream's results for pending groups: %d nominated, %d unschedulable, %d not-eligible, %d ongoing, %d fits\n",
+			groupOutcomes["nominated"], groupOutcomes["unschedulable"], groupOutcomes["not-eligible"], groupOutcomes["ongoing"], groupOutcomes["fits"])
+	}
+	random.print(d.runs)
 	if d.model != "" {
 		fmt.Printf("  model driver   %5d resource-only clusters, %5d agree, %5d disagree\n", modelRuns, modelAgree, modelRuns-modelAgree)
 	}
-	var sigs []string
-	for s := range signatures {
-		sigs = append(sigs, s)
-	}
-	sort.Strings(sigs)
-	for _, s := range sigs {
-		seeds := signatures[s]
-		shown := seeds
-		if len(shown) > 8 {
-			shown = shown[:8]
-		}
-		fmt.Printf("  disagreement %s: %d cluster(s), seeds %v\n", s, len(seeds), shown)
+	printSeeds("disagreement", signatures)
+	if refused > 0 {
+		fmt.Printf("refused (preempt-whatif exit 3, not modelled; in neither number): %d cluster(s), %d of them with upstream's answer anyway\n",
+			refused, refusedAgree)
+		printSeeds("refused", refusals)
 	}
 	if !*strict && unsupportedAgree+unsupportedDisagree > 0 {
-		fmt.Printf("clusters using families preempt does not model yet or where upstream answers at random (not counted; --strict counts them): %d agree, %d disagree\n",
+		fmt.Printf("clusters using families preempt does not model yet (not counted; --strict counts them): %d agree, %d disagree\n",
 			unsupportedAgree, unsupportedDisagree)
 	}
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	return nil
 }
 
+// printSeeds prints each key of m with its clusters' seeds (the first 8).
+func printSeeds(what string, m map[string][]int64) {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		seeds := m[k]
+		shown := seeds
+		if len(shown) > 8 {
+			shown = shown[:8]
+		}
+		fmt.Printf("  %s %s: %d cluster(s), seeds %v\n", what, k, len(seeds), shown)
+	}
+}
+
+// refusalKind is a notModelled text without the object it names (from the first ": "), so that
+// refusals of one kind count together.
+func refusalKind(why string) string {
+	if i := strings.Index(why, ": "); i >= 0 {
+		kind, _, _ := strings.Cut(why, " ")
+		return kind + " ...: " + why[i+2:]
+	}
+	return why
+}
+
+// randomTally counts the clusters where upstream is random and how they were judged.
+type randomTally struct {
+	units, unitSets, rerun, matchedLater, partByPart, several, severalSeeds int
+	seeds                                                                   []int64
+}
+
+func (t *randomTally) add(r result) {
+	o := r.out
+	if len(o.up.Units) > 0 {
+		t.units++
+	}
+	if o.unitSets && o.agree() {
+		t.unitSets++
+	}
+	if o.upstreamRuns > 1 {
+		t.rerun++
+	}
+	if o.matchedRun > 1 {
+		t.matchedLater++
+	}
+	if o.partByPart {
+		t.partByPart++
+	}
+	if o.distinct > 1 {
+		t.several++
+		if len(t.seeds) < 8 {
+			t.seeds = append(t.seeds, r.seed)
+		}
+	}
+}
+
+func (t *randomTally) print(runs int) {
+	if t.units+t.rerun == 0 {
+		return
+	}
+	fmt.Printf("  upstream random: %d cluster(s) with victim units of several pods (their pods compared as sets: %d agreed so),\n"+
+		"    %d decided again by upstream (up to %d runs), %d agreed with a later run (%d of them part by part), %d with several distinct answers upstream %v\n",
+		t.units, t.unitSets, t.rerun, runs, t.matchedLater, t.partByPart, t.several, t.seeds)
+}
+
 func decideGenerated(d deciders, seed int64, enabled []string, dir string) result {
 	c := gen.Generate(seed, enabled)
+	if groupDraw(seed, d.groupShare) {
+		c, key := groupCase(c)
+		r := result{seed: seed, families: c.Families, dir: dir}
+		if r.err = writeGroupCase(c, key, dir); r.err != nil {
+			return r
+		}
+		args, err := caseArgs(dir)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		r.out, r.groupUp, r.groupPr, r.err = d.decideGroupCase(dir, args)
+		if r.err == nil && r.out.agree() {
+			os.RemoveAll(dir)
+		}
+		return r
+	}
 	r := result{seed: seed, families: c.Families, dir: dir}
 	if err := c.Write(dir); err != nil {
 		r.err = err

@@ -1,6 +1,7 @@
 // gen writes generated clusters to disk, as the conformance run decides them: one directory per
 // cluster with cluster.json, pod.json, args (the decider flags beyond --cluster), families, and
-// model.txt for resource-only clusters (the model driver's text form).
+// for the model families' clusters model.txt (the model driver's text form) and, when its hooks
+// change upstream's answer, model-args (the referee's flags for the model driver's comparison).
 //
 //	gen [--seed S] [--count N] [--families F] --out DIR
 //

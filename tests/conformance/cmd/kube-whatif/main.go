@@ -4,10 +4,21 @@
 //
 //	kube-whatif --cluster FILE... (--pod FILE | --pod-name NS/NAME) [--output json]
 //	            [--offset N] [--min-candidate-nodes-percentage P] [--min-candidate-nodes-absolute A]
-//	            [--feature-gates Gate=bool,...]
+//	            [--feature-gates Gate=bool,...] [--scheduler-name NAME] [--parallelism N]
+//	            [--hooks MODEL_TXT]
+//	kube-whatif --cluster FILE... --pod-group NS/NAME --feature-gates GenericWorkload=true [--output json]
+//
+// --pod-group decides for a pending PodGroup with DefaultPreemption's PodGroupPostFilter, the
+// members placed as preempt-whatif places them (first fit; upstream re-runs its scoring pod-group
+// algorithm there): the JSON of preempt-whatif --pod-group, plus units and calls.
+// --parallelism sets the framework's (1 by default; upstream's is 16). --stamp-start-times gives
+// every pod without status.startTime one decision time (the referee's reading before it followed
+// v1.37), for classifying disagreements.
 //
 // Without --cluster it decides the bundled example (examples/data, found from the working
-// directory upwards). The JSON adds two fields preempt-whatif does not have: mayNominate (every
+// directory upwards). --hooks runs the extenders and score functions of a model text form
+// (internal/gen/hooks.go) as upstream's own extenders and OrderedScoreFuncs. The JSON adds two
+// fields preempt-whatif does not have: mayNominate (every
 // node upstream may nominate: its last tie-break is random) and calls (the actuation's API calls).
 // Exit status 0 for every decision, 2 for bad input, 1 for an internal failure.
 package main
@@ -31,6 +42,21 @@ func run(args []string, stdout io.Writer) error {
 	o, err := whatif.ParseArgs(args)
 	if err != nil {
 		return whatif.BadInput{Err: fmt.Errorf("%v (see the header of cmd/kube-whatif/main.go)", err)}
+	}
+	if o.PodGroup != "" {
+		r, err := whatif.DecideGroup(o)
+		if err != nil {
+			return err
+		}
+		if o.Output == "json" {
+			out, err := json.MarshalIndent(r, "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(stdout, "%s\n", out)
+			return err
+		}
+		return writeGroupText(stdout, r)
 	}
 	report, err := whatif.Decide(o)
 	if err != nil {
@@ -71,6 +97,25 @@ func writeText(w io.Writer, r *upstream.Report) error {
 		}
 		fmt.Fprintf(w, "  %s %-20s %-30s %s\n", mark, n.Name, n.Status, detail)
 	}
+	return nil
+}
+
+func writeGroupText(w io.Writer, r *upstream.GroupReport) error {
+	fmt.Fprintf(w, "PodGroup %s: %s (priority %d, %d scheduled member(s))\n", r.PodGroup, r.Result, r.Priority, r.ScheduledMembers)
+	if r.Message != "" {
+		fmt.Fprintf(w, "  %s\n", r.Message)
+	}
+	for _, m := range r.Members {
+		fmt.Fprintf(w, "  member %-30s %s\n", m.Name, m.NominatedNodeName)
+	}
+	if len(r.Victims) > 0 {
+		fmt.Fprintf(w, "  evicting %s (%d PDB violation(s), %d pod group disruption(s))\n", strings.Join(r.Victims, ", "),
+			r.PDBViolations, r.PodGroupDisruptions)
+	}
+	for _, x := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", x)
+	}
+	fmt.Fprintf(w, "  placement: %s\n", r.Placement)
 	return nil
 }
 

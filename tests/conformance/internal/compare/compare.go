@@ -5,7 +5,9 @@
 //
 // Upstream's own randomness is accepted, not reported: its final tie-break between fully tied
 // candidates iterates a Go map, so preempt may nominate any node of upstream's mayNominate; its
-// victims and cleared nominations are then compared with that node's.
+// victims and cleared nominations are then compared with that node's. The pods of one victim
+// unit (a PodGroup in disruption mode all), which upstream lists in Go map order, are compared
+// as a set, in their unit's place among the victims (known-differences.md).
 package compare
 
 import (
@@ -71,8 +73,47 @@ func contains(l []string, s string) bool {
 	return false
 }
 
+// InUnitOrder returns the list with the pods of each run of consecutive pods of one victim unit
+// (upstream's Units) sorted: the order upstream's Go map iteration leaves random is dropped, the
+// order of the units and of the other pods is kept.
+func InUnitOrder(l []string, units map[string]string) []string {
+	if len(units) == 0 {
+		return l
+	}
+	out := append([]string(nil), l...)
+	for i := 0; i < len(out); {
+		j := i + 1
+		if u := units[out[i]]; u != "" {
+			for j < len(out) && units[out[j]] == u {
+				j++
+			}
+			sort.Strings(out[i:j])
+		}
+		i = j
+	}
+	return out
+}
+
 // Compare lists the disagreements of preempt's report with upstream's.
 func Compare(up, pr *upstream.Report) []Diff {
+	diffs, _ := CompareUnits(up, pr)
+	return diffs
+}
+
+// CompareUnits is Compare, and tells whether a victim list agreed only as sets of the units'
+// pods (the exact orders differed).
+func CompareUnits(up, pr *upstream.Report) ([]Diff, bool) {
+	unitSets := false
+	sameVictims := func(u, p []string) bool {
+		if equal(u, p) {
+			return true
+		}
+		if equal(InUnitOrder(u, up.Units), InUnitOrder(p, up.Units)) {
+			unitSets = true
+			return true
+		}
+		return false
+	}
 	var out []Diff
 	add := func(field, node, u, p string) {
 		out = append(out, Diff{Field: field, Node: node, Upstream: u, Preempt: p})
@@ -94,7 +135,7 @@ func Compare(up, pr *upstream.Report) []Diff {
 			add("nominatedNodeName", "", q(up.NominatedNodeName)+" (may nominate "+list(up.MayNominate)+")", q(pr.NominatedNodeName))
 		}
 	}
-	if !equal(upVictims, pr.Victims) {
+	if !sameVictims(upVictims, pr.Victims) {
 		add("victims", "", list(upVictims), list(pr.Victims))
 	}
 	if upPDB != pr.PDBViolations {
@@ -124,7 +165,7 @@ func Compare(up, pr *upstream.Report) []Diff {
 		if u.Reason != p.Reason {
 			add("node.reason", u.Name, q(u.Reason), q(p.Reason))
 		}
-		if !equal(u.Victims, p.Victims) {
+		if !sameVictims(u.Victims, p.Victims) {
 			add("node.victims", u.Name, list(u.Victims), list(p.Victims))
 		}
 		if u.PDBViolations != p.PDBViolations {
@@ -139,7 +180,7 @@ func Compare(up, pr *upstream.Report) []Diff {
 			add("node", p.Name, "absent", "listed ("+p.Status+")")
 		}
 	}
-	return out
+	return out, unitSets
 }
 
 // Signature names the kinds of disagreement of a comparison (fields, not values): two runs

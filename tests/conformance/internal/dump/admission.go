@@ -1,13 +1,23 @@
 package dump
 
 import (
+	"context"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/admission"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/apis/scheduling"
+	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
+	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
 )
 
 // SystemClasses adds the two PriorityClasses every API server creates at start-up
@@ -101,5 +111,67 @@ func (d *Dump) Validate() error {
 		}
 		classes[c.Name] = true
 	}
+	return nil
+}
+
+// AdmitManifest applies to a pod manifest (--pod) what the API server's default admission
+// chain changes of it before kube-scheduler sees it, in the chain's order (AllOrderedPlugins):
+// Priority (Admit), DefaultTolerationSeconds (tolerations of node.kubernetes.io/not-ready and
+// unreachable, NoExecute, 300 s, unless the pod tolerates them already) and RuntimeClass
+// (spec.overhead from the class's overhead.podFixed, its scheduling.nodeSelector and
+// tolerations merged in; a pod whose overhead differs from its class's, or naming a class the
+// dump lacks, is rejected; an overhead without runtimeClassName is kept, as a pod admitted
+// before). Upstream's own admission plugins run on the pod, converted to the
+// internal API and back. The API defaults (hostPort from containerPort on hostNetwork pods,
+// the pod-level resources' defaults) were applied when the manifest was decoded.
+func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
+	if err := d.Admit(p, where); err != nil {
+		return err
+	}
+	var internal api.Pod
+	if err := legacyscheme.Scheme.Convert(p, &internal, nil); err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	attrs := admission.NewAttributesRecord(&internal, nil, api.Kind("Pod").WithVersion("version"), p.Namespace, p.Name,
+		api.Resource("pods").WithVersion("version"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
+	ctx := context.Background()
+
+	tolerations := defaulttolerationseconds.NewDefaultTolerationSeconds()
+	tolerations.InspectFeatureGates(utilfeature.DefaultFeatureGate)
+	if err := tolerations.Admit(ctx, attrs, nil); err != nil {
+		return fmt.Errorf("%s: admission: %v", where, err)
+	}
+
+	objects := make([]runtime.Object, 0, len(d.RuntimeClasses))
+	for _, rc := range d.RuntimeClasses {
+		objects = append(objects, rc)
+	}
+	client := fake.NewClientset(objects...)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	rc := runtimeclass.NewRuntimeClass()
+	rc.SetExternalKubeClientSet(client)
+	rc.SetExternalKubeInformerFactory(factory)
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+	if err := rc.Admit(ctx, attrs, nil); err != nil {
+		return fmt.Errorf("%s: spec.runtimeClassName: %v", where, err)
+	}
+	// Validation rejects an overhead that is not the named class's. A manifest with an overhead
+	// and no runtimeClassName (which validation rejects too) is taken as a pod admitted before:
+	// the overhead is kept as written.
+	if internal.Spec.RuntimeClassName != nil {
+		if err := rc.Validate(ctx, attrs, nil); err != nil {
+			return fmt.Errorf("%s: spec.overhead: %v", where, err)
+		}
+	}
+
+	var admitted v1.Pod
+	if err := legacyscheme.Scheme.Convert(&internal, &admitted, nil); err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	admitted.TypeMeta = p.TypeMeta
+	*p = admitted
 	return nil
 }

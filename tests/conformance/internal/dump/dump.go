@@ -3,8 +3,14 @@
 // objects as the API server would have stored them: API defaults applied, and pods' priorities
 // and preemption policies resolved from their PriorityClass as the Priority admission plugin does.
 //
-// The same inputs preempt-whatif reads; objects of other kinds are counted and otherwise ignored
-// (Namespaces are kept: inter-pod affinity's namespaceSelector reads their labels).
+// Every kind kube-scheduler reads is kept: nodes, pods, budgets, classes, namespaces (inter-pod
+// affinity's namespaceSelector reads their labels), pod groups, RuntimeClasses (admission of a
+// pod manifest), the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass,
+// CSINode, CSIDriver, VolumeAttachment, CSIStorageCapacity) and the DRA kinds of resource.k8s.io
+// (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass, DeviceTaintRule). Objects of
+// an older version of a group (storage.k8s.io/v1beta1, resource.k8s.io/v1beta2, ...) are
+// converted to the version the scheduler's informers list (v1). Objects of other kinds are
+// counted and otherwise ignored.
 package dump
 
 import (
@@ -16,18 +22,25 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// The v1 defaulting functions of the kinds a dump holds, registered into legacyscheme.
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 )
 
 // Dump is the content of one or more dump files, objects in input order.
@@ -41,6 +54,22 @@ type Dump struct {
 	// Pod groups (GenericWorkload): PodGroups and CompositePodGroups, in input order.
 	PodGroups          []*schedulingv1beta1.PodGroup
 	CompositePodGroups []*schedulingv1alpha3.CompositePodGroup
+	// RuntimeClasses: what RuntimeClass admission reads for a pod manifest.
+	RuntimeClasses []*nodev1.RuntimeClass
+	// Storage: what VolumeBinding, VolumeRestrictions, VolumeZone and NodeVolumeLimits read.
+	PVCs                 []*v1.PersistentVolumeClaim
+	PVs                  []*v1.PersistentVolume
+	StorageClasses       []*storagev1.StorageClass
+	CSINodes             []*storagev1.CSINode
+	CSIDrivers           []*storagev1.CSIDriver
+	VolumeAttachments    []*storagev1.VolumeAttachment
+	CSIStorageCapacities []*storagev1.CSIStorageCapacity
+	// Devices: what DynamicResources reads.
+	ResourceClaims         []*resourcev1.ResourceClaim
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	ResourceSlices         []*resourcev1.ResourceSlice
+	DeviceClasses          []*resourcev1.DeviceClass
+	DeviceTaintRules       []*resourcev1.DeviceTaintRule
 	// Objects of other kinds (Services, Deployments, ...), ignored.
 	Others int
 }
@@ -56,6 +85,30 @@ var defaultAPIVersion = map[string]string{
 	"PriorityClass":       "scheduling.k8s.io/v1",
 	"PodGroup":            "scheduling.k8s.io/v1beta1",
 	"CompositePodGroup":   "scheduling.k8s.io/v1alpha3",
+
+	"RuntimeClass": "node.k8s.io/v1",
+
+	"PersistentVolumeClaim": "v1",
+	"PersistentVolume":      "v1",
+	"StorageClass":          "storage.k8s.io/v1",
+	"CSINode":               "storage.k8s.io/v1",
+	"CSIDriver":             "storage.k8s.io/v1",
+	"VolumeAttachment":      "storage.k8s.io/v1",
+	"CSIStorageCapacity":    "storage.k8s.io/v1",
+
+	"ResourceClaim":         "resource.k8s.io/v1",
+	"ResourceClaimTemplate": "resource.k8s.io/v1",
+	"ResourceSlice":         "resource.k8s.io/v1",
+	"DeviceClass":           "resource.k8s.io/v1",
+	"DeviceTaintRule":       "resource.k8s.io/v1",
+}
+
+// storedVersion is the version the scheduler's informers list for the groups whose older
+// versions a dump may hold.
+var storedVersion = map[string]schema.GroupVersion{
+	"node.k8s.io":     {Group: "node.k8s.io", Version: "v1"},
+	"storage.k8s.io":  {Group: "storage.k8s.io", Version: "v1"},
+	"resource.k8s.io": {Group: "resource.k8s.io", Version: "v1"},
 }
 
 // ReadFile reads a named file, or standard input for "-".
@@ -139,11 +192,19 @@ func decodeObject(raw json.RawMessage, defaultKind string) (runtime.Object, stri
 	if err != nil {
 		return nil, kind, err
 	}
-	obj, _, err := decoder.Decode(fixed, nil, nil)
+	obj, gvk, err := decoder.Decode(fixed, nil, nil)
 	if err != nil {
 		return nil, kind, err
 	}
 	legacyscheme.Scheme.Default(obj)
+	if want, ok := storedVersion[gvk.Group]; ok && gvk.Version != want.Version {
+		converted, err := legacyscheme.Scheme.ConvertToVersion(obj, want)
+		if err != nil {
+			return nil, kind, fmt.Errorf("%s: cannot convert to %s: %v", gvk.GroupVersion(), want, err)
+		}
+		obj = converted
+		legacyscheme.Scheme.Default(obj)
+	}
 	return obj, kind, nil
 }
 
@@ -177,6 +238,32 @@ func (d *Dump) AddFile(name string, data []byte) error {
 			d.PodGroups = append(d.PodGroups, o)
 		case *schedulingv1alpha3.CompositePodGroup:
 			d.CompositePodGroups = append(d.CompositePodGroups, o)
+		case *nodev1.RuntimeClass:
+			d.RuntimeClasses = append(d.RuntimeClasses, o)
+		case *v1.PersistentVolumeClaim:
+			d.PVCs = append(d.PVCs, o)
+		case *v1.PersistentVolume:
+			d.PVs = append(d.PVs, o)
+		case *storagev1.StorageClass:
+			d.StorageClasses = append(d.StorageClasses, o)
+		case *storagev1.CSINode:
+			d.CSINodes = append(d.CSINodes, o)
+		case *storagev1.CSIDriver:
+			d.CSIDrivers = append(d.CSIDrivers, o)
+		case *storagev1.VolumeAttachment:
+			d.VolumeAttachments = append(d.VolumeAttachments, o)
+		case *storagev1.CSIStorageCapacity:
+			d.CSIStorageCapacities = append(d.CSIStorageCapacities, o)
+		case *resourcev1.ResourceClaim:
+			d.ResourceClaims = append(d.ResourceClaims, o)
+		case *resourcev1.ResourceClaimTemplate:
+			d.ResourceClaimTemplates = append(d.ResourceClaimTemplates, o)
+		case *resourcev1.ResourceSlice:
+			d.ResourceSlices = append(d.ResourceSlices, o)
+		case *resourcev1.DeviceClass:
+			d.DeviceClasses = append(d.DeviceClasses, o)
+		case *resourcev1.DeviceTaintRule:
+			d.DeviceTaintRules = append(d.DeviceTaintRules, o)
 		default:
 			d.Others++
 		}
@@ -228,4 +315,58 @@ func (d *Dump) FindPending(key string) (*v1.Pod, error) {
 		return p, nil
 	}
 	return nil, fmt.Errorf("--pod-name %s: no such pod in the cluster dump", key)
+}
+
+// SchedulerObjects are the dump's objects kube-scheduler's informers list beyond nodes, pods,
+// budgets, classes and namespaces: pod groups, RuntimeClasses, the storage kinds and the DRA
+// kinds, in that order, each kind in input order.
+func (d *Dump) SchedulerObjects() []runtime.Object {
+	var out []runtime.Object
+	add := func(o runtime.Object) { out = append(out, o) }
+	for _, x := range d.PodGroups {
+		add(x)
+	}
+	for _, x := range d.CompositePodGroups {
+		add(x)
+	}
+	for _, x := range d.RuntimeClasses {
+		add(x)
+	}
+	for _, x := range d.PVCs {
+		add(x)
+	}
+	for _, x := range d.PVs {
+		add(x)
+	}
+	for _, x := range d.StorageClasses {
+		add(x)
+	}
+	for _, x := range d.CSINodes {
+		add(x)
+	}
+	for _, x := range d.CSIDrivers {
+		add(x)
+	}
+	for _, x := range d.VolumeAttachments {
+		add(x)
+	}
+	for _, x := range d.CSIStorageCapacities {
+		add(x)
+	}
+	for _, x := range d.ResourceClaims {
+		add(x)
+	}
+	for _, x := range d.ResourceClaimTemplates {
+		add(x)
+	}
+	for _, x := range d.ResourceSlices {
+		add(x)
+	}
+	for _, x := range d.DeviceClasses {
+		add(x)
+	}
+	for _, x := range d.DeviceTaintRules {
+		add(x)
+	}
+	return out
 }

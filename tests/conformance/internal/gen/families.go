@@ -14,9 +14,10 @@ import (
 	"strings"
 )
 
-// The families. Resource-only families are those the library's ready model expresses
-// (model::resource_cluster, budget_table, nomination_ledger): the model driver runs on clusters that use
-// no other family.
+// The families. The model families are those the model driver's text form expresses (the ready
+// model: model::resource_cluster, budget_table, nomination_ledger; the node filters of
+// kubernetes::filter_node; kubernetes::filter_cluster): the model driver runs on clusters that
+// use no other family.
 const (
 	Resources    = "resources"     // cpu, memory, pods, ephemeral storage, extended resources, init containers, sidecars, overhead, pod-level resources
 	Priorities   = "priorities"    // negative and equal priorities, missing start times, PriorityClasses (global default, preemptionPolicy)
@@ -29,19 +30,43 @@ const (
 	HostPorts    = "host-ports"    // hostPort conflicts (NodePorts)
 	PodAffinity  = "pod-affinity"  // inter-pod affinity and anti-affinity, the preemptor's and existing pods', namespaceSelector
 	Spread       = "spread"        // topology spread constraints (DoNotSchedule, minDomains, node affinity/taints policies)
-	PodGroups    = "pod-groups"    // PodGroups (all, single, unset disruption mode; group priorities), pods naming them or a missing one; the referee runs with GenericWorkload
+	PodGroups    = "pod-groups"    // PodGroups (all, single, unset disruption mode; group priorities), pods naming them or a missing one, members across nodes that the preemptor's affinity or spread counts; the referee runs with GenericWorkload
+
+	// The families below draw from streams of their own (one per family, from the seed), so
+	// that a cluster none of them applies to is what its seed made before they existed.
+
+	Dense         = "dense"          // nodes holding up to 110 pods, a preemptor that needs 60 or more of them evicted (pdqsort beyond insertion sort, many-victim nodes)
+	Ties          = "ties"           // forced full ties: nodes whose pods are copies of another's (equal priorities, start times, requests), equal start times within a node
+	SamplingHeavy = "sampling-heavy" // 150 to 400 nodes, small minCandidateNodesPercentage/Absolute, any offset: the dry run stops early
+	StartTimes    = "start-times"    // bound pods without status.startTime, many per node (whole nodes of them, dense ones too)
+	Resize        = "resize"         // in-place resizes: containerStatuses' allocatedResources and resources above or below the spec, PodResizePending Infeasible or Deferred, pod-level status resources
+	Gates         = "gates"          // spec.schedulingGates on the preemptor and on pending pods
+	Manifests     = "manifests"      // the preemptor as a manifest (--pod): hostNetwork with containerPort only, runtimeClassName without overhead (RuntimeClasses with overhead, nodeSelector, tolerations), no not-ready/unreachable tolerations on nodes tainted so
+	Namespaces    = "namespaces"     // Namespace objects with several labels, namespaceSelector terms (matchLabels, matchExpressions) on the preemptor and on bound pods, namespaces without objects, dumps without any
+	Volumes       = "volumes"        // PVCs bound and unbound (Immediate, WaitForFirstConsumer), local and zonal PVs, RWOP claims, CSI attach limits (CSINode, VolumeAttachments), provisioners with allowedTopologies and storage capacity, missing PVCs/PVs, generic ephemeral volumes
+	DRA           = "dra"            // ResourceSlices per node and network-attached, DeviceClasses with CEL selectors, allocated and unallocated ResourceClaims, templates with and without generated claims, shared claims, extended resources backed by devices
 )
 
 // All lists every family, in a stable order.
 var All = []string{Resources, Priorities, PDBs, Nominated, Terminating, Sampling, Taints, NodeAffinity,
-	HostPorts, PodAffinity, Spread, PodGroups}
+	HostPorts, PodAffinity, Spread, PodGroups, Dense, Ties, SamplingHeavy, StartTimes, Resize, Gates,
+	Manifests, Namespaces, Volumes, DRA}
 
-// ResourceOnly tells the families the ready model expresses.
-var ResourceOnly = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,
-	Terminating: true, Sampling: true}
+// ModelFamilies tells the families the model driver's text form expresses (what the library
+// represents without a JSON loader: resources with the ready model, the node filters of
+// kubernetes::filter_node, and NodePorts, PodTopologySpread and InterPodAffinity through
+// kubernetes::filter_cluster). Not yet: pod groups (the library's workload API).
+var ModelFamilies = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,
+	Terminating: true, Sampling: true, Taints: true, NodeAffinity: true, HostPorts: true,
+	PodAffinity: true, Spread: true, Dense: true, Ties: true, SamplingHeavy: true, StartTimes: true,
+	Resize: true}
+
+// ResourceOnly is ModelFamilies under its former name ("resource-only" in --families).
+var ResourceOnly = ModelFamilies
 
 // Unsupported lists the families preempt-whatif does not model yet: their disagreements are
-// reported apart and do not fail a run unless asked.
+// reported apart and do not fail a run unless asked. A family leaves it (one line each) once
+// preempt-whatif models what it generates.
 var Unsupported = map[string]bool{}
 
 // UpstreamRandom lists the families where kube-scheduler v1.37 itself answers differently from
@@ -52,7 +77,7 @@ var UpstreamRandom = map[string]bool{PodGroups: true}
 
 // ParseFamilies reads a comma-separated list ("" or "all": every family; "supported": those
 // preempt-whatif models; "deterministic": those of them on which upstream answers the same every
-// run; "resource-only": those the ready model expresses).
+// run; "resource-only": those the model driver expresses, gen.ModelFamilies).
 func ParseFamilies(s string) ([]string, error) {
 	if s == "" || s == "all" {
 		return append([]string(nil), All...), nil

@@ -8,9 +8,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,7 +31,20 @@ type Case struct {
 	Classes    []*schedulingv1.PriorityClass
 	Namespaces []*v1.Namespace
 	PodGroups  []*schedulingv1beta1.PodGroup
-	Preemptor  *v1.Pod
+	// RuntimeClasses (manifests), the storage kinds (volumes) and the DRA kinds (dra).
+	RuntimeClasses         []*nodev1.RuntimeClass
+	StorageClasses         []*storagev1.StorageClass
+	CSIDrivers             []*storagev1.CSIDriver
+	CSINodes               []*storagev1.CSINode
+	PVs                    []*v1.PersistentVolume
+	PVCs                   []*v1.PersistentVolumeClaim
+	VolumeAttachments      []*storagev1.VolumeAttachment
+	CSIStorageCapacities   []*storagev1.CSIStorageCapacity
+	DeviceClasses          []*resourcev1.DeviceClass
+	ResourceSlices         []*resourcev1.ResourceSlice
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	ResourceClaims         []*resourcev1.ResourceClaim
+	Preemptor              *v1.Pod
 	// PodName: the preemptor is a pending pod of the dump (--pod-name), else --pod pod.json.
 	PodName bool
 	// Percentage/Absolute: DefaultPreemptionArgs (nil: defaults); Offset: --offset.
@@ -37,6 +53,9 @@ type Case struct {
 	Offset     int64
 	// SchedulerName: --scheduler-name, the profile both deciders act as ("" = default-scheduler).
 	SchedulerName string
+	// Hooks: what the model driver adds (extenders, scores, a thread pool); drawn when the text
+	// form is written.
+	Hooks *Hooks
 }
 
 // Scheduler is the profile's schedulerName.
@@ -57,7 +76,7 @@ func (c *Case) Uses(f string) bool {
 	return false
 }
 
-// ResourceOnly tells whether the ready model expresses the case.
+// ResourceOnly tells whether the model driver's text form expresses the case (ModelFamilies).
 func (c *Case) ResourceOnly() bool {
 	for _, f := range c.Families {
 		if !ResourceOnly[f] {
@@ -112,6 +131,11 @@ type generator struct {
 	free     []v1.ResourceList // per node: allocatable minus the bound pods' requests
 	groups   *rand.Rand        // the pod-groups family's own draws
 	podsLeft []int64
+
+	own     map[string]*stream // the draws of each family with a stream of its own
+	dense   map[int]bool       // the dense family's nodes
+	volumes *volumeState
+	devices *deviceState
 }
 
 func (g *generator) chance(p float64) bool { return g.r.Float64() < p }
@@ -125,9 +149,10 @@ func (g *generator) pick(list []string) string { return list[g.r.Intn(len(list))
 
 // Generate draws one case from the seed, using the enabled families.
 func Generate(seed int64, enabled []string) *Case {
-	g := &generator{r: rand.New(rand.NewSource(seed)), c: &Case{Seed: seed}, on: map[string]bool{}}
+	g := &generator{r: rand.New(rand.NewSource(seed)), c: &Case{Seed: seed}, on: map[string]bool{},
+		own: map[string]*stream{}, dense: map[int]bool{}}
 	for _, f := range enabled {
-		if f == PodGroups {
+		if f == PodGroups || ownStream(f) {
 			continue
 		}
 		if f == Resources || g.chance(0.5) {
@@ -142,6 +167,7 @@ func Generate(seed int64, enabled []string) *Case {
 			g.on[f] = true
 		}
 	}
+	g.drawOwnStreams(seed, enabled)
 	// Spread and pod affinity need zones and labels; host ports are a small family: keep each in
 	// a good share of the clusters that may use them.
 	g.build()
@@ -156,7 +182,9 @@ func Generate(seed int64, enabled []string) *Case {
 func (g *generator) build() {
 	g.classesAndNamespaces()
 	g.nodes()
+	g.afterNodes()
 	g.boundPods()
+	g.afterBoundPods()
 	if g.on[PodGroups] {
 		g.podGroups()
 	}
@@ -168,8 +196,12 @@ func (g *generator) build() {
 		g.pdbs()
 	}
 	g.preemptor()
+	g.afterPreemptor()
 	if g.on[Sampling] {
 		g.sampling()
+	}
+	if g.on[SamplingHeavy] {
+		g.heavySampling()
 	}
 }
 
@@ -244,6 +276,9 @@ func (g *generator) nodeCount() int {
 
 func (g *generator) nodes() {
 	n := g.nodeCount()
+	if g.on[SamplingHeavy] {
+		n = int(g.own[SamplingHeavy].between(150, 400))
+	}
 	nz := 1 + g.r.Intn(3)
 	for i := 0; i < nz; i++ {
 		g.zones = append(g.zones, fmt.Sprintf("zone-%c", 'a'+i))
@@ -335,11 +370,11 @@ func (g *generator) victimClass() string {
 
 func (g *generator) newPod(ns, class string) *v1.Pod {
 	g.pod++
-	name := fmt.Sprintf("p-%04d", g.pod)
+	name := podName(g.pod)
 	app := g.pick(g.apps)
 	p := &v1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + ns + "-" + name),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: uidOf(ns, name),
 			Labels: map[string]string{"app": app}},
 		Spec: v1.PodSpec{SchedulerName: defaultSched},
 	}
@@ -417,7 +452,9 @@ func withDefault(l v1.ResourceList) v1.ResourceList {
 }
 
 // effective returns the pod's requests as the scheduler counts them, limits standing in for
-// missing requests (the API server's defaulting).
+// missing requests (the API server's defaulting), with v1.37's defaults for in-place resizes
+// (InPlacePodVerticalScaling, InPlacePodLevelResourcesVerticalScaling: the largest of the spec,
+// the allocated and the actuated resources; without the spec when the resize is Infeasible).
 func effective(p *v1.Pod) v1.ResourceList {
 	c := p.DeepCopy()
 	for i := range c.Spec.Containers {
@@ -428,7 +465,8 @@ func effective(p *v1.Pod) v1.ResourceList {
 			}
 		}
 	}
-	return resourcehelper.PodRequests(c, resourcehelper.PodResourcesOptions{})
+	return resourcehelper.PodRequests(c, resourcehelper.PodResourcesOptions{UseStatusResources: true,
+		InPlacePodLevelResourcesVerticalScalingEnabled: true})
 }
 
 func (g *generator) startTime(p *v1.Pod) {
@@ -445,6 +483,10 @@ func (g *generator) startTime(p *v1.Pod) {
 
 func (g *generator) boundPods() {
 	for i, node := range g.c.Nodes {
+		if g.dense[i] {
+			g.fillDense(i)
+			continue
+		}
 		alloc := node.Status.Allocatable
 		cpu, mem := alloc.Cpu().MilliValue(), alloc.Memory().Value()
 		target := 0.55 + 0.45*g.r.Float64()

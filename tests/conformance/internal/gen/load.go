@@ -22,7 +22,11 @@ func Load(dir string) (*Case, error) {
 	if err := d.AddFile(name, data); err != nil {
 		return nil, err
 	}
-	c := &Case{Nodes: d.Nodes, Pods: d.Pods, PDBs: d.PDBs, Classes: d.Classes, Namespaces: d.Namespaces}
+	c := &Case{Nodes: d.Nodes, Pods: d.Pods, PDBs: d.PDBs, Classes: d.Classes, Namespaces: d.Namespaces,
+		PodGroups: d.PodGroups, RuntimeClasses: d.RuntimeClasses, StorageClasses: d.StorageClasses,
+		CSIDrivers: d.CSIDrivers, CSINodes: d.CSINodes, PVs: d.PVs, PVCs: d.PVCs, VolumeAttachments: d.VolumeAttachments,
+		CSIStorageCapacities: d.CSIStorageCapacities, DeviceClasses: d.DeviceClasses, ResourceSlices: d.ResourceSlices,
+		ResourceClaimTemplates: d.ResourceClaimTemplates, ResourceClaims: d.ResourceClaims}
 	if fam, err := os.ReadFile(filepath.Join(dir, "families")); err == nil {
 		for _, f := range strings.Split(strings.TrimSpace(string(fam)), ",") {
 			if f != "" {

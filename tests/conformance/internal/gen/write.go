@@ -34,6 +34,7 @@ func (c *Case) ClusterJSON() ([]byte, error) {
 	for _, x := range c.PodGroups {
 		l.Items = append(l.Items, x)
 	}
+	l.Items = append(l.Items, c.extraObjects()...)
 	return json.MarshalIndent(l, "", " ")
 }
 
@@ -83,4 +84,46 @@ func (c *Case) Write(dir string) error {
 		}
 	}
 	return nil
+}
+
+// extraObjects are the RuntimeClasses, the storage objects and the DRA objects, in that order.
+func (c *Case) extraObjects() []any {
+	var out []any
+	for _, x := range c.RuntimeClasses {
+		out = append(out, x)
+	}
+	for _, x := range c.StorageClasses {
+		out = append(out, x)
+	}
+	for _, x := range c.CSIDrivers {
+		out = append(out, x)
+	}
+	for _, x := range c.CSINodes {
+		out = append(out, x)
+	}
+	for _, x := range c.PVs {
+		out = append(out, x)
+	}
+	for _, x := range c.PVCs {
+		out = append(out, x)
+	}
+	for _, x := range c.VolumeAttachments {
+		out = append(out, x)
+	}
+	for _, x := range c.CSIStorageCapacities {
+		out = append(out, x)
+	}
+	for _, x := range c.DeviceClasses {
+		out = append(out, x)
+	}
+	for _, x := range c.ResourceSlices {
+		out = append(out, x)
+	}
+	for _, x := range c.ResourceClaimTemplates {
+		out = append(out, x)
+	}
+	for _, x := range c.ResourceClaims {
+		out = append(out, x)
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	k8stesting "k8s.io/client-go/testing"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
@@ -53,6 +54,15 @@ type Report struct {
 	// The API calls of the actuation, in order: "delete ns/name", "patch ns/name DisruptionTarget",
 	// "patch ns/name nominatedNodeName=".
 	Calls []string `json:"calls"`
+	// Units maps each pod of a victim unit of several pods (a PodGroup in disruption mode all,
+	// GenericWorkload) to the unit's name, its smallest pod key. Upstream lists a unit's pods from
+	// its PodGroupState, a Go map: their order within the unit is random (compare.Compare compares
+	// them as a set; known-differences.md).
+	Units map[string]string `json:"units,omitempty"`
+
+	// NotModelled is preempt-whatif's: what the decision depends on that the tool does not model
+	// (exit status 3). Never set by the referee.
+	NotModelled []string `json:"notModelled,omitempty"`
 }
 
 // statusReader is the NodeToStatusReader the PostFilter receives: the filter statuses, with
@@ -136,6 +146,7 @@ func (s *Scheduler) Filter(ctx context.Context, pod *v1.Pod) (*framework.CycleSt
 // on every node (with the nominated pods), and, when no node fits, DefaultPreemption's PostFilter
 // including its actuation on the fake clientset.
 func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
+	s.Recorder.reset()
 	r := &Report{Preemptor: dump.Key(pod), Victims: []string{}, ClearedNominations: []string{},
 		Nodes: []NodeReport{}, Warnings: []string{}, MayNominate: []string{}, Calls: []string{}}
 	state, statuses, feasible, err := s.Filter(ctx, pod)
@@ -208,12 +219,18 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 		r.Nodes = append(r.Nodes, n)
 	}
 
+	if len(s.Recorder.Units) > 0 {
+		r.Units = s.Recorder.Units
+	}
 	if r.Result == "nominated" {
 		d := dry[r.NominatedNodeName]
 		for _, v := range d.Victims {
 			r.Victims = append(r.Victims, dump.Key(v))
 		}
 		r.PDBViolations = int64(d.PDBViolations)
+		if s.holdActuation {
+			return r, nil
+		}
 		if err := s.waitForActuation(pod); err != nil {
 			return nil, err
 		}
@@ -234,10 +251,15 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 
 // waitForActuation waits until the asynchronous preemption (a goroutine) has made its API calls.
 func (s *Scheduler) waitForActuation(pod *v1.Pod) error {
+	return s.waitFor(func() bool { return s.Plugin.Executor.IsPodRunningPreemption(pod.UID) }, dump.Key(pod))
+}
+
+// waitFor waits while running says the preemption of what is still running.
+func (s *Scheduler) waitFor(running func() bool, what string) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for s.Plugin.Executor.IsPodRunningPreemption(pod.UID) {
+	for running() {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the preemption of %s did not finish", dump.Key(pod))
+			return fmt.Errorf("the preemption of %s did not finish", what)
 		}
 		time.Sleep(100 * time.Microsecond)
 	}
@@ -250,6 +272,14 @@ func (s *Scheduler) waitForActuation(pod *v1.Pod) error {
 // ever returns c: if c scores lower it never does; if tied, each run returns c with probability
 // at least 1/8 (Go randomizes a small map's iteration start among 8 slots), so 400 runs miss a
 // tie with probability below 1e-23.
+//
+// With victim units of several pods (GenericWorkload) one score is random too:
+// pickOneNodeForPreemption reads the priority of a candidate's first victim pod (the pod's own
+// priority, not its group's), the first pod of the most important unit, which upstream lists in
+// Go map order: any member of that unit may come first. Then c may be chosen when, with its own
+// first pod of the lowest priority among those members and every other candidate's of the
+// highest, no other candidate scores above it (every other score reads all victims, in any
+// order). The pairs {c, d} are checked with those first pods, as above.
 func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
 	all := s.Recorder.Kept
 	out := sets.New(chosen)
@@ -263,19 +293,84 @@ func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
 		return sets.List(out)
 	}
 	ev := s.Plugin.Evaluator
+	beats := func(a, b preemption.Candidate) bool { // SelectCandidate on {a, b} may return a
+		pair := []preemption.Candidate{a, b}
+		for i := 0; i < 400; i++ {
+			if ev.SelectCandidate(ctx, pair).Name() == a.Name() {
+				return true
+			}
+		}
+		return false
+	}
+	low, high := map[string]preemption.Candidate{}, map[string]preemption.Candidate{}
+	mixed := false
+	for _, c := range all {
+		lo, hi, varies := s.firstPodChoices(c)
+		low[c.Name()], high[c.Name()] = lo, hi
+		mixed = mixed || varies
+	}
+	if !mixed {
+		for _, c := range all {
+			if c != winner && beats(c, winner) {
+				out.Insert(c.Name())
+			}
+		}
+		return sets.List(out)
+	}
 	for _, c := range all {
 		if c == winner {
 			continue
 		}
-		pair := []preemption.Candidate{winner, c}
-		for i := 0; i < 400; i++ {
-			if ev.SelectCandidate(ctx, pair).Name() == c.Name() {
-				out.Insert(c.Name())
+		possible := beats(low[c.Name()], high[winner.Name()])
+		for _, d := range all {
+			if !possible {
 				break
 			}
+			if d != c && d != winner {
+				possible = beats(low[c.Name()], high[d.Name()])
+			}
+		}
+		if possible {
+			out.Insert(c.Name())
 		}
 	}
 	return sets.List(out)
+}
+
+// orderedCandidate is a kept candidate with its victims in another order.
+type orderedCandidate struct {
+	preemption.Candidate
+	victims *extenderv1.Victims
+}
+
+func (c orderedCandidate) Victims() *extenderv1.Victims { return c.victims }
+
+// firstPodChoices returns the candidate with the member of its first victim unit of the lowest
+// pod priority first, and with that of the highest first, and whether they differ.
+func (s *Scheduler) firstPodChoices(c preemption.Candidate) (low, high preemption.Candidate, varies bool) {
+	pods := c.Victims().Pods
+	if len(pods) < 2 || s.Recorder.Units[dump.Key(pods[0])] == "" {
+		return c, c, false
+	}
+	unit := s.Recorder.Units[dump.Key(pods[0])]
+	n := 0
+	for n < len(pods) && s.Recorder.Units[dump.Key(pods[n])] == unit {
+		n++
+	}
+	lo, hi := 0, 0
+	for i := 1; i < n; i++ {
+		if corev1helpers.PodPriority(pods[i]) < corev1helpers.PodPriority(pods[lo]) {
+			lo = i
+		}
+		if corev1helpers.PodPriority(pods[i]) > corev1helpers.PodPriority(pods[hi]) {
+			hi = i
+		}
+	}
+	first := func(i int) preemption.Candidate {
+		reordered := append([]*v1.Pod{pods[i]}, append(append([]*v1.Pod(nil), pods[:i]...), pods[i+1:]...)...)
+		return orderedCandidate{c, &extenderv1.Victims{Pods: reordered, NumPDBViolations: c.Victims().NumPDBViolations}}
+	}
+	return first(lo), first(hi), corev1helpers.PodPriority(pods[lo]) != corev1helpers.PodPriority(pods[hi])
 }
 
 // recordCalls lists the fake clientset's writes (the actuation's API calls) and the pods whose

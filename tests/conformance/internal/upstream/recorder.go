@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"sort"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
@@ -9,6 +11,8 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+
+	"github.com/preempt/preempt/tests/conformance/internal/dump"
 )
 
 // DryRun is the outcome of SelectVictimsOnNode on one node.
@@ -24,10 +28,19 @@ type DryRun struct {
 //   - GetOffsetAndNumCandidates returns the offset given on the command line instead of
 //     rand.Int31n (the number of candidates is the plugin's).
 //   - SelectVictimsOnNode and CandidatesToVictimsMap record what they return: the dry run's
-//     outcome per node, in evaluation order, and the candidates DryRunPreemption kept.
+//     outcome per node, in evaluation order, the candidates DryRunPreemption kept, and the
+//     victim units of several pods (a PodGroup in disruption mode all, GenericWorkload).
+//
+// At a parallelism above 1 the dry run calls SelectVictimsOnNode from several goroutines: the
+// records are taken under a lock.
 type Recorder struct {
 	plugin *defaultpreemption.DefaultPreemption
 	offset int64
+
+	mu sync.Mutex
+	// Units maps each pod of a victim unit of several pods to the unit's name (its smallest
+	// pod key): the pods evicted together, listed by upstream in Go map order.
+	Units map[string]string
 
 	PotentialNodes   int32
 	CandidatesWanted int32
@@ -35,6 +48,8 @@ type Recorder struct {
 	DryRuns          []DryRun
 	Kept             []preemption.Candidate
 	keptRecorded     bool
+	// scores replaces the plugin's OrderedScoreFuncs when set (a model case's hooks).
+	scores func(map[string]*extenderv1.Victims) []func(string) int64
 }
 
 var _ preemption.Interface = &Recorder{}
@@ -47,11 +62,38 @@ func (r *Recorder) GetOffsetAndNumCandidates(nodes int32) (int32, int32) {
 	return r.Offset, n
 }
 
+// reset forgets the records of an earlier decision.
+func (r *Recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.DryRuns, r.Kept, r.keptRecorded, r.Units = nil, nil, false, nil
+}
+
+// recordUnit names the unit of several pods by its smallest pod key.
+func (r *Recorder) recordUnit(pods []fwk.PodInfo) {
+	if len(pods) < 2 {
+		return
+	}
+	keys := make([]string, 0, len(pods))
+	for _, p := range pods {
+		keys = append(keys, dump.Key(p.GetPod()))
+	}
+	sort.Strings(keys)
+	if r.Units == nil {
+		r.Units = map[string]string{}
+	}
+	for _, k := range keys {
+		r.Units[k] = keys[0]
+	}
+}
+
 func (r *Recorder) CandidatesToVictimsMap(candidates []preemption.Candidate) map[string]*extenderv1.Victims {
+	r.mu.Lock()
 	if !r.keptRecorded {
 		r.Kept = append([]preemption.Candidate(nil), candidates...)
 		r.keptRecorded = true
 	}
+	r.mu.Unlock()
 	return r.plugin.CandidatesToVictimsMap(candidates)
 }
 
@@ -63,10 +105,18 @@ func (r *Recorder) SelectVictimsOnNode(ctx context.Context, state fwk.CycleState
 	victims []*preemption.DomainVictim, pdbs []*policy.PodDisruptionBudget) ([]*v1.Pod, int, *fwk.Status) {
 	name := nodeInfo.Node().Name
 	pods, violations, status := r.plugin.SelectVictimsOnNode(ctx, state, preemptor, nodeInfo, victims, pdbs)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.DryRuns = append(r.DryRuns, DryRun{Node: name, Victims: pods, PDBViolations: violations, Status: status})
+	for _, v := range victims {
+		r.recordUnit(v.Pods())
+	}
 	return pods, violations, status
 }
 
 func (r *Recorder) OrderedScoreFuncs(ctx context.Context, nodesToVictims map[string]*extenderv1.Victims) []func(node string) int64 {
+	if r.scores != nil {
+		return r.scores(nodesToVictims)
+	}
 	return r.plugin.OrderedScoreFuncs(ctx, nodesToVictims)
 }

@@ -21,9 +21,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
+	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -51,6 +53,7 @@ import (
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/gen"
 )
 
 // PreemptionArgs are DefaultPreemptionArgs' sampling fields (nil: upstream's defaults).
@@ -81,10 +84,18 @@ type Options struct {
 	// only the snapshot; actuation, which deletes victims through the clientset, fails. For
 	// timing decisions on large dumps (cmd/speed), where the clientset's copies cost minutes.
 	BoundPodsInCacheOnly bool
+	// Hooks are a model case's extenders and score functions (nil: none).
+	Hooks *gen.Hooks
 	// Preemptor (namespace/name) is the pod to place: it never counts on a node, even with
 	// spec.nodeName set (kube-scheduler never schedules such a pod; the NodeName filter still
 	// reads it), and enters the queue as the other pending pods.
 	Preemptor string
+	// WrapClient, when set, wraps the fake clientset the framework (and so the preemption's
+	// actuation) calls; the informers keep reading the fake clientset itself.
+	WrapClient func(*fake.Clientset) clientset.Interface
+	// HoldActuation: Decide returns as soon as PostFilter does, without waiting for the
+	// asynchronous actuation (nor analysing ties or listing its calls).
+	HoldActuation bool
 }
 
 // resolvableFit is NodeResourcesFit with ShortageResolvable.
@@ -123,6 +134,24 @@ type Scheduler struct {
 	// clearing a nomination, when sent), "evict NS/NAME OUTCOME" (a PreemptPod call, when it
 	// returned), "activate NS/NAME".
 	Events []string
+
+	// candidate is the one the executor acts on (from its first PreemptPod call).
+	candidate preemption.Candidate
+	// mutable is the snapshot as the framework's mutable lister (the pod-group evaluator's).
+	mutable *recordingSnapshot
+	// pods are the dump's pods the scheduler sees, by key.
+	pods map[string]*v1.Pod
+	// compositePodGroups: the CompositePodGroup feature is on.
+	compositePodGroups bool
+	// holdActuation: Options.HoldActuation.
+	holdActuation bool
+}
+
+// EventsSoFar returns a copy of Events.
+func (s *Scheduler) EventsSoFar() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.Events...)
 }
 
 func (s *Scheduler) event(e string) {
@@ -200,10 +229,15 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	for _, ns := range d.Namespaces {
 		objects = append(objects, ns)
 	}
+	objects = append(objects, d.SchedulerObjects()...)
 	client := fake.NewClientset(objects...)
 	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 
 	var draManager fwk.SharedDRAManager
+	// What must have seen every object of the dump before a decision, beyond the informers' own
+	// stores: the DRA manager's ResourceSlice tracker and ResourceClaim assume cache process
+	// the informers' events on goroutines of their own.
+	var draSynced []func() bool
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
 		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
@@ -221,6 +255,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 			return nil, fmt.Errorf("resource slice tracker: %w", err)
 		}
 		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+		draSynced = append(draSynced, tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced)
 	}
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
 
@@ -228,6 +263,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	compositePodGroup := utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup)
 	cache := internalcache.New(ctx, nil, genericWorkload, compositePodGroup)
 	snapshot := internalcache.NewEmptySnapshot()
+	mutable := &recordingSnapshot{Snapshot: snapshot}
 
 	prof, err := defaultProfile(opts.Args)
 	if err != nil {
@@ -236,7 +272,11 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	if opts.SchedulerName != "" {
 		prof.SchedulerName = opts.SchedulerName
 	}
-	recorder := &Recorder{offset: opts.Offset}
+	var nodeNames []string
+	for _, n := range d.Nodes {
+		nodeNames = append(nodeNames, n.Name)
+	}
+	recorder := &Recorder{offset: opts.Offset, scores: hookScores(opts.Hooks, nodeNames)}
 	var plugin *defaultpreemption.DefaultPreemption
 	registry := frameworkplugins.NewInTreeRegistry()
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
@@ -260,17 +300,22 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		}
 	}
 	recorderFactory := func(string) events.EventRecorderLogger { return &events.FakeRecorder{} }
+	var cs clientset.Interface = client
+	if opts.WrapClient != nil {
+		cs = opts.WrapClient(client)
+	}
 	profiles, err := profile.NewMap(ctx, []schedulerapi.KubeSchedulerProfile{prof}, registry, recorderFactory,
-		frameworkruntime.WithClientSet(client),
+		frameworkruntime.WithClientSet(cs),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSharedDRAManager(draManager),
 		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
-		frameworkruntime.WithMutableSnapshotLister(snapshot),
+		frameworkruntime.WithMutableSnapshotLister(mutable),
 		frameworkruntime.WithParallelism(max(1, opts.Parallelism)),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodGroupManager(cache),
+		frameworkruntime.WithExtenders(hookExtenders(opts.Hooks, nodeNames)),
 	)
 	if err != nil {
 		return nil, err
@@ -285,16 +330,25 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	fw.SetPodNominator(queue)
 
 	informerFactory.Start(ctx.Done())
-	if err := waitForSync(ctx, informerFactory); err != nil {
+	if err := waitForSync(ctx, informerFactory, draSynced...); err != nil {
 		return nil, err
 	}
 
 	s := &Scheduler{Framework: fw, Plugin: plugin, Recorder: recorder, Client: client, Queue: queue,
-		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs}
+		Snapshot: snapshot, Cache: cache, pdbs: d.PDBs, mutable: mutable, pods: map[string]*v1.Pod{},
+		compositePodGroups: compositePodGroup, holdActuation: opts.HoldActuation}
+	for _, p := range pods {
+		s.pods[dump.Key(p)] = p
+	}
 	fw.SetPodActivator(recordingActivator{s, queue})
 	preemptPod := plugin.Executor.PreemptPod
 	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
 		victim *v1.Pod, pluginName string) (bool, error) {
+		s.mu.Lock()
+		if s.candidate == nil {
+			s.candidate = c
+		}
+		s.mu.Unlock()
 		_, getErr := client.CoreV1().Pods(victim.Namespace).Get(ctx, victim.Name, metav1.GetOptions{})
 		inMemory, err := preemptPod(ctx, c, preemptor, victim, pluginName)
 		outcome := "evicted"
@@ -366,10 +420,11 @@ func (o orderedPDBs) List(selector labels.Selector) ([]*policyv1.PodDisruptionBu
 	return out, nil
 }
 
-// waitForSync waits for every started informer's initial list, polling every millisecond (the
+// waitForSync waits for every started informer's initial list (and for more to say synced),
+// polling every millisecond (the
 // factory's own wait polls every 100 ms, a long time next to a decision), for up to 5 minutes
 // (hundreds of thousands of objects on a busy machine).
-func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
+func waitForSync(ctx context.Context, f informers.SharedInformerFactory, more ...func() bool) error {
 	closed := make(chan struct{})
 	close(closed)
 	deadline := time.Now().Add(5 * time.Minute)
@@ -377,6 +432,9 @@ func waitForSync(ctx context.Context, f informers.SharedInformerFactory) error {
 		synced := true
 		for _, ok := range f.WaitForCacheSync(closed) {
 			synced = synced && ok
+		}
+		for _, ok := range more {
+			synced = synced && ok()
 		}
 		if synced {
 			return nil

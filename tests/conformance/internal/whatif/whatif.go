@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/gen"
 	"github.com/preempt/preempt/tests/conformance/internal/upstream"
 )
 
@@ -42,6 +43,18 @@ type Options struct {
 	// SchedulerName: the profile's schedulerName (--scheduler-name, default "default-scheduler"),
 	// as preempt-whatif's flag of the same name.
 	SchedulerName string
+	// Hooks: a model text form whose extender and score lines upstream runs (--hooks FILE),
+	// the model driver's comparison (gen.Hooks).
+	Hooks string
+	// Parallelism of the framework (--parallelism; 1 by default: the dry run is deterministic;
+	// upstream's default is 16, where sampling may stop it at another point from run to run).
+	Parallelism int
+	// StampStartTimes gives every pod without status.startTime one decision time
+	// (--stamp-start-times), the referee's reading before it followed v1.37, which reads
+	// time.Now() for each such victim as it builds it: for classifying disagreements only.
+	StampStartTimes bool
+	// PodGroup (--pod-group NS/NAME) decides for a pending PodGroup (upstream's PodGroupPostFilter).
+	PodGroup string
 }
 
 // ParseArgs reads the command line.
@@ -123,6 +136,21 @@ func ParseArgs(args []string) (Options, error) {
 			if o.SchedulerName, err = get(); err == nil && o.SchedulerName == "" {
 				err = errors.New("--scheduler-name: must not be empty")
 			}
+		case "--hooks":
+			o.Hooks, err = get()
+		case "--parallelism":
+			if s, err = get(); err == nil {
+				var v int64
+				v, err = strconv.ParseInt(s, 10, 32)
+				if err != nil || v < 1 {
+					err = fmt.Errorf("--parallelism: must be a positive integer, got %q", s)
+				}
+				o.Parallelism = int(v)
+			}
+		case "--stamp-start-times":
+			o.StampStartTimes = true
+		case "--pod-group":
+			o.PodGroup, err = get()
 		case "--timings":
 		default:
 			err = fmt.Errorf("unknown option %s", args[i])
@@ -133,6 +161,9 @@ func ParseArgs(args []string) (Options, error) {
 	}
 	if o.PodFile != "" && o.PodName != "" {
 		return o, errors.New("--pod excludes --pod-name")
+	}
+	if o.PodGroup != "" && (o.PodFile != "" || o.PodName != "") {
+		return o, errors.New("--pod-group excludes --pod and --pod-name")
 	}
 	return o, nil
 }
@@ -194,6 +225,9 @@ func Load(o Options) (*dump.Dump, []*v1.Pod, *v1.Pod, error) {
 		return nil, nil, nil, BadInput{Err: err}
 	}
 	d.SystemClasses()
+	if err := d.AdmitGroups(); err != nil {
+		return nil, nil, nil, BadInput{Err: err}
+	}
 
 	var preemptor *v1.Pod
 	if o.PodFile != "" {
@@ -204,7 +238,7 @@ func Load(o Options) (*dump.Dump, []*v1.Pod, *v1.Pod, error) {
 		if preemptor, err = dump.ReadPod(name, data); err != nil {
 			return nil, nil, nil, BadInput{Err: err}
 		}
-		if err := d.Admit(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
+		if err := d.AdmitManifest(preemptor, name+": Pod "+dump.Key(preemptor)); err != nil {
 			return nil, nil, nil, BadInput{Err: err}
 		}
 	} else if preemptor, err = d.FindPending(o.PodName); err != nil {
@@ -241,16 +275,23 @@ func Load(o Options) (*dump.Dump, []*v1.Pod, *v1.Pod, error) {
 	if !inDump {
 		pods = append(pods, preemptor)
 	}
-	// Upstream reads time.Now() for a pod without status.startTime at every comparison, so the
-	// order among such pods depends on the order of the calls; one decision time, as
-	// preempt-whatif takes, pins it (known-differences.md, "missing start times").
+	// A pod without status.startTime keeps none: upstream reads time.Now() for it where it needs
+	// one (known-differences.md, "Missing start times"). --stamp-start-times gives them all one
+	// decision time instead, for classifying disagreements.
+	if o.StampStartTimes {
+		stampStartTimes(pods)
+	}
+	return d, pods, preemptor, nil
+}
+
+// stampStartTimes gives every pod without status.startTime one time, now.
+func stampStartTimes(pods []*v1.Pod) {
 	now := metav1.Now()
 	for _, p := range pods {
 		if p.Status.StartTime == nil {
 			p.Status.StartTime = &now
 		}
 	}
-	return d, pods, preemptor, nil
 }
 
 // Decide loads the dump and the pod and decides with upstream's code.
@@ -266,13 +307,23 @@ func Decide(o Options) (*upstream.Report, error) {
 			Message: fmt.Sprintf("the pod's spec.schedulerName is %q, not %s (--scheduler-name): that scheduler decides for it",
 				preemptor.Spec.SchedulerName, o.SchedulerName)}, nil
 	}
+	var hooks *gen.Hooks
+	if o.Hooks != "" {
+		name, data, err := dump.ReadFile(o.Hooks)
+		if err != nil {
+			return nil, BadInput{Err: err}
+		}
+		if hooks, err = gen.ParseHooks(string(data)); err != nil {
+			return nil, BadInput{Err: fmt.Errorf("%s: %v", name, err)}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())
-	s, err := upstream.New(ctx, d, pods, upstream.Options{SchedulerName: o.SchedulerName,
+	s, err := upstream.New(ctx, d, pods, upstream.Options{SchedulerName: o.SchedulerName, Hooks: hooks,
 		Args:   upstream.PreemptionArgs{MinCandidateNodesPercentage: o.Percentage, MinCandidateNodesAbsolute: o.Absolute},
 		Offset: o.Offset, ShortageResolvable: o.ShortageResolvable, AllSchedulersNominations: o.AllSchedulersNominations,
-		Preemptor: dump.Key(preemptor)})
+		Preemptor: dump.Key(preemptor), Parallelism: o.Parallelism})
 	if err != nil {
 		if strings.Contains(err.Error(), "minCandidateNodes") {
 			return nil, BadInput{Err: err}

@@ -1,0 +1,108 @@
+package whatif
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/upstream"
+)
+
+// DecideGroup decides for the pending PodGroup o.PodGroup with upstream's code: its pending
+// members (the dump's pending pods naming it, in input order) placed by the placement both sides
+// share (upstream.FirstFitPlacement), then DefaultPreemption's PodGroupPostFilter. GenericWorkload
+// must be on (--feature-gates). A PodGroup under a CompositePodGroup (CompositePodGroup on) is
+// decided for itself alone, with a warning: kube-scheduler schedules the whole hierarchy as one
+// unit, which the referee does not place.
+func DecideGroup(o Options) (*upstream.GroupReport, error) {
+	if o.FeatureGates != "" {
+		if err := utilfeature.DefaultMutableFeatureGate.Set(o.FeatureGates); err != nil {
+			return nil, BadInput{Err: fmt.Errorf("--feature-gates: %v", err)}
+		}
+	}
+	if !utilfeature.DefaultFeatureGate.Enabled(features.GenericWorkload) {
+		return nil, BadInput{Err: errors.New("--pod-group: needs --feature-gates GenericWorkload=true (pod groups are scheduled only with it)")}
+	}
+	if len(o.Clusters) == 0 {
+		return nil, BadInput{Err: errors.New("--cluster is required")}
+	}
+	ns, name, ok := strings.Cut(o.PodGroup, "/")
+	if !ok || ns == "" || name == "" {
+		return nil, BadInput{Err: fmt.Errorf("--pod-group %s: expected NAMESPACE/NAME", o.PodGroup)}
+	}
+	d := &dump.Dump{}
+	for _, f := range o.Clusters {
+		fname, data, err := dump.ReadFile(f)
+		if err != nil {
+			return nil, BadInput{Err: err}
+		}
+		if err := d.AddFile(fname, data); err != nil {
+			return nil, BadInput{Err: err}
+		}
+	}
+	if err := d.Validate(); err != nil {
+		return nil, BadInput{Err: err}
+	}
+	d.SystemClasses()
+	if err := d.AdmitGroups(); err != nil {
+		return nil, BadInput{Err: err}
+	}
+	var pg *schedulingv1beta1.PodGroup
+	for _, g := range d.PodGroups {
+		if g.Namespace == ns && g.Name == name {
+			pg = g
+		}
+	}
+	if pg == nil {
+		return nil, BadInput{Err: fmt.Errorf("--pod-group %s: no such PodGroup in the cluster dump", o.PodGroup)}
+	}
+	var pods, members []*v1.Pod
+	for _, p := range d.Pods {
+		if dump.IsTerminal(p) {
+			continue
+		}
+		if err := d.Admit(p, "Pod "+dump.Key(p)); err != nil {
+			return nil, BadInput{Err: err}
+		}
+		pods = append(pods, p)
+		if p.Spec.NodeName == "" && p.Namespace == ns && p.Spec.SchedulingGroup != nil &&
+			p.Spec.SchedulingGroup.PodGroupName != nil && *p.Spec.SchedulingGroup.PodGroupName == name {
+			members = append(members, p)
+		}
+	}
+	if len(members) == 0 {
+		return nil, BadInput{Err: fmt.Errorf("--pod-group %s: the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName %s, no spec.nodeName)",
+			o.PodGroup, name)}
+	}
+	if o.StampStartTimes {
+		stampStartTimes(pods)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx = klog.NewContext(ctx, klog.Background())
+	s, err := upstream.New(ctx, d, pods, upstream.Options{SchedulerName: o.SchedulerName, Offset: o.Offset,
+		Parallelism: o.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	pgInfo := &framework.PodGroupInfo{Namespace: ns, Name: name, Type: fwk.PodGroupKeyType, UnscheduledPods: members, PodGroup: pg}
+	r, err := s.DecideGroup(ctx, pgInfo)
+	if err != nil {
+		return nil, err
+	}
+	if pg.Spec.ParentCompositePodGroupName != nil && utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the PodGroup belongs to CompositePodGroup %s/%s: kube-scheduler schedules the whole hierarchy as one unit; decided here for this PodGroup alone",
+			ns, *pg.Spec.ParentCompositePodGroupName))
+	}
+	return r, nil
+}
