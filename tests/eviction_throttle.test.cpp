@@ -5,10 +5,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
+#include "preempt/dispatcher.hpp"
 #include "preempt/eviction_throttle.hpp"
 #include "preempt/model/resource_pod.hpp"
+#include "preempt/throttled_dispatch.hpp"
 
 namespace {
 
@@ -99,4 +102,62 @@ TEST_CASE("eviction throttle: without limits every batch is admitted at once") {
   for (int i = 0; i < 10; ++i)
     CHECK(t.admit(preemptor, 0, many.victims(), at(std::chrono::seconds(i))).admitted);
   CHECK(t.recorded() == 0);
+}
+
+namespace {
+
+struct recording_client {
+  std::vector<preempt::model::pod_id> evicted;
+  preempt::eviction_result evict(const pod& victim, const pod&) {
+    evicted.push_back(victim.uid());
+    return preempt::eviction_result::evicted();
+  }
+};
+
+struct wake_up_hooks {
+  std::vector<clock_type::time_point>* wakes;
+  void reactivate_at(const pod&, clock_type::time_point t) { wakes->push_back(t); }
+};
+
+}  // namespace
+
+TEST_CASE("throttled_apply: held back, nominated, woken when the window opens; then evicted") {
+  preempt::nomination_ledger<pod> ledger(2);
+  preempt::in_flight_table<pod> in_flight;
+  recording_client client;
+  std::vector<clock_type::time_point> wakes;
+  preempt::dispatcher<pod, preempt::inline_executor, recording_client, wake_up_hooks> dispatch(
+      ledger, in_flight, client, preempt::inline_executor{}, wake_up_hooks{&wakes});
+  throttle t({.window = 10s, .per_node = 1});
+  const batch first({make(1)}), second({make(2)});
+  preempt::decision<pod> d;
+  d.kind = preempt::decision_kind::nominated;
+  d.node_index = 0;
+  d.node_name = "n0";
+
+  d.victims = first.victims();
+  const auto a = preempt::throttled_apply(dispatch, t, preemptor, d, at(0s));
+  CHECK_FALSE(a.held_back);
+  CHECK(client.evicted == std::vector<preempt::model::pod_id>{1});
+
+  d.victims = second.victims();
+  const auto b = preempt::throttled_apply(dispatch, t, other_preemptor, d, at(3s));
+  CHECK(b.held_back);
+  CHECK(b.retry_at == at(10s));
+  CHECK(wakes == std::vector<clock_type::time_point>{at(10s)});
+  CHECK(client.evicted.size() == 1);                                              // nothing evicted
+  CHECK(ledger.node_of(other_preemptor.uid()) == std::optional<std::size_t>(0));  // nominated
+
+  const auto c = preempt::throttled_apply(dispatch, t, other_preemptor, d, at(10s));
+  CHECK_FALSE(c.held_back);
+  CHECK(client.evicted == std::vector<preempt::model::pod_id>{1, 2});
+
+  SUBCASE("not a nomination: applied as it is") {
+    preempt::decision<pod> none;
+    none.kind = preempt::decision_kind::unschedulable;
+    none.clear_nomination = true;
+    const auto e = preempt::throttled_apply(dispatch, t, other_preemptor, none, at(11s));
+    CHECK_FALSE(e.held_back);
+    CHECK_FALSE(ledger.node_of(other_preemptor.uid()).has_value());
+  }
 }
