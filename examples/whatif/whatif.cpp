@@ -29,8 +29,8 @@
 #include "preempt/victim_reasons.hpp"
 #include "queue_entry.hpp"
 #include "stopwatch.hpp"
-#include "unmodelled.hpp"
 #include "storage.hpp"
+#include "unmodelled.hpp"
 
 namespace whatif {
 
@@ -377,10 +377,10 @@ struct analysis::model {
   void describe(const evaluator_type::decision_type& d, const recorded_nodes& recorded,
                 filter_pass& filters, report& out) const;
   void explain_nomination(const cluster_view& view, const evaluator_type::decision_type& d,
-                          const pod& preemptor, const options& opts, const victim_costs* costs,
-                          report& out) const;
+                          const pod& preemptor, const pod_object& preemptor_object,
+                          const options& opts, const victim_costs* costs, report& out) const;
   void explain_victims(const cluster_view& view, const evaluator_type::decision_type& d,
-                       const pod& preemptor, report& out) const;
+                       const pod& preemptor, const pod_object& preemptor_object, report& out) const;
   // --policy spare-reschedulable: could the pod run on a node other than its own?
   bool can_run_elsewhere(const pod& p) const;
 };
@@ -1113,7 +1113,7 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
                                           preempt::inline_executor{}, at);
     describe(d, recorded, filters, out);
     if (d.kind == preempt::decision_kind::nominated)
-      explain_nomination(view, d, preemptor, opts, cost_table, out);
+      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
   } else {
     std::vector<std::int8_t> elsewhere(dump->pods.size(), -1);  // by uid - 1; -1: not asked
     const std::function<bool(const pod&)> ask = [&](const pod& p) {
@@ -1139,7 +1139,7 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
                                           preempt::inline_executor{}, at);
     describe(d, recorded, filters, out);
     if (d.kind == preempt::decision_kind::nominated)
-      explain_nomination(view, d, preemptor, opts, cost_table, out);
+      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
   }
   if (costs && costs->error) return costs->error;
   return std::nullopt;
@@ -1184,8 +1184,9 @@ void analysis::model::describe(const evaluator_type::decision_type& d,
 // it clears (reported, not applied: every decision sees the same cluster), and the tie-break.
 void analysis::model::explain_nomination(const cluster_view& view,
                                          const evaluator_type::decision_type& d,
-                                         const pod& preemptor, const options& opts,
-                                         const victim_costs* costs, report& out) const {
+                                         const pod& preemptor, const pod_object& preemptor_object,
+                                         const options& opts, const victim_costs* costs,
+                                         report& out) const {
   out.nominated_node = std::string(d.node_name);
   out.pdb_violations = d.pdb_violations;
   out.budgets_exceeded = preempt::count_budget_violations(d.victims, budgets);
@@ -1193,7 +1194,7 @@ void analysis::model::explain_nomination(const cluster_view& view,
     out.victims.push_back(victim(p));
     if (costs != nullptr) out.victims.back().cost = costs->of(*p);
   }
-  if (opts.victim_reasons) explain_victims(view, d, preemptor, out);
+  if (opts.victim_reasons) explain_victims(view, d, preemptor, preemptor_object, out);
   // Upstream clears the nominations of strictly lower-priority pods on the chosen node. With
   // asynchronous preemption (the default since v1.33) that happens in the goroutine
   // prepareCandidateAsync starts only when some victim is not being deleted already: when every
@@ -1227,7 +1228,7 @@ void analysis::model::explain_nomination(const cluster_view& view,
 // the preemptor would then be short of (preempt::explain_victims).
 void analysis::model::explain_victims(const cluster_view& view,
                                       const evaluator_type::decision_type& d, const pod& preemptor,
-                                      report& out) const {
+                                      const pod_object& preemptor_object, report& out) const {
   cluster_view::state_type state = view.make_state();
   view.prepare_state(d.node_index, state);
   const auto on_node = [&](const pod* v) {
@@ -1246,9 +1247,23 @@ void analysis::model::explain_victims(const cluster_view& view,
     here.push_back(d.victims[i]);
     at.push_back(i);
   }
+  // The host ports of the preemptor that the victim holds (NodePorts' conflict).
+  const auto ports_held = [&](const pod* v) {
+    k8s::used_ports held;
+    held.add(std::span<const k8s::host_port>(dump->pods[v->uid() - 1].host_ports));
+    std::string r;
+    for (const k8s::host_port& w : preemptor_object.host_ports)
+      if (held.conflicts(w))
+        r += (r.empty() ? "" : ", ") + std::to_string(w.port) + "/" +
+             (w.protocol.empty() ? std::string("TCP") : w.protocol);
+    return r;
+  };
+  const pod* explained = nullptr;
   const auto format = [&](const preempt::victim_explanation& e) {
     if (e.fit.is_success()) return std::string("not needed alone (evicted with the others)");
     std::string r = join_reasons(e.fit.reasons());
+    if (const std::string ports = ports_held(explained); !ports.empty())
+      r += "; host port " + ports + " held by this victim";
     for (const preempt::victim_shortage& s : e.shortages()) {
       const std::string name(names.name(s.dimension));
       const auto amount = [&](std::int64_t v) {
@@ -1262,6 +1277,7 @@ void analysis::model::explain_victims(const cluster_view& view,
   (void)preempt::explain_victims(preemptor, state, std::span<const pod* const>(here),
                                  ledger.nominated_to_unlocked(d.node_index),
                                  [&](std::size_t i, const preempt::victim_explanation& e) {
+                                   explained = here[i];
                                    out.victims[at[i]].reason = format(e);
                                  });
 }

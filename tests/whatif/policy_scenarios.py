@@ -28,7 +28,7 @@ def node(name, cpu="1", pods="110", labels=None, taints=None):
 
 
 def pod(name, node_name, cpu, priority, start="1970-01-01T00:00:00Z", labels=None,
-        annotations=None, node_selector=None, ns="default"):
+        annotations=None, node_selector=None, ns="default", host_port=None):
     meta = {"name": name, "namespace": ns}
     if labels:
         meta["labels"] = labels
@@ -36,6 +36,8 @@ def pod(name, node_name, cpu, priority, start="1970-01-01T00:00:00Z", labels=Non
         meta["annotations"] = annotations
     spec = {"priority": priority,
             "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Mi"}}}]}
+    if host_port:
+        spec["containers"][0]["ports"] = [{"containerPort": host_port, "hostPort": host_port}]
     if node_name:
         spec["nodeName"] = node_name
     if node_selector:
@@ -272,6 +274,21 @@ write("policy-victim-reasons", """
 the pod short of: b or c back beside a leaves 200m of the 400m asked. No policy: kube-scheduler's
 decision, with the reasons.
 """, min_cost_items, preemptor, "--victim-reasons", check_reasons, text=True)
+
+
+
+def check_port_reason(out):
+    f = "policy-victim-reasons-ports"
+    expect("default/web: node(s) didn't have free ports for the requested pod ports; host port "
+           "8080/TCP held by this victim" in out, f, "the port")
+
+
+write("policy-victim-reasons-ports", """
+--victim-reasons: the victim holds host port 8080, which the pod asks for; resources are not short.
+Its reason names the filter's (NodePorts) and the port.
+""", [node("node-a", cpu="4"), pod("web", "node-a", "100m", 10, host_port=8080)],
+      pod("p", None, "100m", 1000, host_port=8080), "--victim-reasons", check_port_reason,
+      text=True)
 
 # --- kubernetes 1.37 / 1.38 ------------------------------------------------------------------
 empty_selector_items = [node("node-a", cpu="400m"), node("node-b", cpu="400m"),
