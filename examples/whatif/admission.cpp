@@ -53,7 +53,7 @@ void limit_ranger(const cluster_dump& dump, pod_object& pod, k8s::pod_resources&
   const auto unset = [](const k8s::container_resources& c, std::string_view r) {
     return !c.requests.contains(r) && !c.limits.contains(r);
   };
-  if (dump.limit_ranges.empty()) {
+  if (dump.limit_ranges.empty() && !dump.holds_every("LimitRange")) {
     each_container([&](const k8s::container_resources& c, const std::string& at) {
       for (std::string_view r : {"cpu", "memory"})
         if (unset(c, r))
@@ -113,7 +113,7 @@ std::optional<load_error> runtime_class(const cluster_dump& dump, pod_object& po
     for (const runtime_class_object& c : dump.runtime_classes)
       if (c.name == *pod.runtime_class) rc = &c;
     if (rc == nullptr) {
-      if (!dump.runtime_classes.empty())
+      if (!dump.runtime_classes.empty() || dump.holds_every("RuntimeClass"))
         return load_error{where(pod) + ": spec.runtimeClassName: RuntimeClass \"" +
                           clip(*pod.runtime_class) +
                           "\" not found (the API server rejects the pod)"};

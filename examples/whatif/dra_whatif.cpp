@@ -92,11 +92,12 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
     case k::skip: return;
     case k::rejected:
       // A kind the dump lacks altogether was most likely not fetched, not absent from the cluster.
-      if (dump_->dra.claims.empty() && pre.message.rfind("could not find ResourceClaim", 0) == 0) {
+      if (dump_->dra.claims.empty() && !dump_->holds_every("ResourceClaim") &&
+          pre.message.rfind("could not find ResourceClaim", 0) == 0) {
         refuse_once(refusals,
                     who + ": spec.resourceClaims: the dump holds no ResourceClaim at all (" +
                         pre.message + "): add resourceclaims to the kubectl get of the dump");
-      } else if (dump_->dra.classes.empty() &&
+      } else if (dump_->dra.classes.empty() && !dump_->holds_every("DeviceClass") &&
                  pre.message.find("device class") != std::string::npos) {
         refuse_once(refusals,
                     who + ": spec.resourceClaims: the dump holds no DeviceClass at all (" +
@@ -132,7 +133,7 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
   for (const kd::resource_claim* c : plugin_->claims())
     if (!c->allocation) allocates = true;
   if (!allocates) return;
-  if (dump_->dra.slices.empty())
+  if (dump_->dra.slices.empty() && !dump_->holds_every("ResourceSlice"))
     refuse_once(refusals,
                 who +
                     ": spec.resourceClaims: the dump holds no ResourceSlice at all, so no device "

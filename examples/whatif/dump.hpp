@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,7 +39,8 @@ struct node_object {
 struct pod_object {
   std::string ns;
   std::string name;
-  std::string uid;  // metadata.uid (the owner a generic ephemeral volume's claim names)
+  // metadata.uid: the owner a generic ephemeral volume's claim and a ResourceClaim name.
+  std::string uid;
   k8s::label_set labels;
   // Only the annotation --victim-cost names, when it does (kinds::read_extra_fields).
   k8s::label_set annotations;
@@ -86,8 +88,7 @@ struct pod_object {
   // What the API server would do to the manifest that the dump cannot tell (admission.hpp):
   // each decision for this pod is refused with these.
   std::vector<std::string> not_modelled;
-  // DynamicResources: metadata.uid (`uid` above), spec.resourceClaims,
-  // status.resourceClaimStatuses.
+  // DynamicResources: spec.resourceClaims, status.resourceClaimStatuses (and `uid` above).
   std::vector<k8s::dra::pod_claim> resource_claims;
   std::vector<k8s::dra::pod_claim_status> claim_statuses;
   // Where the object came from, for messages: the input file and "items[i]" position.
@@ -178,6 +179,15 @@ struct cluster_dump {
   // What kube-scheduler may read that the inputs could not hold (kinds a failed discovery did not
   // list): every decision is refused with these (exit status 3).
   std::vector<std::string> input_refusals;
+  // The kinds of which the inputs hold every object the cluster has (the kinds the kubectl plugin
+  // read; all of them with --complete-dump). A kind the dump holds no object of may simply not
+  // have been fetched: where kube-scheduler would read one, the decision is refused, unless the
+  // kind is known to be complete (then none exists, and the decision is upstream's).
+  std::set<std::string, std::less<>> complete_kinds;
+  bool complete_dump = false;
+  bool holds_every(std::string_view kind) const {
+    return complete_dump || complete_kinds.find(kind) != complete_kinds.end();
+  }
 };
 
 }  // namespace whatif

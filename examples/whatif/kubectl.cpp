@@ -186,6 +186,34 @@ const std::vector<std::string>& kubectl_resources() {
   return resources;
 }
 
+std::string_view kind_of_resource(std::string_view resource) {
+  static constexpr std::pair<std::string_view, std::string_view> kinds[] = {
+      {"nodes", "Node"},
+      {"pods", "Pod"},
+      {"poddisruptionbudgets.policy", "PodDisruptionBudget"},
+      {"priorityclasses.scheduling.k8s.io", "PriorityClass"},
+      {"namespaces", "Namespace"},
+      {"podgroups.scheduling.k8s.io", "PodGroup"},
+      {"compositepodgroups.scheduling.k8s.io", "CompositePodGroup"},
+      {"runtimeclasses.node.k8s.io", "RuntimeClass"},
+      {"limitranges", "LimitRange"},
+      {"persistentvolumeclaims", "PersistentVolumeClaim"},
+      {"persistentvolumes", "PersistentVolume"},
+      {"storageclasses.storage.k8s.io", "StorageClass"},
+      {"csinodes.storage.k8s.io", "CSINode"},
+      {"csidrivers.storage.k8s.io", "CSIDriver"},
+      {"volumeattachments.storage.k8s.io", "VolumeAttachment"},
+      {"csistoragecapacities.storage.k8s.io", "CSIStorageCapacity"},
+      {"resourceclaims.resource.k8s.io", "ResourceClaim"},
+      {"resourceclaimtemplates.resource.k8s.io", "ResourceClaimTemplate"},
+      {"resourceslices.resource.k8s.io", "ResourceSlice"},
+      {"deviceclasses.resource.k8s.io", "DeviceClass"},
+      {"devicetaintrules.resource.k8s.io", "DeviceTaintRule"}};
+  for (const auto& [r, k] : kinds)
+    if (r == resource) return k;
+  return {};
+}
+
 std::string kubectl_error_line(std::string_view standard_error) {
   std::vector<std::string_view> lines;
   while (!standard_error.empty()) {
@@ -232,6 +260,11 @@ std::optional<load_error> read_cluster_through_kubectl(const kubectl_options& op
   std::vector<std::string> served, not_served;
   for (const std::string& r : kubectl_resources())
     (listed.contains(r) ? served : not_served).push_back(r);
+  // Every served type is read whole (-A): none of its objects is missing from the dump; a type
+  // not served (discovery complete) has no objects.
+  for (const std::string& r : served) dump.complete_kinds.emplace(kind_of_resource(r));
+  if (discovered_all)
+    for (const std::string& r : not_served) dump.complete_kinds.emplace(kind_of_resource(r));
   if (!not_served.empty() && discovered_all)
     warnings.push_back("the cluster does not serve " + join(not_served, ", ") +
                        " (kubectl api-resources): it holds none of them");

@@ -53,6 +53,10 @@ std::optional<load_error> read_cluster_through_kubectl(const kubectl_options& op
 // none: where a --pod-name without a namespace is looked for, as kubectl looks for names.
 std::optional<load_error> kubectl_namespace(const kubectl_options& options, std::string& ns);
 
+// The kind of a resource type of kubectl_resources() ("persistentvolumeclaims" ->
+// "PersistentVolumeClaim"), "" for another.
+std::string_view kind_of_resource(std::string_view resource);
+
 // kubectl's error line among what it wrote to its standard error (see above).
 std::string kubectl_error_line(std::string_view standard_error);
 

@@ -79,6 +79,7 @@ struct command_line {
   bool all_pending = false;
   bool plan = false;  // --plan
   bool timings = false;
+  bool complete_dump = false;
   preempt::sampling_args sampling;
   bool plugin = false;              // started as kubectl-preempt_whatif
   whatif::kubectl_options kubectl;  // passed through to kubectl
@@ -196,6 +197,12 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
   app.add_flag("--victim-reasons", cl.policy.victim_reasons,
                "Per victim, the filter condition its eviction relieves (which resource and how "
                "much, which port, which term)");
+  app.add_flag("--complete-dump", cl.complete_dump,
+               "The dump holds every object of every kind the tool reads that the cluster serves "
+               "(it was made with the README's kubectl command): a kind it holds no object of has "
+               "none in the cluster. Without it, where kube-scheduler would read objects of a kind "
+               "the dump holds none of (LimitRanges, RuntimeClasses, Namespaces, claims, ...), the "
+               "decision is refused (exit 3). The kubectl plugin knows the kinds it read");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -267,8 +274,10 @@ struct loaded {
 
 std::optional<whatif::load_error> load_inputs(const command_line& cl, std::uint64_t max_size,
                                               loaded& in) {
+  in.dump.complete_dump = cl.complete_dump;
   if (cl.bundled()) {
     in.origin = "bundled example: examples/data/cluster.json and examples/data/pod.json";
+    in.dump.complete_dump = true;  // the example's whole cluster
     const auto cluster =
         whatif::make_source("examples/data/cluster.json", whatif::bundled_cluster());
     if (auto e = in.loader.add_cluster(cluster, in.dump)) return e;

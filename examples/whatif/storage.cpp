@@ -158,6 +158,64 @@ void storage_model::prepare(const pod_object& p, const std::vector<k8s::node_fac
       });
 }
 
+void storage_model::refuse_absent_kinds(const pod_object& p,
+                                        const std::function<void(std::string)>& refuse) const {
+  const storage_dump& s = dump_->storage;
+  const auto absent = [&](bool empty, std::string_view kind) {
+    return empty && !dump_->holds_every(kind);
+  };
+  const auto say = [&](std::string_view kind, std::string_view resource, std::string_view why) {
+    refuse("Pod " + p.key() + ": spec.volumes: the dump holds no " + std::string(kind) +
+           " at all, and " + std::string(why) + " (add " + std::string(resource) +
+           " to the dump, or --complete-dump if it holds every object)");
+  };
+  bool claims = false, attachable = false;
+  for (const k8s::pod_volume& v : p.volumes) {
+    claims = claims || v.source == k8s::volume_source::claim ||
+             v.source == k8s::volume_source::ephemeral;
+    // Inline CSI volumes are not counted by NodeVolumeLimits; every other source may be.
+    attachable = attachable || (v.source != k8s::volume_source::other &&
+                                v.source != k8s::volume_source::csi);
+  }
+  if (claims && absent(s.claims.empty(), "PersistentVolumeClaim")) {
+    say("PersistentVolumeClaim", "persistentvolumeclaims",
+        "VolumeBinding and VolumeRestrictions read the pod's claims");
+    return;  // the rest depends on the claims
+  }
+  // The pod's claims the dump holds: bound ones read their volume, unbound ones their class
+  // (its binding mode) and the volumes they may bind to.
+  bool bound = false, unbound = false;
+  for (const k8s::pod_volume& v : p.volumes) {
+    if (v.source != k8s::volume_source::claim && v.source != k8s::volume_source::ephemeral)
+      continue;
+    const std::string name =
+        v.source == k8s::volume_source::claim ? v.claim_name : p.name + "-" + v.name;
+    for (const auto& c : s.claims)
+      if (c.ns == p.ns && c.name == name) (c.volume_name.empty() ? unbound : bound) = true;
+  }
+  if ((bound || unbound) && absent(s.volumes.empty(), "PersistentVolume"))
+    say("PersistentVolume", "persistentvolumes",
+        "VolumeBinding and VolumeZone read the volumes the pod's claims are or may be bound to");
+  if (unbound && absent(s.classes.empty(), "StorageClass"))
+    say("StorageClass", "storageclasses",
+        "VolumeBinding reads the classes of the pod's unbound claims");
+  if (attachable && absent(s.csi_nodes.empty(), "CSINode"))
+    say("CSINode", "csinodes", "NodeVolumeLimits reads the nodes' attach limits there");
+  if (attachable && absent(s.drivers.empty(), "CSIDriver"))
+    say("CSIDriver", "csidrivers",
+        "NodeVolumeLimits and VolumeBinding read the drivers of the pod's volumes");
+  if (attachable && !s.csi_nodes.empty() && absent(s.attachments.empty(), "VolumeAttachment"))
+    say("VolumeAttachment", "volumeattachments",
+        "NodeVolumeLimits counts the volumes attached to each node");
+  const bool capacity_tracked =
+      std::any_of(s.drivers.begin(), s.drivers.end(), [](const auto& d) {
+        return d.storage_capacity;
+      });
+  if (claims && capacity_tracked && absent(s.capacities.empty(), "CSIStorageCapacity"))
+    say("CSIStorageCapacity", "csistoragecapacities",
+        "VolumeBinding reads the storage capacity of drivers that publish it");
+}
+
 void storage_model::refuse_unmodelled(
     const pod_object& p, const k8s::attachable_names& resolved, const k8s::volume_filters& filters,
     const std::vector<char>& reached,

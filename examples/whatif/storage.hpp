@@ -72,6 +72,11 @@ class storage_model {
       const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& nominated,
       const std::function<void(std::string)>& refuse) const;
 
+  // Calls refuse(text) for each storage kind the decision for `p` reads of which the dump holds no
+  // object at all while not known to be complete (cluster_dump::holds_every): such a kind was most
+  // likely not fetched, and kube-scheduler would read its objects.
+  void refuse_absent_kinds(const pod_object& p, const std::function<void(std::string)>& refuse) const;
+
  private:
   std::string untranslated_volume(const pod_object& p, const k8s::pod_volume& v) const;
 

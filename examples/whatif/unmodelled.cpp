@@ -33,7 +33,7 @@ void own_terms(const pod_object& p, std::span<const k8s::affinity_term> terms,
 }  // namespace
 
 void refuse_unmodelled(const cluster_dump& dump, const pod_object& preemptor, report& out) {
-  if (!dump.namespaces.empty()) return;
+  if (!dump.namespaces.empty() || dump.holds_every("Namespace")) return;
   own_terms(preemptor, preemptor.affinity_terms, "podAffinity", out);
   own_terms(preemptor, preemptor.anti_affinity_terms, "podAntiAffinity", out);
   // Placed and nominated pods whose anti-affinity may bind the preemptor, depending on the

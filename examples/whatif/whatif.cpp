@@ -1030,6 +1030,8 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
               filters);
   if (devices.active()) view.set_dynamic_resources(devices.verdicts());
   for (std::string& r : refusals) out.refuse(std::move(r));
+  m.storage.refuse_absent_kinds(preemptor_object,
+                                [&](std::string what) { out.refuse(std::move(what)); });
   m.storage.refuse_unmodelled(
       preemptor_object, resolved, volumes, filters.reached,
       [&](std::size_t node, const std::function<void(std::size_t)>& visit) {

@@ -116,6 +116,12 @@ func upstreamDecide(args []string) (*upstream.Report, error) {
 	return whatif.Decide(o)
 }
 
+// preemptArgs are preempt-whatif's arguments for a case: the case's, and --complete-dump, since a
+// generated or kept cluster is the whole cluster (a kind it holds no object of has none).
+func preemptArgs(args []string) []string {
+	return append(append([]string(nil), args...), "--complete-dump")
+}
+
 // exitNotModelled is preempt-whatif's exit status for a decision that depends on something it
 // does not model (its JSON names each in notModelled).
 const exitNotModelled = 3
@@ -163,7 +169,7 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 	}
 	o.up, o.upstreamRuns, o.distinct = up, 1, 1
 	var pr upstream.Report
-	refused, err := runJSON(d.preempt, args, &pr)
+	refused, err := runJSON(d.preempt, preemptArgs(args), &pr)
 	if err != nil {
 		o.diffs = failure(err)
 	} else {

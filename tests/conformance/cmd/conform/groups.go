@@ -235,7 +235,7 @@ func (d deciders) decideGroupCase(dir string, args []string) (outcome, *upstream
 	o.up = &upstream.Report{Result: up.Result}
 	o.upstreamRuns, o.distinct = 1, 1
 	var pr upstream.GroupReport
-	refused, err := runJSON(d.preempt, args, &pr)
+	refused, err := runJSON(d.preempt, preemptArgs(args), &pr)
 	if err != nil {
 		o.diffs = failure(err)
 		return o, up, nil, nil
