@@ -42,6 +42,8 @@ struct pod_object {
   // metadata.uid: the owner a generic ephemeral volume's claim and a ResourceClaim name.
   std::string uid;
   k8s::label_set labels;
+  // Only the annotation --victim-cost names, when it does (kinds::read_extra_fields).
+  k8s::label_set annotations;
   k8s::pod_priority_spec priority;
   std::string node_name;            // spec.nodeName
   std::string scheduler_name;       // spec.schedulerName ("" means default-scheduler)

@@ -356,11 +356,31 @@ constexpr field<feature_facts> feature_spec_fields[] = {
     {"hostUsers", decode::boolean<&feature_facts::host_users>{}},
 };
 
+extra_fields& wanted_extras() {
+  static extra_fields wanted;
+  return wanted;
+}
+
 constexpr field<pod_object> pod_metadata_fields[] = {
     name_field<pod_object>,
     namespace_field<pod_object>,
     {"uid", decode::text<&pod_object::uid>{}},
     {"labels", decode::string_map<&pod_object::labels>{}},
+    {"annotations",
+     [](context& x, dom::element e, pod_object& p) {
+       const std::string& key = wanted_extras().cost_annotation;
+       if (key.empty()) return true;  // not read
+       dom::object o;
+       if (!x.read_object(e, o)) return false;
+       for (dom::key_value_pair kv : o) {
+         if (kv.key != key) continue;
+         auto s = x.field(kv.key);
+         std::string value;
+         if (!x.read_string(kv.value, value)) return false;
+         p.annotations.set(std::string(kv.key), std::move(value));
+       }
+       return true;
+     }},
     {"creationTimestamp", decode::instant<&pod_object::created>{}},
     {"deletionTimestamp",
      [](context& x, dom::element e, pod_object& p) {
@@ -518,7 +538,7 @@ bool read_resize_state(context& x, dom::element conditions, k8s::resize_state& o
 
 bool read_pod(context& x, dom::element obj, pod_decoding& p, bool full_placement) {
   if (!read_named(x, obj, pod_fields, p)) return false;
-  if (full_placement || p.node_name.empty()) {
+  if (full_placement || p.node_name.empty() || wanted_extras().bound_pods_placement) {
     auto s = x.field("spec");
     feature_facts features;
     for (dom::element spec : p.specs) {
@@ -843,6 +863,8 @@ const kind_entry* find_kind(std::string_view kind) noexcept {
 bool is_read(std::string_view kind) noexcept {
   return find_kind(kind) != nullptr || is_storage_kind(kind);
 }
+
+void read_extra_fields(extra_fields wanted) { wanted_extras() = std::move(wanted); }
 
 std::optional<load_error> add_object(std::string_view kind, dom::element obj, const origin& where,
                                      cluster_dump& dump) {

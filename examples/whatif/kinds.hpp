@@ -41,6 +41,16 @@ bool is_read(std::string_view kind) noexcept;
 std::optional<load_error> add_object(std::string_view kind, simdjson::dom::element obj,
                                      const origin& where, cluster_dump& dump);
 
+// What the opt-in policies read beyond the decision's needs (set before any object is decoded;
+// read by the decoding threads): the annotation holding a pod's cost (--victim-cost
+// annotation:KEY; only that key is kept), and the placement of bound pods too (--policy
+// spare-reschedulable: could a victim run elsewhere?).
+struct extra_fields {
+  std::string cost_annotation;
+  bool bound_pods_placement = false;
+};
+void read_extra_fields(extra_fields wanted);
+
 // Decodes the preemptor (placement read whatever spec.nodeName says).
 std::optional<load_error> read_preemptor(simdjson::dom::element obj, const origin& where,
                                          pod_object& out);

@@ -40,12 +40,14 @@
 
 #include "admission.hpp"
 #include "bundled_data.hpp"
+#include "kinds.hpp"
 #include "kubectl.hpp"
 #include "loader.hpp"
 #include "offsets.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
 #include "plan.hpp"
+#include "policies.hpp"
 #include "preempt/sampling.hpp"
 #include "stopwatch.hpp"
 #include "whatif.hpp"
@@ -81,6 +83,7 @@ struct command_line {
   preempt::sampling_args sampling;
   bool plugin = false;              // started as kubectl-preempt_whatif
   whatif::kubectl_options kubectl;  // passed through to kubectl
+  whatif::policy_flags policy;      // --kubernetes-version, --policy, ... (policies.hpp)
 
   bool bundled() const {
     return !plugin && cluster_files.empty() && pod_file.empty() && pod_name.empty() &&
@@ -174,6 +177,26 @@ std::optional<int> parse_command_line(int argc, char** argv, command_line& cl) {
                  "Largest input read, per file or stream (default 4GiB; K, M, G, T suffixes)")
       ->type_name("SIZE");
   app.add_flag("--timings", cl.timings, "Print load, build and decide times to stderr");
+  app.add_option("--kubernetes-version", cl.policy.kubernetes_version,
+                 "Decide as this kube-scheduler release: 1.37 (default) or 1.38 (its merged "
+                 "preemption changes; see the README)")
+      ->type_name("VERSION");
+  app.add_option("--policy", cl.policy.policies,
+                 "Opt-in policies beyond upstream, combinable: spare-reschedulable, min-cost, "
+                 "hard-budgets. The output sets the default decision beside the policies'")
+      ->delimiter(',')
+      ->type_name("POLICY[,POLICY...]");
+  app.add_option("--victim-cost", cl.policy.victim_cost,
+                 "min-cost's cost of a pod: a non-negative integer in this label or annotation "
+                 "(1 when absent)")
+      ->type_name("label:KEY|annotation:KEY");
+  app.add_option("--min-runtime", cl.policy.min_runtime,
+                 "A pod that has run for less is no victim (e.g. 90s, 10m, 1h30m); compared "
+                 "with the default decision like a policy")
+      ->type_name("DURATION");
+  app.add_flag("--victim-reasons", cl.policy.victim_reasons,
+               "Per victim, the filter condition its eviction relieves (which resource and how "
+               "much, which port, which term)");
   app.add_flag("--complete-dump", cl.complete_dump,
                "The dump holds every object of every kind the tool reads that the cluster serves "
                "(it was made with the README's kubectl command): a kind it holds no object of has "
@@ -231,6 +254,11 @@ std::optional<int> check_command_line(const command_line& cl, std::uint64_t& off
       !cl.plan)
     return bad_input(
         "one of --pod, --pod-name, --pod-group, --all-pending or --plan is required (see --help)");
+  if ((cl.policy.compare() || !cl.policy.victim_cost.empty()) &&
+      (cl.all_pending || cl.plan || !cl.pod_group.empty() || !cl.offsets.empty()))
+    return bad_input(
+        "--policy, --victim-cost and --min-runtime compare one pod's decision: use them with "
+        "--pod or --pod-name (see --help)");
   std::size_t stdin_uses = cl.pod_file == "-" ? 1u : 0u;
   for (const std::string& f : cl.cluster_files) stdin_uses += f == "-" ? 1u : 0u;
   if (stdin_uses > 1) return bad_input("'-' (standard input) can be used only once");
@@ -338,6 +366,11 @@ int main(int argc, char** argv) {
 
   const whatif::stopwatch load_clock;
   loaded in;
+  whatif::options opts;
+  if (auto e = whatif::apply_policy_flags(cl.policy, opts)) return bad_input(*e);
+  whatif::kinds::read_extra_fields(
+      {.cost_annotation = opts.cost_from_annotation ? opts.cost_key : std::string(),
+       .bound_pods_placement = opts.policies.spare_reschedulable});
   if (auto e = load_inputs(cl, max_size, in)) return bad_input(e->message);
   const double load_wall = load_clock.wall_seconds(), load_cpu = load_clock.cpu_seconds();
   if (offset > 0 && offset >= in.dump.nodes.size())
@@ -347,8 +380,8 @@ int main(int argc, char** argv) {
         (in.dump.nodes.empty() ? std::string("0") : std::to_string(in.dump.nodes.size() - 1)));
 
   whatif::analysis analysis;
-  if (auto e = analysis.build(in.dump, cl.scheduler_name)) return bad_input(e->message);
-  whatif::options opts;
+  if (auto e = analysis.build(in.dump, cl.scheduler_name, opts.profile))
+    return bad_input(e->message);
   opts.sampling = cl.sampling;
   opts.offset = static_cast<std::size_t>(offset);
   opts.now = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -385,6 +418,17 @@ int main(int argc, char** argv) {
     not_modelled = !d.decision.not_modelled.empty();
     decisions = std::max<std::size_t>(d.decision.evaluation_order.size(), 1);
     print(cl.output == "json" ? whatif::to_json(d) : whatif::to_text(d, in.origin));
+  } else if (cl.policy.compare()) {
+    whatif::policy_comparison c;
+    c.flags = cl.policy;
+    c.kubernetes_version = std::string(preempt::to_string(opts.profile));
+    whatif::options upstream = opts;
+    upstream.policies = {};
+    if (auto e = analysis.decide(in.pod, upstream, c.upstream)) return bad_input(e->message);
+    if (auto e = analysis.decide(in.pod, opts, c.with_policies)) return bad_input(e->message);
+    not_modelled = !c.upstream.not_modelled.empty() || !c.with_policies.not_modelled.empty();
+    decisions = 2;
+    print(cl.output == "json" ? whatif::to_json(c) : whatif::to_text(c, in.origin));
   } else {
     reports.emplace_back();
     if (auto e = analysis.decide(in.pod, opts, reports.back())) return bad_input(e->message);

@@ -176,6 +176,25 @@ void append_victim_units(std::string& o, const std::vector<victim_info>& victims
   o += "}";
 }
 
+// With --victim-reasons: "victimReasons": {"ns/pod": "Insufficient cpu; cpu: 2 asked, 500m
+// left", ...}, what keeping each victim alone would leave the preemptor short of.
+void append_victim_reasons(std::string& o, const std::vector<victim_info>& victims) {
+  bool any = false;
+  for (const victim_info& v : victims) any = any || !v.reason.empty();
+  if (!any) return;
+  o += ",\n  \"victimReasons\": {";
+  bool first = true;
+  for (const victim_info& v : victims) {
+    if (v.reason.empty()) continue;
+    o += first ? "" : ", ";
+    first = false;
+    json_string(o, v.name);
+    o += ": ";
+    json_string(o, v.reason);
+  }
+  o += "}";
+}
+
 // The victims table of the text output; a GROUP column when some victim goes with its group.
 void append_victims_table(std::string& o, const std::vector<victim_info>& victims) {
   std::size_t w = 4, started_width = 22, unit_width = 0;
@@ -244,6 +263,7 @@ std::string to_json(const report& r) {
   for (const victim_info& v : r.victims) victims.push_back(v.name);
   json_strings(o, victims);
   append_victim_units(o, r.victims);
+  append_victim_reasons(o, r.victims);
   o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
   o += ",\n  \"clearedNominations\": ";
   json_strings(o, r.cleared_nominations);
@@ -359,6 +379,12 @@ std::string to_text(const report& decided, std::string_view origin) {
     }
     o += "\nVictims, most important first:\n";
     append_victims_table(o, r.victims);
+    if (std::any_of(r.victims.begin(), r.victims.end(),
+                    [](const victim_info& v) { return !v.reason.empty(); })) {
+      o += "\nEvicted for (what keeping the victim alone would leave the pod short of):\n";
+      for (const victim_info& v : r.victims)
+        if (!v.reason.empty()) o += "  " + v.name + ": " + v.reason + "\n";
+    }
   } else if (r.result == "other-scheduler") {
     o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
   } else if (r.result == "bound" || r.result == "running" || r.result == "gated") {

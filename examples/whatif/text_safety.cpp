@@ -30,6 +30,7 @@ void escape(std::vector<victim_info>& victims) {
     escape(v.name);
     escape(v.budgets);
     escape(v.unit);
+    escape(v.reason);
   }
 }
 

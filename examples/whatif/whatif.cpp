@@ -4,6 +4,7 @@
 #include "whatif.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,8 @@
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
+#include "preempt/preemption_policies.hpp"
+#include "preempt/victim_reasons.hpp"
 #include "queue_entry.hpp"
 #include "stopwatch.hpp"
 #include "storage.hpp"
@@ -56,6 +59,65 @@ struct victim_recorder {
           preempt::default_scores{now}.all(preempt::candidate<pod>{node, {}, v, pdb_violations});
   }
 };
+
+// What the recorder keeps of every node the dry run evaluates.
+struct recorded_nodes {
+  std::vector<std::vector<const pod*>> victims;
+  std::vector<std::int64_t> violations;
+  std::vector<preempt::default_scores::vector> scores;
+
+  explicit recorded_nodes(std::size_t n) : victims(n), violations(n, 0), scores(n) {}
+  victim_recorder recorder(preempt::timestamp now) {
+    return victim_recorder{&victims, &violations, &scores, now};
+  }
+};
+
+// --victim-cost: a pod's cost from one of its labels or (kept by the loader) annotations, parsed
+// when first asked for; the first value that is not a non-negative integer is kept as the error
+// and counts as 1 meanwhile. A pod without the key costs 1.
+struct victim_costs {
+  const cluster_dump* dump = nullptr;
+  bool from_annotation = false;
+  std::string key;
+  mutable std::vector<std::int64_t> known;  // by uid - 1; -1 until read
+  mutable std::optional<load_error> error;
+
+  std::int64_t of(const pod& p) const {
+    const std::size_t i = static_cast<std::size_t>(p.uid()) - 1;
+    if (i >= dump->pods.size()) return 1;
+    if (known.empty()) known.assign(dump->pods.size(), -1);
+    if (known[i] >= 0) return known[i];
+    const pod_object& o = dump->pods[i];
+    const std::string* value = from_annotation ? o.annotations.find(key) : o.labels.find(key);
+    std::int64_t cost = 1;
+    if (value != nullptr) {
+      const auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), cost);
+      if (ec != std::errc() || end != value->data() + value->size() || cost < 0) {
+        if (!error)
+          error = load_error{
+              (o.file < dump->files.size() ? dump->files[o.file] : std::string("<input>")) +
+              ": Pod " + o.key() + ": metadata." + (from_annotation ? "annotations" : "labels") +
+              "[" + key + "]: victim cost \"" + clip(*value) +
+              "\" is not a non-negative integer (--victim-cost)"};
+        cost = 1;
+      }
+    }
+    known[i] = cost;
+    return cost;
+  }
+};
+
+// The policies' hooks (preempt::preemption_policies): the cost (1 without --victim-cost) and
+// whether a pod could run elsewhere (asked of the model, remembered per pod for the decision).
+struct cost_of {
+  const victim_costs* costs = nullptr;
+  std::int64_t operator()(const pod& p) const { return costs != nullptr ? costs->of(p) : 1; }
+};
+struct reschedulable_of {
+  const std::function<bool(const pod&)>* ask = nullptr;
+  bool operator()(const pod& p) const { return ask == nullptr || (*ask)(p); }
+};
+using policy_type = preempt::preemption_policies<cost_of, reschedulable_of>;
 
 std::string join_reasons(std::span<const std::string_view> reasons) {
   std::string r;
@@ -131,11 +193,14 @@ std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p,
 
 // The candidates tied with the winner on every criterion before the deciding one, with their
 // value for the deciding criterion.
-template <class Decision>
+// `k` is upstream's criterion that decided (d.choice.deciding_score without policies);
+// `same_before(c)` whether c ties with the chosen candidate on the policy's criteria before
+// upstream's (none without policies).
+template <class Decision, class SameBefore>
 void explain_tie_break(const Decision& d, preempt::timestamp now,
-                       std::vector<std::pair<std::string, std::string>>& out) {
+                       std::vector<std::pair<std::string, std::string>>& out, std::size_t k,
+                       const SameBefore& same_before) {
   const preempt::default_scores scores{now};
-  const std::size_t k = d.choice.deciding_score;
   const auto& best = d.candidates[d.choice.index];
   const auto value = [&](const auto& c) -> std::string {
     if (k >= preempt::default_scores::count) return "tied on every criterion";
@@ -149,6 +214,7 @@ void explain_tie_break(const Decision& d, preempt::timestamp now,
     }
   };
   const auto tied_before_k = [&](const auto& c) {
+    if (!same_before(c)) return false;
     for (std::size_t j = 0; j < k && j < preempt::default_scores::count; ++j)
       if (scores(j, c) != scores(j, best)) return false;
     return true;
@@ -176,6 +242,7 @@ using cluster_view =
     k8s::filter_cluster<preempt::model::resource_cluster, pod_facts_of, node_facts_of>;
 
 using evaluator_type = preempt::evaluator<cluster_view, preempt::default_policy, victim_recorder>;
+using policy_evaluator_type = preempt::evaluator<cluster_view, policy_type, victim_recorder>;
 
 // kube-scheduler's filters for the preemptor on every node: the verdicts, the statuses for the
 // evaluator, and the feasible nodes.
@@ -218,6 +285,14 @@ static_assert(wl::group_set<group_table, pod>);
 struct analysis::model {
   const cluster_dump* dump = nullptr;
   std::string scheduler_name;  // the scheduler decided for
+  // The release whose PodDisruptionBudget matching the budgets follow (upstream_profile.hpp).
+  preempt::upstream_profile profile = preempt::default_upstream_profile;
+  // Whether budget b is counted at all: a selector that is valid and, before v1.38, not empty.
+  bool budget_selects_any(const pdb_object& b) const {
+    return b.selector &&
+           (!b.selector->empty() || preempt::budgets_select_unlabelled_pods(profile)) &&
+           k8s::validate(*b.selector);
+  }
   // Mutable: a decision registers the resources its preemptor requests that no node has (they
   // change no other decision).
   mutable preempt::model::resource_names names;
@@ -294,12 +369,20 @@ struct analysis::model {
   // upstream's PreFilter of NodePorts, PodTopologySpread and InterPodAffinity for pod p, with the
   // volume plugins' (prepared by storage.prepare).
   void prefilter(cluster_view& view, const pod_object& p, const k8s::volume_filters* volumes) const;
-  void preempt(const cluster_view& view, const pod_object& preemptor_object, const pod& preemptor,
-               const options& opts, filter_pass& filters, report& out) const;
+  std::optional<load_error> preempt(const cluster_view& view, const pod_object& preemptor_object,
+                                    const pod& preemptor, const options& opts, filter_pass& filters,
+                                    report& out) const;
   std::optional<load_error> decide_group(const std::string& key, const options& opts,
                                          group_report& out) const;
-  void explain_nomination(const evaluator_type::decision_type& d, const pod& preemptor,
-                          const options& opts, report& out) const;
+  void describe(const evaluator_type::decision_type& d, const recorded_nodes& recorded,
+                filter_pass& filters, report& out) const;
+  void explain_nomination(const cluster_view& view, const evaluator_type::decision_type& d,
+                          const pod& preemptor, const pod_object& preemptor_object,
+                          const options& opts, const victim_costs* costs, report& out) const;
+  void explain_victims(const cluster_view& view, const evaluator_type::decision_type& d,
+                       const pod& preemptor, const pod_object& preemptor_object, report& out) const;
+  // --policy spare-reschedulable: could the pod run on a node other than its own?
+  bool can_run_elsewhere(const pod& p) const;
 };
 
 std::optional<load_error> analysis::model::add_nodes() {
@@ -380,7 +463,7 @@ void analysis::model::assign_namespaces() {
   pdb_namespace.assign(dump->pdbs.size(), 0);
   for (std::size_t j = 0; j < dump->pdbs.size(); ++j) {
     const pdb_object& b = dump->pdbs[j];
-    if (!b.selector || b.selector->empty() || !k8s::validate(*b.selector)) continue;
+    if (!budget_selects_any(b)) continue;
     pdb_namespace[j] = namespace_id(b.ns);
   }
 }
@@ -511,7 +594,8 @@ analysis::model::budget_index analysis::model::index_for_budgets() {
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   // One pass in the dump's order (the pods' memory in order), so each list is in that order.
   for (std::size_t i = 0; i < pods.size(); ++i) {
-    if (bound_node[i] == not_bound || pods[i].labels.empty()) continue;
+    if (bound_node[i] == not_bound) continue;
+    if (pods[i].labels.empty() && !preempt::budgets_select_unlabelled_pods(profile)) continue;
     const std::uint32_t ns = pod_namespace[i];
     index.by_ns[ns].push_back(i);
     for (std::size_t k = 0; k < keys.size(); ++k)
@@ -530,7 +614,9 @@ void analysis::model::add_budgets(std::vector<std::string>& budget_warnings) {
   for (std::size_t j = 0; j < dump->pdbs.size(); ++j) {
     const pdb_object& b = dump->pdbs[j];
     const std::string id = b.ns + "/" + b.name;
-    if (!b.selector || b.selector->empty()) continue;  // no or empty selector: matches nothing
+    // No selector matches nothing; an empty one nothing before v1.38, every pod from v1.38.
+    if (!b.selector || (b.selector->empty() && !preempt::budgets_select_unlabelled_pods(profile)))
+      continue;
     if (auto valid = k8s::validate(*b.selector); !valid) {
       budget_warnings.push_back("PodDisruptionBudget " + id + ": invalid selector (" +
                                 valid.message() + "); it matches no pod, as in Kubernetes");
@@ -541,7 +627,8 @@ void analysis::model::add_budgets(std::vector<std::string>& budget_warnings) {
     budget_labels.push_back(id + " (" + std::to_string(b.disruptions_allowed) + " allowed)");
     if (const auto* candidates = index.candidates(ns, *b.selector))
       for (std::size_t i : *candidates)
-        if (k8s::matches(*b.selector, dump->pods[i].labels)) members.emplace_back(i + 1, budget);
+        if (k8s::budget_selects(*b.selector, dump->pods[i].labels, profile))
+          members.emplace_back(i + 1, budget);
     for (const std::string& name : b.disrupted_pods) {
       const auto it = pod_by_key.find(b.ns + "/" + name);
       if (it != pod_by_key.end()) disrupted.emplace_back(it->second + 1, budget);
@@ -668,13 +755,14 @@ analysis::~analysis() = default;
 analysis::analysis(analysis&&) noexcept = default;
 analysis& analysis::operator=(analysis&&) noexcept = default;
 
-std::optional<load_error> analysis::build(const cluster_dump& dump,
-                                          std::string_view scheduler_name) {
+std::optional<load_error> analysis::build(const cluster_dump& dump, std::string_view scheduler_name,
+                                          preempt::upstream_profile profile) {
   const stopwatch clock;
   model_ = std::make_unique<model>();
   model& m = *model_;
   m.dump = &dump;
   m.scheduler_name = scheduler_name;
+  m.profile = profile;
   if (auto e = m.add_nodes()) return e;
   // Two steps, each of two parts built beside each other; errors are reported in the order a
   // single pass finds them (nodes, classes, pods, their priorities).
@@ -754,8 +842,8 @@ void analysis::bind_pending_pod(std::size_t i, std::size_t node) {
   const pod_object& o = m.dump->pods[i];
   std::uint32_t budget = 0;
   for (const pdb_object& b : m.dump->pdbs) {
-    if (!b.selector || b.selector->empty() || !k8s::validate(*b.selector)) continue;
-    if (b.ns == o.ns && k8s::matches(*b.selector, o.labels)) {
+    if (!m.budget_selects_any(b)) continue;
+    if (b.ns == o.ns && k8s::budget_selects(*b.selector, o.labels, m.profile)) {
       m.budgets.add_member(budget, p->uid());
       const std::pair<pod_id, std::uint32_t> entry{p->uid(), budget};
       m.members.insert(std::upper_bound(m.members.begin(), m.members.end(), entry), entry);
@@ -917,6 +1005,11 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   }
 
   refuse_unmodelled(dump, preemptor_object, out);
+  if (opts.profile != preempt::default_upstream_profile)
+    out.warnings.push_back("decided as kube-scheduler v" +
+                           std::string(preempt::to_string(opts.profile)) +
+                           " (--kubernetes-version): its preemption changes merged after v1.37, "
+                           "as the README lists them");
   std::vector<std::string> refusals;
   dra_decision devices(dump, m.devices);
   devices.prefilter(preemptor_object, refusals, out.warnings);
@@ -950,7 +1043,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     out.result = "fits";
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
   } else {
-    m.preempt(view, preemptor_object, preemptor, opts, filters, out);
+    if (auto e = m.preempt(view, preemptor_object, preemptor, opts, filters, out)) return e;
   }
   out.decide_seconds = clock.wall_seconds();
   out.decide_cpu_seconds = clock.cpu_seconds();
@@ -993,17 +1086,15 @@ void analysis::model::prefilter(cluster_view& view, const pod_object& p,
 
 // Runs the preemption evaluation and explains it: every evaluated node with its outcome and
 // victims, then the decision (victims with their budgets, cleared nominations, the tie-break).
-void analysis::model::preempt(const cluster_view& view, const pod_object& preemptor_object,
-                              const pod& preemptor, const options& opts, filter_pass& filters,
-                              report& out) const {
-  const std::size_t n_nodes = dump->nodes.size();
-  std::vector<std::vector<const pod*>> recorded(n_nodes);
-  std::vector<std::int64_t> recorded_violations(n_nodes, 0);
-  std::vector<preempt::default_scores::vector> recorded_scores(n_nodes);
+// With opt-in policies (opts.policies) the evaluator takes them (preempt::preemption_policies);
+// an invalid --victim-cost value met on the way is bad input.
+std::optional<load_error> analysis::model::preempt(const cluster_view& view,
+                                                   const pod_object& preemptor_object,
+                                                   const pod& preemptor, const options& opts,
+                                                   filter_pass& filters, report& out) const {
+  recorded_nodes recorded(dump->nodes.size());
   preempt::evaluator_config config;
   config.sampling = opts.sampling;
-  evaluator_type ev(config, preempt::default_policy{opts.now},
-                    victim_recorder{&recorded, &recorded_violations, &recorded_scores, opts.now});
   std::optional<std::size_t> nominated_node;
   if (!preemptor_object.nominated_node_name.empty()) {
     const auto it = node_index.find(preemptor_object.nominated_node_name);
@@ -1011,10 +1102,56 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
   }
   const auto reader = ledger.reader();
   const preempt::attempt at{.offset = opts.offset, .nominated_node = nominated_node};
-  const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets, reader,
-                                        preempt::inline_executor{}, at)
-                          : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
-                                        preempt::inline_executor{}, at);
+  std::optional<victim_costs> costs;
+  if (!opts.cost_key.empty())
+    costs.emplace(victim_costs{dump, opts.cost_from_annotation, opts.cost_key, {}, {}});
+  const victim_costs* cost_table = costs ? &*costs : nullptr;
+
+  if (!opts.policies.any()) {
+    evaluator_type ev(config, preempt::default_policy{opts.now}, recorded.recorder(opts.now));
+    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
+                                          reader, preempt::inline_executor{}, at)
+                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
+                                          preempt::inline_executor{}, at);
+    describe(d, recorded, filters, out);
+    if (d.kind == preempt::decision_kind::nominated)
+      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+  } else {
+    std::vector<std::int8_t> elsewhere(dump->pods.size(), -1);  // by uid - 1; -1: not asked
+    const std::function<bool(const pod&)> ask = [&](const pod& p) {
+      const std::size_t i = static_cast<std::size_t>(p.uid()) - 1;
+      if (i >= elsewhere.size()) return true;
+      if (elsewhere[i] < 0) elsewhere[i] = can_run_elsewhere(p) ? 1 : 0;
+      return elsewhere[i] == 1;
+    };
+    policy_type policy;
+    policy.now = opts.now;
+    policy.options = opts.policies;
+    policy.cost = cost_of{cost_table};
+    policy.reschedulable = reschedulable_of{&ask};
+    if (grouped && opts.policies.selects_differently())
+      out.warnings.push_back(
+          "--policy: the dump has pod groups, whose victims are whole units: minimum cost, hard "
+          "budgets and spare-reschedulable apply to pods only and were not applied (a minimum "
+          "runtime was)");
+    policy_evaluator_type ev(config, policy, recorded.recorder(opts.now));
+    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
+                                          reader, preempt::inline_executor{}, at)
+                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
+                                          preempt::inline_executor{}, at);
+    describe(d, recorded, filters, out);
+    if (d.kind == preempt::decision_kind::nominated)
+      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+  }
+  if (costs && costs->error) return costs->error;
+  return std::nullopt;
+}
+
+// The dry run as the report shows it: the outcome, every evaluated node with its victims.
+void analysis::model::describe(const evaluator_type::decision_type& d,
+                               const recorded_nodes& recorded, filter_pass& filters,
+                               report& out) const {
+  const std::size_t n_nodes = dump->nodes.size();
   out.message = std::string(d.message);
   out.potential_nodes = d.potential_nodes;
   out.candidates_wanted = d.candidates_wanted;
@@ -1034,26 +1171,32 @@ void analysis::model::preempt(const cluster_view& view, const pod_object& preemp
     v.status = preempt::to_string(diag.outcome.code());
     v.reason = join_reasons(diag.outcome.reasons());
     if (diag.outcome.is_success()) {
-      for (const pod* p : recorded[diag.node_index]) v.victims.push_back(pod_name(p));
-      v.pdb_violations = recorded_violations[diag.node_index];
-      v.scores = recorded_scores[diag.node_index];
+      for (const pod* p : recorded.victims[diag.node_index]) v.victims.push_back(pod_name(p));
+      v.pdb_violations = recorded.violations[diag.node_index];
+      v.scores = recorded.scores[diag.node_index];
       if (!kept[diag.node_index])
         v.reason = "not kept: enough candidates with budget violations were found before";
     }
     out.evaluation_order.push_back(diag.node_index);
   }
-  if (d.kind == preempt::decision_kind::nominated) explain_nomination(d, preemptor, opts, out);
   out.nodes = std::move(filters.verdicts);
 }
 
 // The chosen node: its victims with the budgets they count in, the lower-priority nominations
 // it clears (reported, not applied: every decision sees the same cluster), and the tie-break.
-void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
-                                         const pod& preemptor, const options& opts,
+void analysis::model::explain_nomination(const cluster_view& view,
+                                         const evaluator_type::decision_type& d,
+                                         const pod& preemptor, const pod_object& preemptor_object,
+                                         const options& opts, const victim_costs* costs,
                                          report& out) const {
   out.nominated_node = std::string(d.node_name);
   out.pdb_violations = d.pdb_violations;
-  for (const pod* p : d.victims) out.victims.push_back(victim(p));
+  out.budgets_exceeded = preempt::count_budget_violations(d.victims, budgets);
+  for (const pod* p : d.victims) {
+    out.victims.push_back(victim(p));
+    if (costs != nullptr) out.victims.back().cost = costs->of(*p);
+  }
+  if (opts.victim_reasons) explain_victims(view, d, preemptor, preemptor_object, out);
   // Upstream clears the nominations of strictly lower-priority pods on the chosen node. With
   // asynchronous preemption (the default since v1.33) that happens in the goroutine
   // prepareCandidateAsync starts only when some victim is not being deleted already: when every
@@ -1063,13 +1206,102 @@ void analysis::model::explain_nomination(const evaluator_type::decision_type& d,
   if (any_to_delete)
     for (const pod* p : ledger.nominated_to_unlocked(d.node_index))
       if (p->priority() < preemptor.priority()) out.cleared_nominations.push_back(pod_name(p));
-  const std::size_t k = d.choice.deciding_score;
+  std::size_t k = d.choice.deciding_score;
   if (k == preempt::best_candidate::none) {
     out.decided_by = "the only candidate";
+  } else if (opts.policies.min_cost && k == 0) {
+    out.decided_by = "lowest total victim cost (--policy min-cost)";
   } else {
+    if (opts.policies.min_cost) --k;  // the policy's scores: the cost, then upstream's
     out.decided_by = std::string(preempt::default_scores::name(k));
-    explain_tie_break(d, opts.now, out.tie_break);
+    const auto total_cost = [&](const auto& c) {
+      std::int64_t sum = 0;
+      for (const pod* v : c.victims) sum += costs != nullptr ? costs->of(*v) : 1;
+      return sum;
+    };
+    const std::int64_t chosen_cost = total_cost(d.candidates[d.choice.index]);
+    explain_tie_break(d, opts.now, out.tie_break, k, [&](const auto& c) {
+      return !opts.policies.min_cost || total_cost(c) == chosen_cost;
+    });
   }
+}
+
+// --victim-reasons: on the chosen node with its victims gone, each victim given back alone; what
+// the preemptor would then be short of (preempt::explain_victims).
+void analysis::model::explain_victims(const cluster_view& view,
+                                      const evaluator_type::decision_type& d, const pod& preemptor,
+                                      const pod_object& preemptor_object, report& out) const {
+  cluster_view::state_type state = view.make_state();
+  view.prepare_state(d.node_index, state);
+  const auto on_node = [&](const pod* v) {
+    for (const pod& q : ::preempt::pods_of(view[d.node_index]))
+      if (&q == v) return true;
+    return false;
+  };
+  std::vector<const pod*> here;  // victims of the node (a group's unit may reach other nodes)
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < d.victims.size(); ++i) {
+    if (!on_node(d.victims[i])) {
+      out.victims[i].reason = "evicted with its group's unit (on another node)";
+      continue;
+    }
+    if (!state.remove_pod(*d.victims[i]).is_success()) return;
+    here.push_back(d.victims[i]);
+    at.push_back(i);
+  }
+  // The host ports of the preemptor that the victim holds (NodePorts' conflict).
+  const auto ports_held = [&](const pod* v) {
+    k8s::used_ports held;
+    held.add(std::span<const k8s::host_port>(dump->pods[v->uid() - 1].host_ports));
+    std::string r;
+    for (const k8s::host_port& w : preemptor_object.host_ports)
+      if (held.conflicts(w))
+        r += (r.empty() ? "" : ", ") + std::to_string(w.port) + "/" +
+             (w.protocol.empty() ? std::string("TCP") : w.protocol);
+    return r;
+  };
+  const pod* explained = nullptr;
+  const auto format = [&](const preempt::victim_explanation& e) {
+    if (e.fit.is_success()) return std::string("not needed alone (evicted with the others)");
+    std::string r = join_reasons(e.fit.reasons());
+    if (const std::string ports = ports_held(explained); !ports.empty())
+      r += "; host port " + ports + " held by this victim";
+    for (const preempt::victim_shortage& s : e.shortages()) {
+      const std::string name(names.name(s.dimension));
+      const auto amount = [&](std::int64_t v) {
+        return v < 0 ? "-" + format_amount(name, -v) : format_amount(name, v);
+      };
+      r += "; " + name + ": " + amount(s.wanted) + " asked, " + amount(s.left) + " left (" +
+           amount(s.missing()) + " short)";
+    }
+    return r;
+  };
+  (void)preempt::explain_victims(preemptor, state, std::span<const pod* const>(here),
+                                 ledger.nominated_to_unlocked(d.node_index),
+                                 [&](std::size_t i, const preempt::victim_explanation& e) {
+                                   explained = here[i];
+                                   out.victims[at[i]].reason = format(e);
+                                 });
+}
+
+// Whether the pod's own constraints let it run on some other node: its node selector and
+// required node affinity, and the taints it must tolerate (the proposal of
+// kubernetes/kubernetes#141227); resources are not considered.
+bool analysis::model::can_run_elsewhere(const pod& p) const {
+  const std::size_t i = static_cast<std::size_t>(p.uid()) - 1;
+  if (i >= dump->pods.size()) return true;
+  const pod_object& o = dump->pods[i];
+  k8s::pod_placement placement = o.placement;
+  placement.node_name.clear();
+  for (std::size_t n = 0; n < dump->nodes.size(); ++n) {
+    const node_object& node = dump->nodes[n];
+    if (node.name == o.node_name) continue;
+    if (k8s::filter_node(placement,
+                         k8s::node_facts{node.name, &node.labels, node.taints, node.unschedulable})
+            .passed())
+      return true;
+  }
+  return false;
 }
 
 namespace {
@@ -1242,7 +1474,7 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   }
 
   wl::pod_group_evaluator<preempt::model::resource_cluster> ev(
-      wl::group_evaluator_config{opts.now});
+      wl::group_evaluator_config{.now = opts.now, .profile = opts.profile});
   const auto reader = ledger.reader();
   const auto& d = ev.evaluate(preemptor, cluster, groups, budgets, reader, place);
   out.message = std::string(d.outcome.reason());

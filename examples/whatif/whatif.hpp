@@ -22,8 +22,10 @@
 
 #include "dump.hpp"
 #include "loader.hpp"
+#include "preempt/policy_options.hpp"
 #include "preempt/sampling.hpp"
 #include "preempt/thread_pool.hpp"
+#include "preempt/upstream_profile.hpp"
 
 namespace whatif {
 
@@ -37,6 +39,15 @@ struct options {
   // (upstream reads time.Now() as it builds each victim), the victims of a node that lack one in
   // the order the node lists its pods (preempt::default_policy::more_important_as_built).
   preempt::timestamp now = 0;
+  // The kube-scheduler release decided as (--kubernetes-version; budgets are matched at build).
+  preempt::upstream_profile profile = preempt::default_upstream_profile;
+  // Opt-in policies beyond upstream (--policy, --min-runtime; policies.hpp): none by default.
+  preempt::policy_options policies;
+  // --victim-cost: the label or annotation holding a pod's cost ("" key: one per pod).
+  bool cost_from_annotation = false;
+  std::string cost_key;
+  // --victim-reasons: per victim, the filter condition its eviction relieves.
+  bool victim_reasons = false;
 };
 
 struct victim_info {
@@ -48,6 +59,10 @@ struct victim_info {
   // group's unit, "" when alone; and the priority preemption compared (its group's).
   std::string unit;
   std::int32_t effective_priority = 0;
+  // With --victim-reasons: what keeping it would leave short ("Insufficient cpu: 2 asked, 500m
+  // left"). With --victim-cost: its cost.
+  std::string reason;
+  std::int64_t cost = 1;
 };
 
 struct node_report {
@@ -75,6 +90,9 @@ struct report {
   std::string nominated_node;
   std::vector<victim_info> victims;  // descending importance
   std::int64_t pdb_violations = 0;
+  // The victims that take a budget below zero when only they are evicted (what the API server's
+  // eviction would refuse; preempt::count_budget_violations). Only in the policy comparison.
+  std::int64_t budgets_exceeded = 0;
   std::vector<std::string> cleared_nominations;
   std::string message;
   // "fits": the feasible nodes; otherwise every node, in input order.
@@ -162,9 +180,10 @@ class analysis {
   // (spec.schedulerName, "" meaning default-scheduler), as kube-scheduler's queue does. Errors
   // are bad input the loader could not see alone (duplicate objects, an unknown PriorityClass),
   // the first a single pass would meet. Runs on two threads: the pods' keys beside their nodes,
-  // then the budgets beside the pods.
-  std::optional<load_error> build(const cluster_dump& dump,
-                                  std::string_view scheduler_name = default_scheduler_name);
+  // then the budgets beside the pods. Budgets select pods as the release `profile` does.
+  std::optional<load_error> build(
+      const cluster_dump& dump, std::string_view scheduler_name = default_scheduler_name,
+      preempt::upstream_profile profile = preempt::default_upstream_profile);
 
   // The decision for `preemptor` (a pending pod of the dump or one read from its own file).
   // Errors: its PriorityClass does not exist.

@@ -39,6 +39,7 @@
 #include "preempt/policy.hpp"
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
+#include "preempt/upstream_profile.hpp"
 #include "preempt/version.hpp"
 #include "preempt/victim_selection.hpp"
 #include "preempt/workload/group_decision.hpp"

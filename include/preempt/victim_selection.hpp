@@ -49,6 +49,10 @@
 // throw passes through. Thread-safety: the scratch and the state are mutated; give each thread its
 // own.
 //
+// A policy with a member select_victims_on_node(preemptor, node, state, budgets, nominated,
+// scratch) (preempt/preemption_policies.hpp) selects the node's victims itself: select_victims
+// returns its answer.
+//
 // The result refers to the scratch and to the node's pods: it is valid until the scratch is used
 // again or the node changes.
 //
@@ -73,6 +77,7 @@
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
 #include "preempt/detail/go_sort.hpp"
+#include "preempt/detail/policy_memory.hpp"
 #include "preempt/detail/requirements.hpp"
 #include "preempt/node.hpp"
 #include "preempt/node_state.hpp"
@@ -110,7 +115,12 @@ class victim_scratch {
 
   victim_scratch() = default;
   explicit victim_scratch(const Allocator& alloc)
-      : entries_(alloc), chosen_(alloc), victims_(alloc), flags_(alloc), copies_(alloc) {}
+      : entries_(alloc),
+        chosen_(alloc),
+        victims_(alloc),
+        flags_(alloc),
+        copies_(alloc),
+        policy_(alloc) {}
 
   // Makes room for nodes of up to `pods` pods and for `budgets` budgets.
   void reserve(std::size_t pods, std::size_t budgets) {
@@ -201,6 +211,8 @@ class victim_scratch {
     if (flags_.size() < n) flags_.resize(n);
     return {flags_.data(), n};
   }
+  // The working memory of a policy's own victim search (preempt/policy_selection.hpp).
+  detail::policy_memory<P, Allocator>& policy_memory() noexcept { return policy_; }
 
  private:
   void grow_budgets(std::size_t budgets) {
@@ -213,6 +225,7 @@ class victim_scratch {
   std::vector<std::uint8_t, rebound<std::uint8_t>> flags_;
   std::vector<budget_copy, rebound<budget_copy>> copies_;
   std::uint32_t generation_ = 0;
+  detail::policy_memory<P, Allocator> policy_;
 };
 
 namespace detail {
@@ -559,6 +572,12 @@ template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
     const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
     const Policy& policy = {}) {
   using P = node_pod_t<N>;
+  // A policy that selects victims its own way (preempt/preemption_policies.hpp) does so here.
+  if constexpr (requires {
+                  policy.select_victims_on_node(preemptor, node, state, budgets, nominated,
+                                                scratch);
+                })
+    return policy.select_victims_on_node(preemptor, node, state, budgets, nominated, scratch);
   scratch.start_node(budgets.budget_count());
   const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
   const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);

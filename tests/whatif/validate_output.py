@@ -69,12 +69,16 @@ run("offsets-all", "--cluster", "cluster.json", "--pod-name", "default/p", "--of
 run("fits", "--cluster", "cluster.json", "--pod", "pod.json", "--offsets", "all")
 run("text-control-characters", "--cluster", "cluster.json", "--all-pending")
 run("text-control-characters", "--cluster", "cluster.json", "--plan")
+run("policy-min-cost", "--cluster", "cluster.json", "--pod", "pod.json", "--policy", "min-cost,hard-budgets",
+    "--victim-reasons")
+run("policy-victim-reasons", "--cluster", "cluster.json", "--pod", "pod.json", "--victim-reasons")
 
 # Every recorded output.
 for path in sorted(glob.glob(os.path.join(scenarios, "*", "expected.json"))):
     check(json.load(open(path, encoding="utf-8")), os.path.relpath(path, scenarios))
 
-for kind in ("Decision", "PodGroupDecision", "PendingPods", "Plan", "OffsetDistribution"):
+for kind in ("Decision", "PodGroupDecision", "PendingPods", "Plan", "OffsetDistribution",
+             "PolicyComparison"):
     if kind not in seen:
         failures.append(f"no valid {kind} was seen")
 

@@ -10,6 +10,10 @@
 //   budget_selects(sel, labels)   the PodDisruptionBudget reading used by preemption
 //                        (filterPodsWithPDBViolation): an invalid or empty selector matches
 //                        nothing, and a pod without labels matches no budget
+//   budget_selects(sel, labels, profile)  the same as the release `profile` reads it
+//                        (preempt/upstream_profile.hpp): from kubernetes_1_38 on, an empty
+//                        selector matches every pod and unlabelled pods are matched like others
+//                        (a PDB without any selector, nil, still matches nothing)
 //
 // Complexity: matches is O(r log n) for r requirements and n labels. Allocation: building sets
 // and selectors. No exceptions; const functions are thread-safe.
@@ -29,6 +33,7 @@
 
 #include "preempt/config.hpp"
 #include "preempt/kubernetes/result.hpp"
+#include "preempt/upstream_profile.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace kubernetes {
@@ -213,6 +218,17 @@ inline bool matches(const label_selector& sel, const label_set& labels) {
 // nothing, and a pod without labels matches no budget.
 inline bool budget_selects(const label_selector& sel, const label_set& pod_labels) {
   if (pod_labels.empty() || sel.empty() || !validate(sel)) return false;
+  return matches(sel, pod_labels);
+}
+
+// The same as the release `profile` reads it: v1.38 (kubernetes/kubernetes#141785) converts the
+// selector as the API does, so `{}` selects every pod of the namespace and a pod without labels
+// is matched like any other; only an invalid selector matches nothing.
+inline bool budget_selects(const label_selector& sel, const label_set& pod_labels,
+                           upstream_profile profile) {
+  if (!::preempt::budgets_select_unlabelled_pods(profile))
+    return ::preempt::kubernetes::budget_selects(sel, pod_labels);
+  if (!validate(sel)) return false;
   return matches(sel, pod_labels);
 }
 

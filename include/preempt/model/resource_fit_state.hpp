@@ -465,6 +465,26 @@ class resource_fit_state {
   // The current sum of requests (for diagnostics and tests).
   const resource_vector& requested() const noexcept { return requested_; }
 
+  // Every dimension in which p does not fit now, with how much it asks and how much is left:
+  // visit(d, wanted, left) for the pod slots (wanted 1) when they are used up, then for each
+  // dimension p requests more of than is left (fits' "Insufficient" reasons, in its order).
+  // preempt/victim_reasons.hpp reads it to say how much a victim's eviction frees. O(d).
+  template <class Visit>
+  void for_each_shortage(const resource_pod& p, Visit&& visit) const {
+    PREEMPT_ASSERT(allocatable_ != nullptr, "resource_fit_state::for_each_shortage before reset");
+    const resource_vector& want = p.requests();
+    const auto left_in = [&](std::size_t d) -> std::int64_t {
+      return (d < allocatable_->size() ? (*allocatable_)[d] : 0) -
+             (d < requested_.size() ? requested_[d] : 0);
+    };
+    if (left_in(resource::pods) < 1)
+      visit(std::size_t{resource::pods}, std::int64_t{1}, left_in(resource::pods));
+    for (std::size_t d = 0; d < want.size(); ++d) {
+      if (d == resource::pods || want[d] <= 0) continue;
+      if (want[d] > left_in(d)) visit(d, want[d], left_in(d));
+    }
+  }
+
   // How victim selection would reject the node, told from the priority summary without changing
   // the state (node_state's optional foreseen_rejection), as the first use after reset:
   // &no_victims_status when no pod has a priority below the preemptor's; with those pods

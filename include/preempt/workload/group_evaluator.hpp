@@ -25,6 +25,11 @@
 //   7. Victims: whole units in descending importance; nominations: every placed member.
 // A success may have no victims (the placement needed no eviction).
 //
+// Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
+// looks for an ongoing preemption before the policy (a waiting group with policy Never is
+// ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
+// evicted them (violating units first), without sorting them again.
+//
 // Beyond upstream: the importance order is total (construction order last; missing start times
 // read as config.now, not the wall clock), so the same input gives the same answer.
 //
@@ -56,6 +61,7 @@
 #include "preempt/nominations.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
+#include "preempt/upstream_profile.hpp"
 #include "preempt/workload/group_decision.hpp"
 #include "preempt/workload/group_preemptor.hpp"
 #include "preempt/workload/group_set.hpp"
@@ -71,6 +77,8 @@ namespace workload {
 struct group_evaluator_config {
   // The start time assumed for pods that have none (upstream: the wall clock).
   timestamp now = 0;
+  // The kube-scheduler release decided as (see the header comment).
+  upstream_profile profile = default_upstream_profile;
 };
 
 template <cluster C, class Clock = std::chrono::steady_clock,
@@ -122,7 +130,7 @@ class pod_group_evaluator {
     victims_.clear();
     nominations_.clear();
 
-    switch (::preempt::workload::group_eligibility(preemptor, cluster, groups)) {
+    switch (eligibility(preemptor, cluster, groups)) {
       case group_eligibility_kind::not_eligible:
         return finish(group_decision_kind::not_eligible, status::unschedulable(not_eligible_never));
       case group_eligibility_kind::ongoing:
@@ -159,6 +167,23 @@ class pod_group_evaluator {
   const unit_scratch<pod_type, Allocator>& units() const noexcept { return units_; }
 
  private:
+  // group_eligibility, as the profile orders its two checks.
+  template <class W>
+  group_eligibility_kind eligibility(const group_preemptor<pod_type>& preemptor, const C& cluster,
+                                     const W& groups) const {
+    const group_eligibility_kind kind =
+        ::preempt::workload::group_eligibility(preemptor, cluster, groups);
+    if (kind != group_eligibility_kind::not_eligible ||
+        !::preempt::group_ongoing_before_policy(cfg_.profile))
+      return kind;
+    group_preemptor<pod_type> waiting = preemptor;  // v1.38: is it waiting for victims first?
+    waiting.policy = preemption_policy::preempt_lower_priority;
+    return ::preempt::workload::group_eligibility(waiting, cluster, groups) ==
+                   group_eligibility_kind::ongoing
+               ? group_eligibility_kind::ongoing
+               : group_eligibility_kind::not_eligible;
+  }
+
   const decision_type& finish(group_decision_kind kind, status outcome) {
     decision_.kind = kind;
     decision_.outcome = outcome;
@@ -179,7 +204,10 @@ class pod_group_evaluator {
     for (const victim_unit& u : units)
       if (::preempt::workload::is_potential_victim_unit(u, preemptor.priority))
         ranked_.push_back(ranked_unit{u.order, 0, false});
-    if (ranked_.empty()) return status::unresolvable(no_victims_for_group);
+    if (ranked_.empty())
+      return ::preempt::group_without_victims_unresolvable(cfg_.profile)
+                 ? status::unresolvable(no_victims_for_group)
+                 : status::unschedulable(no_victims_for_group);
 
     while (states_.size() < nodes) states_.push_back(cluster.make_state());
     for (std::size_t i = 0; i < nodes; ++i) cluster.prepare_state(i, states_[i]);
@@ -271,13 +299,15 @@ class pod_group_evaluator {
       if (r.violations == 0)
         if (status st = reprieve(r); !st) return st;
 
-    // As upstream appends them (violating victims, then the others), sorted by importance again.
+    // As upstream appends them (violating victims, then the others), sorted by importance again
+    // (v1.37) or left in that order (v1.38).
     chosen_.clear();
     for (const ranked_unit& r : ranked_)
       if (r.victim && r.violations != 0) chosen_.push_back(r);
     for (const ranked_unit& r : ranked_)
       if (r.victim && r.violations == 0) chosen_.push_back(r);
-    ::preempt::detail::go_sort_slice(chosen_.begin(), chosen_.end(), more_important);
+    if (!::preempt::group_victims_in_reprieve_order(cfg_.profile))
+      ::preempt::detail::go_sort_slice(chosen_.begin(), chosen_.end(), more_important);
     std::size_t disruptions = 0;
     for (const ranked_unit& r : chosen_) {
       const victim_unit& u = units[r.unit];
