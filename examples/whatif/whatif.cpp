@@ -1199,6 +1199,29 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (const pod* p : member_pods)
     refuse_volumes(dump->pods[p->uid() - 1],
                    [&](std::string what) { out.refuse(std::move(what)); });
+  // The first-fit placement below runs the node filters and NodeResourcesFit only.
+  for (const pod* p : member_pods) {
+    const pod_object& o = dump->pods[p->uid() - 1];
+    const auto refuse = [&](const char* field, const char* plugin) {
+      out.refuse("Pod " + o.key() + ": " + field + ": not modelled in a pod group's placement (" +
+                 plugin + " filters the members)");
+    };
+    if (!o.host_ports.empty()) refuse("spec.containers[].ports[].hostPort", "NodePorts");
+    if (!o.affinity_terms.empty()) refuse("spec.affinity.podAffinity", "InterPodAffinity");
+    if (!o.anti_affinity_terms.empty()) refuse("spec.affinity.podAntiAffinity", "InterPodAffinity");
+    if (std::any_of(o.spread.begin(), o.spread.end(),
+                    [](const k8s::spread_constraint& c) { return c.do_not_schedule; }))
+      refuse("spec.topologySpreadConstraints", "PodTopologySpread");
+    if (!o.required_features.empty())
+      refuse("(its required node features)", "NodeDeclaredFeatures");
+  }
+  for (std::size_t i = 0; i < dump->pods.size(); ++i)
+    if (bound_node[i] != not_bound && !dump->pods[i].anti_affinity_terms.empty()) {
+      out.refuse("Pod " + dump->pods[i].key() +
+                 ": spec.affinity.podAntiAffinity: an existing pod's anti-affinity is not "
+                 "modelled in a pod group's placement (InterPodAffinity filters the members)");
+      break;
+    }
 
   // The node filters per member.
   const std::size_t n_nodes = dump->nodes.size();
