@@ -1153,10 +1153,20 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   preemptor.kind = wl::unit_kind::pod_group;
   preemptor.members = std::span<const pod* const>(member_pods);
   preemptor.nominated_nodes = std::span<const std::size_t>(nominated);
-  // PodGroupPreemptionPolicy: a group that states spec.preemptionPolicy was stored with the
-  // feature on (the API server drops the field otherwise), so it decides; else the members do.
-  preemptor.policy = wl::resolve_preemption_policy(object.priority.policy, preemptor.members,
-                                                   object.priority.policy.has_value());
+  // PodGroupPreemptionPolicy is alpha and off by default in v1.37: kube-scheduler then ignores
+  // the group's spec.preemptionPolicy (the API server keeps it only where the gate was on) and
+  // the members' policies decide. Warned where the field would decide otherwise.
+  preemptor.policy =
+      wl::resolve_preemption_policy(object.priority.policy, preemptor.members, false);
+  if (object.priority.policy &&
+      wl::resolve_preemption_policy(object.priority.policy, preemptor.members, true) !=
+          preemptor.policy)
+    out.warnings.push_back(
+        "PodGroup " + key + ": spec.preemptionPolicy " +
+        (*object.priority.policy == preempt::preemption_policy::never ? "Never"
+                                                                      : "PreemptLowerPriority") +
+        " was ignored: kube-scheduler v1.37 reads it only with the PodGroupPreemptionPolicy "
+        "feature gate (alpha, off by default); the members' spec.preemptionPolicy decide");
   out.priority = preemptor.priority;
   out.policy =
       preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";
