@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dra_whatif.hpp"
+#include "group_placement.hpp"
 #include "one_line.hpp"
 #include "output.hpp"
 #include "preempt/preempt.hpp"
@@ -1306,43 +1307,16 @@ bool analysis::model::can_run_elsewhere(const pod& p) const {
 
 namespace {
 
-// The tool's placement of a pod group (group_placement_method): first fit in node order, with the
-// node filters of each member and the nominated pods; success when at least one member is placed
-// and, for a gang, the scheduled and placed members reach minCount.
-struct first_fit_placement {
-  const std::vector<std::vector<char>>* allowed;  // per member, per node: passes the filters
+// The pods nominated to a node, as the group's placement reads them.
+struct ledger_nominations {
   const preempt::nomination_ledger<pod, preempt::null_mutex>* ledger;
-  std::size_t needed = 1;  // placed members needed for success
-  std::string* message;    // the failure message (outlives the evaluation)
-
-  template <class S>
-  preempt::status operator()(std::span<const pod* const> members, wl::node_states<S>& states,
-                             std::span<std::size_t> out) const {
-    std::vector<std::pair<std::size_t, const pod*>> assumed;
-    std::size_t placed = 0;
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      out[k] = wl::no_node;
-      for (std::size_t i = 0; i < states.size(); ++i) {
-        if (!(*allowed)[k][i]) continue;
-        if (!preempt::fits_with_nominated(states[i], *members[k], ledger->nominated_to_unlocked(i))
-                 .is_success())
-          continue;
-        if (!states[i].add_pod(*members[k]).is_success()) continue;
-        assumed.emplace_back(i, members[k]);
-        out[k] = i;
-        ++placed;
-        break;
-      }
-    }
-    for (auto it = assumed.rbegin(); it != assumed.rend(); ++it)
-      (void)states[it->first].remove_pod(*it->second);
-    if (placed >= needed && placed > 0) return preempt::status::ok();
-    *message = std::to_string(placed) + " of " + std::to_string(members.size()) +
-               " pending member(s) placed, " + std::to_string(std::max<std::size_t>(needed, 1)) +
-               " needed";
-    return preempt::status::unschedulable(*message);
+  std::span<const pod* const> operator()(std::size_t node) const {
+    return ledger->nominated_to_unlocked(node);
   }
 };
+using group_cluster = group::recording_cluster<preempt::model::resource_cluster>;
+using group_placement = group::first_fit_placement<preempt::model::resource_cluster, pod_facts_of,
+                                                   node_facts_of, ledger_nominations>;
 
 }  // namespace
 
@@ -1413,10 +1387,20 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   preemptor.kind = wl::unit_kind::pod_group;
   preemptor.members = std::span<const pod* const>(member_pods);
   preemptor.nominated_nodes = std::span<const std::size_t>(nominated);
-  // PodGroupPreemptionPolicy: a group that states spec.preemptionPolicy was stored with the
-  // feature on (the API server drops the field otherwise), so it decides; else the members do.
-  preemptor.policy = wl::resolve_preemption_policy(object.priority.policy, preemptor.members,
-                                                   object.priority.policy.has_value());
+  // PodGroupPreemptionPolicy is alpha and off by default in v1.37: kube-scheduler then ignores
+  // the group's spec.preemptionPolicy (the API server keeps it only where the gate was on) and
+  // the members' policies decide. Warned where the field would decide otherwise.
+  preemptor.policy =
+      wl::resolve_preemption_policy(object.priority.policy, preemptor.members, false);
+  if (object.priority.policy &&
+      wl::resolve_preemption_policy(object.priority.policy, preemptor.members, true) !=
+          preemptor.policy)
+    out.warnings.push_back(
+        "PodGroup " + key + ": spec.preemptionPolicy " +
+        (*object.priority.policy == preempt::preemption_policy::never ? "Never"
+                                                                      : "PreemptLowerPriority") +
+        " was ignored: kube-scheduler v1.37 reads it only with the PodGroupPreemptionPolicy "
+        "feature gate (alpha, off by default); the members' spec.preemptionPolicy decide");
   out.priority = preemptor.priority;
   out.policy =
       preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";
@@ -1434,20 +1418,31 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     refuse_volumes(dump->pods[p->uid() - 1],
                    [&](std::string what) { out.refuse(std::move(what)); });
 
-  // The node filters per member.
+  // Each member as the placement's filters read it: its node filters per node, and what
+  // NodePorts, PodTopologySpread, InterPodAffinity and NodeDeclaredFeatures read of it.
   const std::size_t n_nodes = dump->nodes.size();
-  std::vector<std::vector<char>> allowed(member_pods.size(), std::vector<char>(n_nodes, 0));
+  std::vector<group::placing_member> placing(member_pods.size());
   for (std::size_t k = 0; k < member_pods.size(); ++k) {
     const pod_object& o = dump->pods[member_pods[k]->uid() - 1];
+    placing[k].pod =
+        k8s::placing_pod{k8s::pod_facts{o.ns, &o.labels, o.deleting, o.anti_affinity_terms},
+                         o.host_ports,
+                         o.affinity_terms,
+                         o.anti_affinity_terms,
+                         o.spread,
+                         &o.placement,
+                         o.required_features};
+    placing[k].allowed.assign(n_nodes, 0);
     for (std::size_t i = 0; i < n_nodes; ++i) {
       const node_object& n = dump->nodes[i];
-      allowed[k][i] = k8s::filter_node(o.placement, k8s::node_facts{n.name, &n.labels, n.taints,
-                                                                    n.unschedulable})
-                          .passed();
+      placing[k].allowed[i] =
+          k8s::filter_node(o.placement,
+                           k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable})
+              .passed();
     }
   }
-  std::string failure;
-  first_fit_placement place{&allowed, &ledger, needed, &failure};
+  group_placement place(cluster, pod_facts_of{&pod_facts}, node_facts_of{&node_facts},
+                        namespace_facts, ledger_nominations{&ledger}, placing, needed);
   const auto show = [&](std::span<const std::size_t> nodes) {
     out.members.clear();
     for (std::size_t k = 0; k < member_pods.size(); ++k)
@@ -1457,14 +1452,15 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   };
 
   // First the pod-group cycle itself: if the group fits as the cluster is, no preemption runs.
+  const group_cluster recorded(cluster);
   {
-    std::vector<preempt::model::resource_fit_state> states;
+    std::vector<group_cluster::state_type> states;
     states.reserve(n_nodes);
     for (std::size_t i = 0; i < n_nodes; ++i) {
-      states.push_back(cluster.make_state());
-      cluster.prepare_state(i, states.back());
+      states.push_back(recorded.make_state());
+      recorded.prepare_state(i, states.back());
     }
-    wl::node_states<preempt::model::resource_fit_state> view{std::span(states)};
+    wl::node_states<group_cluster::state_type> view{std::span(states)};
     std::vector<std::size_t> where(member_pods.size(), wl::no_node);
     if (place(preemptor.members, view, std::span<std::size_t>(where)).is_success()) {
       out.result = "fits";
@@ -1473,10 +1469,10 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     }
   }
 
-  wl::pod_group_evaluator<preempt::model::resource_cluster> ev(
+  wl::pod_group_evaluator<group_cluster> ev(
       wl::group_evaluator_config{.now = opts.now, .profile = opts.profile});
   const auto reader = ledger.reader();
-  const auto& d = ev.evaluate(preemptor, cluster, groups, budgets, reader, place);
+  const auto& d = ev.evaluate(preemptor, recorded, groups, budgets, reader, place);
   out.message = std::string(d.outcome.reason());
   if (!out.message.empty())
     out.message = std::string(wl::pod_group_preemption_prefix) + out.message;

@@ -21,7 +21,9 @@
 //      members see it. If all still fit the unit is reprieved, else its members are removed again
 //      and it is a victim (a violating unit adds its violating members to the PDB count). The
 //      placed members are removed again either way. So a unit is restored or evicted whole, and
-//      the number of placed members never goes down.
+//      the number of placed members never goes down. When the placement keeps assignment states
+//      (placement.hpp), the unit's pods are added to (and removed from) each of them, on other
+//      nodes through the PreFilter extensions, and each member is checked with its own state.
 //   7. Victims: whole units in descending importance; nominations: every placed member.
 // A success may have no victims (the placement needed no eviction).
 //
@@ -250,9 +252,54 @@ class pod_group_evaluator {
                                                std::span<const victim_unit>(units), units_, budgets,
                                                tally_);
 
+    // A unit's pods added back (or removed again) reach every placed member's assignment state,
+    // when the placement keeps them: on the member's node as pods of that node, elsewhere
+    // through the PreFilter extensions (upstream runs AddPod/RemovePod on each proposed
+    // assignment's cycle state).
+    const auto tell_assignments = [&](const victim_unit& u, bool add) -> status {
+      if constexpr (assignment_states<F, P>) {
+        for (const member_nomination& nm : nominations_) {
+          auto& a = place.assignment_state(nm.member);
+          for (const unit_member<P>& m : units_.members_of(u)) {
+            status st;
+            if (m.node == nm.node) {
+              st = add ? a.add_pod(*m.pod) : a.remove_pod(*m.pod);
+            } else if constexpr (requires {
+                                   a.add_pod_elsewhere(*m.pod, m.node);
+                                   a.remove_pod_elsewhere(*m.pod, m.node);
+                                 }) {
+              st = add ? a.add_pod_elsewhere(*m.pod, m.node)
+                       : a.remove_pod_elsewhere(*m.pod, m.node);
+            }
+            if (!st) return st;
+          }
+        }
+      } else {
+        (void)u;
+        (void)add;
+      }
+      return status::ok();
+    };
+
     // Does every placed member still fit, each assumed for the next? Leaves the states as found.
+    // With assignment states each member is checked with its own, which counts the members
+    // placed before it already (upstream adds them to the snapshot in turn, and their cycle
+    // states were made with them assumed).
     const auto placement_fits = [&](bool& fits) -> status {
       fits = true;
+      if constexpr (assignment_states<F, P>) {
+        for (const member_nomination& nm : nominations_) {
+          const status fit = ::preempt::passes_with_nominated(
+              place.assignment_state(nm.member), *preemptor.members[nm.member],
+              ::preempt::detail::nominated_to<P>(nominations, nm.node));
+          if (fit.code() == status_code::error) return fit;
+          if (!fit) {
+            fits = false;
+            break;
+          }
+        }
+        return status::ok();
+      }
       placed_.clear();
       status result;
       for (const member_nomination& nm : nominations_) {
@@ -284,10 +331,12 @@ class pod_group_evaluator {
     const auto reprieve = [&](ranked_unit& r) -> status {
       const victim_unit& u = units[r.unit];
       if (status st = add_unit(u); !st) return st;
+      if (status st = tell_assignments(u, true); !st) return st;
       bool fits = true;
       if (status st = placement_fits(fits); !st) return st;
       if (fits) return status::ok();
       if (status st = remove_unit(u); !st) return st;
+      if (status st = tell_assignments(u, false); !st) return st;
       r.victim = true;
       violations += r.violations;
       return status::ok();

@@ -14,6 +14,15 @@
 // which the evaluator returns unchanged. It may add and remove pods on the states while it works
 // (a member placed earlier is assumed for the next), but must leave every state as it found it.
 //
+// Optionally the placement keeps the state it filtered each placed member with (upstream's
+// ProposedAssignment and its CycleState, made by PreFilter on the victim-free cluster with the
+// members before it assumed). F models `assignment_states<F, P>` when, after a successful call,
+// f.assignment_state(k) returns member k's state on its node: a node_state for P that counts the
+// members placed before k, and, when its filters read pods of other nodes (spread, affinity),
+// has add_pod_elsewhere(p, node) and remove_pod_elsewhere(p, node) (the PreFilter AddPod and
+// RemovePod extensions for a pod of another node). The evaluator then reprieves as upstream does
+// with those cycle states (group_evaluator.hpp); without them, with the shared node states.
+//
 // Header-only declarations; no allocation; no exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -23,8 +32,10 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
+#include <type_traits>
 
 #include "preempt/config.hpp"
+#include "preempt/node_state.hpp"
 #include "preempt/status.hpp"
 #include "preempt/workload/group_preemptor.hpp"
 
@@ -47,6 +58,12 @@ template <class F, class P, class S>
 concept placement_function = requires(F& f, std::span<const P* const> members,
                                       node_states<S>& states, std::span<std::size_t> out) {
   { f(members, states, out) } -> std::convertible_to<status>;
+};
+
+template <class F, class P>
+concept assignment_states = requires(F& f, std::size_t k) {
+  f.assignment_state(k);
+  requires node_state<std::remove_cvref_t<decltype(f.assignment_state(k))>, P>;
 };
 
 }  // namespace workload
