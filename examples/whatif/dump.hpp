@@ -38,7 +38,7 @@ struct node_object {
 struct pod_object {
   std::string ns;
   std::string name;
-  std::string uid;  // metadata.uid (the owner a generic ephemeral volume's claim names)
+  std::string uid;  // metadata.uid (the owner a generic ephemeral volume's or DRA claim names)
   k8s::label_set labels;
   k8s::pod_priority_spec priority;
   std::string node_name;            // spec.nodeName
@@ -84,8 +84,7 @@ struct pod_object {
   // What the API server would do to the manifest that the dump cannot tell (admission.hpp):
   // each decision for this pod is refused with these.
   std::vector<std::string> not_modelled;
-  // DynamicResources: metadata.uid, spec.resourceClaims, status.resourceClaimStatuses.
-  std::string uid;
+  // DynamicResources: spec.resourceClaims, status.resourceClaimStatuses (and uid above).
   std::vector<k8s::dra::pod_claim> resource_claims;
   std::vector<k8s::dra::pod_claim_status> claim_statuses;
   // Where the object came from, for messages: the input file and "items[i]" position.
