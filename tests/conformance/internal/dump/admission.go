@@ -3,6 +3,7 @@ package dump
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -119,10 +120,9 @@ func (d *Dump) Validate() error {
 // Priority (Admit), DefaultTolerationSeconds (tolerations of node.kubernetes.io/not-ready and
 // unreachable, NoExecute, 300 s, unless the pod tolerates them already) and RuntimeClass
 // (spec.overhead from the class's overhead.podFixed, its scheduling.nodeSelector and
-// tolerations merged in; a pod whose overhead differs from its class's, or naming a class the
-// dump lacks, is rejected; an overhead without runtimeClassName is kept, as a pod admitted
-// before). Upstream's own admission plugins run on the pod, converted to the
-// internal API and back. The API defaults (hostPort from containerPort on hostNetwork pods,
+// tolerations merged in; a pod whose overhead differs from its class's, with an overhead and no
+// class defining one, or naming a class the dump lacks, is rejected, the error naming the field).
+// Upstream's own admission plugins run on the pod, converted to the internal API and back. The API defaults (hostPort from containerPort on hostNetwork pods,
 // the pod-level resources' defaults) were applied when the manifest was decoded.
 func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
 	if err := d.Admit(p, where); err != nil {
@@ -156,15 +156,16 @@ func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
 	factory.Start(stop)
 	factory.WaitForCacheSync(stop)
 	if err := rc.Admit(ctx, attrs, nil); err != nil {
-		return fmt.Errorf("%s: spec.runtimeClassName: %v", where, err)
-	}
-	// Validation rejects an overhead that is not the named class's. A manifest with an overhead
-	// and no runtimeClassName (which validation rejects too) is taken as a pod admitted before:
-	// the overhead is kept as written.
-	if internal.Spec.RuntimeClassName != nil {
-		if err := rc.Validate(ctx, attrs, nil); err != nil {
-			return fmt.Errorf("%s: spec.overhead: %v", where, err)
+		field := "spec.runtimeClassName"
+		if strings.Contains(err.Error(), "nodeSelector") {
+			field = "spec.nodeSelector" // the class's scheduling.nodeSelector conflicts with the pod's
 		}
+		return fmt.Errorf("%s: %s: %v", where, field, err)
+	}
+	// Validation rejects an overhead that is not the named class's, and an overhead without a
+	// class defining one (runtimeClassName unset, or a class without overhead).
+	if err := rc.Validate(ctx, attrs, nil); err != nil {
+		return fmt.Errorf("%s: spec.overhead: %v", where, err)
 	}
 
 	var admitted v1.Pod
