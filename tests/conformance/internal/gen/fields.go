@@ -35,11 +35,11 @@ func (g *generator) gates() {
 
 // --- manifests -----------------------------------------------------------------------------
 
-// DrawRejected makes the manifests family draw manifests kube-whatif rejects as the API server
-// would (a RuntimeClass the dump lacks, an overhead that is not the class's, the name of a pod
-// running in the dump). Off while `conform run` counts a referee's rejection as a failed cluster
-// rather than comparing it with preempt-whatif's.
-var DrawRejected = false
+// DrawRejected makes the manifests family draw manifests the API server refuses to create (a
+// RuntimeClass the dump lacks, an overhead that is not the class's: kube-whatif rejects them, and
+// `conform run` compares that with preempt-whatif's rejection, exit status 2), and manifests
+// named as a pod running in the dump (AlreadyExists: both answer "running").
+var DrawRejected = true
 
 // The RuntimeClasses of the manifests family: kata (overhead), gvisor (overhead, nodeSelector
 // runtime=gvisor, a toleration of sandbox:NoSchedule), runc (neither).
