@@ -26,8 +26,8 @@
 #include "preempt/preempt.hpp"
 #include "queue_entry.hpp"
 #include "stopwatch.hpp"
-#include "unmodelled.hpp"
 #include "storage.hpp"
+#include "unmodelled.hpp"
 
 namespace whatif {
 
@@ -897,20 +897,18 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
   for (const std::string& w : dump.input_refusals) out.refuse(w);
   const auto copy = m.pod_by_key.find(out.preemptor);
-  if (auto none = never_scheduled(
-          preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr)) {
-    out.result = std::move(none->result);  // bound, running or gated: nothing is decided
-    out.message = std::move(none->message);
-    out.decide_seconds = clock.wall_seconds();
-    out.decide_cpu_seconds = clock.cpu_seconds();
-    return std::nullopt;
-  }
-  if (!m.ours(preemptor_object)) {
+  std::optional<no_decision> none = never_queued(
+      preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr);
+  if (!none && !m.ours(preemptor_object))
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
-    out.result = "other-scheduler";
-    out.message = "the pod's spec.schedulerName is \"" + preemptor_object.scheduler_name +
-                  "\", not " + m.scheduler_name +
-                  " (--scheduler-name): that scheduler decides for it";
+    none = no_decision{"other-scheduler", "the pod's spec.schedulerName is \"" +
+                                              preemptor_object.scheduler_name + "\", not " +
+                                              m.scheduler_name +
+                                              " (--scheduler-name): that scheduler decides for it"};
+  if (!none) none = held_in_queue(preemptor_object);
+  if (none) {
+    out.result = std::move(none->result);  // running, bound, other-scheduler or gated
+    out.message = std::move(none->message);
     out.decide_seconds = clock.wall_seconds();
     out.decide_cpu_seconds = clock.cpu_seconds();
     return std::nullopt;
