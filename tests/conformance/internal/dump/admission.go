@@ -157,8 +157,11 @@ func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
 	factory.WaitForCacheSync(stop)
 	if err := rc.Admit(ctx, attrs, nil); err != nil {
 		field := "spec.runtimeClassName"
-		if strings.Contains(err.Error(), "nodeSelector") {
+		switch {
+		case strings.Contains(err.Error(), "nodeSelector"):
 			field = "spec.nodeSelector" // the class's scheduling.nodeSelector conflicts with the pod's
+		case strings.Contains(err.Error(), "Overhead"):
+			field = "spec.overhead" // setOverhead: the pod's overhead is not the class's
 		}
 		return fmt.Errorf("%s: %s: %v", where, field, err)
 	}
