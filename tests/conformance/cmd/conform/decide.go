@@ -173,10 +173,13 @@ var rejectedField = regexp.MustCompile(`: (spec\.[A-Za-z]+)`)
 
 // rejected is the answer of a decider that rejected the input (kube-whatif's admission, as the
 // API server's; preempt-whatif's exit status 2): result "rejected", the message the field named
-// (the texts differ), the whole text as a warning.
+// (the texts differ; "LimitRange" for LimitRanger's validation, which names no field), the whole
+// text as a warning.
 func rejected(text string) *upstream.Report {
 	field := text
-	if m := rejectedField.FindStringSubmatch(text); m != nil {
+	if strings.Contains(text, "LimitRange") {
+		field = "LimitRange"
+	} else if m := rejectedField.FindStringSubmatch(text); m != nil {
 		field = m[1]
 	}
 	return &upstream.Report{Result: "rejected", Message: field, Warnings: []string{text}}

@@ -199,6 +199,52 @@ func (g *generator) manifestPreemptor() {
 	if p.UID != "" && s.chance(0.5) {
 		p.UID = "" // a manifest carries no uid
 	}
+	if s.chance(0.5) {
+		g.limitRanges(s)
+	}
+}
+
+// limitRanges: the dump holds LimitRange objects (kubectl get limitranges): one for containers in
+// the preemptor's namespace (three times in four; else in another namespace), defaulting
+// requests (defaultRequest, perhaps with default; or default alone, or min alone, or max alone:
+// the API defaults fill defaultRequest from them), its min or max breaking some manifests
+// (LimitRanger rejects them); and a third of such manifests rely on it, their first container
+// without requests or limits.
+func (g *generator) limitRanges(s *stream) {
+	p := g.c.Preemptor
+	ns := p.Namespace
+	if s.chance(0.25) {
+		for _, other := range g.ns {
+			if other != p.Namespace {
+				ns = other
+				break
+			}
+		}
+	}
+	item := v1.LimitRangeItem{Type: v1.LimitTypeContainer}
+	pair := func(cpu, mem int64) v1.ResourceList {
+		return v1.ResourceList{v1.ResourceCPU: milli(cpu), v1.ResourceMemory: binary(mem)}
+	}
+	switch x := s.Float64(); {
+	case x < 0.45:
+		item.DefaultRequest = pair(s.between(50, 400), s.between(32, 256)*mi)
+		if s.chance(0.4) {
+			item.Default = pair(s.between(400, 2000), s.between(256, 2048)*mi)
+		}
+	case x < 0.65:
+		item.Default = pair(s.between(100, 600), s.between(64, 512)*mi)
+	case x < 0.82:
+		item.Min = v1.ResourceList{v1.ResourceCPU: milli(s.between(10, 200))}
+	default:
+		item.Max = pair(s.between(500, 4000), s.between(1, 8)*gi)
+	}
+	g.c.LimitRanges = append(g.c.LimitRanges, &v1.LimitRange{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "LimitRange"},
+		ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
+		Spec:       v1.LimitRangeSpec{Limits: []v1.LimitRangeItem{item}}})
+	if s.chance(0.33) {
+		p.Spec.Containers[0].Resources = v1.ResourceRequirements{}
+	}
 }
 
 // --- namespaces ----------------------------------------------------------------------------
