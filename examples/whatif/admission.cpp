@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,8 +43,58 @@ k8s::resource_list container_default_requests(const limit_range_object& range) {
   return out;
 }
 
+// A LimitRange's default limits for containers: default, completed from max
+// (SetDefaults_LimitRangeItem), later Container items winning.
+k8s::resource_list container_default_limits(const limit_range_object& range) {
+  k8s::resource_list out;
+  for (const limit_range_object::item& item : range.limits) {
+    if (item.type != "Container") continue;
+    k8s::resource_list limit = item.default_limit;
+    for (const auto& [n, a] : item.max)
+      if (!limit.contains(n)) limit.set(n, a);
+    for (const auto& [n, a] : limit) out.set(n, a);
+  }
+  return out;
+}
+
+// An amount as resource_amount converted it: cpu in millicores, the rest in units.
+std::string amount_text(const std::string& resource, std::int64_t amount) {
+  return std::to_string(amount) + (resource == "cpu" ? "m" : "");
+}
+
+// LimitRanger's validation of one container against a Container item (minConstraint,
+// maxConstraint): "" when it passes, else why the API server rejects the pod.
+std::string container_violation(const k8s::container_resources& c,
+                                const limit_range_object::item& item) {
+  const k8s::resource_list requests = c.effective();
+  for (const auto& [n, least] : item.min) {
+    if (!requests.contains(n))
+      return "minimum " + n + " usage per Container is " + amount_text(n, least) +
+             ", no request is specified";
+    if (requests.get(n) < least)
+      return "minimum " + n + " usage per Container is " + amount_text(n, least) +
+             ", but request is " + amount_text(n, requests.get(n));
+    if (c.limits.contains(n) && c.limits.get(n) < least)
+      return "minimum " + n + " usage per Container is " + amount_text(n, least) +
+             ", but limit is " + amount_text(n, c.limits.get(n));
+  }
+  for (const auto& [n, most] : item.max) {
+    if (!c.limits.contains(n))
+      return "maximum " + n + " usage per Container is " + amount_text(n, most) +
+             ", no limit is specified";
+    if (c.limits.get(n) > most)
+      return "maximum " + n + " usage per Container is " + amount_text(n, most) +
+             ", but limit is " + amount_text(n, c.limits.get(n));
+    if (requests.contains(n) && requests.get(n) > most)
+      return "maximum " + n + " usage per Container is " + amount_text(n, most) +
+             ", but request is " + amount_text(n, requests.get(n));
+  }
+  return {};
+}
+
 // 2. LimitRanger.
-void limit_ranger(const cluster_dump& dump, pod_object& pod, k8s::pod_resources& resources) {
+std::optional<load_error> limit_ranger(const cluster_dump& dump, pod_object& pod,
+                                       k8s::pod_resources& resources) {
   const auto each_container = [&](auto&& visit) {
     for (std::size_t i = 0; i < resources.containers.size(); ++i)
       visit(resources.containers[i], "spec.containers[" + std::to_string(i) + "]");
@@ -62,30 +113,78 @@ void limit_ranger(const cluster_dump& dump, pod_object& pod, k8s::pod_resources&
               ": not set, and the dump holds no LimitRange objects: LimitRanger sets it from " +
               "the namespace's LimitRanges (add limitranges to the dump)");
     });
-    return;
+    return std::nullopt;
   }
   // The namespace's LimitRanges in the dump's order (the API server's order is a cache's).
-  k8s::resource_list defaults;
-  std::vector<std::string> conflicting;
+  k8s::resource_list defaults, default_limits;
+  std::vector<std::string> conflicting, conflicting_limits;
+  const auto merge = [](k8s::resource_list& into, std::vector<std::string>& conflicts,
+                        const k8s::resource_list& more) {
+    for (const auto& [n, a] : more) {
+      if (!into.contains(n))
+        into.set(n, a);
+      else if (into.get(n) != a)
+        conflicts.push_back(n);
+    }
+  };
+  bool validates = false;
   for (const limit_range_object& range : dump.limit_ranges) {
     if (range.ns != pod.ns) continue;
-    for (const auto& [n, a] : container_default_requests(range)) {
-      if (!defaults.contains(n))
-        defaults.set(n, a);
-      else if (defaults.get(n) != a)
-        conflicting.push_back(n);
+    merge(defaults, conflicting, container_default_requests(range));
+    merge(default_limits, conflicting_limits, container_default_limits(range));
+    for (std::size_t i = 0; i < range.limits.size(); ++i) {
+      const limit_range_object::item& item = range.limits[i];
+      const bool container = item.type == "Container";
+      validates = validates || (container && (!item.min.empty() || !item.max.empty()));
+      if ((container || item.type == "Pod") &&
+          (!item.max_limit_request_ratio.empty() ||
+           (!container && (!item.min.empty() || !item.max.empty()))))
+        pod.not_modelled.push_back("LimitRange " + range.ns + "/" + range.name + ": spec.limits[" +
+                                   std::to_string(i) + "] (type " + item.type +
+                                   "): LimitRanger's " +
+                                   (container ? "maxLimitRequestRatio" : "Pod min/max") +
+                                   " validation is not modelled (the API server may reject the "
+                                   "pod)");
     }
   }
+  const auto listed = [](const std::vector<std::string>& l, const std::string& n) {
+    return std::find(l.begin(), l.end(), n) != l.end();
+  };
   each_container([&](k8s::container_resources& c, const std::string& at) {
     for (const auto& [n, a] : defaults) {
       if (!unset(c, n)) continue;
-      if (std::find(conflicting.begin(), conflicting.end(), n) != conflicting.end())
+      if (listed(conflicting, n))
         pod.not_modelled.push_back("Pod " + pod.key() + ": " + at + ".resources.requests." + n +
                                    ": not set, and the LimitRanges of namespace " + pod.ns +
                                    " default it differently (which applies first is not known)");
       c.requests.set(n, a);
     }
+    // Default limits matter to the validation alone (the scheduler reads requests).
+    for (const auto& [n, a] : default_limits) {
+      if (c.limits.contains(n)) continue;
+      if (validates && listed(conflicting_limits, n))
+        pod.not_modelled.push_back("Pod " + pod.key() + ": " + at + ".resources.limits." + n +
+                                   ": not set, and the LimitRanges of namespace " + pod.ns +
+                                   " default it differently (which applies first is not known)");
+      c.limits.set(n, a);
+    }
   });
+  if (!validates) return std::nullopt;
+  std::optional<load_error> rejection;
+  for (const limit_range_object& range : dump.limit_ranges) {
+    if (range.ns != pod.ns) continue;
+    for (const limit_range_object::item& item : range.limits) {
+      if (item.type != "Container") continue;
+      each_container([&](const k8s::container_resources& c, const std::string& at) {
+        if (rejection) return;
+        if (std::string why = container_violation(c, item); !why.empty())
+          rejection = load_error{where(pod) + ": " + at + ".resources: " + why + " (LimitRange " +
+                                 range.ns + "/" + range.name + "; the API server rejects the pod)"};
+      });
+      if (rejection) return rejection;
+    }
+  }
+  return std::nullopt;
 }
 
 // 4. DefaultTolerationSeconds.
@@ -167,7 +266,7 @@ std::optional<load_error> runtime_class(const cluster_dump& dump, pod_object& po
 std::optional<load_error> admit(const cluster_dump& dump, pod_object& pod) {
   if (!pod.manifest) return std::nullopt;
   k8s::pod_resources resources = *pod.manifest;
-  limit_ranger(dump, pod, resources);
+  if (auto e = limit_ranger(dump, pod, resources)) return e;
   default_toleration_seconds(pod);
   if (auto e = runtime_class(dump, pod, resources)) return e;
   pod.requests = k8s::effective_requests(resources);

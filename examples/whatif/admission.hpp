@@ -10,6 +10,11 @@
 //      SetDefaults_LimitRangeItem does: from default, itself from max, else from min). With no
 //      LimitRange object in the dump, a container without a cpu or memory request is refused:
 //      its namespace may default it. Two LimitRanges defaulting one resource differently: refused.
+//      Missing limits are defaulted likewise (default, itself from max), and the Container items'
+//      min and max are checked as LimitRanger's validation does (minConstraint, maxConstraint:
+//      a request at least min, a limit, if any, at least min; a limit at most max and required,
+//      a request at most max): a violation is an error (the API server rejects the pod).
+//      maxLimitRequestRatio, and min/max of Pod items (the pod's totals): refused.
 //   3. Priority: spec.priority from spec.priorityClassName or the global default (the analysis
 //      resolves every pod so).
 //   4. DefaultTolerationSeconds: tolerations of node.kubernetes.io/not-ready:NoExecute and

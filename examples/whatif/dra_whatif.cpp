@@ -54,8 +54,7 @@ const kd::device_class* extended_resource_class(const dra_objects& dra, std::str
 
 }  // namespace
 
-void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& refusals,
-                             std::vector<std::string>& warnings) {
+void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& refusals) {
   pod_key_ = pod.key();
   const std::string who = "Pod " + pod_key_;
   // An extended resource a DeviceClass serves: NodeResourcesFit leaves it to DynamicResources on
@@ -104,11 +103,7 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
                         pre.message + "): add deviceclasses to the kubectl get of the dump");
       }
       rejection_ = pre.message;
-      if (pre.pre_enqueue)
-        warnings.push_back(
-            "kube-scheduler's PreEnqueue (DynamicResources) makes the same check and keeps the pod "
-            "out of the scheduling queue while it fails (" +
-            pre.message + "): the pod is not even tried, so no preemption runs");
+      held_in_queue_ = pre.pre_enqueue;
       return;
     case k::error:
       refuse_once(

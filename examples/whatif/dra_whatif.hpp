@@ -46,14 +46,16 @@ class dra_decision {
   dra_decision(const dra_decision&) = delete;
   dra_decision& operator=(const dra_decision&) = delete;
 
-  // PreFilter for `pod`. What is not modelled goes to `refusals`, notes to `warnings`.
-  void prefilter(const pod_object& pod, std::vector<std::string>& refusals,
-                 std::vector<std::string>& warnings);
+  // PreFilter for `pod`. What is not modelled goes to `refusals`.
+  void prefilter(const pod_object& pod, std::vector<std::string>& refusals);
 
   // The pod claims devices: every node needs a verdict.
   bool active() const noexcept { return active_; }
   // PreFilter rejected the pod (UnschedulableAndUnresolvable on every node): the message.
   const std::optional<std::string>& rejection() const noexcept { return rejection_; }
+  // The rejection is PreEnqueue's as well (a claim missing, not created yet, being deleted or
+  // not the pod's): kube-scheduler keeps the pod out of its active queue, it is never tried.
+  bool held_in_queue() const noexcept { return held_in_queue_; }
 
   // Node i's verdict (computed once); refusals found on the way go to `refusals`.
   const preempt::status& verdict(std::size_t i, std::vector<std::string>& refusals);
@@ -67,6 +69,7 @@ class dra_decision {
   std::unique_ptr<preempt::kubernetes::dra::dynamic_resources> plugin_;
   bool active_ = false;
   std::optional<std::string> rejection_;
+  bool held_in_queue_ = false;
   std::vector<preempt::status> statuses_;
   std::vector<std::string> reasons_;  // per node: the text its status views (never resized)
   std::vector<char> computed_;

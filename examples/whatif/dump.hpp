@@ -145,6 +145,7 @@ struct limit_range_object {
   struct item {
     std::string type;  // Container, Pod, PersistentVolumeClaim
     k8s::resource_list default_request, default_limit, min, max;
+    k8s::resource_list max_limit_request_ratio;  // maxLimitRequestRatio
   };
   std::string ns;
   std::string name;

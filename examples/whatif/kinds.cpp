@@ -734,6 +734,8 @@ constexpr field<limit_range_object::item> limit_range_item_fields[] = {
     {"default", decode::resource_map<&limit_range_object::item::default_limit>{}},
     {"min", decode::resource_map<&limit_range_object::item::min>{}},
     {"max", decode::resource_map<&limit_range_object::item::max>{}},
+    {"maxLimitRequestRatio",
+     decode::resource_map<&limit_range_object::item::max_limit_request_ratio>{}},
 };
 constexpr field<limit_range_object> limit_range_metadata_fields[] = {
     name_field<limit_range_object>, namespace_field<limit_range_object>};

@@ -986,20 +986,18 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
   for (const std::string& w : dump.input_refusals) out.refuse(w);
   const auto copy = m.pod_by_key.find(out.preemptor);
-  if (auto none = never_scheduled(
-          preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr)) {
-    out.result = std::move(none->result);  // bound, running or gated: nothing is decided
-    out.message = std::move(none->message);
-    out.decide_seconds = clock.wall_seconds();
-    out.decide_cpu_seconds = clock.cpu_seconds();
-    return std::nullopt;
-  }
-  if (!m.ours(preemptor_object)) {
+  std::optional<no_decision> none = never_queued(
+      preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr);
+  if (!none && !m.ours(preemptor_object))
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
-    out.result = "other-scheduler";
-    out.message = "the pod's spec.schedulerName is \"" + preemptor_object.scheduler_name +
-                  "\", not " + m.scheduler_name +
-                  " (--scheduler-name): that scheduler decides for it";
+    none = no_decision{"other-scheduler", "the pod's spec.schedulerName is \"" +
+                                              preemptor_object.scheduler_name + "\", not " +
+                                              m.scheduler_name +
+                                              " (--scheduler-name): that scheduler decides for it"};
+  if (!none) none = held_in_queue(preemptor_object);
+  if (none) {
+    out.result = std::move(none->result);  // running, bound, other-scheduler or gated
+    out.message = std::move(none->message);
     out.decide_seconds = clock.wall_seconds();
     out.decide_cpu_seconds = clock.cpu_seconds();
     return std::nullopt;
@@ -1013,7 +1011,19 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                            "as the README lists them");
   std::vector<std::string> refusals;
   dra_decision devices(dump, m.devices);
-  devices.prefilter(preemptor_object, refusals, out.warnings);
+  devices.prefilter(preemptor_object, refusals);
+  if (devices.held_in_queue()) {
+    // DynamicResources' PreEnqueue makes PreFilter's check first: the pod never leaves the queue.
+    out.result = "gated";
+    out.message = *devices.rejection() +
+                  " (spec.resourceClaims: DynamicResources' PreEnqueue keeps the pod in kube-"
+                  "scheduler's queue until its claims exist and are its own; it neither "
+                  "schedules nor preempts for it)";
+    for (std::string& r : refusals) out.refuse(std::move(r));
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
 
   k8s::attachable_names resolved;
   k8s::volume_filters volumes;
@@ -1535,9 +1545,9 @@ std::optional<load_error> repeated_evaluation::prepare(const analysis& a,
   st.view.emplace(st.m->cluster, pod_facts_of{&st.m->pod_facts}, node_facts_of{&st.m->node_facts});
   st.m->storage.prepare(preemptor, st.m->node_facts, st.resolved, st.volumes);
   st.m->prefilter(*st.view, preemptor, &st.volumes);
-  std::vector<std::string> refusals, warnings;
+  std::vector<std::string> refusals;
   st.devices.emplace(*st.m->dump, st.m->devices);
-  st.devices->prefilter(preemptor, refusals, warnings);
+  st.devices->prefilter(preemptor, refusals);
   run_filters(*st.m->dump, *st.view, st.m->ledger, preemptor, *st.preemptor, &st.volumes,
               *st.devices, refusals, st.filters);
   if (st.devices->active()) st.view->set_dynamic_resources(st.devices->verdicts());

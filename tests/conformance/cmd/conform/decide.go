@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/preempt/preempt/tests/conformance/internal/compare"
@@ -122,6 +123,17 @@ func preemptArgs(args []string) []string {
 	return append(append([]string(nil), args...), "--complete-dump")
 }
 
+// refereeDecide is upstreamDecide, with a manifest the API server refuses to create (kube-whatif's
+// bad input) answered "rejected", to compare with preempt-whatif's rejection (exit status 2).
+func refereeDecide(args []string) (*upstream.Report, error) {
+	up, err := upstreamDecide(args)
+	var bad whatif.BadInput
+	if err != nil && errors.As(err, &bad) {
+		return rejected(err.Error()), nil
+	}
+	return up, err
+}
+
 // exitNotModelled is preempt-whatif's exit status for a decision that depends on something it
 // does not model (its JSON names each in notModelled).
 const exitNotModelled = 3
@@ -137,7 +149,8 @@ func runJSON(bin string, args []string, v any) (refused bool, err error) {
 			return false, err
 		}
 		if exit.ExitCode() != exitNotModelled {
-			return false, fmt.Errorf("%s exited with status %d: %s", filepath.Base(bin), exit.ExitCode(), strings.TrimSpace(stderr.String()))
+			return false, exitStatus{fmt.Sprintf("%s exited with status %d", filepath.Base(bin), exit.ExitCode()),
+				exit.ExitCode(), strings.TrimSpace(stderr.String())}
 		}
 		refused = true
 	}
@@ -145,6 +158,37 @@ func runJSON(bin string, args []string, v any) (refused bool, err error) {
 		return refused, fmt.Errorf("%s: unreadable JSON: %v", filepath.Base(bin), err)
 	}
 	return refused, nil
+}
+
+// exitBadInput is preempt-whatif's exit status for input it rejects (here: a manifest the API
+// server would refuse to create).
+const exitBadInput = 2
+
+// exitStatus is a decider that exited with a status other than 0 and 3.
+type exitStatus struct {
+	what   string
+	code   int
+	stderr string
+}
+
+func (e exitStatus) Error() string { return e.what + ": " + e.stderr }
+
+// rejectedField finds the field an input error names: the first "spec.X" after ": " (both
+// deciders name the object, then the field, then why).
+var rejectedField = regexp.MustCompile(`: (spec\.[A-Za-z]+)`)
+
+// rejected is the answer of a decider that rejected the input (kube-whatif's admission, as the
+// API server's; preempt-whatif's exit status 2): result "rejected", the message the field named
+// (the texts differ; "LimitRange" for LimitRanger's validation, which names no field), the whole
+// text as a warning.
+func rejected(text string) *upstream.Report {
+	field := text
+	if strings.Contains(text, "LimitRange") {
+		field = "LimitRange"
+	} else if m := rejectedField.FindStringSubmatch(text); m != nil {
+		field = m[1]
+	}
+	return &upstream.Report{Result: "rejected", Message: field, Warnings: []string{text}}
 }
 
 // failure turns a decider that gave no answer into a disagreement.
@@ -163,14 +207,18 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 	var err error
 	refArgs := append(append([]string(nil), args...), d.refereeArgs...)
 	if up == nil {
-		if up, err = upstreamDecide(refArgs); err != nil {
+		if up, err = refereeDecide(refArgs); err != nil {
 			return o, fmt.Errorf("%s: upstream: %v", dir, err)
 		}
 	}
 	o.up, o.upstreamRuns, o.distinct = up, 1, 1
 	var pr upstream.Report
 	refused, err := runJSON(d.preempt, preemptArgs(args), &pr)
-	if err != nil {
+	var exit exitStatus
+	if err != nil && errors.As(err, &exit) && exit.code == exitBadInput {
+		o.pr = rejected(exit.stderr)
+		o.diffs, o.unitSets = d.compareReports(up, o.pr)
+	} else if err != nil {
 		o.diffs = failure(err)
 	} else {
 		o.pr, o.refused = &pr, refused
@@ -250,7 +298,7 @@ func (d deciders) rerun(o *outcome, refArgs []string) error {
 		if !d.everyRun && run > 8 && !d.stillRandom(runs, o.pr) {
 			break
 		}
-		up, err := upstreamDecide(refArgs)
+		up, err := refereeDecide(refArgs)
 		if err != nil {
 			return err
 		}

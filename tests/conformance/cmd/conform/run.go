@@ -237,8 +237,14 @@ func runCmd(args []string) error {
 				t.clusters-t.agree-t.refused, t.refused, note)
 		}
 	}
-	fmt.Printf("  upstream's results: %d nominated, %d unschedulable, %d not-eligible, %d fits\n",
+	fmt.Printf("  upstream's results: %d nominated, %d unschedulable, %d not-eligible, %d fits",
 		outcomes["nominated"], outcomes["unschedulable"], outcomes["not-eligible"], outcomes["fits"])
+	for _, none := range []string{"gated", "bound", "running", "other-scheduler", "rejected"} {
+		if outcomes[none] > 0 {
+			fmt.Printf(", %d %s", outcomes[none], none)
+		}
+	}
+	fmt.Println()
 	if len(groupOutcomes) > 0 {
 		fmt.Printf("  upstream's results for pending groups: %d nominated, %d unschedulable, %d not-eligible, %d ongoing, %d fits\n",
 			groupOutcomes["nominated"], groupOutcomes["unschedulable"], groupOutcomes["not-eligible"], groupOutcomes["ongoing"], groupOutcomes["fits"])

@@ -94,6 +94,12 @@ func InUnitOrder(l []string, units map[string]string) []string {
 	return out
 }
 
+// gatedAlike: both say the pod is held out of the queue, preempt's message starting with the
+// PreEnqueue plugin's status message and explaining it further.
+func gatedAlike(up, pr *upstream.Report) bool {
+	return up.Result == "gated" && pr.Result == "gated" && up.Message != "" && strings.HasPrefix(pr.Message, up.Message)
+}
+
 // Compare lists the disagreements of preempt's report with upstream's.
 func Compare(up, pr *upstream.Report) []Diff {
 	diffs, _ := CompareUnits(up, pr)
@@ -144,7 +150,7 @@ func CompareUnits(up, pr *upstream.Report) ([]Diff, bool) {
 	if !equal(upCleared, pr.ClearedNominations) {
 		add("clearedNominations", "", list(upCleared), list(pr.ClearedNominations))
 	}
-	if up.Message != pr.Message {
+	if up.Message != pr.Message && !gatedAlike(up, pr) {
 		add("message", "", q(up.Message), q(pr.Message))
 	}
 	prNodes := map[string]upstream.NodeReport{}

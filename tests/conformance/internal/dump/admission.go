@@ -3,6 +3,7 @@ package dump
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -17,6 +18,7 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/apis/scheduling"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
+	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
 	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
 )
 
@@ -116,14 +118,15 @@ func (d *Dump) Validate() error {
 
 // AdmitManifest applies to a pod manifest (--pod) what the API server's default admission
 // chain changes of it before kube-scheduler sees it, in the chain's order (AllOrderedPlugins):
-// Priority (Admit), DefaultTolerationSeconds (tolerations of node.kubernetes.io/not-ready and
+// LimitRanger (the namespace's LimitRanges default missing requests and limits, and reject what
+// breaks their min, max or maxLimitRequestRatio), Priority (Admit), DefaultTolerationSeconds (tolerations of node.kubernetes.io/not-ready and
 // unreachable, NoExecute, 300 s, unless the pod tolerates them already) and RuntimeClass
 // (spec.overhead from the class's overhead.podFixed, its scheduling.nodeSelector and
-// tolerations merged in; a pod whose overhead differs from its class's, or naming a class the
-// dump lacks, is rejected; an overhead without runtimeClassName is kept, as a pod admitted
-// before). Upstream's own admission plugins run on the pod, converted to the
-// internal API and back. The API defaults (hostPort from containerPort on hostNetwork pods,
-// the pod-level resources' defaults) were applied when the manifest was decoded.
+// tolerations merged in; a pod whose overhead differs from its class's, with an overhead and no
+// class defining one, or naming a class the dump lacks, is rejected, the error naming the field).
+// Upstream's own admission plugins run on the pod, converted to the internal API and back. The
+// API defaults (hostPort from containerPort on hostNetwork pods, the pod-level resources'
+// defaults) were applied when the manifest was decoded.
 func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
 	if err := d.Admit(p, where); err != nil {
 		return err
@@ -135,6 +138,32 @@ func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
 	attrs := admission.NewAttributesRecord(&internal, nil, api.Kind("Pod").WithVersion("version"), p.Namespace, p.Name,
 		api.Resource("pods").WithVersion("version"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
 	ctx := context.Background()
+
+	// LimitRanger (before Priority in the chain; the two touch different fields): the
+	// namespace's LimitRanges default the containers' missing requests and limits (Admit), and
+	// their min, max and maxLimitRequestRatio reject the pod (Validate).
+	limits := make([]runtime.Object, 0, len(d.LimitRanges))
+	for _, lr := range d.LimitRanges {
+		limits = append(limits, lr)
+	}
+	limitClient := fake.NewClientset(limits...)
+	limitFactory := informers.NewSharedInformerFactory(limitClient, 0)
+	ranger, err := limitranger.NewLimitRanger(nil)
+	if err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	ranger.SetExternalKubeClientSet(limitClient)
+	ranger.SetExternalKubeInformerFactory(limitFactory)
+	limitStop := make(chan struct{})
+	defer close(limitStop)
+	limitFactory.Start(limitStop)
+	limitFactory.WaitForCacheSync(limitStop)
+	if err := ranger.Admit(ctx, attrs, nil); err != nil {
+		return fmt.Errorf("%s: resources: LimitRange: %v", where, err)
+	}
+	if err := ranger.Validate(ctx, attrs, nil); err != nil {
+		return fmt.Errorf("%s: resources: LimitRange: %v", where, err)
+	}
 
 	tolerations := defaulttolerationseconds.NewDefaultTolerationSeconds()
 	tolerations.InspectFeatureGates(utilfeature.DefaultFeatureGate)
@@ -156,15 +185,19 @@ func (d *Dump) AdmitManifest(p *v1.Pod, where string) error {
 	factory.Start(stop)
 	factory.WaitForCacheSync(stop)
 	if err := rc.Admit(ctx, attrs, nil); err != nil {
-		return fmt.Errorf("%s: spec.runtimeClassName: %v", where, err)
-	}
-	// Validation rejects an overhead that is not the named class's. A manifest with an overhead
-	// and no runtimeClassName (which validation rejects too) is taken as a pod admitted before:
-	// the overhead is kept as written.
-	if internal.Spec.RuntimeClassName != nil {
-		if err := rc.Validate(ctx, attrs, nil); err != nil {
-			return fmt.Errorf("%s: spec.overhead: %v", where, err)
+		field := "spec.runtimeClassName"
+		switch {
+		case strings.Contains(err.Error(), "nodeSelector"):
+			field = "spec.nodeSelector" // the class's scheduling.nodeSelector conflicts with the pod's
+		case strings.Contains(err.Error(), "Overhead"):
+			field = "spec.overhead" // setOverhead: the pod's overhead is not the class's
 		}
+		return fmt.Errorf("%s: %s: %v", where, field, err)
+	}
+	// Validation rejects an overhead that is not the named class's, and an overhead without a
+	// class defining one (runtimeClassName unset, or a class without overhead).
+	if err := rc.Validate(ctx, attrs, nil); err != nil {
+		return fmt.Errorf("%s: spec.overhead: %v", where, err)
 	}
 
 	var admitted v1.Pod

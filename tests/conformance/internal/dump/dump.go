@@ -4,8 +4,8 @@
 // and preemption policies resolved from their PriorityClass as the Priority admission plugin does.
 //
 // Every kind kube-scheduler reads is kept: nodes, pods, budgets, classes, namespaces (inter-pod
-// affinity's namespaceSelector reads their labels), pod groups, RuntimeClasses (admission of a
-// pod manifest), the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass,
+// affinity's namespaceSelector reads their labels), pod groups, RuntimeClasses and LimitRanges
+// (admission of a pod manifest), the storage kinds (PersistentVolumeClaim, PersistentVolume, StorageClass,
 // CSINode, CSIDriver, VolumeAttachment, CSIStorageCapacity) and the DRA kinds of resource.k8s.io
 // (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass, DeviceTaintRule). Objects of
 // an older version of a group (storage.k8s.io/v1beta1, resource.k8s.io/v1beta2, ...) are
@@ -54,8 +54,10 @@ type Dump struct {
 	// Pod groups (GenericWorkload): PodGroups and CompositePodGroups, in input order.
 	PodGroups          []*schedulingv1beta1.PodGroup
 	CompositePodGroups []*schedulingv1alpha3.CompositePodGroup
-	// RuntimeClasses: what RuntimeClass admission reads for a pod manifest.
+	// RuntimeClasses and LimitRanges: what RuntimeClass and LimitRanger admission read for a pod
+	// manifest.
 	RuntimeClasses []*nodev1.RuntimeClass
+	LimitRanges    []*v1.LimitRange
 	// Storage: what VolumeBinding, VolumeRestrictions, VolumeZone and NodeVolumeLimits read.
 	PVCs                 []*v1.PersistentVolumeClaim
 	PVs                  []*v1.PersistentVolume
@@ -87,6 +89,7 @@ var defaultAPIVersion = map[string]string{
 	"CompositePodGroup":   "scheduling.k8s.io/v1alpha3",
 
 	"RuntimeClass": "node.k8s.io/v1",
+	"LimitRange":   "v1",
 
 	"PersistentVolumeClaim": "v1",
 	"PersistentVolume":      "v1",
@@ -240,6 +243,8 @@ func (d *Dump) AddFile(name string, data []byte) error {
 			d.CompositePodGroups = append(d.CompositePodGroups, o)
 		case *nodev1.RuntimeClass:
 			d.RuntimeClasses = append(d.RuntimeClasses, o)
+		case *v1.LimitRange:
+			d.LimitRanges = append(d.LimitRanges, o)
 		case *v1.PersistentVolumeClaim:
 			d.PVCs = append(d.PVCs, o)
 		case *v1.PersistentVolume:

@@ -35,11 +35,11 @@ func (g *generator) gates() {
 
 // --- manifests -----------------------------------------------------------------------------
 
-// DrawRejected makes the manifests family draw manifests kube-whatif rejects as the API server
-// would (a RuntimeClass the dump lacks, an overhead that is not the class's, the name of a pod
-// running in the dump). Off while `conform run` counts a referee's rejection as a failed cluster
-// rather than comparing it with preempt-whatif's.
-var DrawRejected = false
+// DrawRejected makes the manifests family draw manifests the API server refuses to create (a
+// RuntimeClass the dump lacks, an overhead that is not the class's: kube-whatif rejects them, and
+// `conform run` compares that with preempt-whatif's rejection, exit status 2), and manifests
+// named as a pod running in the dump (AlreadyExists: both answer "running").
+var DrawRejected = true
 
 // The RuntimeClasses of the manifests family: kata (overhead), gvisor (overhead, nodeSelector
 // runtime=gvisor, a toleration of sandbox:NoSchedule), runc (neither).
@@ -198,6 +198,52 @@ func (g *generator) manifestPreemptor() {
 	p.Status = v1.PodStatus{}
 	if p.UID != "" && s.chance(0.5) {
 		p.UID = "" // a manifest carries no uid
+	}
+	if s.chance(0.5) {
+		g.limitRanges(s)
+	}
+}
+
+// limitRanges: the dump holds LimitRange objects (kubectl get limitranges): one for containers in
+// the preemptor's namespace (three times in four; else in another namespace), defaulting
+// requests (defaultRequest, perhaps with default; or default alone, or min alone, or max alone:
+// the API defaults fill defaultRequest from them), its min or max breaking some manifests
+// (LimitRanger rejects them); and a third of such manifests rely on it, their first container
+// without requests or limits.
+func (g *generator) limitRanges(s *stream) {
+	p := g.c.Preemptor
+	ns := p.Namespace
+	if s.chance(0.25) {
+		for _, other := range g.ns {
+			if other != p.Namespace {
+				ns = other
+				break
+			}
+		}
+	}
+	item := v1.LimitRangeItem{Type: v1.LimitTypeContainer}
+	pair := func(cpu, mem int64) v1.ResourceList {
+		return v1.ResourceList{v1.ResourceCPU: milli(cpu), v1.ResourceMemory: binary(mem)}
+	}
+	switch x := s.Float64(); {
+	case x < 0.45:
+		item.DefaultRequest = pair(s.between(50, 400), s.between(32, 256)*mi)
+		if s.chance(0.4) {
+			item.Default = pair(s.between(400, 2000), s.between(256, 2048)*mi)
+		}
+	case x < 0.65:
+		item.Default = pair(s.between(100, 600), s.between(64, 512)*mi)
+	case x < 0.82:
+		item.Min = v1.ResourceList{v1.ResourceCPU: milli(s.between(10, 200))}
+	default:
+		item.Max = pair(s.between(500, 4000), s.between(1, 8)*gi)
+	}
+	g.c.LimitRanges = append(g.c.LimitRanges, &v1.LimitRange{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "LimitRange"},
+		ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
+		Spec:       v1.LimitRangeSpec{Limits: []v1.LimitRangeItem{item}}})
+	if s.chance(0.33) {
+		p.Spec.Containers[0].Resources = v1.ResourceRequirements{}
 	}
 }
 

@@ -31,8 +31,10 @@ type Case struct {
 	Classes    []*schedulingv1.PriorityClass
 	Namespaces []*v1.Namespace
 	PodGroups  []*schedulingv1beta1.PodGroup
-	// RuntimeClasses (manifests), the storage kinds (volumes) and the DRA kinds (dra).
+	// RuntimeClasses and LimitRanges (manifests), the storage kinds (volumes) and the DRA kinds
+	// (dra).
 	RuntimeClasses         []*nodev1.RuntimeClass
+	LimitRanges            []*v1.LimitRange
 	StorageClasses         []*storagev1.StorageClass
 	CSIDrivers             []*storagev1.CSIDriver
 	CSINodes               []*storagev1.CSINode

@@ -23,7 +23,7 @@ func Load(dir string) (*Case, error) {
 		return nil, err
 	}
 	c := &Case{Nodes: d.Nodes, Pods: d.Pods, PDBs: d.PDBs, Classes: d.Classes, Namespaces: d.Namespaces,
-		PodGroups: d.PodGroups, RuntimeClasses: d.RuntimeClasses, StorageClasses: d.StorageClasses,
+		PodGroups: d.PodGroups, RuntimeClasses: d.RuntimeClasses, LimitRanges: d.LimitRanges, StorageClasses: d.StorageClasses,
 		CSIDrivers: d.CSIDrivers, CSINodes: d.CSINodes, PVs: d.PVs, PVCs: d.PVCs, VolumeAttachments: d.VolumeAttachments,
 		CSIStorageCapacities: d.CSIStorageCapacities, DeviceClasses: d.DeviceClasses, ResourceSlices: d.ResourceSlices,
 		ResourceClaimTemplates: d.ResourceClaimTemplates, ResourceClaims: d.ResourceClaims}

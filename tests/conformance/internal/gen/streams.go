@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -119,6 +120,24 @@ func (g *generator) afterPreemptor() {
 	if g.on[Manifests] { // last: the manifest is the preemptor as the others left it
 		g.manifestPreemptor()
 	}
+	g.overheadClass()
+}
+
+// overheadClass: a preemptor passed as a manifest (--pod) with spec.overhead and no
+// runtimeClassName (the resources family writes the overhead as admission stores it) names a
+// RuntimeClass of the dump defining exactly that overhead, as a pod exported from a cluster
+// does: the API server rejects an overhead without a class defining it. Draws nothing.
+func (g *generator) overheadClass() {
+	p := g.c.Preemptor
+	if g.c.PodName || len(p.Spec.Overhead) == 0 || p.Spec.RuntimeClassName != nil {
+		return
+	}
+	name := fmt.Sprintf("overhead-%dm", p.Spec.Overhead.Cpu().MilliValue())
+	p.Spec.RuntimeClassName = &name
+	g.c.RuntimeClasses = append(g.c.RuntimeClasses, &nodev1.RuntimeClass{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "node.k8s.io/v1", Kind: "RuntimeClass"},
+		ObjectMeta: metav1.ObjectMeta{Name: name}, Handler: "runc",
+		Overhead: &nodev1.Overhead{PodFixed: p.Spec.Overhead.DeepCopy()}})
 }
 
 // nodeIndex returns the index of the named node, or -1.

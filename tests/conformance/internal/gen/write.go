@@ -86,10 +86,14 @@ func (c *Case) Write(dir string) error {
 	return nil
 }
 
-// extraObjects are the RuntimeClasses, the storage objects and the DRA objects, in that order.
+// extraObjects are the RuntimeClasses, the LimitRanges, the storage objects and the DRA objects,
+// in that order.
 func (c *Case) extraObjects() []any {
 	var out []any
 	for _, x := range c.RuntimeClasses {
+		out = append(out, x)
+	}
+	for _, x := range c.LimitRanges {
 		out = append(out, x)
 	}
 	for _, x := range c.StorageClasses {

@@ -300,12 +300,8 @@ func Decide(o Options) (*upstream.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name := preemptor.Spec.SchedulerName; name != "" && name != o.SchedulerName ||
-		name == "" && o.SchedulerName != v1.DefaultSchedulerName {
-		// kube-scheduler's queue never receives another scheduler's pod: nothing is decided.
-		return &upstream.Report{Preemptor: dump.Key(preemptor), Result: "other-scheduler",
-			Message: fmt.Sprintf("the pod's spec.schedulerName is %q, not %s (--scheduler-name): that scheduler decides for it",
-				preemptor.Spec.SchedulerName, o.SchedulerName)}, nil
+	if r := notQueued(d, preemptor, o); r != nil {
+		return r, nil
 	}
 	var hooks *gen.Hooks
 	if o.Hooks != "" {
@@ -330,5 +326,57 @@ func Decide(o Options) (*upstream.Report, error) {
 		}
 		return nil, err
 	}
+	if r := preEnqueue(ctx, s, preemptor); r != nil {
+		return r, nil
+	}
 	return s.Decide(ctx, preemptor)
+}
+
+// notQueued answers for a pod kube-scheduler's queue never receives, in the order the API
+// server and the scheduler's event handlers decide it (nil: the pod is queued):
+//   - "running": a manifest named as a pod the dump holds bound (and not terminal): the API
+//     server refuses to create a second pod of that name (AlreadyExists), and the one it stores
+//     runs already;
+//   - "bound": a pod with spec.nodeName is created bound: the scheduler's pod informer queues only
+//     unassigned pods (eventhandlers.go, assignedPod), and the node's kubelet admits it or not;
+//   - "other-scheduler": the queue receives only the pods of its profiles (responsibleForPod).
+//
+// The messages of "running" and "bound" are preempt-whatif's (no upstream text says so).
+func notQueued(d *dump.Dump, preemptor *v1.Pod, o Options) *upstream.Report {
+	key := dump.Key(preemptor)
+	if o.PodFile != "" {
+		for _, p := range d.Pods {
+			if dump.Key(p) == key && p.Spec.NodeName != "" && !dump.IsTerminal(p) {
+				return &upstream.Report{Preemptor: key, Result: "running",
+					Message: fmt.Sprintf("the dump holds this pod bound to node %s: it runs already, it is not pending", p.Spec.NodeName)}
+			}
+		}
+	}
+	if preemptor.Spec.NodeName != "" {
+		return &upstream.Report{Preemptor: key, Result: "bound",
+			Message: fmt.Sprintf("the pod names its node (spec.nodeName %s): it is created bound, kube-scheduler never queues it, "+
+				"and the node's kubelet admits it or not", preemptor.Spec.NodeName)}
+	}
+	if name := preemptor.Spec.SchedulerName; name != "" && name != o.SchedulerName ||
+		name == "" && o.SchedulerName != v1.DefaultSchedulerName {
+		return &upstream.Report{Preemptor: key, Result: "other-scheduler",
+			Message: fmt.Sprintf("the pod's spec.schedulerName is %q, not %s (--scheduler-name): that scheduler decides for it",
+				preemptor.Spec.SchedulerName, o.SchedulerName)}
+	}
+	return nil
+}
+
+// preEnqueue runs the profile's PreEnqueue plugins on the pod, in the profile's order, as the
+// scheduling queue does before it lets a pod in (runPreEnqueuePluginsForPod, which stops at the
+// first one that does not succeed): a pod one of them holds back is "gated", with that plugin's
+// message (SchedulingGates: "waiting for scheduling gates: [...]"; DynamicResources: a claim
+// that does not exist yet; GangScheduling: a missing PodGroup or a gang below its minCount).
+// Nothing is decided for it. nil: the pod enters the active queue.
+func preEnqueue(ctx context.Context, s *upstream.Scheduler, pod *v1.Pod) *upstream.Report {
+	for _, pl := range s.Framework.PreEnqueuePlugins() {
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			return &upstream.Report{Preemptor: dump.Key(pod), Result: "gated", Message: st.Message()}
+		}
+	}
+	return nil
 }
