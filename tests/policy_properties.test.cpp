@@ -136,7 +136,8 @@ TEST_CASE("policies on random clusters: valid, never worse than the default by t
     if (mc.kind == preempt::decision_kind::nominated && up.kind == mc.kind) {
       ++compared;
       CHECK(total(mc.victims, cost) <= total(up.victims, cost));
-      cheaper += total(mc.victims, cost) < total(up.victims, cost) ? 1 : 0;
+      cheaper +=
+          total(mc.victims, cost) < total(up.victims, cost) ? std::size_t{1} : std::size_t{0};
     }
 
     policies hard;
@@ -203,7 +204,7 @@ TEST_CASE("policies on random nodes: min-cost is the exhaustive minimum; spare n
       ++nodes;
       const std::set<std::uint64_t> up_victims = uids(up.victims);
       std::size_t up_pinned = 0;
-      for (const pod* v : up.victims) up_pinned += resched(*v) ? 0 : 1;
+      for (const pod* v : up.victims) up_pinned += resched(*v) ? std::size_t{0} : std::size_t{1};
 
       // Exhaustive: every subset of the lower-priority pods that makes room, least cost.
       std::vector<const pod*> lower;
@@ -237,7 +238,7 @@ TEST_CASE("policies on random nodes: min-cost is the exhaustive minimum; spare n
                                               nominated, scratch, spare);
       REQUIRE(sp.is_candidate());
       std::size_t pinned = 0;
-      for (const pod* v : sp.victims) pinned += resched(*v) ? 0 : 1;
+      for (const pod* v : sp.victims) pinned += resched(*v) ? std::size_t{0} : std::size_t{1};
       CHECK(pinned <= up_pinned);
       spare_better += pinned < up_pinned ? 1 : 0;
       (void)up_victims;

@@ -168,7 +168,7 @@ TEST_CASE("hard_budgets: another victim set without violation, where upstream ex
   n.cluster.add_pod(x, pod(3, 20, 2, 2));  // v2
   n.cluster.add_pod(x, pod(4, 10, 2, 3));  // d
   const auto b = n.budgets.add_budget(0, 1);
-  for (preempt::model::pod_id u : {1, 2, 3}) n.budgets.add_member(b, u);
+  for (preempt::model::pod_id u : {1u, 2u, 3u}) n.budgets.add_member(b, u);
   const auto me = preemptor(6);
 
   const auto up = n.select(me, preempt::default_policy{});
@@ -272,7 +272,7 @@ TEST_CASE("spare_reschedulable: never more pinned victims than upstream on the n
   REQUIRE(r.is_candidate());
   const auto pinned_count = [&](std::span<const resource_pod* const> v) {
     std::size_t k = 0;
-    for (const resource_pod* p : v) k += pol.reschedulable(*p) ? 0 : 1;
+    for (const resource_pod* p : v) k += pol.reschedulable(*p) ? std::size_t{0} : std::size_t{1};
     return k;
   };
   CHECK(pinned_count(r.victims) <= pinned_count(up.victims));
@@ -316,7 +316,7 @@ TEST_CASE("policies all off: upstream's answer, victims and violation count alik
   n.cluster.add_pod(x, pod(3, 20, 2, 2));
   n.cluster.add_pod(x, pod(4, 10, 2, 3));
   const auto b = n.budgets.add_budget(0, 1);
-  for (preempt::model::pod_id u : {1, 2, 3}) n.budgets.add_member(b, u);
+  for (preempt::model::pod_id u : {1u, 2u, 3u}) n.budgets.add_member(b, u);
   const auto me = preemptor(6);
   const auto up = n.select(me, preempt::default_policy{});
   const std::set<preempt::model::pod_id> up_victims = uids(up.victims);

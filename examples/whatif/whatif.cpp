@@ -1398,19 +1398,21 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   preemptor.members = std::span<const pod* const>(member_pods);
   preemptor.nominated_nodes = std::span<const std::size_t>(nominated);
   // PodGroupPreemptionPolicy is alpha and off by default in v1.37: kube-scheduler then ignores
-  // the group's spec.preemptionPolicy (the API server keeps it only where the gate was on) and
-  // the members' policies decide. Warned where the field would decide otherwise.
+  // the group's spec.preemptionPolicy and the members' policies decide. The API server stores
+  // the field only with that gate on, so a group carrying it comes from a cluster whose gates the
+  // tool cannot know: where the field would decide otherwise, the decision is refused.
   preemptor.policy =
       wl::resolve_preemption_policy(object.priority.policy, preemptor.members, false);
   if (object.priority.policy &&
       wl::resolve_preemption_policy(object.priority.policy, preemptor.members, true) !=
           preemptor.policy)
-    out.warnings.push_back(
-        "PodGroup " + key + ": spec.preemptionPolicy " +
-        (*object.priority.policy == preempt::preemption_policy::never ? "Never"
-                                                                      : "PreemptLowerPriority") +
-        " was ignored: kube-scheduler v1.37 reads it only with the PodGroupPreemptionPolicy "
-        "feature gate (alpha, off by default); the members' spec.preemptionPolicy decide");
+    out.refuse("PodGroup " + key + ": spec.preemptionPolicy " +
+               (*object.priority.policy == preempt::preemption_policy::never
+                    ? "Never"
+                    : "PreemptLowerPriority") +
+               " decides otherwise than its members' with the PodGroupPreemptionPolicy feature "
+               "gate on (alpha, off by default in v1.37, where kube-scheduler ignores the field; "
+               "the API server stores it only with the gate on): decided with the default gates");
   out.priority = preemptor.priority;
   out.policy =
       preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";

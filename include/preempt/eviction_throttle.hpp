@@ -159,7 +159,7 @@ class eviction_throttle {
         return;
       }
       std::size_t held = 0;
-      for (const eviction& e : window_) held += counts(e) ? 1 : 0;
+      for (const eviction& e : window_) held += counts(e) ? std::size_t{1} : std::size_t{0};
       if (held + adding <= max) return;
       // The (held + adding - max)-th oldest counted eviction must leave the window.
       std::size_t to_leave = held + adding - max, seen = 0;
@@ -181,7 +181,8 @@ class eviction_throttle {
         seen_before = ::preempt::namespace_of(*victims[j]) == ns;
       if (seen_before) continue;
       std::size_t adding = 0;
-      for (const P* v : victims) adding += ::preempt::namespace_of(*v) == ns ? 1 : 0;
+      for (const P* v : victims)
+        adding += ::preempt::namespace_of(*v) == ns ? std::size_t{1} : std::size_t{0};
       limit(limits_.per_namespace, adding, [&](const eviction& e) { return e.ns == ns; });
     }
     return opens;

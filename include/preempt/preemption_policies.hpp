@@ -96,7 +96,7 @@ struct preemption_policies : default_policy {
   constexpr bool is_eligible_victim(const Node&, const P& victim, const P&) const {
     if (!options.min_runtime) return true;
     const std::optional<timestamp> started = start_time_of(victim);
-    return started.has_value() && now - *started >= *options.min_runtime;
+    return started.has_value() && current_time() - *started >= *options.min_runtime;
   }
 
   template <class N, class S, class B, class Nominated, class Scratch>
@@ -115,8 +115,9 @@ struct preemption_policies : default_policy {
 
   policy_scores<Cost> score_functions() const {
     policy_scores<Cost> s;
-    if (options.min_cost) s.items[s.count++] = {policy_score<Cost>::cost_index, cost, now};
-    for (std::size_t k = 0; k < default_scores::count; ++k) s.items[s.count++] = {k, cost, now};
+    const timestamp t = current_time();
+    if (options.min_cost) s.items[s.count++] = {policy_score<Cost>::cost_index, cost, t};
+    for (std::size_t k = 0; k < default_scores::count; ++k) s.items[s.count++] = {k, cost, t};
     return s;
   }
 
