@@ -6932,8 +6932,9 @@ PREEMPT_NAMESPACE_END
 // preempt/workload/victim_units.hpp - the victim units of a whole cluster (Kubernetes
 // getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).
 //
-// build_victim_units(cluster, groups, now, scratch) scans every node in order and each node's pods
-// in order. A pod without an `all` ancestor (highest_all_ancestor) becomes a unit of its own: its
+// build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
+// order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
+// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor (highest_all_ancestor) becomes a unit of its own: its
 // effective priority, kind pod_group if it names a PodGroup (even one that does not exist) and pod
 // otherwise. The first pod met under an `all` ancestor A creates A's unit, which holds every pod on
 // every node whose highest `all` ancestor is A (upstream: the scheduled pods of every PodGroup
@@ -7037,17 +7038,24 @@ struct build_victim_units_fn {
   template <cluster C, class W, class Allocator>
     requires group_set<W, cluster_pod_t<C>>
   std::span<victim_unit> operator()(const C& cluster, const W& groups, timestamp now,
-                                    unit_scratch<cluster_pod_t<C>, Allocator>& s) const {
+                                    unit_scratch<cluster_pod_t<C>, Allocator>& s,
+                                    std::span<const std::size_t> scan_order = {}) const {
     using P = cluster_pod_t<C>;
     s.start(static_cast<std::size_t>(groups.group_count()));
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    PREEMPT_ASSERT(scan_order.empty() || scan_order.size() == nodes,
+                   "build_victim_units: scan_order lists every node once");
+    const auto node_at = [&](std::size_t j) { return scan_order.empty() ? j : scan_order[j]; };
+    s.node_first_.assign(nodes, 0);
 
     // Pass 1: create the units in construction order, count their members. Each node's pods are
     // scanned in the cache's order (upstream builds its victims from NodeInfo.Pods), which is the
     // node order unless the node keeps the cache order apart (detail::cache_position).
-    for (std::size_t i = 0; i < nodes; ++i) {
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const std::size_t i = node_at(j);
+      PREEMPT_ASSERT(i < nodes, "build_victim_units: scan_order names a node beyond the cluster");
       const std::size_t base = s.pod_unit_.size();
-      s.node_first_.push_back(base);
+      s.node_first_[i] = base;
       const auto& pods = ::preempt::pods_of(cluster[i]);
       const std::size_t n =
           static_cast<std::size_t>(std::distance(std::ranges::begin(pods), std::ranges::end(pods)));
@@ -7105,7 +7113,8 @@ struct build_victim_units_fn {
 
     // Pass 2: place every pod in its unit, in scan order.
     std::size_t scanned = 0;
-    for (std::size_t i = 0; i < nodes; ++i) {
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const std::size_t i = node_at(j);
       for (const P& p : ::preempt::pods_of(cluster[i])) {
         const std::uint32_t u = s.pod_unit_[scanned++];
         s.members_[s.units_[u].first + s.fill_[u]++] = unit_member<P>{&p, i};
@@ -11266,11 +11275,13 @@ PREEMPT_NAMESPACE_END
 // PodGroupEvaluator.Preempt and selectVictimsOnDomain, KEP-5710 workload-aware preemption, the
 // in-place reprieve of v1.37).
 //
-// pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place):
+// pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place
+//                                [, scan_order]):
 //   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
 //      terminating by preemption on a member's nominated node => ongoing, with every member's
 //      current nomination, and nothing else is done.
-//   2. Victim units of the whole cluster (build_victim_units); the potential victims are the units
+//   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order when
+//      given: upstream scans its snapshot's node list); the potential victims are the units
 //      of strictly lower priority than the group (terminating pods included). None =>
 //      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
 //   3. Every node's state is prepared and every member of every potential victim is removed.
@@ -11428,7 +11439,7 @@ class pod_group_evaluator {
              placement_function<F, pod_type, state_type>
   const decision_type& evaluate(const group_preemptor<pod_type>& preemptor, const C& cluster,
                                 const W& groups, const B& budgets, const N& nominations,
-                                F&& place) {
+                                F&& place, std::span<const std::size_t> scan_order = {}) {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
@@ -11446,7 +11457,7 @@ class pod_group_evaluator {
 
     const auto started = Clock::now();
     decision_.evaluated = true;
-    const status st = select(preemptor, cluster, groups, budgets, nominations, place);
+    const status st = select(preemptor, cluster, groups, budgets, nominations, place, scan_order);
     decision_.evaluation_time =
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
     if (!st) {
@@ -11497,11 +11508,16 @@ class pod_group_evaluator {
 
   template <class W, class B, class N, class F>
   status select(const group_preemptor<pod_type>& preemptor, const C& cluster, const W& groups,
-                const B& budgets, const N& nominations, F& place) {
+                const B& budgets, const N& nominations, F& place,
+                std::span<const std::size_t> scan_order) {
     using P = pod_type;
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    if (!scan_order.empty() &&
+        (scan_order.size() != nodes ||
+         std::any_of(scan_order.begin(), scan_order.end(), [&](std::size_t i) { return i >= nodes; })))
+      return status::error("the scan order does not list the cluster's nodes");
     const std::span<victim_unit> units =
-        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_);
+        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_, scan_order);
 
     ranked_.clear();
     for (const victim_unit& u : units)

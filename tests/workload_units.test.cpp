@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -512,4 +513,29 @@ TEST_CASE(
     CHECK(none.outcome.code() == preempt::status_code::unschedulable_and_unresolvable);
     CHECK(none.outcome.reason() == preempt::no_victims_reason);
   }
+}
+
+TEST_CASE("victim units are built in the scan order given (upstream's snapshot node list)") {
+  wlf::scene s;
+  s.node("n1", 10);
+  s.node("n2", 10);
+  s.node("n3", 10);
+  s.add({.name = "p1", .node = "n1", .priority = 10});
+  s.add({.name = "p2", .node = "n2", .priority = 10});
+  s.add({.name = "p3", .node = "n3", .priority = 10});
+  const auto built = [&](std::span<const std::size_t> order) {
+    wl::unit_scratch<wlf::pod> scratch;
+    std::vector<std::string> names;
+    for (const wl::victim_unit& u : wl::build_victim_units(s.cluster, s.grps, 0, scratch, order)) {
+      CHECK(u.order == names.size());
+      names.push_back(s.names.at(scratch.members_of(u)[0].pod->uid()));
+    }
+    // unit_of still answers by node index.
+    CHECK(scratch.unit_of(1, 0) ==
+          static_cast<std::uint32_t>(std::find(names.begin(), names.end(), "p2") - names.begin()));
+    return names;
+  };
+  CHECK(built({}) == std::vector<std::string>{"p1", "p2", "p3"});
+  const std::vector<std::size_t> zones_interleaved{0, 2, 1};
+  CHECK(built(zones_interleaved) == std::vector<std::string>{"p1", "p3", "p2"});
 }

@@ -1317,6 +1317,42 @@ bool analysis::model::can_run_elsewhere(const pod& p) const {
 
 namespace {
 
+// The order of kube-scheduler's snapshot node list (the cache's nodeTree): nodes grouped by zone
+// key (GetZoneKey: region and zone, the failure-domain.beta labels before the topology ones),
+// zones in the order their first node was added (the dump's order), then one node of each zone
+// in turn. The pod-group evaluator builds its victim units in this order.
+std::vector<std::size_t> snapshot_node_order(const cluster_dump& dump) {
+  const auto label = [](const k8s::label_set& labels, std::string_view beta, std::string_view ga) {
+    if (const std::string* v = labels.find(beta)) return *v;
+    if (const std::string* v = labels.find(ga)) return *v;
+    return std::string();
+  };
+  std::vector<std::string> zone_keys;
+  std::vector<std::vector<std::size_t>> zones;
+  for (std::size_t i = 0; i < dump.nodes.size(); ++i) {
+    const k8s::label_set& l = dump.nodes[i].labels;
+    const std::string zone =
+        label(l, "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone");
+    const std::string region =
+        label(l, "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region");
+    const std::string key =
+        region.empty() && zone.empty() ? std::string() : region + ":" + '\0' + ":" + zone;
+    const auto at = std::find(zone_keys.begin(), zone_keys.end(), key);
+    if (at == zone_keys.end()) {
+      zone_keys.push_back(key);
+      zones.push_back({i});
+    } else {
+      zones[static_cast<std::size_t>(at - zone_keys.begin())].push_back(i);
+    }
+  }
+  std::vector<std::size_t> order;
+  order.reserve(dump.nodes.size());
+  for (std::size_t k = 0; order.size() < dump.nodes.size(); ++k)
+    for (const std::vector<std::size_t>& z : zones)
+      if (k < z.size()) order.push_back(z[k]);
+  return order;
+}
+
 // The pods nominated to a node, as the group's placement reads them.
 struct ledger_nominations {
   const preempt::nomination_ledger<pod, preempt::null_mutex>* ledger;
@@ -1484,7 +1520,9 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   wl::pod_group_evaluator<group_cluster> ev(
       wl::group_evaluator_config{.now = opts.now, .profile = opts.profile});
   const auto reader = ledger.reader();
-  const auto& d = ev.evaluate(preemptor, recorded, groups, budgets, reader, place);
+  const std::vector<std::size_t> scan_order = snapshot_node_order(*dump);
+  const auto& d = ev.evaluate(preemptor, recorded, groups, budgets, reader, place,
+                              std::span<const std::size_t>(scan_order));
   out.message = std::string(d.outcome.reason());
   if (!out.message.empty())
     out.message = std::string(wl::pod_group_preemption_prefix) + out.message;

@@ -2,11 +2,13 @@
 // PodGroupEvaluator.Preempt and selectVictimsOnDomain, KEP-5710 workload-aware preemption, the
 // in-place reprieve of v1.37).
 //
-// pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place):
+// pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place
+//                                [, scan_order]):
 //   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
 //      terminating by preemption on a member's nominated node => ongoing, with every member's
 //      current nomination, and nothing else is done.
-//   2. Victim units of the whole cluster (build_victim_units); the potential victims are the units
+//   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order when
+//      given: upstream scans its snapshot's node list); the potential victims are the units
 //      of strictly lower priority than the group (terminating pods included). None =>
 //      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
 //   3. Every node's state is prepared and every member of every potential victim is removed.
@@ -126,8 +128,8 @@ class pod_group_evaluator {
     requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
              placement_function<F, pod_type, state_type>
   const decision_type& evaluate(const group_preemptor<pod_type>& preemptor, const C& cluster,
-                                const W& groups, const B& budgets, const N& nominations,
-                                F&& place) {
+                                const W& groups, const B& budgets, const N& nominations, F&& place,
+                                std::span<const std::size_t> scan_order = {}) {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
@@ -145,7 +147,7 @@ class pod_group_evaluator {
 
     const auto started = Clock::now();
     decision_.evaluated = true;
-    const status st = select(preemptor, cluster, groups, budgets, nominations, place);
+    const status st = select(preemptor, cluster, groups, budgets, nominations, place, scan_order);
     decision_.evaluation_time =
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
     if (!st) {
@@ -196,11 +198,16 @@ class pod_group_evaluator {
 
   template <class W, class B, class N, class F>
   status select(const group_preemptor<pod_type>& preemptor, const C& cluster, const W& groups,
-                const B& budgets, const N& nominations, F& place) {
+                const B& budgets, const N& nominations, F& place,
+                std::span<const std::size_t> scan_order) {
     using P = pod_type;
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    if (!scan_order.empty() &&
+        (scan_order.size() != nodes || std::any_of(scan_order.begin(), scan_order.end(),
+                                                   [&](std::size_t i) { return i >= nodes; })))
+      return status::error("the scan order does not list the cluster's nodes");
     const std::span<victim_unit> units =
-        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_);
+        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_, scan_order);
 
     ranked_.clear();
     for (const victim_unit& u : units)

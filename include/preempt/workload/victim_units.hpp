@@ -1,15 +1,17 @@
 // preempt/workload/victim_units.hpp - the victim units of a whole cluster (Kubernetes
 // getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).
 //
-// build_victim_units(cluster, groups, now, scratch) scans every node in order and each node's pods
-// in order. A pod without an `all` ancestor (highest_all_ancestor) becomes a unit of its own: its
-// effective priority, kind pod_group if it names a PodGroup (even one that does not exist) and pod
-// otherwise. The first pod met under an `all` ancestor A creates A's unit, which holds every pod on
-// every node whose highest `all` ancestor is A (upstream: the scheduled pods of every PodGroup
-// under A), in scan order; its priority is the effective priority of that first pod and its kind
-// is A's (pod_group or composite_pod_group). Each unit's earliest start is the minimum over its
-// members, `now` standing for a missing start time (`started` tells whether a member has one).
-// Units come out in construction order, which is also each unit's `order`.
+// build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
+// order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
+// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor
+// (highest_all_ancestor) becomes a unit of its own: its effective priority, kind pod_group if it
+// names a PodGroup (even one that does not exist) and pod otherwise. The first pod met under an
+// `all` ancestor A creates A's unit, which holds every pod on every node whose highest `all`
+// ancestor is A (upstream: the scheduled pods of every PodGroup under A), in scan order; its
+// priority is the effective priority of that first pod and its kind is A's (pod_group or
+// composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
+// for a missing start time (`started` tells whether a member has one). Units come out in
+// construction order, which is also each unit's `order`.
 //
 // A minCount of a victim group is never consulted: only the disruption mode decides what is
 // evicted together.
@@ -123,17 +125,24 @@ struct build_victim_units_fn {
   template <cluster C, class W, class Allocator>
     requires group_set<W, cluster_pod_t<C>>
   std::span<victim_unit> operator()(const C& cluster, const W& groups, timestamp now,
-                                    unit_scratch<cluster_pod_t<C>, Allocator>& s) const {
+                                    unit_scratch<cluster_pod_t<C>, Allocator>& s,
+                                    std::span<const std::size_t> scan_order = {}) const {
     using P = cluster_pod_t<C>;
     s.start(static_cast<std::size_t>(groups.group_count()));
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    PREEMPT_ASSERT(scan_order.empty() || scan_order.size() == nodes,
+                   "build_victim_units: scan_order lists every node once");
+    const auto node_at = [&](std::size_t j) { return scan_order.empty() ? j : scan_order[j]; };
+    s.node_first_.assign(nodes, 0);
 
     // Pass 1: create the units in construction order, count their members. Each node's pods are
     // scanned in the cache's order (upstream builds its victims from NodeInfo.Pods), which is the
     // node order unless the node keeps the cache order apart (detail::cache_position).
-    for (std::size_t i = 0; i < nodes; ++i) {
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const std::size_t i = node_at(j);
+      PREEMPT_ASSERT(i < nodes, "build_victim_units: scan_order names a node beyond the cluster");
       const std::size_t base = s.pod_unit_.size();
-      s.node_first_.push_back(base);
+      s.node_first_[i] = base;
       const auto& pods = ::preempt::pods_of(cluster[i]);
       const std::size_t n =
           static_cast<std::size_t>(std::distance(std::ranges::begin(pods), std::ranges::end(pods)));
@@ -191,7 +200,8 @@ struct build_victim_units_fn {
 
     // Pass 2: place every pod in its unit, in scan order.
     std::size_t scanned = 0;
-    for (std::size_t i = 0; i < nodes; ++i) {
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const std::size_t i = node_at(j);
       for (const P& p : ::preempt::pods_of(cluster[i])) {
         const std::uint32_t u = s.pod_unit_[scanned++];
         s.members_[s.units_[u].first + s.fill_[u]++] = unit_member<P>{&p, i};

@@ -52,6 +52,35 @@ func list(l []string) string { return "[" + strings.Join(l, ", ") + "]" }
 
 func q(s string) string { return fmt.Sprintf("%q", s) }
 
+// sameReason compares two node reasons ("Too many pods, Insufficient cpu, ..."), each run of
+// "Insufficient <extended resource>" taken as a set: NodeResourcesFit reports cpu, memory and
+// ephemeral-storage in that order and then the scalar resources as it ranges over a Go map
+// (fitsRequest: range deltaScalarResources), in an order Go randomizes on every run.
+func sameReason(a, b string) bool {
+	return a == b || canonicalReason(a) == canonicalReason(b)
+}
+
+func canonicalReason(r string) string {
+	items := strings.Split(r, ", ")
+	scalar := func(s string) bool {
+		name, ok := strings.CutPrefix(s, "Insufficient ")
+		return ok && name != "cpu" && name != "memory" && name != "ephemeral-storage"
+	}
+	for i := 0; i < len(items); {
+		j := i
+		for j < len(items) && scalar(items[j]) {
+			j++
+		}
+		if j > i {
+			sort.Strings(items[i:j])
+			i = j
+		} else {
+			i++
+		}
+	}
+	return strings.Join(items, ", ")
+}
+
 func equal(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -168,7 +197,7 @@ func CompareUnits(up, pr *upstream.Report) ([]Diff, bool) {
 		if u.Status != p.Status {
 			add("node.status", u.Name, u.Status, p.Status)
 		}
-		if u.Reason != p.Reason {
+		if !sameReason(u.Reason, p.Reason) {
 			add("node.reason", u.Name, q(u.Reason), q(p.Reason))
 		}
 		if !sameVictims(u.Victims, p.Victims) {
