@@ -307,7 +307,10 @@ TEST_CASE("range-v3: a decision read with range-v3's algorithms and views") {
   const auto failed = d.diagnosis | ranges::views::filter([](const preempt::node_diagnosis& nd) {
                         return !nd.outcome.is_success();
                       }) |
-                      ranges::views::transform(&preempt::node_diagnosis::node_index) |
+                      // The view yields each node_diagnosis by value: project through a lambda
+                      // that copies the field (a member pointer would refer into a temporary).
+                      ranges::views::transform(
+                          [](const preempt::node_diagnosis& nd) { return nd.node_index; }) |
                       ranges::to<std::vector>();
   CHECK(failed == std::vector<std::size_t>{2});
   // Its distinct outcomes, each with how many nodes it covers: one node failed, three in all.
