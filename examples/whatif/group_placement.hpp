@@ -27,11 +27,11 @@
 #define PREEMPT_WHATIF_GROUP_PLACEMENT_HPP
 
 #include <algorithm>
+#include <compare>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 #include <optional>
-#include <compare>
-#include <iterator>
 #include <ranges>
 #include <span>
 #include <string>
@@ -125,12 +125,32 @@ class changed_cluster {
         reference operator*() const { return **at_; }
         pointer operator->() const { return *at_; }
         reference operator[](difference_type n) const { return *at_[n]; }
-        iterator& operator++() { ++at_; return *this; }
-        iterator operator++(int) { iterator t = *this; ++at_; return t; }
-        iterator& operator--() { --at_; return *this; }
-        iterator operator--(int) { iterator t = *this; --at_; return t; }
-        iterator& operator+=(difference_type n) { at_ += n; return *this; }
-        iterator& operator-=(difference_type n) { at_ -= n; return *this; }
+        iterator& operator++() {
+          ++at_;
+          return *this;
+        }
+        iterator operator++(int) {
+          iterator t = *this;
+          ++at_;
+          return t;
+        }
+        iterator& operator--() {
+          --at_;
+          return *this;
+        }
+        iterator operator--(int) {
+          iterator t = *this;
+          --at_;
+          return t;
+        }
+        iterator& operator+=(difference_type n) {
+          at_ += n;
+          return *this;
+        }
+        iterator& operator-=(difference_type n) {
+          at_ -= n;
+          return *this;
+        }
         friend iterator operator+(iterator i, difference_type n) { return i += n; }
         friend iterator operator+(difference_type n, iterator i) { return i += n; }
         friend iterator operator-(iterator i, difference_type n) { return i -= n; }
