@@ -6934,14 +6934,15 @@ PREEMPT_NAMESPACE_END
 //
 // build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
 // order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
-// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor (highest_all_ancestor) becomes a unit of its own: its
-// effective priority, kind pod_group if it names a PodGroup (even one that does not exist) and pod
-// otherwise. The first pod met under an `all` ancestor A creates A's unit, which holds every pod on
-// every node whose highest `all` ancestor is A (upstream: the scheduled pods of every PodGroup
-// under A), in scan order; its priority is the effective priority of that first pod and its kind
-// is A's (pod_group or composite_pod_group). Each unit's earliest start is the minimum over its
-// members, `now` standing for a missing start time (`started` tells whether a member has one).
-// Units come out in construction order, which is also each unit's `order`.
+// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor
+// (highest_all_ancestor) becomes a unit of its own: its effective priority, kind pod_group if it
+// names a PodGroup (even one that does not exist) and pod otherwise. The first pod met under an
+// `all` ancestor A creates A's unit, which holds every pod on every node whose highest `all`
+// ancestor is A (upstream: the scheduled pods of every PodGroup under A), in scan order; its
+// priority is the effective priority of that first pod and its kind is A's (pod_group or
+// composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
+// for a missing start time (`started` tells whether a member has one). Units come out in
+// construction order, which is also each unit's `order`.
 //
 // A minCount of a victim group is never consulted: only the disruption mode decides what is
 // evicted together.
@@ -11438,8 +11439,8 @@ class pod_group_evaluator {
     requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
              placement_function<F, pod_type, state_type>
   const decision_type& evaluate(const group_preemptor<pod_type>& preemptor, const C& cluster,
-                                const W& groups, const B& budgets, const N& nominations,
-                                F&& place, std::span<const std::size_t> scan_order = {}) {
+                                const W& groups, const B& budgets, const N& nominations, F&& place,
+                                std::span<const std::size_t> scan_order = {}) {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
@@ -11513,8 +11514,8 @@ class pod_group_evaluator {
     using P = pod_type;
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
     if (!scan_order.empty() &&
-        (scan_order.size() != nodes ||
-         std::any_of(scan_order.begin(), scan_order.end(), [&](std::size_t i) { return i >= nodes; })))
+        (scan_order.size() != nodes || std::any_of(scan_order.begin(), scan_order.end(),
+                                                   [&](std::size_t i) { return i >= nodes; })))
       return status::error("the scan order does not list the cluster's nodes");
     const std::span<victim_unit> units =
         ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_, scan_order);

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -229,6 +230,22 @@ func (d deciders) decideGroupCase(dir string, args []string) (outcome, *upstream
 	var o outcome
 	refArgs := append(append([]string(nil), args...), d.refereeArgs...)
 	up, err := upstreamGroup(refArgs)
+	var bad whatif.BadInput
+	if err != nil && errors.As(err, &bad) {
+		// Input kube-whatif refuses (the API server's admission, or a group with no pending
+		// member): preempt-whatif must refuse it too, as bad input (exit status 2).
+		o.up, o.upstreamRuns, o.distinct = rejected(err.Error()), 1, 1
+		var pr upstream.GroupReport
+		_, perr := runJSON(d.preempt, preemptArgs(args), &pr)
+		var exit exitStatus
+		if perr != nil && errors.As(perr, &exit) && exit.code == exitBadInput {
+			o.pr = rejected(exit.stderr)
+		} else {
+			o.diffs = []compare.Diff{{Field: "result", Upstream: "rejected (" + err.Error() + ")",
+				Preempt: fmt.Sprintf("a decision (%v)", perr)}}
+		}
+		return o, nil, nil, nil
+	}
 	if err != nil {
 		return o, nil, nil, fmt.Errorf("%s: upstream: %v", dir, err)
 	}
