@@ -260,7 +260,10 @@ func (d deciders) decideGroupCase(dir string, args []string) (outcome, *upstream
 	o.pr = &upstream.Report{Result: pr.Result, NotModelled: pr.NotModelled}
 	o.refused = refused
 	o.diffs, o.unitSets = compareGroups(up, &pr)
-	if len(o.diffs) > 0 && (len(up.Units) > 0 || d.everyRun) {
+	// Upstream's pod-group path is random beyond victim units of several pods (seed 1534 of
+	// `run --count 1700`: tied single-pod victims under budgets, several distinct answers over
+	// reruns). So any disagreement is decided again; preempt's answer passes when upstream gives it.
+	if len(o.diffs) > 0 {
 		seen := map[string]bool{groupKey(up): true}
 		for run := 2; run <= d.runs && len(o.diffs) > 0; run++ {
 			again, err := upstreamGroup(refArgs)
