@@ -108,69 +108,8 @@ class changed_cluster {
   class node_type {
    public:
     std::string_view name() const { return preempt::name_of(*base_); }
-    // The pods themselves, read through the kept pointers. A range of our own: clang 14 cannot
-    // use libstdc++ 12's std::views.
-    class pod_refs {
-     public:
-      class iterator {
-       public:
-        using value_type = pod_type;
-        using difference_type = std::ptrdiff_t;
-        using reference = const pod_type&;
-        using pointer = const pod_type*;
-        using iterator_concept = std::random_access_iterator_tag;
-        using iterator_category = std::random_access_iterator_tag;
-        iterator() = default;
-        explicit iterator(const pod_type* const* at) : at_(at) {}
-        reference operator*() const { return **at_; }
-        pointer operator->() const { return *at_; }
-        reference operator[](difference_type n) const { return *at_[n]; }
-        iterator& operator++() {
-          ++at_;
-          return *this;
-        }
-        iterator operator++(int) {
-          iterator t = *this;
-          ++at_;
-          return t;
-        }
-        iterator& operator--() {
-          --at_;
-          return *this;
-        }
-        iterator operator--(int) {
-          iterator t = *this;
-          --at_;
-          return t;
-        }
-        iterator& operator+=(difference_type n) {
-          at_ += n;
-          return *this;
-        }
-        iterator& operator-=(difference_type n) {
-          at_ -= n;
-          return *this;
-        }
-        friend iterator operator+(iterator i, difference_type n) { return i += n; }
-        friend iterator operator+(difference_type n, iterator i) { return i += n; }
-        friend iterator operator-(iterator i, difference_type n) { return i -= n; }
-        friend difference_type operator-(iterator a, iterator b) { return a.at_ - b.at_; }
-        friend bool operator==(iterator a, iterator b) { return a.at_ == b.at_; }
-        friend auto operator<=>(iterator a, iterator b) { return a.at_ <=> b.at_; }
-
-       private:
-        const pod_type* const* at_ = nullptr;
-      };
-      pod_refs(const pod_type* const* first, std::size_t n) : first_(first), n_(n) {}
-      iterator begin() const { return iterator(first_); }
-      iterator end() const { return iterator(first_ + n_); }
-      std::size_t size() const { return n_; }
-
-     private:
-      const pod_type* const* first_;
-      std::size_t n_;
-    };
-    pod_refs pods() const { return pod_refs(pods_.data(), pods_.size()); }
+    // Pointers: a node's pods() may yield proxies (preempt/pod.hpp, read through pods_of).
+    std::span<const pod_type* const> pods() const { return {pods_.data(), pods_.size()}; }
 
    private:
     friend class changed_cluster;

@@ -222,7 +222,8 @@ class filter_cluster {
     const inter_pod_affinity_prefilter::pod_match* known_match(const pod_type& p,
                                                                std::size_t node) const {
       if (!owner_->affinity_.active()) return nullptr;
-      const auto& pods = (*owner_->base_)[node].pods();
+      // pods_of: a node whose pods() yields proxies is read as its pods.
+      const auto& pods = ::preempt::pods_of((*owner_->base_)[node]);
       if constexpr (std::ranges::contiguous_range<decltype(pods)>) {
         const pod_type* first = std::ranges::data(pods);
         const pod_type* last = first + std::ranges::size(pods);
