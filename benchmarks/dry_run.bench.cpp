@@ -66,6 +66,7 @@ void run(benchmark::State& state, const bench::world& w, bool full, bool bound, 
   preempt::evaluator_config cfg;
   cfg.sampling = sampling(full);
   cfg.parallelism = workers;
+  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
   cfg.report_only_chosen = bound;
   evaluator ev(cfg);
   preempt::attempt at;

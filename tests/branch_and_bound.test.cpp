@@ -127,6 +127,7 @@ evaluator make(const scenario& s, bool bound, std::size_t parallelism) {
   preempt::evaluator_config cfg;
   cfg.sampling = s.args;
   cfg.parallelism = parallelism;
+  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
   cfg.chunk = 2;
   cfg.report_only_chosen = bound;
   return evaluator(cfg, preempt::default_policy{s.now});

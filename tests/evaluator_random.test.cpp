@@ -425,6 +425,7 @@ preempt::evaluator_config config(std::size_t parallelism, std::size_t chunk,
   preempt::evaluator_config cfg;
   cfg.sampling = a;
   cfg.parallelism = parallelism;
+  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
   cfg.chunk = chunk;
   return cfg;
 }

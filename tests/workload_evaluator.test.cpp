@@ -163,6 +163,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
     evaluator pooled([] {
       preempt::evaluator_config c;
       c.parallelism = 3;
+      c.min_parallel_nodes = 0;  // the helpers take any dry run
       c.chunk = 1;
       return c;
     }());
@@ -174,6 +175,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
     evaluator manual_ev([] {
       preempt::evaluator_config c;
       c.parallelism = 2;
+      c.min_parallel_nodes = 0;  // the helpers take any dry run
       c.chunk = 2;
       return c;
     }());
@@ -255,6 +257,7 @@ TEST_CASE(
     evaluator pooled([] {
       preempt::evaluator_config c;
       c.parallelism = 3;
+      c.min_parallel_nodes = 0;  // the helpers take any dry run
       c.chunk = 1;
       return c;
     }());
@@ -264,6 +267,7 @@ TEST_CASE(
     evaluator manual_ev([] {
       preempt::evaluator_config c;
       c.parallelism = 2;
+      c.min_parallel_nodes = 0;  // the helpers take any dry run
       c.chunk = 2;
       return c;
     }());

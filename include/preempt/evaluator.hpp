@@ -55,6 +55,7 @@
 #include "preempt/nominations.hpp"
 #include "preempt/observer.hpp"
 #include "preempt/policy.hpp"
+#include "preempt/rejection_index.hpp"
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
@@ -252,8 +253,9 @@ class evaluator<C, Policy, Observer>
   void dry_run(const pod_type& preemptor, const view_type& cluster, const B& budgets,
                const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
+    const bool indexed = prepare_index(preemptor, cluster);
 #if !defined(PREEMPT_NO_THREADS)
-    if (!is_always_inline_v<E> && parallel_) {
+    if (!is_always_inline_v<E> && parallel_ && worth_handing_out(indexed)) {
       dry_run_parallel(preemptor, cluster, budgets, nominations, ex);
       return;
     }
@@ -264,14 +266,123 @@ class evaluator<C, Policy, Observer>
     worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
     default_scores::vector scores{};
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t node_index = potential_[k];
+    const auto evaluate_node = [&](std::size_t node_index) {
       const bool bounded =
           select_on(node_index, wk, preemptor, cluster, budgets, nominations, selection, scores);
-      if (merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
-                     scores, bounded))
-        break;
+      return merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
+                        scores, bounded);
+    };
+    if (indexed) {
+      dry_run_indexed(nominations, selection, evaluate_node);
+      return;
     }
+    for (std::size_t k = 0; k < n; ++k)
+      if (evaluate_node(potential_[k])) break;
+  }
+
+  // The cluster's rejection index, for this decision: with the policy's default victim
+  // eligibility, without pod groups, where the cluster offers one and it answers for the
+  // preemptor (preempt/rejection_index.hpp).
+  bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
+    rejection_classes_.clear();
+    if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
+                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
+      return config_.rejection_index && !grouped_ && index_.prepare(cluster, preemptor);
+    else
+      return static_cast<void>(preemptor), static_cast<void>(cluster), false;
+  }
+
+  // A kind of rejection the index names, as this decision met it: the outcome the dry run gave
+  // the first node of that kind (interned in the diagnosis), which every other node of the kind
+  // gets; `agrees` is false where that node was no rejection (the kind is then not trusted).
+  struct rejection_kind {
+    std::uint32_t key;
+    bool agrees;
+    std::size_t outcome;
+    status outcome_status;
+  };
+  const rejection_kind* known_rejection(std::uint32_t key) const noexcept {
+    for (const rejection_kind& r : rejection_classes_)
+      if (r.key == key) return &r;
+    return nullptr;
+  }
+  template <class N>
+  static bool has_nominated(const N& nominations, std::size_t node_index) {
+    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
+    return std::ranges::begin(nominated) != std::ranges::end(nominated);
+  }
+
+  // The sequential dry run through the rejection index: the potential nodes in evaluation order,
+  // a run of them at a time. An open run's nodes are selected on; the first node of a kind of
+  // rejection too (it must be one, or the kind is not trusted); every other node of a run of a
+  // known kind gets that node's outcome without a selection, unless pods are nominated to it.
+  template <class N, class Evaluate>
+  void dry_run_indexed(const N& nominations, const victim_selection<pod_type>& selection,
+                       const Evaluate& evaluate_node) {
+    const std::size_t n = potential_.size();
+    std::size_t k = 0;
+    while (k < n) {
+      const std::size_t first = potential_[k];
+      const node_run run = index_.run_at(first);
+      const auto in_run = [&](std::size_t j) {
+        const std::size_t i = potential_[j];
+        return i >= first && i < run.end;
+      };
+      const rejection_kind* known = run.rejection == 0 ? nullptr : known_rejection(run.rejection);
+      if (run.rejection != 0 && known == nullptr && !has_nominated(nominations, first)) {
+        const bool stop = evaluate_node(first);
+        const status& outcome = selection.outcome;
+        const bool agrees = !outcome.is_success() && outcome.code() != status_code::error;
+        PREEMPT_ASSERT(agrees, "evaluator: the cluster's rejection index names a node the dry "
+                               "run does not reject");
+        rejection_classes_.push_back({run.rejection, agrees, lists_.last_outcome(), outcome});
+        if (stop) return;
+        ++k;
+        continue;
+      }
+      if (known == nullptr || !known->agrees) {
+        do {
+          if (evaluate_node(potential_[k])) return;
+          ++k;
+        } while (k < n && in_run(k));
+        continue;
+      }
+      do {
+        const std::size_t i = potential_[k];
+        if (has_nominated(nominations, i)) {
+          if (evaluate_node(i)) return;
+        } else {
+          lists_.add_known(i, known->outcome);
+          detail::notify_node_evaluated(observer_, i, known->outcome_status,
+                                        std::span<const pod_type* const>{}, 0);
+        }
+        ++k;
+      } while (k < n && in_run(k));
+    }
+  }
+
+  // Whether the dry run goes to the helpers: enough nodes to select on (those the index leaves
+  // open, or every potential node; at most the candidates wanted when sampling stops early).
+  bool worth_handing_out(bool indexed) const {
+    std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
+    if (indexed) work = std::min(work, open_nodes(config_.min_parallel_nodes));
+    return work >= config_.min_parallel_nodes;
+  }
+  // The potential nodes the index leaves open (up to `limit`).
+  std::size_t open_nodes(std::size_t limit) const {
+    const std::size_t n = potential_.size();
+    std::size_t open = 0, k = 0;
+    while (k < n && open < limit) {
+      const std::size_t first = potential_[k];
+      const node_run run = index_.run_at(first);
+      std::size_t in_run = 0;
+      do {
+        ++in_run;
+        ++k;
+      } while (k < n && potential_[k] >= first && potential_[k] < run.end);
+      open += run.rejection == 0 ? in_run : 1;
+    }
+    return open;
   }
 
 #if !defined(PREEMPT_NO_THREADS)
@@ -429,6 +540,8 @@ class evaluator<C, Policy, Observer>
   std::optional<detail::parallel_dry_run<pod_type>> parallel_;  // with more than one worker
 #endif
   detail::potential_nodes potential_;
+  detail::rejection_index_of_t<view_type, pod_type> index_;
+  std::vector<rejection_kind> rejection_classes_;  // the kinds of rejection this decision met
   detail::score_bound bound_;
   timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
   bool grouped_ = false;  // with pod groups: the victim units of the decision

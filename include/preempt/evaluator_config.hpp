@@ -3,7 +3,7 @@
 //
 // evaluator_config: the sampling arguments (preempt/sampling.hpp), the workers of a parallel dry
 // run and how it batches nodes, the seed of the start offsets, and the branch and bound
-// (report_only_chosen). attempt: where the dry run starts, and the node the preemptor is
+// (report_only_chosen), the rejection index. attempt: where the dry run starts, and the node the preemptor is
 // currently nominated to.
 //
 // Plain values; no allocation; no exceptions.
@@ -39,6 +39,14 @@ struct evaluator_config {
   // Branch and bound: the caller reads the chosen candidate only, not every candidate's victims
   // (see preempt/detail/branch_and_bound.hpp).
   bool report_only_chosen = false;
+  // Where the cluster offers a rejection index (preempt/rejection_index.hpp), the dry run gives
+  // the runs of nodes it rules out their outcome without selecting their victims: the same
+  // decision, diagnosis and observer calls. Off: every potential node is selected on.
+  bool rejection_index = true;
+  // With more than one worker, a dry run with fewer nodes to select on than this stays on the
+  // calling thread: the potential nodes (those the rejection index leaves open), at most the
+  // candidates sampling wants.
+  std::size_t min_parallel_nodes = 1024;
 };
 
 // Per-attempt inputs.

@@ -99,6 +99,15 @@ class candidate_lists {
     return l.size() < wanted_ ? &l : nullptr;
   }
 
+  // Folds in a node rejected as an earlier node was, whose outcome is interned as `outcome`
+  // (last_outcome() after that node's add).
+  void add_known(std::size_t node_index, std::size_t outcome) {
+    diagnosis_.push_back({node_index, outcome});
+    ++outcome_counts_[outcome];
+  }
+  // The interned outcome of the last node added.
+  std::size_t last_outcome() const noexcept { return last_outcome_; }
+
   // Whether the dry run may stop: the lists hold the candidates wanted, one without violations.
   bool may_stop() const noexcept {
     return !without_violations_.empty() &&

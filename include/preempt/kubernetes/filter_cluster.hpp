@@ -32,6 +32,9 @@
 // carries a prepared volume_filters that has something to check; a state's overlay of theirs
 // follows the pods added and removed (O(their volumes)), and no victim score bound is offered.
 //
+// Where Base offers a rejection index (preempt/rejection_index.hpp), the view offers it too for a
+// pod that wants no host port: every filter after Base's runs only where Base's passes.
+//
 // Complexity: prepare_state O(pods of the node) when the pod wants host ports or a volume plugin
 // reads pods, else Base's; remove_pod/add_pod O(overlays), plus O(pods of the node) for a pod with
 // host ports (to tell the node's pods from nominated ones, whose ports are added temporarily: see
@@ -54,10 +57,12 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "preempt/cluster.hpp"
+#include "preempt/rejection_index.hpp"
 #include "preempt/config.hpp"
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/kubernetes/inter_pod_affinity.hpp"
@@ -251,6 +256,23 @@ class filter_cluster {
     topology_spread_overlay spread_;
     inter_pod_affinity_overlay affinity_;
   };
+
+  // Base's rejection index (preempt/rejection_index.hpp), where Base offers one: NodePorts runs
+  // before Base's filter, so it answers only for a pod that wants no host port.
+  template <class B>
+  class base_rejection_index {
+   public:
+    bool prepare(const filter_cluster& c, const pod_type& p) {
+      return !c.checks_ports() && base_.prepare(*c.base_, p);
+    }
+    node_run run_at(std::size_t i) const noexcept { return base_.run_at(i); }
+
+   private:
+    typename B::rejection_index_type base_;
+  };
+  using rejection_index_type =
+      std::conditional_t<::preempt::detail::offers_rejection_index<Base, pod_type>,
+                         base_rejection_index<Base>, void>;
 
   filter_cluster(const Base& base, PodFacts pod_facts, NodeFacts node_facts)
       : base_(&base), pod_facts_(std::move(pod_facts)), node_facts_(std::move(node_facts)) {}

@@ -50,6 +50,7 @@
 #include "preempt/model/priority_summary.hpp"
 #include "preempt/model/resource_fit_state.hpp"
 #include "preempt/model/resource_pod.hpp"
+#include "preempt/model/resource_rejection_index.hpp"
 #include "preempt/model/resources.hpp"
 #include "preempt/node.hpp"
 
@@ -148,25 +149,40 @@ class resource_node {
 class resource_cluster {
  public:
   using state_type = resource_fit_state;
+  // The evaluator's index of the nodes victim selection must reject (preempt/rejection_index.hpp).
+  using rejection_index_type = resource_rejection_index;
+  // Nodes [g * stamp_group, (g + 1) * stamp_group) share group g's stamp.
+  static constexpr std::size_t stamp_group = 8;
 
   resource_cluster() = default;
   // `names` (optional) gives extended resources their reason text; it must outlive the cluster.
   explicit resource_cluster(const resource_names* names) noexcept : names_(names) {}
   resource_cluster(resource_cluster&& other) noexcept
-      : nodes_(std::move(other.nodes_)), names_(other.names_) {
+      : nodes_(std::move(other.nodes_)),
+        group_stamps_(std::move(other.group_stamps_)),
+        stamp_(std::move(other.stamp_)),
+        names_(other.names_) {
     other.check_not_read();
   }
   resource_cluster& operator=(resource_cluster&& other) noexcept {
     check_not_read();
     other.check_not_read();
     nodes_ = std::move(other.nodes_);
+    group_stamps_ = std::move(other.group_stamps_);
+    stamp_ = std::move(other.stamp_);
     names_ = other.names_;
     return *this;
   }
-  resource_cluster(const resource_cluster& other) : nodes_(other.nodes_), names_(other.names_) {}
+  resource_cluster(const resource_cluster& other)
+      : nodes_(other.nodes_),
+        group_stamps_(other.group_stamps_),
+        stamp_(other.stamp_),
+        names_(other.names_) {}
   resource_cluster& operator=(const resource_cluster& other) {
     check_not_read();
     nodes_ = other.nodes_;
+    group_stamps_ = other.group_stamps_;
+    stamp_ = other.stamp_;
     names_ = other.names_;
     return *this;
   }
@@ -174,6 +190,7 @@ class resource_cluster {
   std::size_t add_node(std::string name, resource_vector allocatable) {
     check_not_read();
     nodes_.emplace_back(std::move(name), std::move(allocatable));
+    changed(nodes_.size() - 1);
     return nodes_.size() - 1;
   }
 
@@ -183,6 +200,9 @@ class resource_cluster {
     check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_node: no such node");
     nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+    group_stamps_.resize(groups());
+    for (std::size_t g = i / stamp_group; g < group_stamps_.size(); ++g) group_stamps_[g].renew();
+    stamp_.renew();
   }
 
   // Assigns a pod to node i, keeping importance order.
@@ -201,6 +221,7 @@ class resource_cluster {
     n.pods_.insert(at, std::move(p));
     n.loose_pairs_ += n.loose_around(k);
     n.stamp_.renew();
+    changed(i);
   }
 
   // Assigns many pods to node i at once, as if add_pod were called for each in turn (the same
@@ -213,6 +234,7 @@ class resource_cluster {
     const std::size_t old = n.pods_.size(), m = ps.size();
     if (m == 0) return;
     n.stamp_.renew();
+    changed(i);
     for (const resource_pod& p : ps) n.requested_.add(p.requests());
     // The new pods in importance order; a stable sort keeps equal ones in arrival order, as
     // add_pod's upper_bound does.
@@ -266,6 +288,7 @@ class resource_cluster {
                                  [uid](const resource_pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
     n.stamp_.renew();
+    changed(i);
     n.requested_.subtract(it->requests());
     n.lower_.remove(*it);
     const auto k = it - n.pods_.begin();
@@ -302,6 +325,12 @@ class resource_cluster {
     return nodes_.size();
   }
 
+  // A value naming the cluster's contents, and one per group of stamp_group nodes (groups() of
+  // them): new whenever a node or pod is added or removed there (a copy keeps them).
+  std::uint64_t stamp() const noexcept { return stamp_.value(); }
+  std::uint64_t group_stamp(std::size_t g) const noexcept { return group_stamps_[g].value(); }
+  std::size_t groups() const noexcept { return (nodes_.size() + stamp_group - 1) / stamp_group; }
+
   // A state for evaluating nodes of this cluster.
   resource_fit_state make_state() const noexcept { return resource_fit_state(names_); }
 
@@ -325,7 +354,16 @@ class resource_cluster {
 #endif
   }
 
+  // Node i changed: its group's stamp and the cluster's are renewed.
+  void changed(std::size_t i) {
+    if (group_stamps_.size() < groups()) group_stamps_.resize(groups());
+    group_stamps_[i / stamp_group].renew();
+    stamp_.renew();
+  }
+
   std::vector<resource_node> nodes_;
+  std::vector<::preempt::detail::content_stamp> group_stamps_;
+  ::preempt::detail::content_stamp stamp_;
   const resource_names* names_ = nullptr;
 #if defined(PREEMPT_NO_THREADS)
   mutable std::uint32_t readers_ = 0;
