@@ -347,6 +347,15 @@ class evaluator<C, Policy, Observer>
         } while (k < n && in_run(k));
         continue;
       }
+      if constexpr (std::same_as<N, no_nominations>) {
+        const std::span<const std::size_t> nodes = potential_.run_from(k, run.end);
+        lists_.add_known(nodes, known->outcome);
+        for (const std::size_t i : nodes)
+          detail::notify_node_evaluated(observer_, i, known->outcome_status,
+                                        std::span<const pod_type* const>{}, 0);
+        k += nodes.size();
+        continue;
+      }
       do {
         const std::size_t i = potential_[k];
         if (has_nominated(nominations, i)) {

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "preempt/best_candidate.hpp"
@@ -60,6 +61,16 @@ class potential_nodes {
   }
   std::size_t size() const noexcept { return nodes_.size(); }
   void set_offset(std::size_t offset) noexcept { offset_ = offset; }
+
+  // The potential nodes from evaluation position k (k < size()) that are below node index `end`,
+  // up to where the order wraps around: a run of them, contiguous.
+  std::span<const std::size_t> run_from(std::size_t k, std::size_t end) const noexcept {
+    std::size_t at = offset_ + k;
+    if (at >= nodes_.size()) at -= nodes_.size();
+    const auto first = nodes_.begin() + static_cast<std::ptrdiff_t>(at);
+    const auto last = at >= offset_ ? nodes_.end() : nodes_.begin() + static_cast<std::ptrdiff_t>(offset_);
+    return {first, std::lower_bound(first, last, end)};
+  }
 
   // The k-th potential node in evaluation order (k < size()), without a division.
   std::size_t operator[](std::size_t k) const noexcept {
@@ -104,6 +115,14 @@ class candidate_lists {
   void add_known(std::size_t node_index, std::size_t outcome) {
     diagnosis_.push_back({node_index, outcome});
     ++outcome_counts_[outcome];
+  }
+  // The same for a run of nodes.
+  void add_known(std::span<const std::size_t> nodes, std::size_t outcome) {
+    const std::size_t at = diagnosis_.size();
+    diagnosis_.resize(at + nodes.size());
+    diagnosis_view::entry* e = diagnosis_.data() + at;
+    for (const std::size_t node_index : nodes) *e++ = {node_index, outcome};
+    outcome_counts_[outcome] += nodes.size();
   }
   // The interned outcome of the last node added.
   std::size_t last_outcome() const noexcept { return last_outcome_; }
