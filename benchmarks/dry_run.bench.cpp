@@ -1,6 +1,7 @@
 // W1 (PreemptionBasic-like): the whole decision, preempt::evaluator::evaluate, on clusters of
 // 500, 1000 and 5000 nodes with 4, 30 or 110 low-priority pods per node (upstream shapes, see
-// support/fixtures.hpp) and a 3000m priority-10 preemptor that must evict on any node.
+// support/fixtures.hpp) and a 3000m priority-10 preemptor that must evict on any node; inline with
+// 30 pods per node also at 100,000 nodes (3 million pods; sampled: 10,000 candidates wanted).
 //
 // Families: dry_run/<sampling>/<executor>/pods:<p>, argument `nodes`.
 //   sampling  sampled = upstream defaults (10%, at least 100 candidates: 500 nodes -> 100,
@@ -197,6 +198,8 @@ BENCHMARK(BM_plain_scan_threads)
           auto* b =
               benchmark::RegisterBenchmark(name.c_str(), BM_dry_run, full, bound, k, per_node);
           b->ArgName("nodes")->Arg(500)->Arg(1000)->Arg(5000);
+          // 100,000 nodes x 30 pods (3 million pods): one thread, sampled and bounded.
+          if (k == exec_kind::inline_ && per_node == 30 && (!full || bound)) b->Arg(100000);
           b->Unit(benchmark::kMicrosecond)->Complexity(benchmark::oN);
           if (k != exec_kind::inline_) b->UseRealTime();
         }

@@ -10,6 +10,8 @@
 //   bytes_per_pod_reserved the same with reserve_pods(p) first (= sizeof(model::resource_pod))
 //   bytes_per_node         (sizeof(cluster) + heap of the nodes without pods) / nodes
 //   eval_bytes_per_node    heap an evaluator keeps after a full dry run over every node / nodes
+//   index_bytes_per_node   model::resource_rejection_index for one priority / nodes (included in
+//                          eval_bytes_per_node: an evaluator keeps one per priority, up to four)
 //   eval_budgets_bytes_per_node  the same with a model::budget_table: its memo of the budgets per
 //                          node included
 //   ledger_bytes_per_node  nomination_ledger after reserve(nodes, nodes, 1) and one nomination
@@ -104,7 +106,8 @@ void BM_model_memory(benchmark::State& state) {
     node_heap = heap::bytes() - before;
   }
   // Pods, without and with reserve_pods.
-  double per_pod = 0, per_pod_reserved = 0, eval_per_node = 0, eval_budgets_per_node = 0;
+  double per_pod = 0, per_pod_reserved = 0, eval_per_node = 0, eval_budgets_per_node = 0,
+         index_per_node = 0;
   {
     const std::int64_t before = heap::bytes();
     preempt::model::resource_cluster c;
@@ -127,6 +130,10 @@ void BM_model_memory(benchmark::State& state) {
         std::abort();
       eval_per_node = static_cast<double>(heap::bytes() - before_eval - statuses_heap) /
                       static_cast<double>(node_count);
+      // The rejection index alone (the evaluator above holds one, for the preemptor's priority).
+      preempt::model::resource_rejection_index index;
+      if (!index.prepare(c, preemptor)) std::abort();
+      index_per_node = static_cast<double>(index.bytes()) / static_cast<double>(node_count);
     }
     // The same with a budget table (here without budgets): the evaluator then also keeps, per
     // node, what the budgets answered there (its stamps, and a violation flag per pod charged).
@@ -206,6 +213,7 @@ void BM_model_memory(benchmark::State& state) {
   state.counters["sizeof_node"] = static_cast<double>(sizeof(preempt::model::resource_node));
   state.counters["eval_bytes_per_node"] = eval_per_node;
   state.counters["eval_budgets_bytes_per_node"] = eval_budgets_per_node;
+  state.counters["index_bytes_per_node"] = index_per_node;
   state.counters["ledger_bytes_per_node"] = ledger_per_node;
   state.counters["budget_bytes_per_member"] = budget_per_member;
 }
