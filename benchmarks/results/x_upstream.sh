@@ -23,7 +23,8 @@
 # 6.3 minutes in the last run without --pdbs (2 idle cores; 27 at load average 8-21), most of it
 # upstream's decoding of the large dumps and its 5000 x 110 decisions.
 # Environment: X_UPSTREAM_RUNS (timed runs per figure, default 5), X_UPSTREAM_RUN_SECONDS (0.2),
-# X_UPSTREAM_MAX_SECONDS (10: upstream decisions of seconds get fewer runs, at least 3).
+# X_UPSTREAM_MAX_SECONDS (10: upstream decisions of seconds get fewer runs, at least 3),
+# X_UPSTREAM_POOL_WORKERS (the pools preempt runs on, a column each: default "2").
 #
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -32,6 +33,9 @@ root=$(cd "$here/../.." && pwd)
 build="$root/build/x-upstream"
 dumps="$build/dumps/$(sha1sum "$root/tests/conformance/internal/gen/shapes.go" | cut -c1-12)"
 runs=${X_UPSTREAM_RUNS:-5}
+# The thread pools preempt runs on, one column each (the first is the "pool" of x_upstream.json's
+# rows); on a 16-core machine: X_UPSTREAM_POOL_WORKERS="1 2 4 8 15".
+pool_workers=${X_UPSTREAM_POOL_WORKERS:-2}
 run_seconds=${X_UPSTREAM_RUN_SECONDS:-0.2}
 max_seconds=${X_UPSTREAM_MAX_SECONDS:-10}
 start=$(date +%s)
@@ -95,17 +99,23 @@ for entry in "${shapes[@]}"; do
   [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
-  "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
-    --expect "$dir/upstream.json" --runs "$runs" --run-seconds "$run_seconds" >"$dir/preempt.json"
+  first=
+  for w in $pool_workers; do
+    "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
+      --expect "$dir/upstream.json" --runs "$runs" --run-seconds "$run_seconds" \
+      --pool-workers "$w" >"$dir/preempt-pool$w.json"
+    [ -n "$first" ] || { first=$w; cp "$dir/preempt-pool$w.json" "$dir/preempt.json"; }
+  done
 done
 end=$(date +%s)
 
 machine=$( { uname -srm; lscpu 2>/dev/null | sed -n 's/^Model name: *//p'; echo "$(nproc) logical CPUs"; \
   go version; g++ --version | head -1; } | paste -sd ';' )
-python3 - "$here" "$dumps" "$machine" "$((end - start))" "$((built - start))" "${shapes[@]}" <<'EOF'
+python3 - "$here" "$dumps" "$machine" "$((end - start))" "$((built - start))" "$pool_workers" "${shapes[@]}" <<'EOF'
 import json, sys, os
 here, dumps, machine, wall, build = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-shapes = [s.split('|')[0] for s in sys.argv[6:]]
+workers = [int(w) for w in sys.argv[6].split()]
+shapes = [s.split('|')[0] for s in sys.argv[7:]]
 out_json = os.path.join(here, 'x_upstream.json')
 previous = json.load(open(out_json)) if os.path.exists(out_json) else {'rows': []}
 rows = []
@@ -113,9 +123,10 @@ for shape in shapes:
     d = os.path.join(dumps, shape)
     up = json.load(open(os.path.join(d, 'upstream.json')))
     pr = json.load(open(os.path.join(d, 'preempt.json')))
+    pools = {w: json.load(open(os.path.join(d, 'preempt-pool%d.json' % w))) for w in workers}
     load_up = open(os.path.join(d, 'load_upstream')).read().strip()
     load_pr = open(os.path.join(d, 'load_preempt')).read().strip()
-    for u, p in zip(up['results'], pr['results']):
+    for k, (u, p) in enumerate(zip(up['results'], pr['results'])):
         t = {x['parallelism']: x['nsPerDecision'] for x in u['timings']}
         cpu = {x['parallelism']: x['processCpuNsPerDecision'] for x in u['timings']}
         rows.append({
@@ -126,6 +137,7 @@ for shape in shapes:
             'preemptInlineNs': p['inline']['nsPerDecision'],
             'preemptInlineThreadCpuNs': p['inline']['threadCpuNsPerDecision'],
             'preemptPoolNs': p['pool']['nsPerDecision'],
+            'preemptPoolNsByWorkers': {str(w): pools[w]['results'][k]['pool']['nsPerDecision'] for w in workers},
             'xUpstream': t.get(1) / p['inline']['nsPerDecision'],
             'upstreamP1ProcessCpuNs': cpu.get(1),
             'xUpstreamCpu': cpu.get(1) / p['inline']['threadCpuNsPerDecision'],
@@ -153,7 +165,7 @@ for r in rows:
                     'upstreamP1NsPerPod': r['upstreamP1Ns'] / pods_evaluated,
                     'upstreamP1ProcessCpuNsPerPod': r['upstreamP1ProcessCpuNs'] / pods_evaluated})
 out = {'machine': machine, 'scriptSeconds': wall, 'buildSeconds': build, 'goMaxProcs': up['gomaxprocs'],
-       'poolWorkers': pr['poolWorkers'], 'rows': rows, 'nsPerPodByNodeCount': per_pod}
+       'poolWorkers': pr['poolWorkers'], 'poolWorkerCounts': workers, 'rows': rows, 'nsPerPodByNodeCount': per_pod}
 json.dump(out, open(out_json, 'w'), indent=1)
 
 def t(ns):
@@ -168,14 +180,19 @@ def shape_name(r):
     if r['shape'].startswith('antiaff'): return '%d x %d, required anti-affinity ²' % (r['nodes'], per)
     if r['shape'].startswith('pdbs'): return '%d x %d, %d PDBs ³' % (r['nodes'], per, r['pdbs'])
     return '%d x %d' % (r['nodes'], per)
-lines = ['| cluster | sampling | nodes evaluated | upstream p1 | upstream p16 | preempt inline | preempt pool (2) | x_upstream | upstream p1, CPU | preempt inline, CPU | x_upstream, CPU | load avg (upstream; preempt) |',
-         '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|']
+lines = ['| cluster | sampling | nodes evaluated | upstream p1 | upstream p16 | preempt inline | ' +
+         ' | '.join('preempt pool (%d)' % w for w in workers) +
+         ' | x_upstream | x vs p16 | upstream p1, CPU | preempt inline, CPU | x_upstream, CPU | load avg (upstream; preempt) |',
+         '|---|---|---:|---:|---:|---:|' + '---:|' * len(workers) + '---:|---:|---:|---:|---:|---|']
 for r in rows:
     samp = 'sampled' if r['sampling'] == 'default' else ('full' if r['sampling'] == '100' else r['sampling'] + '%')
     x_cpu = r.get('xUpstreamCpu')
-    lines.append('| %s | %s | %d | %s | %s | %s | %s | **%.0f** | %s | %s | %s | %s; %s |' % (
+    pools = r.get('preemptPoolNsByWorkers', {})
+    fastest = min([r['preemptInlineNs']] + [v for v in pools.values() if v])
+    x16 = '%.0f' % (r['upstreamP16Ns'] / fastest) if r.get('upstreamP16Ns') else '-'
+    lines.append('| %s | %s | %d | %s | %s | %s | %s | **%.0f** | %s | %s | %s | %s | %s; %s |' % (
         shape_name(r), samp, r['nodesEvaluated'], t(r['upstreamP1Ns']), t(r['upstreamP16Ns']),
-        t(r['preemptInlineNs']), t(r['preemptPoolNs']), r['xUpstream'],
+        t(r['preemptInlineNs']), ' | '.join(t(pools.get(str(w))) for w in workers), r['xUpstream'], x16,
         t(r.get('upstreamP1ProcessCpuNs')), t(r.get('preemptInlineThreadCpuNs')),
         '%.0f' % x_cpu if x_cpu else '-', r['loadUpstream'], r['loadPreempt']))
 per_lines = ['| pods per node | sampling | ' + ' | '.join('%d nodes' % n for n in (500, 1000, 5000)) + ' |',
@@ -194,12 +211,14 @@ pdb_row = next((r for r in rows if r['shape'].startswith('pdbs-')), None)
 md = ['# preempt vs kube-scheduler v1.37: one preemption decision', '',
       'Generated by `benchmarks/results/x_upstream.sh` (%d s, of which %d s building). Machine: %s.' % (wall, build, machine),
       'Wall-clock time per decision, median of runs; upstream = the DefaultPreemption evaluator (dry run + SelectCandidate) '
-      'at parallelism 1 and 16 (GOMAXPROCS %d); preempt = preempt::evaluator inline and on a thread pool of %d workers, '
+      'at parallelism 1 and 16 (GOMAXPROCS %d); preempt = preempt::evaluator inline and on thread pools of %s workers '
+      '(the evaluator keeps a dry run with fewer than 1024 nodes to select on, evaluator_config::min_parallel_nodes, on the calling thread), '
       "behind preempt-whatif's filters (kubernetes::filter_cluster), with report_only_chosen (branch and bound: only the decision is read). Same dump, same decision (checked). "
       'x_upstream = upstream p1 / preempt inline, both wall clock; the CPU columns give the same decisions in processor '
       "time (upstream's whole process, garbage collector included; preempt's thread), which the machine's other load "
       'inflates less than the wall clock, and their ratio. '
-      'Sampled = upstream defaults (10%%, at least 100 nodes); full = minCandidateNodesPercentage 100.' % (up['gomaxprocs'], pr['poolWorkers']),
+      'x vs p16 = upstream p16 / the fastest of preempt inline and its pools. '
+      'Sampled = upstream defaults (10%%, at least 100 nodes); full = minCandidateNodesPercentage 100.' % (up['gomaxprocs'], ', '.join(str(w) for w in workers)),
       '', *lines, '',
       '¹ The first pod of every node has the preemptor\'s priority 10 (never a victim); the 3500m preemptor is within '
       'every node\'s allocatable (4 CPU), so NodeResourcesFit reports Unschedulable, not UnschedulableAndUnresolvable, on '
