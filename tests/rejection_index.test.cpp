@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "preempt/manual_executor.hpp"
 #include "preempt/preempt.hpp"
 
 namespace {
@@ -293,4 +294,54 @@ TEST_CASE("a decision through the index visits one node per kind of rejection") 
   CHECK(d.diagnosis.size() == 4096);
   CHECK(counted.prepared == 1);
   CHECK(std::string(d.message).find("4096 Insufficient cpu") != std::string::npos);
+}
+
+TEST_CASE("an evaluator with helpers keeps small or bounded dry runs on the calling thread") {
+  cluster c;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
+    c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(i + 1),
+                      .priority = 0,
+                      .requests = {3000, 1000},
+                      .start_time = {}}));
+  }
+  const pod preemptor({.uid = 9000, .priority = 10, .requests = {2000, 100}, .start_time = {}});
+  const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+  const auto decide = [&](preempt::evaluator_config cfg, preempt::manual_context& ctx) {
+    cfg.parallelism = 3;
+    preempt::evaluator<cluster> ev(cfg);
+    const auto& d = ev.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                preempt::no_nominations{}, ctx.get_executor());
+    const std::string s = describe(d);
+    ctx.drain();
+    return s;
+  };
+  preempt::manual_context ctx;
+  preempt::evaluator<cluster> inline_ev;
+  const std::string sampled_inline =
+      describe(inline_ev.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                  preempt::no_nominations{}, preempt::inline_executor{}));
+  // Sampled: 300 candidates wanted, fewer than min_parallel_nodes (1024): no helper is called.
+  CHECK(decide({}, ctx) == sampled_inline);
+  CHECK(ctx.ran() == 0);
+  // Every node, 3000 to select on: the helpers take part.
+  preempt::evaluator_config full;
+  full.sampling.min_candidate_nodes_percentage = 100;
+  preempt::evaluator<cluster> full_inline(full);
+  const std::string full_decision =
+      describe(full_inline.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                    preempt::no_nominations{}, preempt::inline_executor{}));
+  CHECK(decide(full, ctx) == full_decision);
+  CHECK(ctx.ran() > 0);
+  // The same under the branch and bound: on the calling thread.
+  const std::size_t ran = ctx.ran();
+  preempt::evaluator_config bounded = full;
+  bounded.report_only_chosen = true;
+  (void)decide(bounded, ctx);
+  CHECK(ctx.ran() == ran);
+  // min_parallel_nodes 0: every dry run goes to the helpers, the sampled one too.
+  preempt::evaluator_config always;
+  always.min_parallel_nodes = 0;
+  CHECK(decide(always, ctx) == sampled_inline);
+  CHECK(ctx.ran() > ran);
 }

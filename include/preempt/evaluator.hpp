@@ -5,10 +5,12 @@
 // returns a decision (preempt/decision.hpp) in upstream's steps, numbered as upstream numbers them
 // in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
 // (select_victims on each node, in candidate order from the offset, into two bounded candidate
-// lists); the extenders; the best candidate. The overload taking a workload::group_set makes
+// lists; runs of nodes the cluster's rejection index rules out get their outcome without a
+// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking a workload::group_set makes
 // victims whole units (Kubernetes v1.37 with GenericWorkload). evaluator_config::report_only_chosen
 // turns on the branch and bound (detail/branch_and_bound.hpp); more than one worker evaluates
-// nodes ahead in parallel batches (detail/parallel_dry_run.hpp). Either way the decision is the
+// nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when there are
+// evaluator_config::min_parallel_nodes to select on. Either way the decision is the
 // same: beyond upstream, every executor and parallelism gives the same answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
@@ -45,6 +47,7 @@
 #include "preempt/detail/candidate_lists.hpp"
 #include "preempt/detail/node_dry_run.hpp"
 #include "preempt/detail/parallel_dry_run.hpp"
+#include "preempt/detail/rejection_runs.hpp"
 #include "preempt/detail/requirements.hpp"
 #include "preempt/eligibility.hpp"
 #include "preempt/evaluator_config.hpp"
@@ -273,7 +276,13 @@ class evaluator<C, Policy, Observer>
                         scores, bounded);
     };
     if (indexed) {
-      dry_run_indexed(nominations, selection, evaluate_node);
+      rejections_.template dry_run<!std::same_as<N, no_nominations>>(
+          potential_, lists_, selection.outcome, evaluate_node,
+          [&](std::size_t i) { return has_nominated(nominations, i); },
+          [&](std::size_t i, const status& outcome) {
+            detail::notify_node_evaluated(observer_, i, outcome,
+                                          std::span<const pod_type* const>{}, 0);
+          });
       return;
     }
     for (std::size_t k = 0; k < n; ++k)
@@ -282,29 +291,13 @@ class evaluator<C, Policy, Observer>
 
   // The cluster's rejection index, for this decision: with the policy's default victim
   // eligibility, without pod groups, where the cluster offers one and it answers for the
-  // preemptor (preempt/rejection_index.hpp).
+  // preemptor (preempt/rejection_index.hpp, detail/rejection_runs.hpp).
   bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
-    rejection_classes_.clear();
     if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
                   detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      return config_.rejection_index && !grouped_ && index_.prepare(cluster, preemptor);
+      return config_.rejection_index && !grouped_ && rejections_.prepare(cluster, preemptor);
     else
       return static_cast<void>(preemptor), static_cast<void>(cluster), false;
-  }
-
-  // A kind of rejection the index names, as this decision met it: the outcome the dry run gave
-  // the first node of that kind (interned in the diagnosis), which every other node of the kind
-  // gets; `agrees` is false where that node was no rejection (the kind is then not trusted).
-  struct rejection_kind {
-    std::uint32_t key;
-    bool agrees;
-    std::size_t outcome;
-    status outcome_status;
-  };
-  const rejection_kind* known_rejection(std::uint32_t key) const noexcept {
-    for (const rejection_kind& r : rejection_classes_)
-      if (r.key == key) return &r;
-    return nullptr;
   }
   template <class N>
   static bool has_nominated(const N& nominations, std::size_t node_index) {
@@ -312,86 +305,14 @@ class evaluator<C, Policy, Observer>
     return std::ranges::begin(nominated) != std::ranges::end(nominated);
   }
 
-  // The sequential dry run through the rejection index: the potential nodes in evaluation order,
-  // a run of them at a time. An open run's nodes are selected on; the first node of a kind of
-  // rejection too (it must be one, or the kind is not trusted); every other node of a run of a
-  // known kind gets that node's outcome without a selection, unless pods are nominated to it.
-  template <class N, class Evaluate>
-  void dry_run_indexed(const N& nominations, const victim_selection<pod_type>& selection,
-                       const Evaluate& evaluate_node) {
-    const std::size_t n = potential_.size();
-    std::size_t k = 0;
-    while (k < n) {
-      const std::size_t first = potential_[k];
-      const node_run run = index_.run_at(first);
-      const auto in_run = [&](std::size_t j) {
-        const std::size_t i = potential_[j];
-        return i >= first && i < run.end;
-      };
-      const rejection_kind* known = run.rejection == 0 ? nullptr : known_rejection(run.rejection);
-      if (run.rejection != 0 && known == nullptr && !has_nominated(nominations, first)) {
-        const bool stop = evaluate_node(first);
-        const status& outcome = selection.outcome;
-        const bool agrees = !outcome.is_success() && outcome.code() != status_code::error;
-        PREEMPT_ASSERT(agrees, "evaluator: the cluster's rejection index names a node the dry "
-                               "run does not reject");
-        rejection_classes_.push_back({run.rejection, agrees, lists_.last_outcome(), outcome});
-        if (stop) return;
-        ++k;
-        continue;
-      }
-      if (known == nullptr || !known->agrees) {
-        do {
-          if (evaluate_node(potential_[k])) return;
-          ++k;
-        } while (k < n && in_run(k));
-        continue;
-      }
-      if constexpr (std::same_as<N, no_nominations>) {
-        const std::span<const std::size_t> nodes = potential_.run_from(k, run.end);
-        lists_.add_known(nodes, known->outcome);
-        for (const std::size_t i : nodes)
-          detail::notify_node_evaluated(observer_, i, known->outcome_status,
-                                        std::span<const pod_type* const>{}, 0);
-        k += nodes.size();
-        continue;
-      }
-      do {
-        const std::size_t i = potential_[k];
-        if (has_nominated(nominations, i)) {
-          if (evaluate_node(i)) return;
-        } else {
-          lists_.add_known(i, known->outcome);
-          detail::notify_node_evaluated(observer_, i, known->outcome_status,
-                                        std::span<const pod_type* const>{}, 0);
-        }
-        ++k;
-      } while (k < n && in_run(k));
-    }
-  }
-
-  // Whether the dry run goes to the helpers: enough nodes to select on (those the index leaves
-  // open, or every potential node; at most the candidates wanted when sampling stops early).
+  // Whether the dry run goes to the helpers: not under the branch and bound (a node it rules out
+  // costs less than handing it out), and only with enough nodes to select on (those the index
+  // leaves open, or every potential node; at most the candidates wanted when sampling stops).
   bool worth_handing_out(bool indexed) const {
+    if (bound_.active() && config_.min_parallel_nodes > 0) return false;
     std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
-    if (indexed) work = std::min(work, open_nodes(config_.min_parallel_nodes));
+    if (indexed) work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
     return work >= config_.min_parallel_nodes;
-  }
-  // The potential nodes the index leaves open (up to `limit`).
-  std::size_t open_nodes(std::size_t limit) const {
-    const std::size_t n = potential_.size();
-    std::size_t open = 0, k = 0;
-    while (k < n && open < limit) {
-      const std::size_t first = potential_[k];
-      const node_run run = index_.run_at(first);
-      std::size_t in_run = 0;
-      do {
-        ++in_run;
-        ++k;
-      } while (k < n && potential_[k] >= first && potential_[k] < run.end);
-      open += run.rejection == 0 ? in_run : 1;
-    }
-    return open;
   }
 
 #if !defined(PREEMPT_NO_THREADS)
@@ -549,8 +470,7 @@ class evaluator<C, Policy, Observer>
   std::optional<detail::parallel_dry_run<pod_type>> parallel_;  // with more than one worker
 #endif
   detail::potential_nodes potential_;
-  detail::rejection_index_of_t<view_type, pod_type> index_;
-  std::vector<rejection_kind> rejection_classes_;  // the kinds of rejection this decision met
+  detail::rejection_runs<detail::rejection_index_of_t<view_type, pod_type>> rejections_;
   detail::score_bound bound_;
   timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
   bool grouped_ = false;  // with pod groups: the victim units of the decision

@@ -45,7 +45,8 @@ struct evaluator_config {
   bool rejection_index = true;
   // With more than one worker, a dry run with fewer nodes to select on than this stays on the
   // calling thread: the potential nodes (those the rejection index leaves open), at most the
-  // candidates sampling wants.
+  // candidates sampling wants; so does a dry run under the branch and bound (report_only_chosen),
+  // where a node costs less than handing it out. 0: every dry run goes to the helpers.
   std::size_t min_parallel_nodes = 1024;
 };
 
