@@ -37,5 +37,5 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$here/machine.tx
 "$build/benchmarks/preempt-async-loop-sim" > "$here/async_loop.txt"
 "$build/benchmarks/preempt-async-loop-sim" --output json > "$here/async_loop.json"
 python3 "$here/summarize.py" "$here" --readme "$root/README.md" > "$here/results.md"
-(cd "$here" && gnuplot async_loop.gp && gnuplot ns_per_pod.gp)
-echo "written: $here/{*.json,async_loop.txt,results.md,async_loop.png,ns_per_pod.dat,ns_per_pod.png,machine.txt} and README.md's results table"
+(cd "$here" && gnuplot async_loop.gp && gnuplot ns_per_pod.gp && gnuplot decision_time.gp)
+echo "written: $here/{*.json,async_loop.txt,results.md,async_loop.png,ns_per_pod.dat,ns_per_pod.png,decision_time.dat,decision_time.png,machine.txt} and README.md's results table"

@@ -96,6 +96,32 @@ def write_ns_per_pod(d, dr):
                 f.write("\n\n")
 
 
+def write_decision_time(d, dr):
+    """decision_time.dat (plot decision_time.gp): one decision's time in µs against the node count,
+    30 pods per node: preempt inline (dry_run.json, thread CPU time, with report_only_chosen)
+    sampled and full, and kube-scheduler at parallelism 1 and 16 (x_upstream.json, wall clock,
+    the same shapes as dumps), "-" where not measured (upstream beyond 5000 nodes: its decoded
+    dump of 100,000 x 30 pods would need about 27 GB here)."""
+    by = {b["name"]: b for b in dr}
+    up = {}
+    for r in (load(d, "x_upstream") or {}).get("rows", []):
+        if r["shape"] in (f"{n}x30" for n in (500, 1000, 5000)):
+            up[(r["nodes"], r["sampling"])] = r
+    def us(v):
+        return "-" if v is None else f"{v:.2f}"
+    with open(os.path.join(d, "decision_time.dat"), "w") as f:
+        f.write("# nodes preempt_sampled_us preempt_full_us upstream_p1_sampled_us upstream_p16_sampled_us "
+                "upstream_p1_full_us upstream_p16_full_us (30 pods per node)\n")
+        for nodes in (500, 1000, 5000, 100000):
+            ps = by.get(f"dry_run/sampled-bound/inline/pods:30/nodes:{nodes}")
+            pf = by.get(f"dry_run/full-bound/inline/pods:30/nodes:{nodes}")
+            us_s, us_f = up.get((nodes, "default")), up.get((nodes, "100"))
+            f.write(" ".join([str(nodes), us(ps and ps["us_per_op"]), us(pf and pf["us_per_op"]),
+                              us(us_s and us_s["upstreamP1Ns"] / 1e3), us(us_s and us_s["upstreamP16Ns"] / 1e3),
+                              us(us_f and us_f["upstreamP1Ns"] / 1e3), us(us_f and us_f["upstreamP16Ns"] / 1e3)])
+                    + "\n")
+
+
 README_BEGIN = "<!-- results-table: begin (written by benchmarks/results/reproduce.sh) -->"
 README_END = "<!-- results-table: end -->"
 
@@ -323,6 +349,7 @@ def main():
                        "ceiling of the 2-worker dry run's speed-up on this machine.\n")
 
         write_ns_per_pod(d, dr)
+        write_decision_time(d, dr)
 
     inf = rows(load(d, "infeasible"))
     if inf:
