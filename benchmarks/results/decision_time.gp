@@ -15,7 +15,7 @@ set logscale y
 set xrange [350:150000]
 set xtics (500, 1000, 5000, 100000)
 set grid
-set key top left
+set key bottom right
 plot "decision_time.dat" using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "preempt, sampled (upstream defaults)", \
      "decision_time.dat" using 1:3 with linespoints lw 2 pt 5 lc rgb "#2ca02c" title "preempt, full (every node)", \
      "decision_time.dat" using 1:4 with linespoints lw 1.5 dt 2 pt 7 lc rgb "#1f77b4" title "kube-scheduler p1, sampled", \
