@@ -1,5 +1,5 @@
 // tests/support/tiny_scenario.hpp - one preemption decision and one inline dispatch on a tiny
-// cluster, with the answer every build must give: x86-64 (tests/tiny_scenario.test.cpp) and the
+// cluster, with the answer every build must give: x86-64 (tests/embedding.test.cpp) and the
 // bare-metal Cortex-M4 program (tests/bare_metal/main.cpp) run it and compare with the same
 // expected values, so a target whose integer types or standard library differ cannot drift.
 //

@@ -6,7 +6,7 @@
 // so is the first node of a kind of rejection, whose outcome (it must be a rejection, or the kind
 // is not trusted for the decision) every other node of a run of that kind then gets without a
 // selection, unless pods are nominated to it. The diagnosis, the candidate lists and the
-// observer see what the dry run of every node gives (tests/rejection_index.test.cpp compares the
+// observer see what the dry run of every node gives (tests/model/rejection_index.test.cpp compares the
 // two on random clusters).
 //
 // Complexity: O(runs · log n) to find the runs, plus a selection per open node and per kind, plus

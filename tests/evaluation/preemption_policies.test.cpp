@@ -1,7 +1,7 @@
 // The opt-in preemption policies (preempt/preemption_policies.hpp, policy_selection.hpp): each on a
 // node or cluster built so that it has something to decide, against upstream's answer on the same
 // input, and each with nothing to decide (upstream's answer, whole). Random clusters are in
-// tests/policy_properties.test.cpp.
+// tests/evaluation/policy_properties.test.cpp.
 //
 // Convention: cpu only (memory 0); a node's cpu is full unless said; priorities below the
 // preemptor's 1000; start times make the importance order explicit.
