@@ -50,7 +50,8 @@ struct budget_client {
     std::lock_guard lock(mutex);
     modes.push_back(request.mode);
     for (uid u : fail)
-      if (u == victim.uid()) return preempt::eviction_result::failed("the API server is unavailable");
+      if (u == victim.uid())
+        return preempt::eviction_result::failed("the API server is unavailable");
     if (request.mode == eviction_mode::evict_respecting_budgets)
       for (uid u : refuse)
         if (u == victim.uid()) return preempt::eviction_result::refused_by_budget(budget_message);
@@ -93,9 +94,7 @@ struct both_forms_client {  // used through start_eviction, which does not take 
   preempt::eviction_result evict(const pod&, const pod&, const preempt::eviction_request&) {
     return preempt::eviction_result::evicted();
   }
-  void start_eviction(const pod&, const pod&, preempt::eviction_completion done) {
-    done.evicted();
-  }
+  void start_eviction(const pod&, const pod&, preempt::eviction_completion done) { done.evicted(); }
 };
 
 static_assert(preempt::eviction_client<budget_client, pod>);
@@ -159,8 +158,7 @@ TEST_CASE("eviction api: by default the mode is delete_pod, and a client without
   SUBCASE("a client that takes the request receives delete_pod") {
     budget_client client;
     client.refuse = {v1.uid()};  // refused only by an eviction: deleting goes through
-    preempt::dispatcher<pod, preempt::inline_executor, budget_client> d(ledger, table, client,
-                                                                        {});
+    preempt::dispatcher<pod, preempt::inline_executor, budget_client> d(ledger, table, client, {});
     CHECK(d.current_eviction_mode() == eviction_mode::delete_pod);
     const preempt::dispatch_result r = d.preempt_on(p, 0, victims);
     CHECK(r.outcome.ok());
@@ -263,8 +261,7 @@ TEST_CASE("eviction api: budget mode reaches a completion-based client, async an
         done.evicted();
       }
     } client;
-    preempt::dispatcher<pod, preempt::inline_executor, at_once_client> d(ledger, table, client,
-                                                                         {});
+    preempt::dispatcher<pod, preempt::inline_executor, at_once_client> d(ledger, table, client, {});
     d.set_eviction_mode(eviction_mode::evict_respecting_budgets);
     CHECK(d.preempt_on(p, 0, victims).outcome.ok());
     CHECK(client.modes == std::vector<eviction_mode>(2, eviction_mode::evict_respecting_budgets));
@@ -319,8 +316,9 @@ TEST_CASE_TEMPLATE("eviction api: a budget's refusal goes down the failure path"
   }
 }
 
-TEST_CASE("eviction api: a completion's refusal keeps the client's message; other failures are "
-          "not budget refusals") {
+TEST_CASE(
+    "eviction api: a completion's refusal keeps the client's message; other failures are "
+    "not budget refusals") {
   evf::scene s;
   preempt::nomination_ledger<pod> ledger(1);
   preempt::in_flight_table<pod> table;

@@ -200,11 +200,12 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   static constexpr bool is_async = !is_always_inline_v<E>;
   static constexpr bool completes_later = async_eviction_client<Client, P>;
 
-  static_assert(any_eviction_client<Client, P>,
-                "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
-                "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
-                "preempt::eviction_completion done), either with a const preempt::eviction_request& "
-                "before `done` if it takes one (preempt/eviction.hpp)");
+  static_assert(
+      any_eviction_client<Client, P>,
+      "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
+      "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
+      "preempt::eviction_completion done), either with a const preempt::eviction_request& "
+      "before `done` if it takes one (preempt/eviction.hpp)");
   static_assert(std::copy_constructible<P>, "the dispatcher keeps copies of the pods it evicts");
   static_assert(
       !is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
@@ -311,13 +312,14 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   // Eviction API: the API server refuses an eviction a PodDisruptionBudget forbids). Called from
   // the thread that calls apply.
   void set_eviction_mode(eviction_mode mode) noexcept {
-    static_assert(takes_eviction_request<Client, P>,
-                  "dispatcher::set_eviction_mode: the client cannot be told how to remove victims; "
-                  "give it evict(const P& victim, const P& preemptor, const "
-                  "preempt::eviction_request& request) or start_eviction(const P& victim, const P& "
-                  "preemptor, const preempt::eviction_request& request, preempt::eviction_completion "
-                  "done) (preempt/eviction.hpp). A client without it only deletes "
-                  "(eviction_mode::delete_pod)");
+    static_assert(
+        takes_eviction_request<Client, P>,
+        "dispatcher::set_eviction_mode: the client cannot be told how to remove victims; "
+        "give it evict(const P& victim, const P& preemptor, const "
+        "preempt::eviction_request& request) or start_eviction(const P& victim, const P& "
+        "preemptor, const preempt::eviction_request& request, preempt::eviction_completion "
+        "done) (preempt/eviction.hpp). A client without it only deletes "
+        "(eviction_mode::delete_pod)");
     request_.mode = mode;
   }
   eviction_mode current_eviction_mode() const noexcept { return request_.mode; }

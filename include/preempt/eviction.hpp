@@ -62,7 +62,8 @@ constexpr bool is_failure(eviction_outcome o) noexcept {
 
 struct eviction_result {
   eviction_outcome outcome = eviction_outcome::evicted;
-  std::string_view message;  // with a failure; copied by the dispatcher before evict's caller returns
+  // With a failure; copied by the dispatcher before evict's caller returns.
+  std::string_view message;
 
   static constexpr eviction_result evicted() noexcept { return {}; }
   static constexpr eviction_result not_found() noexcept {
@@ -140,29 +141,38 @@ class eviction_completion {
 // The forms that take the request (the mode).
 template <class C, class P>
 concept eviction_client_with_request =
-    pod<P> &&
-    requires(C& c, const P& victim, const P& preemptor, const eviction_request& request) {
+    pod<P> && requires(C& c, const P& victim, const P& preemptor, const eviction_request& request) {
       { c.evict(victim, preemptor, request) } -> std::convertible_to<eviction_result>;
     };
 
 template <class C, class P>
 concept async_eviction_client_with_request =
-    pod<P> && requires(C& c, const P& victim, const P& preemptor, const eviction_request& request,
-                       eviction_completion done) {
-      c.start_eviction(victim, preemptor, request, done);
-    };
+    pod<P> &&
+    requires(C& c, const P& victim, const P& preemptor, const eviction_request& request,
+             eviction_completion done) { c.start_eviction(victim, preemptor, request, done); };
 
+namespace detail {
+// The forms without the request.
+template <class C, class P>
+concept evicts_without_request = requires(C& c, const P& victim, const P& preemptor) {
+  { c.evict(victim, preemptor) } -> std::convertible_to<eviction_result>;
+};
+template <class C, class P>
+concept starts_without_request =
+    requires(C& c, const P& victim, const P& preemptor, eviction_completion done) {
+      c.start_eviction(victim, preemptor, done);
+    };
+}  // namespace detail
+
+// A blocking client, with or without the request.
 template <class C, class P>
 concept eviction_client =
-    pod<P> && (requires(C& c, const P& victim, const P& preemptor) {
-      { c.evict(victim, preemptor) } -> std::convertible_to<eviction_result>;
-    } || eviction_client_with_request<C, P>);
+    pod<P> && (detail::evicts_without_request<C, P> || eviction_client_with_request<C, P>);
 
+// A completion-based client, with or without the request.
 template <class C, class P>
 concept async_eviction_client =
-    pod<P> && (requires(C& c, const P& victim, const P& preemptor, eviction_completion done) {
-      c.start_eviction(victim, preemptor, done);
-    } || async_eviction_client_with_request<C, P>);
+    pod<P> && (detail::starts_without_request<C, P> || async_eviction_client_with_request<C, P>);
 
 // Either kind: what the dispatcher takes.
 template <class C, class P>
