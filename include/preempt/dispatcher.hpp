@@ -56,8 +56,16 @@
 //   on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)
 //                                                an eviction failed (the client's message, valid
 //                                                during the call)
+//   on_budget_refusal(const P& preemptor, const uid_type& victim)
+//                                                that failure was a PodDisruptionBudget's refusal
+//                                                (eviction_outcome::refused_by_budget; called
+//                                                before on_eviction_failed)
 // Hooks and the eviction client (blocking or completion-based, preempt/eviction.hpp) are called
 // from executor threads, or the thread that completes an eviction, in async mode.
+// set_eviction_mode(eviction_mode::evict_respecting_budgets) (beyond upstream) has the client evict
+// through the Eviction API, which enforces PodDisruptionBudgets, instead of deleting: it needs a
+// client that takes an eviction_request (preempt/eviction.hpp), and holds for the preemptions
+// applied after it. The default, delete_pod, is upstream's.
 //
 // Checks: apply refuses, with an error status and no change, a node beyond the ledger's nodes, a
 // preemptor among its own victims (a running pod with the preemptor's uid), a preemptor that is
@@ -147,6 +155,8 @@ inline constexpr std::string_view dispatch_refused =
     "preemption: the executor refused the eviction work";
 
 namespace detail {
+PREEMPT_DETAIL_MEMBER_NAMED(on_budget_refusal)
+
 // Waits for idleness without blocking: the sender form of wait_idle (preempt/execution.hpp).
 struct idle_waiter {
   void (*on_idle)(idle_waiter*) noexcept = nullptr;
@@ -190,10 +200,12 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   static constexpr bool is_async = !is_always_inline_v<E>;
   static constexpr bool completes_later = async_eviction_client<Client, P>;
 
-  static_assert(any_eviction_client<Client, P>,
-                "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
-                "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
-                "preempt::eviction_completion done) (preempt/eviction.hpp)");
+  static_assert(
+      any_eviction_client<Client, P>,
+      "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
+      "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
+      "preempt::eviction_completion done), either with a const preempt::eviction_request& "
+      "before `done` if it takes one (preempt/eviction.hpp)");
   static_assert(std::copy_constructible<P>, "the dispatcher keeps copies of the pods it evicts");
   static_assert(
       !is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
@@ -232,9 +244,16 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       "dispatcher hooks: on_eviction_failed exists but cannot be called as "
       "on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)");
   static_assert(
+      !detail::has_member_named_on_budget_refusal<Hooks> ||
+          requires(Hooks& h, const P& p, const uid_type& v) { h.on_budget_refusal(p, v); },
+      "dispatcher hooks: on_budget_refusal exists but cannot be called as "
+      "on_budget_refusal(const P& preemptor, const uid_type& victim)");
+  static_assert(
       !detail::has_member_named_start_eviction<Client> || async_eviction_client<Client, P>,
       "dispatcher client: start_eviction exists but cannot be called as start_eviction(const P& "
-      "victim, const P& preemptor, preempt::eviction_completion done)");
+      "victim, const P& preemptor, preempt::eviction_completion done) nor as "
+      "start_eviction(const P& victim, const P& preemptor, const preempt::eviction_request& "
+      "request, preempt::eviction_completion done)");
 #if defined(PREEMPT_NO_THREADS)
   static_assert(!is_async,
                 "PREEMPT_NO_THREADS: the dispatcher dispatches inline only (give it an "
@@ -287,6 +306,23 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   // Characters of an inline failure message copied without allocating once reserve() ran (a
   // longer one grows the buffer once).
   static constexpr std::size_t message_room = 256;
+
+  // How the client removes victims, for the preemptions applied from now on (see the header
+  // comment): delete_pod (the default, upstream's DELETE) or evict_respecting_budgets (the
+  // Eviction API: the API server refuses an eviction a PodDisruptionBudget forbids). Called from
+  // the thread that calls apply.
+  void set_eviction_mode(eviction_mode mode) noexcept {
+    static_assert(
+        takes_eviction_request<Client, P>,
+        "dispatcher::set_eviction_mode: the client cannot be told how to remove victims; "
+        "give it evict(const P& victim, const P& preemptor, const "
+        "preempt::eviction_request& request) or start_eviction(const P& victim, const P& "
+        "preemptor, const preempt::eviction_request& request, preempt::eviction_completion "
+        "done) (preempt/eviction.hpp). A client without it only deletes "
+        "(eviction_mode::delete_pod)");
+    request_.mode = mode;
+  }
+  eviction_mode current_eviction_mode() const noexcept { return request_.mode; }
 
   Hooks& hooks() noexcept { return hooks_; }
   table_type& table() noexcept { return *table_; }
@@ -400,6 +436,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     std::atomic<std::size_t> outstanding{0};
     std::atomic<bool> failed{false};
     bool last_deleted = false;
+    eviction_request request;  // the dispatcher's when the job started
     // A follower job starts no eviction: it follows other work's evictions of its victims.
     typename table_type::follower follow;
     typename Clock::time_point started{};
@@ -453,8 +490,8 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       // it after apply. (An evicted victim the caller's cache still shows may be chosen and
       // evicted again, as upstream's prepareCandidate would: its eviction then finds it gone.)
       table_->end_victim(uid, outcome == eviction_outcome::evicted);
-      if (outcome == eviction_outcome::failed) {
-        notify_failed(preemptor, uid, inline_failure_);
+      if (::preempt::is_failure(outcome)) {
+        notify_failed(preemptor, uid, outcome, inline_failure_);
         result.outcome = status::error(inline_failure_);
         return result;
       }
@@ -476,13 +513,28 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     if constexpr (completes_later) {
       inline_completion done;
       done.self = this;
-      client_->start_eviction(victim, preemptor, done.handle());
+      call_client(victim, preemptor, request_, done.handle());
       return done.wait();
     } else {
-      const eviction_result r = client_->evict(victim, preemptor);
-      if (r.outcome == eviction_outcome::failed) inline_failure_ = r.message;
+      const eviction_result r = call_client(victim, preemptor, request_);
+      if (::preempt::is_failure(r.outcome)) inline_failure_ = r.message;
       return r.outcome;
     }
+  }
+
+  // The client's call, with the request when it takes one.
+  eviction_result call_client(const P& victim, const P& preemptor, const eviction_request& r) {
+    if constexpr (eviction_client_with_request<Client, P>)
+      return client_->evict(victim, preemptor, r);
+    else
+      return client_->evict(victim, preemptor);
+  }
+  void call_client(const P& victim, const P& preemptor, const eviction_request& r,
+                   eviction_completion done) {
+    if constexpr (async_eviction_client_with_request<Client, P>)
+      client_->start_eviction(victim, preemptor, r, std::move(done));
+    else
+      client_->start_eviction(victim, preemptor, std::move(done));
   }
 
   // An inline eviction's completion, which the client may call from another thread. The
@@ -510,7 +562,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
 #if !defined(PREEMPT_NO_THREADS)
       std::lock_guard lock(c.mutex);
 #endif
-      if (o == eviction_outcome::failed) c.self->inline_failure_ = message;
+      if (::preempt::is_failure(o)) c.self->inline_failure_ = message;
       c.outcome = o;
       c.done = true;
 #if !defined(PREEMPT_NO_THREADS)
@@ -563,6 +615,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     j->node = j->cluster_wide ? node_key{} : ledger_->key_of(node);
     j->failed.store(false, std::memory_order_relaxed);
     j->last_deleted = false;
+    j->request = request_;
     j->started = Clock::now();
     const std::optional<std::size_t> previous =
         j->cluster_wide ? std::nullopt : ledger_->node_of(::preempt::uid_of(preemptor));
@@ -623,10 +676,10 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       // The call counts as background work until it returns, even when the eviction completed
       // (and its job ended) first: wait_idle, and so the destructor, wait for it.
       job_started();
-      client_->start_eviction(j.victims[i], *j.preemptor, done);
+      call_client(j.victims[i], *j.preemptor, j.request, done);
       work_ended();
     } else {
-      const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
+      const eviction_result r = call_client(j.victims[i], *j.preemptor, j.request);
       eviction_ended(j, i, r.outcome, r.message);
     }
   }
@@ -642,9 +695,9 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   void eviction_ended(job& j, std::size_t i, eviction_outcome outcome,
                       std::string_view message) noexcept {
     const P& victim = j.victims[i];
-    if (outcome == eviction_outcome::failed) {
+    if (::preempt::is_failure(outcome)) {
       j.failed.store(true, std::memory_order_release);
-      notify_failed(*j.preemptor, ::preempt::uid_of(victim), message);
+      notify_failed(*j.preemptor, ::preempt::uid_of(victim), outcome, message);
     }
     if (i + 1 == j.victims.size()) {  // the last victim
       j.last_deleted = outcome == eviction_outcome::evicted;
@@ -783,7 +836,11 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       hooks_.on_preemption_dispatched(preemptor, victims);
   }
 
-  void notify_failed(const P& preemptor, const uid_type& victim, std::string_view message) {
+  void notify_failed(const P& preemptor, const uid_type& victim, eviction_outcome outcome,
+                     std::string_view message) {
+    if constexpr (requires { hooks_.on_budget_refusal(preemptor, victim); })
+      if (outcome == eviction_outcome::refused_by_budget)
+        hooks_.on_budget_refusal(preemptor, victim);
     if constexpr (requires { hooks_.on_eviction_failed(preemptor, victim, message); })
       hooks_.on_eviction_failed(preemptor, victim, message);
   }
@@ -808,6 +865,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   std::vector<job*> free_;
   std::vector<uid_type> inline_cleared_;
   std::string inline_failure_;  // an inline dispatch's failure message, until the next apply
+  eviction_request request_;    // how victims are removed (set_eviction_mode)
   mutable detail::default_mutex idle_mutex_;
 #if PREEMPT_HAS_STOP_TOKEN
   mutable std::condition_variable_any idle_;

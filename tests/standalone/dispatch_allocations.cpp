@@ -2,7 +2,8 @@
 // table.reserve(...) (and the manual context's reserve), a preemption allocates nothing: the async
 // path (nominate, claim, mark in flight, queue the job; in the background clear the lower
 // nominations, evict all but the last in parallel, record and evict the last, finish, wake) and
-// the inline path. Its own executable, because it replaces the global operator new.
+// the inline path, and evictions through the Eviction API (refusals by budgets included). Its own
+// executable, because it replaces the global operator new.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -57,6 +58,21 @@ struct parked_client {
       else
         done.evicted();
     }
+  }
+};
+
+// Through the Eviction API (eviction_mode::evict_respecting_budgets): every 5th call is refused by
+// a disruption budget (429), every 7th fails otherwise.
+struct budget_client {
+  std::uint32_t total = 0, evicting = 0;
+  preempt::eviction_result evict(const pod&, const pod&,
+                                 const preempt::eviction_request& request) noexcept {
+    if (request.mode == preempt::eviction_mode::evict_respecting_budgets) ++evicting;
+    if (++total % 5 == 0)
+      return preempt::eviction_result::refused_by_budget(
+          "Cannot evict pod as it would violate the pod's disruption budget.");
+    if (total % 7 == 0) return preempt::eviction_result::failed("delete pod failed");
+    return preempt::eviction_result::evicted();
   }
 };
 
@@ -142,6 +158,30 @@ TEST_CASE("async dispatch allocates nothing per preemption in steady state") {
   CHECK(client.total > 200);
   CHECK(reactivated > 20);  // failures happened: the wake-up paths (followers too) were measured
   CHECK(cleared == 101);    // every round cleared its pending nomination
+}
+
+TEST_CASE("evictions respecting budgets, refusals included, allocate nothing in steady state") {
+  world w;
+  preempt::nomination_ledger<pod> ledger;
+  preempt::in_flight_table<pod> table;
+  budget_client client;
+  preempt::manual_context ctx;
+  std::uint32_t reactivated = 0, cleared = 0;
+  ledger.reserve(16, nodes, 8);
+  table.reserve(8, 32);
+  ctx.reserve(64);
+  preempt::dispatcher<pod, preempt::manual_executor, budget_client, quiet_hooks> d(
+      ledger, table, client, ctx.get_executor(), quiet_hooks{&reactivated, &cleared});
+  d.reserve(8, 8);
+  d.set_eviction_mode(preempt::eviction_mode::evict_respecting_budgets);
+
+  bool ok = round(w, d, ledger, table, &ctx, 0);
+  const std::size_t before = counting::count();
+  for (std::size_t i = 0; i < 100; ++i) ok = round(w, d, ledger, table, &ctx, i % nodes) && ok;
+  CHECK(counting::count() - before == 0);
+  CHECK(ok);
+  CHECK(client.evicting == client.total);
+  CHECK(reactivated > 20);  // refusals and failures happened
 }
 
 TEST_CASE("several preemptions queued at once allocate nothing once reserved") {
