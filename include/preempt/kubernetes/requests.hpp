@@ -5,7 +5,8 @@
 // the limits of std::int64_t rather than overflow. Both functions reproduce component-helpers'
 // PodRequests (resource/helpers.go, v0.37) with kube-scheduler v1.37's options:
 //   effective_requests(pod)  the pod to place (NodeResourcesFit's PreFilter: no status): the
-//                            containers, sidecars and init containers, pod-level requests, overhead;
+//                            containers, sidecars and init containers, pod-level requests,
+//                            overhead;
 //   node_requests(pod)       a pod on a node, or nominated to one (PodInfo.CalculateResource, with
 //                            in-place resizes: spec, actuated and allocated amounts).
 // The rules in detail are at each function.

@@ -151,10 +151,10 @@ class volume_binding_prefilter {
   // persistentvolumeclaim "x"`), lost (`persistentvolumeclaim "x" bound to non-existent
   // persistentvolume "y"`), being deleted (`persistentvolumeclaim "x" is being deleted`) or, for an
   // ephemeral volume, not controlled by the pod; then sorts the claims: bound (spec.volumeName and
-  // the annotation pv.kubernetes.io/bind-completed), unbound of a WaitForFirstConsumer class without
-  // spec.volumeName (delayed), and any other (immediate: an unknown class counts as Immediate), which
-  // rejects the pod, `pod has unbound immediate PersistentVolumeClaims`. Without a claim the plugin
-  // is skipped.
+  // the annotation pv.kubernetes.io/bind-completed), unbound of a WaitForFirstConsumer class
+  // without spec.volumeName (delayed), and any other (immediate: an unknown class counts as
+  // Immediate), which rejects the pod, `pod has unbound immediate PersistentVolumeClaims`. Without
+  // a claim the plugin is skipped.
   void prefilter(const volume_pod_identity& pod, std::span<const pod_volume> volumes,
                  const storage_catalog& storage) {
     storage_ = &storage;
@@ -225,12 +225,13 @@ class volume_binding_prefilter {
   //   "node(s) didn't match PersistentVolume's node affinity"   a bound claim's volume (checked in
   //       order, up to the first missing or mismatching one) does not match the node's labels;
   //   "node(s) didn't find available persistent volumes to bind"   a delayed claim selected another
-  //       node (annotation volume.kubernetes.io/selected-node; the rest is not checked), or a delayed
-  //       claim matches no volume and its class cannot provision on the node (no provisioner or
-  //       kubernetes.io/no-provisioner, or allowedTopologies not matching the node's labels);
+  //       node (annotation volume.kubernetes.io/selected-node; the rest is not checked), or a
+  //       delayed claim matches no volume and its class cannot provision on the node (no
+  //       provisioner or kubernetes.io/no-provisioner, or allowedTopologies not matching the node's
+  //       labels);
   //   "node(s) did not have enough free storage"   a class whose CSIDriver has storageCapacity: no
-  //       CSIStorageCapacity of the class, reachable from the node (nodeTopology), holds the claim's
-  //       request (maximumVolumeSize, else capacity);
+  //       CSIStorageCapacity of the class, reachable from the node (nodeTopology), holds the
+  //       claim's request (maximumVolumeSize, else capacity);
   //   "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"   a bound claim's
   //       volume is missing.
   // Matching (FindMatchingVolume): delayed claims in increasing order of requested storage, each

@@ -410,8 +410,8 @@ class resource_fit_state {
       return not_removed;
     }
     if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
-    return ::preempt::model::detail::reprieve_walk_standard<CheckOrder>(pods_.subspan(from), now, used,
-                                                                  l0, l1, l2, l3, victims);
+    return ::preempt::model::detail::reprieve_walk_standard<CheckOrder>(
+        pods_.subspan(from), now, used, l0, l1, l2, l3, victims);
   }
 
   // remove_lower_priority_pods as a plain count, not_removed for nullopt: g++ returns an optional

@@ -104,7 +104,8 @@ class pod_group_evaluator {
   //   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
   //      terminating by preemption on a member's nominated node => ongoing, with every member's
   //      current nomination, and nothing else is done.
-  //   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order when
+  //   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order
+  //   when
   //      given: upstream scans its snapshot's node list); the potential victims are the units
   //      of strictly lower priority than the group (terminating pods included). None =>
   //      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
@@ -115,14 +116,15 @@ class pod_group_evaluator {
   //   5. Potential victims in descending importance (more_important_unit), classified by budgets
   //      (classify_unit_budgets).
   //   6. In-place reprieve, violating units first, then the others, each most important first: the
-  //      unit's members are added back; every placed member is checked on its node, in member order,
-  //      with the nominated pods (passes_with_nominated) and, when it fits, added so that later
-  //      members see it. If all still fit the unit is reprieved, else its members are removed again
-  //      and it is a victim (a violating unit adds its violating members to the PDB count). The
-  //      placed members are removed again either way. So a unit is restored or evicted whole, and
-  //      the number of placed members never goes down. When the placement keeps assignment states
-  //      (placement.hpp), the unit's pods are added to (and removed from) each of them, on other
-  //      nodes through the PreFilter extensions, and each member is checked with its own state.
+  //      unit's members are added back; every placed member is checked on its node, in member
+  //      order, with the nominated pods (passes_with_nominated) and, when it fits, added so that
+  //      later members see it. If all still fit the unit is reprieved, else its members are removed
+  //      again and it is a victim (a violating unit adds its violating members to the PDB count).
+  //      The placed members are removed again either way. So a unit is restored or evicted whole,
+  //      and the number of placed members never goes down. When the placement keeps assignment
+  //      states (placement.hpp), the unit's pods are added to (and removed from) each of them, on
+  //      other nodes through the PreFilter extensions, and each member is checked with its own
+  //      state.
   //   7. Victims: whole units in descending importance; nominations: every placed member.
   // A success may have no victims (the placement needed no eviction).
   //

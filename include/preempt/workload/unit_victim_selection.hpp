@@ -3,11 +3,12 @@
 //
 // select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
 // follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
-// (build_victim_units, built once per decision), in upstream's six steps (listed at select_unit_victims_fn): potential victim units, removed
-// (their members elsewhere through remove_pod_elsewhere where the state offers it), the fit with
-// the nominated pods, importance order and budgets, and the reprieve of whole units.
-// Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
-// (preempt/victim_selection.hpp): the same order, budgets and victims.
+// (build_victim_units, built once per decision), in upstream's six steps (listed at
+// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
+// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
+// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
+// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
+// and victims.
 //
 // Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
 // their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.

@@ -96,9 +96,10 @@ template <bool CheckOrder>
 // optional: g++ stores an optional's flag as a byte and reloads it with the count as one word, a
 // store-forwarding stall as long as a short walk.
 template <std::size_t D, bool CheckOrder>
-[[gnu::noinline]] std::size_t reprieve_walk(
-    std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
-    std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims) noexcept {
+[[gnu::noinline]] std::size_t reprieve_walk(std::span<const resource_pod> removed, std::size_t dims,
+                                            [[maybe_unused]] timestamp now, std::int64_t* used_out,
+                                            const std::int64_t* limit_in,
+                                            const resource_pod** victims) noexcept {
   static_assert(D > resource_vector::inline_dimensions);
   std::array<std::int64_t, D> used{}, limit{};
   for (std::size_t d = 0; d < D; ++d) {
@@ -202,8 +203,8 @@ template <bool CheckOrder>
     u3 = w3;
     return true;
   };
-  const std::size_t count =
-      ::preempt::model::detail::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
+  const std::size_t count = ::preempt::model::detail::flagged_passes<CheckOrder>(
+      removed, now, victims, flags, add_if_fits);
   if (count == not_removed) return not_removed;  // `used` unchanged
   used[0] = u0;
   used[1] = u1;
@@ -239,8 +240,8 @@ template <std::size_t D, bool CheckOrder>
     if (fits) used = with;
     return fits;
   };
-  const std::size_t count =
-      ::preempt::model::detail::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
+  const std::size_t count = ::preempt::model::detail::flagged_passes<CheckOrder>(
+      removed, now, victims, flags, add_if_fits);
   if (count == not_removed) return not_removed;
   std::copy(used.data(), used.data() + dims, used_out);
   return count;

@@ -49,14 +49,14 @@ namespace model::detail {
 
 // The least room left, over the dimensions the preemptor asks for (and its pod slot), with
 // `freed` taken off the `requested` sum: negative when it does not fit then.
-inline std::int64_t room_without(const resource_vector& allocatable, const resource_vector& requested,
-                                 const resource_vector& want, const resource_vector& freed) {
+inline std::int64_t room_without(const resource_vector& allocatable,
+                                 const resource_vector& requested, const resource_vector& want,
+                                 const resource_vector& freed) {
   std::int64_t least = std::numeric_limits<std::int64_t>::max();
   const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
   for (std::size_t d = 0; d < dims; ++d) {
     const std::int64_t demand = d == resource::pods ? 1 : want[d];
-    if (demand > 0)
-      least = std::min(least, allocatable[d] - (requested[d] - freed[d]) - demand);
+    if (demand > 0) least = std::min(least, allocatable[d] - (requested[d] - freed[d]) - demand);
   }
   return least;
 }
@@ -91,8 +91,7 @@ std::optional<std::array<std::int64_t, 5>> victim_score_bound(
     const resource_vector& allocatable, const resource_vector& requested,
     const priority_summary& lower, std::span<const resource_pod> pods,
     const resource_pod& preemptor, timestamp now, const ShortAnywhere& short_anywhere) noexcept {
-  if (pods.size() != lower.pods() || lower.pods_with_negative_requests() != 0)
-    return std::nullopt;
+  if (pods.size() != lower.pods() || lower.pods_with_negative_requests() != 0) return std::nullopt;
   const auto levels = lower.levels();
   const std::int32_t q = preemptor.priority();
   const std::size_t potential =
@@ -107,7 +106,8 @@ std::optional<std::array<std::int64_t, 5>> victim_score_bound(
   std::size_t lo = 0, hi = potential;
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
-    if (::preempt::model::detail::room_without(allocatable, requested, want, levels[mid].requests) >= 0)
+    if (::preempt::model::detail::room_without(allocatable, requested, want,
+                                               levels[mid].requests) >= 0)
       hi = mid;
     else
       lo = mid + 1;
@@ -142,9 +142,10 @@ std::optional<std::array<std::int64_t, 5>> victim_score_bound(
   constexpr std::int64_t shift = std::int64_t{1} << 31;
   const std::int64_t least_sum = at_top_victims * (std::int64_t{top.priority} + shift) +
                                  (fewest - at_top_victims) * (levels[0].priority + shift);
-  return std::array<std::int64_t, 5>{0, -std::int64_t{top.priority}, -least_sum, -fewest,
-                                     static_cast<std::int64_t>(::preempt::model::detail::start_at_rank(
-                                         top_pods, static_cast<std::size_t>(before_first), now))};
+  return std::array<std::int64_t, 5>{
+      0, -std::int64_t{top.priority}, -least_sum, -fewest,
+      static_cast<std::int64_t>(::preempt::model::detail::start_at_rank(
+          top_pods, static_cast<std::size_t>(before_first), now))};
 }
 
 }  // namespace model::detail
