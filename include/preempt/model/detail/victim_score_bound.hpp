@@ -85,9 +85,9 @@ inline timestamp start_at_rank(std::span<const resource_pod> pods, std::size_t r
 // resource_fit_state::victim_score_bound on a state with a summary (`lower`, the node's pods by
 // priority, with `pods` in kept_before order), as the node stands (`allocatable`, `requested`):
 // short_anywhere(want) tells whether a pod asking `want` does not fit now (the state's check).
-// See the implementation notes above.
+// See the implementation notes above. Inlined into the member, which keeps the call it was.
 template <class ShortAnywhere>
-std::optional<std::array<std::int64_t, 5>> victim_score_bound(
+[[gnu::always_inline]] inline std::optional<std::array<std::int64_t, 5>> victim_score_bound(
     const resource_vector& allocatable, const resource_vector& requested,
     const priority_summary& lower, std::span<const resource_pod> pods,
     const resource_pod& preemptor, timestamp now, const ShortAnywhere& short_anywhere) noexcept {
