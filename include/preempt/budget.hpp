@@ -14,24 +14,8 @@
 //                                    further budget of p (the pod violates one), so a set may end
 //                                    the visit there (model::budget_table does); one that ignores
 //                                    the answer and goes on gives the same results.
-// Optionally:
-//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
-//                                    fetching the memory its lookup reads); it must not change any
-//                                    answer. Victim selection calls it a few pods ahead of the pod
-//                                    it charges, so the cache misses of consecutive pods overlap.
-//                                    A set with it models `prefetches_budgets<B, P>`.
-//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
-//                                    whenever an answer above may change, the same value only for
-//                                    sets that answer alike (a copy). With nodes that have stamp()
-//                                    too (the same promise for the node's pods;
-//                                    model::resource_node), the pair models
-//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
-//                                    contiguous std::span of pods, the evaluator remembers, per
-//                                    node, whether charging every pod of the node violates no
-//                                    budget (then no subset of the pods, in any order, can: it
-//                                    selects victims there without reading the budgets) and the
-//                                    violation flags of the pods it charged, until either stamp
-//                                    changes.
+// Optionally b.prefetch_budgets_of(p) (prefetches_budgets) and b.stamp() (stamped_budgets), each
+// described at its concept below.
 // The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
 // budget spent on another node.
 //
@@ -66,12 +50,29 @@ concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
   b.for_each_budget_of(p, detail::budget_visitor_archetype{});
 };
 
-// A budget set with the optional prefetch_budgets_of.
+// A budget set with the optional prefetch_budgets_of:
+//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
+//                                    fetching the memory its lookup reads); it must not change any
+//                                    answer. Victim selection calls it a few pods ahead of the pod
+//                                    it charges, so the cache misses of consecutive pods overlap.
+//                                    A set with it models `prefetches_budgets<B, P>`.
 template <class B, class P>
 concept prefetches_budgets =
     budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
 
-// A budget set and a node type that both name their contents with stamp() (see above).
+// A budget set and a node type that both name their contents with stamp():
+//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
+//                                    whenever an answer above may change, the same value only for
+//                                    sets that answer alike (a copy). With nodes that have stamp()
+//                                    too (the same promise for the node's pods;
+//                                    model::resource_node), the pair models
+//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
+//                                    contiguous std::span of pods, the evaluator remembers, per
+//                                    node, whether charging every pod of the node violates no
+//                                    budget (then no subset of the pods, in any order, can: it
+//                                    selects victims there without reading the budgets) and the
+//                                    violation flags of the pods it charged, until either stamp
+//                                    changes.
 template <class B, class N>
 concept stamped_budgets = requires(const B& b, const N& n) {
   { b.stamp() } -> std::convertible_to<std::uint64_t>;

@@ -3,86 +3,23 @@
 // prepareCandidateAsync).
 //
 // dispatcher::apply(preemptor, decision) acts on an evaluator decision:
-//   - nominated: the evictions run, inline or async depending on the executor (below);
+//   - nominated: the evictions run, inline or async depending on the executor;
 //   - unschedulable with clear_nomination: the preemptor's nomination is removed;
 //   - not eligible, error, or unschedulable without clear_nomination: nothing (the nomination is
 //     kept, as upstream's nil result).
+// An always-inline executor evicts the victims one by one before apply returns (prepareCandidate);
+// any other executor nominates the preemptor, marks it in flight and evicts in the background
+// (prepareCandidateAsync), and re-activates the preemptor whenever no deletion event is left to
+// wake it. preempt_cluster_wide(group, victims) does the same for a pod group's victims
+// (actuatePodGroupPreemption), with no node. The hooks (reactivate, nominations_cleared,
+// metrics) are optional but for reactivate in async mode. The rules in detail, the hooks, the
+// checks and the lifetime rules are at the class below.
 //
-// Inline dispatch (an always-inline executor; upstream's prepareCandidate): victims already
-// terminating, or being evicted by an async dispatcher sharing the in-flight table, are skipped,
-// the others are evicted one by one, each claimed in the in-flight table only while its eviction
-// runs (nothing of an inline dispatch stays in the table: its size is bounded by the async work
-// in flight, not by the number of evictions ever made); the first failure stops the rest and
-// the attempt fails with its message (the preemptor is not nominated). On success the nominations
-// of strictly lower-priority pods on the node are cleared (hooks.nominations_cleared tells the
-// caller which), and the preemptor is nominated to the node.
-//
-// Async dispatch (any other executor; prepareCandidateAsync, in upstream order). Before apply
-// returns: victims already terminating, or whose eviction another preemption already dispatched
-// (the in-flight victim ledger, beyond upstream), are skipped; if none is left nothing starts at
-// all; otherwise the preemptor is nominated and marked in flight. Then in the background: clear the
-// lower-priority nominations; evict all victims but the last in parallel through the executor; if
-// any failed, skip the last; else record the last victim as pending and evict it; leave the
-// in-flight set.
-//
-// The wake-up rule (beyond upstream #141694): when the background work completes, the preemptor
-// is re-activated (hooks.reactivate) unless the API accepted the deletion of the last victim. In
-// that case the victim's deletion is still to come; when the caller sees it, it reports it
-// (in_flight_table::report_victim), the gate opens and the deletion event wakes the preemptor.
-// Every other ending — a failure, a skipped last victim, a last victim already gone — has no
-// event left to wait for, so the dispatcher wakes the preemptor itself. Hence no preemptor is ever
-// gated without a future wake-up.
-//
-// The same holds for a preemptor that starts nothing because every victim it chose is already
-// being evicted for another preemption (the in-flight victim ledger skipped them): it follows
-// those evictions, and if any of them fails or finds its victim already gone, it is re-activated
-// once they are all over; when they are all accepted, their deletions wake it.
-//
-// preempt_cluster_wide(group, victims) carries out a pod group's preemption (upstream's
-// actuatePodGroupPreemption, candidate "cluster"): the same evictions, inline or async, with the
-// in-flight gate keyed by `group` (a P standing for the PodGroup: its uid, the group's priority),
-// but no node: nobody is nominated and no nomination is cleared (the group's members are
-// nominated by the caller, preempt/workload/group_dispatch.hpp), and on_preemption_dispatched is
-// not called (a group's victims are counted by the workload metrics instead, as upstream).
-//
-// The hooks object may have (each optional, except reactivate for async executors; a member of one
-// of these names that cannot be called so is a compile-time error naming the signature):
-//   reactivate(const P& preemptor)               move the preemptor back to the active queue
-//   nominations_cleared(std::size_t node, std::span<const uid_type> uids)
-//                                                these pods lost their nomination: patch them
-//                                                (uid copies, never pointers)
-//   on_preemption_dispatched(const P& preemptor, std::size_t victims)  metric
-//   on_async_finished(const P& preemptor, bool success, Clock::duration)  metric
-//   on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)
-//                                                an eviction failed (the client's message, valid
-//                                                during the call)
-//   on_budget_refusal(const P& preemptor, const uid_type& victim)
-//                                                that failure was a PodDisruptionBudget's refusal
-//                                                (eviction_outcome::refused_by_budget; called
-//                                                before on_eviction_failed)
-// Hooks and the eviction client (blocking or completion-based, preempt/eviction.hpp) are called
-// from executor threads, or the thread that completes an eviction, in async mode.
-// set_eviction_mode(eviction_mode::evict_respecting_budgets) (beyond upstream) has the client evict
-// through the Eviction API, which enforces PodDisruptionBudgets, instead of deleting: it needs a
-// client that takes an eviction_request (preempt/eviction.hpp), and holds for the preemptions
-// applied after it. The default, delete_pod, is upstream's.
-//
-// Checks: apply refuses, with an error status and no change, a node beyond the ledger's nodes, a
-// preemptor among its own victims (a running pod with the preemptor's uid), a preemptor that is
-// itself a victim whose eviction is in flight, and any work once the dispatcher's stop token is
-// requested (PREEMPT_HAS_STOP_TOKEN). The stop token ends outstanding work too: an eviction not
-// yet started fails at once (the client is not called), so the preemptor is re-activated.
-// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), and its
-// background work names the node by the ledger's node_key, so the caller's cluster may change,
-// even lose or renumber nodes (nomination_ledger::remove_node), while evictions run. It must
-// outlive its background work (a completion-based client's calls included, until they return):
-// the destructor waits for it; with a manual executor, destroying it with work still queued is a
-// contract failure (it would wait forever). It attaches to its ledger and in-flight table, which
-// must outlive it (declare them first: detail/users.hpp).
 // Allocation: none per preemption once reserve(preemptions, victims) covers the load (jobs are
 // pooled); a failure message is copied into a reused buffer. Exceptions: none of its own; if the
 // executor throws, the bookkeeping is rolled back and apply reports an error. Thread-safety: apply
-// from one thread at a time; the queries, wait_idle and report calls from any thread.
+// from one thread at a time; the queries, wait_idle and report calls from any thread. The ledger
+// and the in-flight table must outlive the dispatcher, which must outlive its background work.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_DISPATCHER_HPP
@@ -190,6 +127,79 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   }
 };
 
+// The dispatcher in detail.
+//
+// Inline dispatch (an always-inline executor; upstream's prepareCandidate): victims already
+// terminating, or being evicted by an async dispatcher sharing the in-flight table, are skipped,
+// the others are evicted one by one, each claimed in the in-flight table only while its eviction
+// runs (nothing of an inline dispatch stays in the table: its size is bounded by the async work
+// in flight, not by the number of evictions ever made); the first failure stops the rest and
+// the attempt fails with its message (the preemptor is not nominated). On success the nominations
+// of strictly lower-priority pods on the node are cleared (hooks.nominations_cleared tells the
+// caller which), and the preemptor is nominated to the node.
+//
+// Async dispatch (any other executor; prepareCandidateAsync, in upstream order). Before apply
+// returns: victims already terminating, or whose eviction another preemption already dispatched
+// (the in-flight victim ledger, beyond upstream), are skipped; if none is left nothing starts at
+// all; otherwise the preemptor is nominated and marked in flight. Then in the background: clear the
+// lower-priority nominations; evict all victims but the last in parallel through the executor; if
+// any failed, skip the last; else record the last victim as pending and evict it; leave the
+// in-flight set.
+//
+// The wake-up rule (beyond upstream #141694): when the background work completes, the preemptor
+// is re-activated (hooks.reactivate) unless the API accepted the deletion of the last victim. In
+// that case the victim's deletion is still to come; when the caller sees it, it reports it
+// (in_flight_table::report_victim), the gate opens and the deletion event wakes the preemptor.
+// Every other ending — a failure, a skipped last victim, a last victim already gone — has no
+// event left to wait for, so the dispatcher wakes the preemptor itself. Hence no preemptor is ever
+// gated without a future wake-up.
+//
+// The same holds for a preemptor that starts nothing because every victim it chose is already
+// being evicted for another preemption (the in-flight victim ledger skipped them): it follows
+// those evictions, and if any of them fails or finds its victim already gone, it is re-activated
+// once they are all over; when they are all accepted, their deletions wake it.
+//
+// preempt_cluster_wide(group, victims) carries out a pod group's preemption (upstream's
+// actuatePodGroupPreemption, candidate "cluster"): the same evictions, inline or async, with the
+// in-flight gate keyed by `group` (a P standing for the PodGroup: its uid, the group's priority),
+// but no node: nobody is nominated and no nomination is cleared (the group's members are
+// nominated by the caller, preempt/workload/group_dispatch.hpp), and on_preemption_dispatched is
+// not called (a group's victims are counted by the workload metrics instead, as upstream).
+//
+// The hooks object may have (each optional, except reactivate for async executors; a member of one
+// of these names that cannot be called so is a compile-time error naming the signature):
+//   reactivate(const P& preemptor)               move the preemptor back to the active queue
+//   nominations_cleared(std::size_t node, std::span<const uid_type> uids)
+//                                                these pods lost their nomination: patch them
+//                                                (uid copies, never pointers)
+//   on_preemption_dispatched(const P& preemptor, std::size_t victims)  metric
+//   on_async_finished(const P& preemptor, bool success, Clock::duration)  metric
+//   on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)
+//                                                an eviction failed (the client's message, valid
+//                                                during the call)
+//   on_budget_refusal(const P& preemptor, const uid_type& victim)
+//                                                that failure was a PodDisruptionBudget's refusal
+//                                                (eviction_outcome::refused_by_budget; called
+//                                                before on_eviction_failed)
+// Hooks and the eviction client (blocking or completion-based, preempt/eviction.hpp) are called
+// from executor threads, or the thread that completes an eviction, in async mode.
+// set_eviction_mode(eviction_mode::evict_respecting_budgets) (beyond upstream) has the client evict
+// through the Eviction API, which enforces PodDisruptionBudgets, instead of deleting: it needs a
+// client that takes an eviction_request (preempt/eviction.hpp), and holds for the preemptions
+// applied after it. The default, delete_pod, is upstream's.
+//
+// Checks: apply refuses, with an error status and no change, a node beyond the ledger's nodes, a
+// preemptor among its own victims (a running pod with the preemptor's uid), a preemptor that is
+// itself a victim whose eviction is in flight, and any work once the dispatcher's stop token is
+// requested (PREEMPT_HAS_STOP_TOKEN). The stop token ends outstanding work too: an eviction not
+// yet started fails at once (the client is not called), so the preemptor is re-activated.
+// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), and its
+// background work names the node by the ledger's node_key, so the caller's cluster may change,
+// even lose or renumber nodes (nomination_ledger::remove_node), while evictions run. It must
+// outlive its background work (a completion-based client's calls included, until they return):
+// the destructor waits for it; with a manual executor, destroying it with work still queued is a
+// contract failure (it would wait forever). It attaches to its ledger and in-flight table, which
+// must outlive it (declare them first: detail/users.hpp).
 template <class P, class E, class Client, class Hooks, class Mutex, class Clock>
   requires(pod<P> && executor<E>)
 class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
@@ -268,7 +278,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
         hooks_(std::move(hooks)) {}
 #if PREEMPT_HAS_STOP_TOKEN
   // With a stop token for the outstanding work: once stop is requested, apply refuses new work
-  // and an eviction not yet started fails at once (see the header comment).
+  // and an eviction not yet started fails at once (see the class comment).
   dispatcher(ledger_type& ledger, table_type& table, Client& client, E ex, Hooks hooks,
              std::stop_token stop)
       : ledger_(ledger),
@@ -328,7 +338,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   table_type& table() noexcept { return *table_; }
   ledger_type& ledger() noexcept { return *ledger_; }
 
-  // Acts on an evaluator decision for `preemptor` (see the header comment).
+  // Acts on an evaluator decision for `preemptor` (see the class comment).
   dispatch_result apply(const P& preemptor, const decision<P>& d) {
     if (d.kind == decision_kind::unschedulable && d.clear_nomination) {
       ledger_->remove(::preempt::uid_of(preemptor));
@@ -355,7 +365,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   // The node argument of a pod group's preemption: the whole cluster, no nomination.
   static constexpr std::size_t cluster_wide = static_cast<std::size_t>(-1);
 
-  // Evicts a pod group's victims, gated by `group`'s uid (see the header comment).
+  // Evicts a pod group's victims, gated by `group`'s uid (see the class comment).
   dispatch_result preempt_cluster_wide(const P& group, std::span<const P* const> victims) {
     return preempt_on(group, cluster_wide, victims);
   }

@@ -3,24 +3,12 @@
 // fills and IsPodRunningPreemption reads), plus the in-flight victim ledger that goes beyond
 // upstream.
 //
-// `in_flight_table<P>` holds, under one mutex:
-//   - the preemptors whose background evictions have not finished (upstream `preempting`);
-//   - for each, the last victim once its eviction has started (`lastVictimsPendingPreemption`),
-//     with what the caller last reported about that victim;
-//   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
-//     failed, so that no later preemption dispatches it again (upstream #134249); each is
-//     `running` until the API accepts its deletion, then `accepted`.
-// The gate query is_preemption_running(uid) has the meaning of upstream's newest
-// IsPodRunningPreemption, which its PreEnqueue gate asks: false when the pod is not in flight;
-// true when it is and no last victim is recorded; with a recorded last victim, true until the
-// caller reports that victim gone or terminating (report_victim), or, in the overload with a
-// lookup, until the lookup says so.
-//
-// It also keeps the followers: preemptions waiting for victims that other work is evicting (see
-// follow and finish_victim), so that every dispatcher sharing the table learns when they end.
-// Everything is keyed by pod uid, never by node: a node removed or renumbered while its victims
-// are in flight changes nothing here (their pods go with the node: report them gone). A dispatcher
-// using the table must be destroyed before it (destroying it first is a contract failure).
+// `in_flight_table<P>` holds, under one mutex, the preemptors whose background evictions have not
+// finished, their last victims, every victim whose eviction was dispatched and not yet reported
+// gone (upstream #134249), and the preemptions following victims that other work evicts. The gate
+// query is_preemption_running(uid) has the meaning of upstream's newest IsPodRunningPreemption.
+// Everything is keyed by pod uid, never by node. A dispatcher using the table must be destroyed
+// before it. The details are at the class.
 //
 // Complexity: O(1) expected for the preemptor operations and for claim_victim, claim_of and the
 // victim queries, except: report_victim is O(p) for the p preemptors in flight (it looks for the
@@ -74,6 +62,24 @@ class in_flight_table<P, Mutex> {
   void report_victim(A&&...) noexcept {}
 };
 
+// `in_flight_table<P>` holds, under one mutex:
+//   - the preemptors whose background evictions have not finished (upstream `preempting`);
+//   - for each, the last victim once its eviction has started (`lastVictimsPendingPreemption`),
+//     with what the caller last reported about that victim;
+//   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
+//     failed, so that no later preemption dispatches it again (upstream #134249); each is
+//     `running` until the API accepts its deletion, then `accepted`.
+// The gate query is_preemption_running(uid) has the meaning of upstream's newest
+// IsPodRunningPreemption, which its PreEnqueue gate asks: false when the pod is not in flight;
+// true when it is and no last victim is recorded; with a recorded last victim, true until the
+// caller reports that victim gone or terminating (report_victim), or, in the overload with a
+// lookup, until the lookup says so.
+//
+// It also keeps the followers: preemptions waiting for victims that other work is evicting (see
+// follow and finish_victim), so that every dispatcher sharing the table learns when they end.
+// Everything is keyed by pod uid, never by node: a node removed or renumbered while its victims
+// are in flight changes nothing here (their pods go with the node: report them gone). A dispatcher
+// using the table must be destroyed before it (destroying it first is a contract failure).
 template <class P, class Mutex>
   requires pod<P>
 class in_flight_table<P, Mutex> {

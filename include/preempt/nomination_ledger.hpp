@@ -5,22 +5,8 @@
 // copy of each nominated pod (P must be copyable; the caller may replace or free its pod objects at
 // any time: update() refreshes the copy), and it has a fixed number of nodes (constructor,
 // add_node, resize_nodes, reserve); a node index out of that range is a contract failure.
-//   nominate(pod, node)        upstream's "override" mode (replaces any earlier nomination)
-//   add_from_object(pod, nnn)  upstream's "noop" mode: the pod object's own nominatedNodeName
-//                              (none ⇒ the nomination is cleared)
-//   update(pod, old_nnn, new_nnn)  the pod object changed; when neither version carries a
-//                              nominated node but the ledger holds one, it is kept (the API may
-//                              lag behind the in-memory nomination), else as add_from_object
-//   remove(uid)                the pod was bound or deleted
-//   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
-//                              lower-priority pods on a node (done when a preemptor takes it)
-//   remove_node(node, out), renumber_nodes(map, count, out)  the cluster lost or renumbered
-//                              nodes: their nominations go, and are reported, with the node
-//   key_of(node), index_of(key)  a node_key names a node whatever renumbering does to its index
-//   reader()                   a view holding the ledger's shared lock; nominated_to(node) gives a
-//                              node's nominated pods (it models nominations_of: pass it, not the
-//                              ledger, to evaluate); nominated_to_unlocked(node) is the same
-//                              without the lock, for single-threaded use
+// Its members follow upstream's modes (nominate: override; add_from_object and update: noop),
+// plus node removal and renumbering; each is listed at the class.
 // Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default,
 // preempt::null_mutex under PREEMPT_NO_THREADS or when passed). A thread that holds a reader must
 // not call the ledger (a recursive lock): unless PREEMPT_NO_CHECKS or PREEMPT_NO_THREADS, every
@@ -127,6 +113,23 @@ class nomination_ledger<P, Mutex, Allocator> {
   no_nominations reader() const noexcept { return {}; }
 };
 
+// The ledger's members:
+//   nominate(pod, node)        upstream's "override" mode (replaces any earlier nomination)
+//   add_from_object(pod, nnn)  upstream's "noop" mode: the pod object's own nominatedNodeName
+//                              (none ⇒ the nomination is cleared)
+//   update(pod, old_nnn, new_nnn)  the pod object changed; when neither version carries a
+//                              nominated node but the ledger holds one, it is kept (the API may
+//                              lag behind the in-memory nomination), else as add_from_object
+//   remove(uid)                the pod was bound or deleted
+//   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
+//                              lower-priority pods on a node (done when a preemptor takes it)
+//   remove_node(node, out), renumber_nodes(map, count, out)  the cluster lost or renumbered
+//                              nodes: their nominations go, and are reported, with the node
+//   key_of(node), index_of(key)  a node_key names a node whatever renumbering does to its index
+//   reader()                   a view holding the ledger's shared lock; nominated_to(node) gives a
+//                              node's nominated pods (it models nominations_of: pass it, not the
+//                              ledger, to evaluate); nominated_to_unlocked(node) is the same
+//                              without the lock, for single-threaded use
 template <class P, class Mutex, class Allocator>
   requires pod<P>
 class nomination_ledger<P, Mutex, Allocator> {

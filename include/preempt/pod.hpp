@@ -19,23 +19,8 @@
 //                                 PreemptLowerPriority)
 // Each accessor asks preempt::pod_traits<P> first, then the pod's own const member of the same
 // name (p.uid(), p.priority(), p.start_time(), p.terminating_by_preemption(), p.terminating(),
-// p.preemption_policy()). A type with those members models `pod` as it is; any other type (plain
-// fields, other names, std::chrono times) is adapted by specializing pod_traits with static
-// functions for the accessors it lacks:
-//
-//   struct row {
-//     std::uint64_t uid;
-//     int priority;
-//     std::chrono::system_clock::time_point start_time;
-//   };
-//   template <> struct preempt::pod_traits<row> {
-//     static std::uint64_t uid(const row& r) { return r.uid; }
-//     static int priority(const row& r) { return r.priority; }
-//     static auto start_time(const row& r) { return r.start_time; }
-//     static bool terminating_by_preemption(const row&) { return false; }
-//     static bool terminating(const row& r) { return r.deleted; }  // optional
-//   };
-//
+// p.preemption_policy()); any other type is adapted by specializing pod_traits (an example is at
+// its declaration).
 // A start time may be std::optional<timestamp>, a std::chrono::sys_time (a time point of
 // std::chrono::system_clock, whose epoch is the Unix epoch) or a std::optional of one; it is read
 // as nanoseconds since the epoch (this header does not include <chrono>: the caller's type does).
@@ -86,6 +71,21 @@ enum class preemption_policy : std::uint8_t { preempt_lower_priority, never };
 // provides any of these static functions (the others still fall back to the members):
 //   uid(p), priority(p), start_time(p), terminating_by_preemption(p), terminating(p),
 //   preemption_policy(p).
+// For example, a row of plain fields with a std::chrono start time:
+//
+//   struct row {
+//     std::uint64_t uid;
+//     int priority;
+//     std::chrono::system_clock::time_point start_time;
+//   };
+//   template <> struct preempt::pod_traits<row> {
+//     static std::uint64_t uid(const row& r) { return r.uid; }
+//     static int priority(const row& r) { return r.priority; }
+//     static auto start_time(const row& r) { return r.start_time; }
+//     static bool terminating_by_preemption(const row&) { return false; }
+//     static bool terminating(const row& r) { return r.deleted; }  // optional
+//   };
+//
 template <class P>
 struct pod_traits {};
 

@@ -13,21 +13,8 @@
 // derived member hides the base one), or by writing any type that models `victim_policy`.
 //
 // The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
-// a start time (it then counts as the newest of its priority). Left unset (the default), the
-// evaluator reads the system clock once at the start of each evaluation and holds it for the
-// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
-// A policy of another type may have a `now` member too (a timestamp or an optional one); without
-// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
-// without a start time the oldest: the opposite of upstream.)
-//
-// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
-// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
-// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
-// construction, not tied: after every recorded start time up to `now`, and among themselves the
-// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
-// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
-// calls it for default_policy's order (a derived policy that declares its own more_important is
-// called with two pods, unless it declares its own more_important_as_built too).
+// a start time; left unset, the evaluator reads the system clock once per evaluation (see now_of).
+// Pods without a start time are ordered as upstream builds them (see more_important_as_built).
 //
 // Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
 // comparison); no allocation; no exceptions.
@@ -55,6 +42,15 @@ constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
   return start_time_or(a, now) < start_time_or(b, now);
 }
 
+// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
+// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
+// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
+// construction, not tied: after every recorded start time up to `now`, and among themselves the
+// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
+// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
+// calls it for default_policy's order (a derived policy that declares its own more_important is
+// called with two pods, unless it declares its own more_important_as_built too).
+//
 // The same, for two victims built in that order: `a_built` and `b_built` are their positions in
 // the node's listing of its pods (the order the dry run builds victims in). A missing start time
 // stands for the moment the victim was built: `now`, the earlier built first, after a start time
@@ -80,7 +76,15 @@ inline timestamp system_now() noexcept {
       .count();
 }
 
-// A policy's `now` (see the header comment): its instant when set, else the system clock's.
+// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
+// a start time (it then counts as the newest of its priority). Left unset (the default), the
+// evaluator reads the system clock once at the start of each evaluation and holds it for the
+// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
+// A policy of another type may have a `now` member too (a timestamp or an optional one); without
+// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
+// without a start time the oldest: the opposite of upstream.)
+//
+// A policy's `now`: its instant when set, else the system clock's.
 template <class T>
 timestamp now_of(const T& policy) noexcept {
   if constexpr (requires { policy.now.has_value(); })
@@ -110,8 +114,8 @@ struct default_policy {
   constexpr bool more_important(const P& a, const P& b) const {
     return ::preempt::more_important_pod(a, b, current_time());
   }
-  // Victims built in the node's pod order (see the header comment): missing start times ordered
-  // by construction.
+  // Victims built in the node's pod order (see ::preempt::more_important_pod with positions):
+  // missing start times ordered by construction.
   template <pod P>
   constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
                                          std::uint32_t b_built) const {
@@ -126,7 +130,7 @@ concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& 
 };
 
 namespace detail {
-// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
+// An evaluation's clock: reads the policy's `now` once (see now_of) and, while it
 // lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
 // the same time as the evaluation; it unsets it again when the evaluation ends.
 template <class Policy>

@@ -3,21 +3,9 @@
 //
 // select_victims_with_policies(preemptor, node, state, budgets, nominated, scratch, upstream,
 //                              options, cost, reschedulable):
-//   1. Upstream's selection (select_victims with the policy `upstream`: its eligibility and
-//      importance order). A node that is no candidate stays none; with no policy that selects
-//      differently, that is the answer.
-//   2. The potential victims again, in upstream's order and budget classification; all removed.
-//   3. The answer of each policy on, from these passes and searches (detail/policy_search.hpp):
-//        spare_reschedulable  upstream's pass with, among the non-violating pods of one priority,
-//                             those for which reschedulable(pod) is false given back first; kept
-//                             unless it evicts more such pods than upstream's answer
-//        min_cost             the search in cost order (descending cost(pod), then upstream's
-//                             order) on a node of at most options.exact_victims potential victims,
-//                             else the pass in that order; upstream's answer when no better
-//        hard_budgets         the answer so far when its victims take no budget below zero; else
-//                             the search for one that does not (unit costs unless min_cost); none
-//                             found: the node is rejected, unschedulable, budget_violation_reason
-//   4. The state is left with the answer's victims removed, as select_victims leaves it.
+// starts from upstream's selection (select_victims with the policy `upstream`) and, for each
+// policy on (spare_reschedulable, min_cost, hard_budgets), reselects among the same potential
+// victims in upstream's order; the steps and each policy's rule are at the function.
 // The victims come in importance order. pdb_violations counts the victims upstream's
 // classification marks violating (so that an answer equal to upstream's is upstream's, whole),
 // except under hard_budgets, where no victim takes a budget below zero and it is 0.
@@ -90,6 +78,22 @@ std::int64_t count_budget_violations(std::span<const P* const> victims, const B&
   return violations;
 }
 
+// The victims on one node under the opt-in policies:
+//   1. Upstream's selection (select_victims with the policy `upstream`: its eligibility and
+//      importance order). A node that is no candidate stays none; with no policy that selects
+//      differently, that is the answer.
+//   2. The potential victims again, in upstream's order and budget classification; all removed.
+//   3. The answer of each policy on, from these passes and searches (detail/policy_search.hpp):
+//        spare_reschedulable  upstream's pass with, among the non-violating pods of one priority,
+//                             those for which reschedulable(pod) is false given back first; kept
+//                             unless it evicts more such pods than upstream's answer
+//        min_cost             the search in cost order (descending cost(pod), then upstream's
+//                             order) on a node of at most options.exact_victims potential victims,
+//                             else the pass in that order; upstream's answer when no better
+//        hard_budgets         the answer so far when its victims take no budget below zero; else
+//                             the search for one that does not (unit costs unless min_cost); none
+//                             found: the node is rejected, unschedulable, budget_violation_reason
+//   4. The state is left with the answer's victims removed, as select_victims leaves it.
 template <node N, class S, class B, class Nominated, class Allocator, class Upstream, class Cost,
           class Reschedulable>
 victim_selection<node_pod_t<N>> select_victims_with_policies(

@@ -6,7 +6,7 @@
 // resource it lacks). Reasons are string views: they must point at storage that outlives the
 // status (string literals, or strings owned by the caller's node state or resource names). Up to
 // `status::inline_reasons` are held in the status itself; a longer list is interned in a
-// process-wide table (detail::reason_lists) that keeps its own copy of the texts, each distinct
+// process-wide table (detail/reason_lists.hpp) that keeps its own copy of the texts, each distinct
 // list once, so that a status stays a small trivially copyable value.
 //
 // Complexity O(1) per reason up to inline_reasons; past that, a lock and a hash of the list per
@@ -19,22 +19,15 @@
 #ifndef PREEMPT_STATUS_HPP
 #define PREEMPT_STATUS_HPP
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <span>
-#include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
-#include <vector>
 
 #include "preempt/config.hpp"
-#include "preempt/detail/lock.hpp"
+#include "preempt/detail/reason_lists.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -59,49 +52,6 @@ constexpr std::string_view to_string(status_code code) noexcept {
   }
   return "Unknown";
 }
-
-namespace detail {
-
-// The interned reason lists of statuses with more than status::inline_reasons reasons: each
-// distinct list once, with its own copy of the texts, never freed (the lists a scheduler
-// produces are few: resource names combined in a fixed order).
-class reason_lists {
- public:
-  static reason_lists& instance() {
-    static reason_lists lists;
-    return lists;
-  }
-
-  // A stable array equal to `head` followed by `last`.
-  const std::string_view* intern(std::span<const std::string_view> head, std::string_view last) {
-    std::size_t h = std::hash<std::string_view>{}(last);
-    for (std::string_view r : head) h = h * 1000003u ^ std::hash<std::string_view>{}(r);
-    const exclusive_guard<default_mutex> lock(mutex_);
-    const auto [first, end] = by_hash_.equal_range(h);
-    for (auto it = first; it != end; ++it) {
-      const std::vector<std::string_view>& l = lists_[it->second];
-      if (l.size() == head.size() + 1 && l.back() == last &&
-          std::equal(head.begin(), head.end(), l.begin()))
-        return l.data();
-    }
-    std::vector<std::string_view>& l = lists_.emplace_back();
-    l.reserve(head.size() + 1);
-    for (std::string_view r : head) l.push_back(text(r));
-    l.push_back(text(last));
-    by_hash_.emplace(h, lists_.size() - 1);
-    return l.data();
-  }
-
- private:
-  std::string_view text(std::string_view r) { return *texts_.emplace(r).first; }
-
-  default_mutex mutex_;                              // null_mutex under PREEMPT_NO_THREADS
-  std::unordered_set<std::string> texts_;            // node-based: the texts never move
-  std::deque<std::vector<std::string_view>> lists_;  // a deque: the lists never move
-  std::unordered_multimap<std::size_t, std::size_t> by_hash_;
-};
-
-}  // namespace detail
 
 class status {
  public:

@@ -12,10 +12,11 @@
 //     and the budgets, so another preemptor that removes the same span reads the flags instead of
 //     looking every pod up again.
 // memo_budgets<B, P> is the budget set victim selection sees on such a node: B's answers, plus
-// charge_into_flags, which serves the remembered flags (victim_selection.hpp's
-// detail::violation_flags calls it where it would charge the span itself). Whether a node is free
-// is found by charging all its pods as one span from offset 0, which is also the span victim
-// selection charges when the preemptor outranks every pod: one charge serves both.
+// charge_into_flags, which serves the remembered flags (detail/budget_charging.hpp's
+// violation_flags calls it where it would charge the span itself: remembers_violation_flags).
+// Whether a node is free is found by charging all its pods as one span from offset 0, which is
+// also the span victim selection charges when the preemptor outranks every pod: one charge serves
+// both.
 //
 // Complexity: a stale entry costs one charge of the node's pods (free) or of the span (flags);
 // a current one O(1), or a copy of the span's flags. Allocation: an entry's flags grow to the
@@ -35,7 +36,7 @@
 
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
-#include "preempt/victim_selection.hpp"
+#include "preempt/detail/budget_charging.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
@@ -82,7 +83,7 @@ struct node_budget_memo {
 template <class B, class P>
 class memo_budgets {
  public:
-  static constexpr bool remembers_flags = true;  // see violation_flags (victim_selection.hpp)
+  static constexpr bool remembers_flags = true;  // detail::remembers_violation_flags
 
   memo_budgets(const B& budgets, node_budget_memo& memo, std::span<const P> node_pods) noexcept
       : budgets_(&budgets), memo_(&memo), node_pods_(node_pods) {}

@@ -12,12 +12,6 @@
 //   3. the required anti-affinity of the pods already placed: a node sharing a domain with a pod
 //      whose term matches this pod: Unschedulable,
 //      "node(s) didn't satisfy existing pods anti-affinity rules".
-// Matching (AffinityTerm.Matches): the pod's namespace is listed, or the namespaceSelector
-// selects it, and the labelSelector matches its labels. For the pod's own terms the
-// namespaceSelector is resolved against the Namespace objects given (a namespace without one is
-// never selected); for the placed pods' terms it is matched against the labels of this pod's
-// Namespace (none when it has no Namespace object). matchLabelKeys and mismatchLabelKeys of the
-// pod's own terms are merged into their selectors first (apply_label_keys).
 // When no placed pod's anti-affinity matches the pod and the pod has no required terms, the
 // plugin is skipped entirely (upstream's PreFilter Skip), also for pods added later.
 //
@@ -25,16 +19,9 @@
 // (key, value) over the whole cluster, computed once per pod to place; read-only afterwards, it
 // may be shared by threads. inter_pod_affinity_overlay is the per-node what-if part: reset(node
 // labels), update(pod, ±1) as victims are removed and pods added back (upstream's
-// updateWithPod), filter(). A pod on the node only changes the pairs of that node's labels, so
-// reset looks those pairs up once (the node's value of each of the pod's topology keys, and each
-// node label for the placed pods' terms) with their shared counts, and the overlay keeps one
-// integer delta per pair on top of them instead of copying the tables: update and filter then
-// compare no label values and search no table. The PreFilter also keeps, per pod it visited,
-// which terms it found matching (match_of); update takes them for a node's own pods, so removing
-// and adding back victims matches no selector again (only a pod from elsewhere, such as a
-// nominated one, is matched anew). update_elsewhere(pod, ±1, labels) does the same for a pod of
-// another node (a pod group's member evicted with its group): a pair the node shares changes its
-// count, any other only the number of pairs.
+// updateWithPod), update_elsewhere for a pod of another node, filter(). How terms match
+// (AffinityTerm.Matches) is at term_matches; how the overlay avoids copying the tables, at the
+// overlay.
 //
 // Complexity: prefilter O(p · t · s) for p pods, t terms, s selector size, plus sorting the
 // pairs; reset O((t + l) · log m) for m pairs and l node labels; update O(t) with the
@@ -80,6 +67,13 @@ struct affinity_pod {
   std::span<const affinity_term> required_anti_affinity;
 };
 
+// Matching (AffinityTerm.Matches): the pod's namespace is listed, or the namespaceSelector
+// selects it, and the labelSelector matches its labels. For the pod's own terms the
+// namespaceSelector is resolved against the Namespace objects given (a namespace without one is
+// never selected); for the placed pods' terms it is matched against the labels of this pod's
+// Namespace (none when it has no Namespace object). matchLabelKeys and mismatchLabelKeys of the
+// pod's own terms are merged into their selectors first (apply_label_keys).
+//
 // Whether a placed pod's term (of a pod in namespace `owner_ns`) matches a pod in namespace
 // `ns` with these labels; `ns_labels` are the labels of that namespace.
 inline bool term_matches(const affinity_term& t, std::string_view owner_ns, std::string_view ns,
@@ -252,6 +246,17 @@ class inter_pod_affinity_prefilter {
   bool skip_ = true;
 };
 
+// The per-node what-if part of InterPodAffinity (upstream's updateWithPod and Filter).
+// A pod on the node only changes the pairs of that node's labels, so
+// reset looks those pairs up once (the node's value of each of the pod's topology keys, and each
+// node label for the placed pods' terms) with their shared counts, and the overlay keeps one
+// integer delta per pair on top of them instead of copying the tables: update and filter then
+// compare no label values and search no table. The PreFilter also keeps, per pod it visited,
+// which terms it found matching (match_of); update takes them for a node's own pods, so removing
+// and adding back victims matches no selector again (only a pod from elsewhere, such as a
+// nominated one, is matched anew). update_elsewhere(pod, ±1, labels) does the same for a pod of
+// another node (a pod group's member evicted with its group): a pair the node shares changes its
+// count, any other only the number of pairs.
 class inter_pod_affinity_overlay {
  public:
   using table = inter_pod_affinity_prefilter::table;

@@ -2,34 +2,11 @@
 // a node's CSI attach limits (CSINode spec.drivers[].allocatable.count).
 //
 // resolve_attachable(pod, storage) is filterAttachableVolumes: the volumes of a pod the plugin
-// counts, each as a unique name "driver/handle" and its driver:
-//   * a claim (persistentVolumeClaim, or a generic ephemeral volume's <pod>-<volume>, which must
-//     be controlled by the pod) bound to a CSI PersistentVolume: spec.csi.driver/volumeHandle;
-//   * a claim whose volume is not named or not found: its StorageClass's provisioner and a handle
-//     of the claim's own ("<random>-namespace/name" upstream), when the class exists; an in-tree
-//     provisioner counts as the CSI driver it migrates to, on nodes that have a CSINode;
-//   * a claim bound to an in-tree PersistentVolume of a plugin migrated to CSI (aws-ebs, gce-pd,
-//     azure-disk, cinder, portworx), and an inline volume of those kinds, count as that driver on
-//     nodes that have a CSINode, under the handle csi-translation-lib makes: `untranslated` marks
-//     them (the handle's translation is not modelled here);
-//   * anything else is not counted; a claim of a pod on the node that is missing is skipped.
-// The pod to place: a missing claim is the Filter's UnschedulableAndUnresolvable `looking up PVC
-// ns/x: persistentvolumeclaim "x" not found`; an ephemeral claim not controlled by the pod is an
-// error for any pod (`PVC ns/x was not created for pod ns/p (pod is not owner)`).
-//
-// node_volume_limits holds the PreFilter (skipped unless the pod has a claim, an ephemeral or a
-// migratable inline volume) and, per node, the Filter's inputs: the driver limits of the pod's
-// drivers and the node's VolumeAttachments. Its overlay is one node state's count, updated as pods
-// join and leave the node (the plugin has no PreFilterExtensions: it reads the node's pods, so the
-// dry run's removals are seen). Filter, in upstream's order: a driver of the pod's new volumes
-// whose CSIDriver has preventPodSchedulingIfMissing and is not in the node's CSINode:
-// Unschedulable "<driver> CSI driver is not installed on the node" (the first such driver of the
-// pod's volumes; upstream takes them in map order: ambiguous_missing_driver tells when two are
-// missing); then, for each driver with a limit and with volumes of the pod that no pod of the node
-// mounts yet: volumes attached (distinct unique names of the node's pods, plus VolumeAttachments of
-// the node not among them) plus those, above the limit: Unschedulable "node(s) exceed max volume
-// count" (a driver whose volumes are all mounted already is not checked, however full). A
-// VolumeAttachment stays when its pod is evicted: its volume keeps counting.
+// counts, each as a unique name "driver/handle" and its driver. node_volume_limits holds the
+// PreFilter and, per node, the Filter's inputs; node_volume_limits_overlay is one node state's
+// count as pods join and leave the node. The Filter rejects a node, Unschedulable, where a
+// required CSI driver is not installed, or where the pod's new volumes of a driver take the
+// node's attached volumes above the driver's limit. The rules in detail are at each.
 //
 // Complexity: prepare O(nodes · d + attachments) for d drivers of the pod; an update O(v · a) for
 // the pod's v counted volumes and the node's a attached ones of those drivers; filter O(n · a).
@@ -158,6 +135,22 @@ inline std::string claim_name_of(const volume_pod_identity& pod, const pod_volum
 }
 
 // filterAttachableVolumes for one pod; `new_pod` for the pod to place.
+//
+// resolve_attachable(pod, storage) is filterAttachableVolumes: the volumes of a pod the plugin
+// counts, each as a unique name "driver/handle" and its driver:
+//   * a claim (persistentVolumeClaim, or a generic ephemeral volume's <pod>-<volume>, which must
+//     be controlled by the pod) bound to a CSI PersistentVolume: spec.csi.driver/volumeHandle;
+//   * a claim whose volume is not named or not found: its StorageClass's provisioner and a handle
+//     of the claim's own ("<random>-namespace/name" upstream), when the class exists; an in-tree
+//     provisioner counts as the CSI driver it migrates to, on nodes that have a CSINode;
+//   * a claim bound to an in-tree PersistentVolume of a plugin migrated to CSI (aws-ebs, gce-pd,
+//     azure-disk, cinder, portworx), and an inline volume of those kinds, count as that driver on
+//     nodes that have a CSINode, under the handle csi-translation-lib makes: `untranslated` marks
+//     them (the handle's translation is not modelled here);
+//   * anything else is not counted; a claim of a pod on the node that is missing is skipped.
+// The pod to place: a missing claim is the Filter's UnschedulableAndUnresolvable `looking up PVC
+// ns/x: persistentvolumeclaim "x" not found`; an ephemeral claim not controlled by the pod is an
+// error for any pod (`PVC ns/x was not created for pod ns/p (pod is not owner)`).
 inline attachable_names resolve_attachable(const volume_pod_identity& pod,
                                            std::span<const pod_volume> volumes,
                                            const storage_catalog& storage, bool new_pod) {
@@ -239,6 +232,20 @@ inline std::vector<attachable_volume> node_attachments(std::string_view node,
 }
 
 // The PreFilter and, per node, what the Filter reads besides the node's pods.
+//
+// node_volume_limits holds the PreFilter (skipped unless the pod has a claim, an ephemeral or a
+// migratable inline volume) and, per node, the Filter's inputs: the driver limits of the pod's
+// drivers and the node's VolumeAttachments. Its overlay is one node state's count, updated as pods
+// join and leave the node (the plugin has no PreFilterExtensions: it reads the node's pods, so the
+// dry run's removals are seen). Filter, in upstream's order: a driver of the pod's new volumes
+// whose CSIDriver has preventPodSchedulingIfMissing and is not in the node's CSINode:
+// Unschedulable "<driver> CSI driver is not installed on the node" (the first such driver of the
+// pod's volumes; upstream takes them in map order: ambiguous_missing_driver tells when two are
+// missing); then, for each driver with a limit and with volumes of the pod that no pod of the node
+// mounts yet: volumes attached (distinct unique names of the node's pods, plus VolumeAttachments of
+// the node not among them) plus those, above the limit: Unschedulable "node(s) exceed max volume
+// count" (a driver whose volumes are all mounted already is not checked, however full). A
+// VolumeAttachment stays when its pod is evicted: its volume keeps counting.
 class node_volume_limits {
  public:
   node_volume_limits() = default;

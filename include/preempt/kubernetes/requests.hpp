@@ -4,27 +4,12 @@
 // converted by resource_amount (cpu in millicores, everything else in units). Sums saturate at
 // the limits of std::int64_t rather than overflow. Both functions reproduce component-helpers'
 // PodRequests (resource/helpers.go, v0.37) with kube-scheduler v1.37's options:
-//   effective_requests(pod)  the pod to place (NodeResourcesFit's PreFilter: no status):
-//     * the sum of the regular containers' requests; sidecars (init containers with restartPolicy
-//       Always) are added to it and stay running while later init containers run; each other init
-//       container sets a floor: max(sum, its request + the sidecars started before it);
-//     * pod-level requests (spec.resources) of cpu, memory and hugepages-* replace that total for
-//       those resources, as the API server defaults them (DefaultPodLevelResources: a missing
-//       cpu/memory request is the containers' total when they request it, else the pod-level
-//       limit; hugepages the pod-level limit, itself defaulting to the containers' limits);
-//     * pod overhead (spec.overhead) is added on top.
-//   node_requests(pod)       a pod on a node, or nominated to one (PodInfo.CalculateResource,
-//     InPlacePodVerticalScaling and InPlacePodLevelResourcesVerticalScaling on): the containers'
-//     total is max(spec, actuated, allocated) per resource, each summed as above, where a
-//     container's allocated requests are status.containerStatuses[].allocatedResources (else its
-//     spec) and its actuated ones .resources.requests (else allocated, else spec); with a resize
-//     Infeasible (condition PodResizePending, reason Infeasible) max(actuated, allocated), the
-//     spec standing in for neither. Pod-level status.allocatedResources and
-//     status.resources.requests, when both present, replace the containers' allocated and
-//     actuated totals; pod-level requests are max(spec (none if Infeasible), status.resources
-//     .requests, status.allocatedResources) when status.resources is present. A Deferred resize
-//     counts like any other (only the alpha InPlacePodVerticalScalingSchedulerPreemption treats
-//     it apart).
+//   effective_requests(pod)  the pod to place (NodeResourcesFit's PreFilter: no status): the
+//                            containers, sidecars and init containers, pod-level requests,
+//                            overhead;
+//   node_requests(pod)       a pod on a node, or nominated to one (PodInfo.CalculateResource, with
+//                            in-place resizes: spec, actuated and allocated amounts).
+// The rules in detail are at each function.
 // A container that sets a limit but no request for a resource requests its limit (the API
 // server's defaulting; a dump already carries it, a hand-written pod may not).
 // to_resource_vector(list, names) turns a list into a model::resource_vector, registering
@@ -242,7 +227,16 @@ inline std::optional<resource_list> pod_level_requests(const pod_resources& pod,
   return std::nullopt;
 }
 
-// PodRequests for the pod to place: see the header comment.
+// PodRequests for the pod to place:
+//   effective_requests(pod)  the pod to place (NodeResourcesFit's PreFilter: no status):
+//     * the sum of the regular containers' requests; sidecars (init containers with restartPolicy
+//       Always) are added to it and stay running while later init containers run; each other init
+//       container sets a floor: max(sum, its request + the sidecars started before it);
+//     * pod-level requests (spec.resources) of cpu, memory and hugepages-* replace that total for
+//       those resources, as the API server defaults them (DefaultPodLevelResources: a missing
+//       cpu/memory request is the containers' total when they request it, else the pod-level
+//       limit; hugepages the pod-level limit, itself defaulting to the containers' limits);
+//     * pod overhead (spec.overhead) is added on top.
 inline resource_list effective_requests(const pod_resources& pod) {
   resource_list sum = detail::aggregate_containers(
       pod, false,
@@ -255,7 +249,19 @@ inline resource_list effective_requests(const pod_resources& pod) {
   return sum;
 }
 
-// PodRequests for a pod on a node or nominated to one, with its status: see the header comment.
+// PodRequests for a pod on a node or nominated to one, with its status:
+//   node_requests(pod)       a pod on a node, or nominated to one (PodInfo.CalculateResource,
+//     InPlacePodVerticalScaling and InPlacePodLevelResourcesVerticalScaling on): the containers'
+//     total is max(spec, actuated, allocated) per resource, each summed as above, where a
+//     container's allocated requests are status.containerStatuses[].allocatedResources (else its
+//     spec) and its actuated ones .resources.requests (else allocated, else spec); with a resize
+//     Infeasible (condition PodResizePending, reason Infeasible) max(actuated, allocated), the
+//     spec standing in for neither. Pod-level status.allocatedResources and
+//     status.resources.requests, when both present, replace the containers' allocated and
+//     actuated totals; pod-level requests are max(spec (none if Infeasible), status.resources
+//     .requests, status.allocatedResources) when status.resources is present. A Deferred resize
+//     counts like any other (only the alpha InPlacePodVerticalScalingSchedulerPreemption treats
+//     it apart).
 inline resource_list node_requests(const pod_resources& pod) {
   const bool infeasible = pod.resize == resize_state::infeasible;
   using opt = std::optional<resource_list>;

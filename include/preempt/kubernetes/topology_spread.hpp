@@ -13,19 +13,9 @@
 // the pod has a label of); a nil selector matches nothing.
 //
 // topology_spread_prefilter is upstream's PreFilter state, computed once per pod to place over
-// the whole cluster: a node takes part when it has the topology keys of all constraints and, per
-// constraint, passes nodeAffinityPolicy (Honor, the default: the pod's nodeSelector and required
-// node affinity) and nodeTaintsPolicy (Honor: no untolerated NoSchedule/NoExecute taint; Ignore,
-// the default); its domain counts the pods of the pod's namespace that the selector matches
-// (terminating pods not counted; an empty selector counts none). It is read-only afterwards and
-// may be shared by threads.
-//
-// topology_spread_overlay is the per-node what-if part: reset(i) for node i, then update(pod, ±1)
-// as victims are removed and pods added back (upstream's updateWithPod: pods of the namespace that
-// the selector matches, on a node that takes part, terminating or not), then filter();
-// update_on(node, pod, ±1) for a pod of another node (a pod group's member evicted with its
-// group: upstream calls RemovePod/AddPod with that node). It keeps the changed counts only (one
-// delta per domain touched) and upstream's two critical paths, updated as upstream updates them.
+// the whole cluster and read-only afterwards (it may be shared by threads);
+// topology_spread_overlay is the per-node what-if part (upstream's updateWithPod), which keeps
+// only the changed counts. Which nodes and pods count is at each.
 //
 // Complexity: prefilter O(n · c + p · c · s) for n nodes, p pods, c constraints, s selector size;
 // reset O(c), update O(c · (s + t)) for t domains touched, filter O(c · t). Allocation: in
@@ -85,6 +75,13 @@ struct spread_pod {
   const pod_placement* placement = nullptr;  // nodeSelector, node affinity, tolerations
 };
 
+// topology_spread_prefilter is upstream's PreFilter state, computed once per pod to place over
+// the whole cluster: a node takes part when it has the topology keys of all constraints and, per
+// constraint, passes nodeAffinityPolicy (Honor, the default: the pod's nodeSelector and required
+// node affinity) and nodeTaintsPolicy (Honor: no untolerated NoSchedule/NoExecute taint; Ignore,
+// the default); its domain counts the pods of the pod's namespace that the selector matches
+// (terminating pods not counted; an empty selector counts none). It is read-only afterwards and
+// may be shared by threads.
 class topology_spread_prefilter {
  public:
   // Computes the state for `pod` over nodes [0, node_count): node_at(i) returns node i's
@@ -224,6 +221,12 @@ class topology_spread_prefilter {
   std::vector<char> node_has_keys_;        // node: it has every topology key
 };
 
+// topology_spread_overlay is the per-node what-if part: reset(i) for node i, then update(pod, ±1)
+// as victims are removed and pods added back (upstream's updateWithPod: pods of the namespace that
+// the selector matches, on a node that takes part, terminating or not), then filter();
+// update_on(node, pod, ±1) for a pod of another node (a pod group's member evicted with its
+// group: upstream calls RemovePod/AddPod with that node). It keeps the changed counts only (one
+// delta per domain touched) and upstream's two critical paths, updated as upstream updates them.
 class topology_spread_overlay {
  public:
   explicit topology_spread_overlay(const topology_spread_prefilter* pre = nullptr) noexcept

@@ -1,44 +1,15 @@
 // preempt/kubernetes/volume_binding.hpp - kube-scheduler's VolumeBinding plugin and the volume
 // binder's decisions (FindPodVolumes) for one pod and one node.
 //
-// volume_binding_prefilter::prefilter is the PreFilter. For each persistentVolumeClaim and
-// generic ephemeral volume (claim <pod>-<volume>) it rejects the pod everywhere,
-// UnschedulableAndUnresolvable, when the claim is missing (`persistentvolumeclaim "x" not found`;
-// for an ephemeral volume `waiting for ephemeral volume controller to create the
-// persistentvolumeclaim "x"`), lost (`persistentvolumeclaim "x" bound to non-existent
-// persistentvolume "y"`), being deleted (`persistentvolumeclaim "x" is being deleted`) or, for an
-// ephemeral volume, not controlled by the pod; then sorts the claims: bound (spec.volumeName and
-// the annotation pv.kubernetes.io/bind-completed), unbound of a WaitForFirstConsumer class without
-// spec.volumeName (delayed), and any other (immediate: an unknown class counts as Immediate), which
-// rejects the pod, `pod has unbound immediate PersistentVolumeClaims`. Without a claim the plugin
-// is skipped.
-// find_pod_volumes(node) is the Filter (FindPodVolumes); every reason is
-// UnschedulableAndUnresolvable (evictions cannot help), in this order:
-//   "node(s) didn't match PersistentVolume's node affinity"   a bound claim's volume (checked in
-//       order, up to the first missing or mismatching one) does not match the node's labels;
-//   "node(s) didn't find available persistent volumes to bind"   a delayed claim selected another
-//       node (annotation volume.kubernetes.io/selected-node; the rest is not checked), or a delayed
-//       claim matches no volume and its class cannot provision on the node (no provisioner or
-//       kubernetes.io/no-provisioner, or allowedTopologies not matching the node's labels);
-//   "node(s) did not have enough free storage"   a class whose CSIDriver has storageCapacity: no
-//       CSIStorageCapacity of the class, reachable from the node (nodeTopology), holds the claim's
-//       request (maximumVolumeSize, else capacity);
-//   "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"   a bound claim's
-//       volume is missing.
-// Matching (FindMatchingVolume): delayed claims in increasing order of requested storage, each
-// takes the smallest volume of its class that is bound to it (then its node affinity decides
-// alone) or is Available, large enough, of the same volume mode and attributes class, not being
-// deleted, selected by the claim's selector, with every access mode of the claim, and whose node
-// affinity matches; a volume is taken once. A volume's node affinity is matched against the
-// node's labels only: kube-scheduler builds a node without a name, so matchFields are not checked
-// and a term of matchFields alone matches every node.
-// Not modelled, reported as status_code::error with a text starting "not modelled: ": a bound
-// in-tree volume (aws-ebs, gce-pd, azure-disk, cinder, portworx) on a node whose CSINode lists
-// its plugin as migrated (upstream matches the node affinity csi-translation-lib rewrites); a
-// claim matched while several volumes tie for the smallest and more claims follow (upstream's PV
-// cache lists them in map order); more than 12 claims to match with equal requests (Go's
-// sort.Sort is no longer an insertion sort). Errors upstream's Filter returns (an invalid claim
-// selector) are status_code::error too.
+// volume_binding_prefilter::prefilter is the PreFilter: it sorts the pod's claims (its
+// persistentVolumeClaims and generic ephemeral volumes) into bound, delayed (WaitForFirstConsumer)
+// and immediate, and rejects the pod everywhere, UnschedulableAndUnresolvable, for a missing,
+// lost or deleted claim, or an unbound immediate one. Without a claim the plugin is skipped.
+// find_pod_volumes(node) is the Filter (FindPodVolumes): bound volumes' node affinity, delayed
+// claims matched to volumes (FindMatchingVolume) or provisioned, storage capacity; every reason is
+// UnschedulableAndUnresolvable (evictions cannot help). Cases upstream decides by map order or an
+// unstable sort, and migrated in-tree volumes, are status_code::error "not modelled: ...". The
+// messages, the order of the checks and the matching rules are at each member.
 //
 // Complexity: prefilter O(v log c); find_pod_volumes O(v · p) for p volumes of the claims'
 // classes. Allocation: prefilter and each find_pod_volumes call (small vectors). No exceptions;
@@ -173,6 +144,17 @@ class volume_binding_prefilter {
   volume_binding_prefilter(const volume_binding_prefilter&) = delete;
   volume_binding_prefilter& operator=(const volume_binding_prefilter&) = delete;
 
+  // volume_binding_prefilter::prefilter is the PreFilter. For each persistentVolumeClaim and
+  // generic ephemeral volume (claim <pod>-<volume>) it rejects the pod everywhere,
+  // UnschedulableAndUnresolvable, when the claim is missing (`persistentvolumeclaim "x" not found`;
+  // for an ephemeral volume `waiting for ephemeral volume controller to create the
+  // persistentvolumeclaim "x"`), lost (`persistentvolumeclaim "x" bound to non-existent
+  // persistentvolume "y"`), being deleted (`persistentvolumeclaim "x" is being deleted`) or, for an
+  // ephemeral volume, not controlled by the pod; then sorts the claims: bound (spec.volumeName and
+  // the annotation pv.kubernetes.io/bind-completed), unbound of a WaitForFirstConsumer class
+  // without spec.volumeName (delayed), and any other (immediate: an unknown class counts as
+  // Immediate), which rejects the pod, `pod has unbound immediate PersistentVolumeClaims`. Without
+  // a claim the plugin is skipped.
   void prefilter(const volume_pod_identity& pod, std::span<const pod_volume> volumes,
                  const storage_catalog& storage) {
     storage_ = &storage;
@@ -237,6 +219,35 @@ class volume_binding_prefilter {
   }
 
   // FindPodVolumes for the node `node_name` with `labels` (node_csi: its CSINode or nullptr).
+  //
+  // find_pod_volumes(node) is the Filter (FindPodVolumes); every reason is
+  // UnschedulableAndUnresolvable (evictions cannot help), in this order:
+  //   "node(s) didn't match PersistentVolume's node affinity"   a bound claim's volume (checked in
+  //       order, up to the first missing or mismatching one) does not match the node's labels;
+  //   "node(s) didn't find available persistent volumes to bind"   a delayed claim selected another
+  //       node (annotation volume.kubernetes.io/selected-node; the rest is not checked), or a
+  //       delayed claim matches no volume and its class cannot provision on the node (no
+  //       provisioner or kubernetes.io/no-provisioner, or allowedTopologies not matching the node's
+  //       labels);
+  //   "node(s) did not have enough free storage"   a class whose CSIDriver has storageCapacity: no
+  //       CSIStorageCapacity of the class, reachable from the node (nodeTopology), holds the
+  //       claim's request (maximumVolumeSize, else capacity);
+  //   "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"   a bound claim's
+  //       volume is missing.
+  // Matching (FindMatchingVolume): delayed claims in increasing order of requested storage, each
+  // takes the smallest volume of its class that is bound to it (then its node affinity decides
+  // alone) or is Available, large enough, of the same volume mode and attributes class, not being
+  // deleted, selected by the claim's selector, with every access mode of the claim, and whose node
+  // affinity matches; a volume is taken once. A volume's node affinity is matched against the
+  // node's labels only: kube-scheduler builds a node without a name, so matchFields are not checked
+  // and a term of matchFields alone matches every node.
+  // Not modelled, reported as status_code::error with a text starting "not modelled: ": a bound
+  // in-tree volume (aws-ebs, gce-pd, azure-disk, cinder, portworx) on a node whose CSINode lists
+  // its plugin as migrated (upstream matches the node affinity csi-translation-lib rewrites); a
+  // claim matched while several volumes tie for the smallest and more claims follow (upstream's PV
+  // cache lists them in map order); more than 12 claims to match with equal requests (Go's
+  // sort.Sort is no longer an insertion sort). Errors upstream's Filter returns (an invalid claim
+  // selector) are status_code::error too.
   status find_pod_volumes(std::string_view node_name, const label_set& labels,
                           const csi_node* node_csi) const {
     if (!active_) return status::ok();

@@ -116,7 +116,7 @@ class budget_table {
   // Asks for the slot where the lookup of p starts; no effect on the answers.
   void prefetch_budgets_of(const resource_pod& p) const noexcept {
     if (slots_.empty()) return;
-    detail::prefetch_for_read(&slots_[budget_table::start_of(p.uid())]);
+    ::preempt::detail::prefetch_for_read(&slots_[budget_table::start_of(p.uid())]);
   }
 
  private:

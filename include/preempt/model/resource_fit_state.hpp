@@ -6,45 +6,18 @@
 // pod slots are used up; then "Insufficient <resource>" for every dimension in which the pod
 // requests more than zero and more than is left (cpu, memory, ephemeral storage, extended
 // resources, in that order). Dimensions beyond the node's allocatable vector have zero allocatable.
+// Given the node's priority_summary (and its pods in importance order, as resource_cluster keeps
+// them), it offers node_state's optional members: remove_lower_priority_pods, the one-pass
+// reprieve_removed_pods (model/detail/reprieve_walks.hpp), victim_score_bound
+// (model/detail/victim_score_bound.hpp) and foreseen_rejection, each valid as the first change
+// after reset (see each member).
 //
-// reset() points the state at a node again: O(d) for d dimensions, no allocation once the state
-// has seen a node with as many dimensions. Given the node's priority_summary as well, the state
-// offers remove_lower_priority_pods(q) (the optional member of preempt::node_state): the node's
-// pods of priority below q removed at once in O(log k + d), valid only as the first change after
-// reset (a remove_pod or add_pod before it, e.g. a view hiding pods, turns it off: it then
-// answers nullopt and the caller removes the pods one by one). Given the node's pods in
-// importance order too (as resource_cluster keeps them), it offers the other optional members:
-// reprieve_removed_pods, upstream's reprieve of the removed pods in one pass over them (O(r·d) for
-// r pods) when they are strictly in importance order, right after that removal (declining where
-// the preemptor does not fit, it explains why as fits would, from the same pass over the
-// dimensions, and reads no pod); and
-// victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
-// the same condition as remove_lower_priority_pods; and foreseen_rejection, how victim selection
-// would reject the node (no victims, or one standard dimension still short with every
-// lower-priority pod gone) in O(log k), under the same condition. The allocatable vector, the
-// summary, the pods and the resource names must outlive the state. No exceptions; one state per
-// thread.
-//
-// How the bound follows from the summary, for a state whose fit only gets easier as pods leave
-// (no negative requests): let t be the lowest priority such that removing every pod of priority t
-// or lower makes room for the preemptor. Upstream's reprieve (SelectVictimsOnNode, without budget
-// violations or nominated pods) adds the potential victims back in importance order: every pod
-// above t comes back (the node then holds a subset of what made room), and not every pod of
-// priority t can (all of them back and the pods below t gone leaves no room, by the choice of t).
-// So the most important victim has priority t exactly (score 1). The victims, all of priority t or
-// lower, free at least the node's shortage in every dimension the preemptor asks for, each at most
-// the largest request of the node's pods: a least number of victims (score 3) and, at least one of
-// them of priority t, a least priority sum (score 2). The pods of priority t come back in
-// start-time order until the first that does not fit: at most (room left with every pod of
-// priority t or lower gone) / (smallest request of the node's pods) come back before it, so the
-// earliest start among the victims of priority t (score 4) is at most the start time at that rank.
-// With budgets (violating pods reprieved first) the bound still holds in lexicographic order: any
-// victims whose removal makes room have a most important priority t' >= t (without every pod of
-// priority t' or lower there is room), and when t' = t and no victim violates, the same counting
-// bounds scores 2 and 3, and the pods of priority t that start before the earliest such victim
-// all stay beside every pod above t, so score 4 too.
-// (The smallest and largest requests are the node's, from its summary: exact on nodes whose pods
-// are alike, looser where pods of other priorities differ in size.)
+// Complexity: reset O(d) for d dimensions; fits, can_fit, add_pod, remove_pod O(d);
+// remove_lower_priority_pods O(log k + d) for k priority levels; reprieve_removed_pods O(r·d) for
+// r removed pods; victim_score_bound O(d·log k + log p); foreseen_rejection O(log k).
+// Allocation: none once the state has seen a node with as many dimensions. Exceptions: none.
+// Thread-safety: one state per thread. The allocatable vector, the summary, the pods and the
+// resource names must outlive the state.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
@@ -61,6 +34,8 @@
 #include <utility>
 
 #include "preempt/config.hpp"
+#include "preempt/model/detail/reprieve_walks.hpp"
+#include "preempt/model/detail/victim_score_bound.hpp"
 #include "preempt/model/priority_summary.hpp"
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/model/resources.hpp"
@@ -222,127 +197,13 @@ class resource_fit_state {
     const std::size_t count =
         dims == resource::first_extended
             ? (strictly_ordered_
-                   ? resource_fit_state::reprieve_walk_flagged_standard<false>(
+                   ? ::preempt::model::detail::reprieve_walk_flagged_standard<false>(
                          removed, now, used, limit.data(), victims.data(), flags.data())
-                   : resource_fit_state::reprieve_walk_flagged_standard<true>(
+                   : ::preempt::model::detail::reprieve_walk_flagged_standard<true>(
                          removed, now, used, limit.data(), victims.data(), flags.data()))
-            : resource_fit_state::reprieve_walk_flagged<max_fast_dimensions, true>(
+            : ::preempt::model::detail::reprieve_walk_flagged<max_fast_dimensions, true>(
                   removed, dims, now, used, limit.data(), victims.data(), flags.data());
     if (count == not_removed) return std::nullopt;
-    return count;
-  }
-
- private:
-  // The two passes of the flagged reprieve over `removed` (importance order, checked in the first
-  // pass when CheckOrder: not_removed when it does not hold). add_if_fits(p) adds p back when the
-  // preemptor still fits with it and tells whether it did. The first pass adds back the pods that
-  // violate a budget (flags[i] & 1) and writes them as victims when they stay; when every pod
-  // violates, those are all the victims. Otherwise the second pass adds back the others and
-  // writes every victim again, violating or not, in the pods' order. Sets flags[i] & 2 on each
-  // victim; returns how many.
-  template <bool CheckOrder, class AddIfFits>
-  [[gnu::always_inline]] static std::size_t flagged_passes(std::span<const resource_pod> removed,
-                                                           [[maybe_unused]] timestamp now,
-                                                           const resource_pod** victims,
-                                                           std::uint8_t* flags,
-                                                           AddIfFits& add_if_fits) noexcept {
-    const std::size_t size = removed.size();
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    std::size_t others = 0;
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const resource_pod& p = removed[i];
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      const std::uint8_t f = flags[i];
-      if ((f & 1) == 0) {
-        ++others;
-      } else if (!add_if_fits(p)) {
-        flags[i] = static_cast<std::uint8_t>(f | 2);
-        victims[count++] = &p;
-      }
-    }
-    if (others == 0) return count;
-    count = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const resource_pod& p = removed[i];
-      const std::uint8_t f = flags[i];
-      victims[count] = &p;
-      if ((f & 1) != 0) {
-        count += (f & 2) != 0 ? 1 : 0;
-      } else if (!add_if_fits(p)) {
-        flags[i] = static_cast<std::uint8_t>(f | 2);
-        ++count;
-      }
-    }
-    return count;
-  }
-
-  // reprieve_walk_flagged for a node with the standard dimensions only, as
-  // reprieve_walk_standard: the four amounts in scalars (an array indexed in a loop is spilled by
-  // g++ and reloaded as vectors right after its scalar stores, a store-forwarding stall per pod),
-  // the pods' requests read unchecked (four readable amounts, zero past their size).
-  template <bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk_flagged_standard(
-      std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
-      const std::int64_t* limit, const resource_pod** victims, std::uint8_t* flags) noexcept {
-    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
-    std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
-    const std::int64_t l0 = limit[0], l1 = limit[1], l2 = limit[2], l3 = limit[3];
-    // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
-    const auto add_if_fits = [&](const resource_pod& p) {
-      const std::int64_t* r = p.requests().data();
-      const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
-      if (!((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3))) return false;
-      u0 = w0;
-      u1 = w1;
-      u2 = w2;
-      u3 = w3;
-      return true;
-    };
-    const std::size_t count =
-        resource_fit_state::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
-    if (count == not_removed) return not_removed;  // `used` unchanged
-    used[0] = u0;
-    used[1] = u1;
-    used[2] = u2;
-    used[3] = u3;
-    return count;
-  }
-
-  // The flagged reprieve's walk over `removed` (flagged_passes) for nodes with extended
-  // dimensions (`dims` <= D; the standard ones take reprieve_walk_flagged_standard), as
-  // reprieve_walk: `used` is updated only when the walk completes.
-  template <std::size_t D, bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
-      std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
-      std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims,
-      std::uint8_t* flags) noexcept {
-    static_assert(D > resource_vector::inline_dimensions);
-    std::array<std::int64_t, D> used{}, limit{};
-    for (std::size_t d = 0; d < D; ++d) {
-      used[d] = d < dims ? used_out[d] : 0;
-      limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
-    }
-    // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
-    const auto add_if_fits = [&](const resource_pod& p) {
-      const std::int64_t* r = p.requests().data();
-      const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
-      std::array<std::int64_t, D> with;
-      bool fits = true;
-      for (std::size_t d = 0; d < D; ++d) {
-        with[d] = used[d] + (d < n ? r[d] : 0);
-        fits &= with[d] <= limit[d];
-      }
-      if (fits) used = with;
-      return fits;
-    };
-    const std::size_t count =
-        resource_fit_state::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
-    if (count == not_removed) return not_removed;
-    std::copy(used.data(), used.data() + dims, used_out);
     return count;
   }
 
@@ -358,61 +219,10 @@ class resource_fit_state {
   // nothing.
   std::optional<std::array<std::int64_t, 5>> victim_score_bound(const resource_pod& preemptor,
                                                                 timestamp now) const noexcept {
-    if (lower_ == nullptr || pods_.size() != lower_->pods() ||
-        lower_->pods_with_negative_requests() != 0)
-      return std::nullopt;
-    const auto levels = lower_->levels();
-    const std::int32_t q = preemptor.priority();
-    const std::size_t potential =
-        static_cast<std::size_t>(std::lower_bound(levels.begin(), levels.end(), q,
-                                                  [](const priority_summary::level& l,
-                                                     std::int32_t v) { return l.priority < v; }) -
-                                 levels.begin());
-    const resource_vector& want = preemptor.requests();
-    if (potential == 0 || !short_anywhere(want)) return std::nullopt;  // no victim possible
-    // The lowest level whose removal, with every level below it, makes room (binary search: the
-    // more levels go, the more room).
-    std::size_t lo = 0, hi = potential;
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (room_without(want, levels[mid].requests) >= 0)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    if (lo == potential) return std::nullopt;  // no room even without them: not a candidate
-    const priority_summary::level& top = levels[lo];
-    const std::size_t below_top = lo == 0 ? 0 : levels[lo - 1].pods;
-    const std::size_t at_top = top.pods - below_top;
-    const std::span<const resource_pod> top_pods = pods_.subspan(pods_.size() - top.pods, at_top);
-    if (top_pods.back().priority() != top.priority)
-      return std::nullopt;  // the pods are not the summary's, in kept_before order
-
-    // The fewest victims, and the most pods of priority t reprieved before the first victim.
-    std::int64_t fewest = 1;
-    auto before_first = static_cast<std::int64_t>(at_top - 1);
-    const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
-    for (std::size_t d = 0; d < dims; ++d) {
-      const std::int64_t demand = d == resource::pods ? 1 : want[d];
-      if (demand <= 0) continue;
-      const std::int64_t free_now = (*allocatable_)[d] - requested_[d];
-      if (const std::int64_t shortage = demand - free_now; shortage > 0) {
-        const std::int64_t largest = lower_->largest()[d];
-        if (largest <= 0) return std::nullopt;
-        fewest = std::max(fewest, shortage / largest + (shortage % largest != 0 ? 1 : 0));
-      }
-      if (const std::int64_t smallest = lower_->smallest()[d]; smallest > 0)
-        before_first = std::min(before_first, (free_now + top.requests[d] - demand) / smallest);
-    }
-    fewest = std::min(fewest, static_cast<std::int64_t>(top.pods));
-    const std::int64_t at_top_victims =
-        std::max<std::int64_t>(1, fewest - static_cast<std::int64_t>(below_top));
-    constexpr std::int64_t shift = std::int64_t{1} << 31;
-    const std::int64_t least_sum = at_top_victims * (std::int64_t{top.priority} + shift) +
-                                   (fewest - at_top_victims) * (levels[0].priority + shift);
-    return std::array<std::int64_t, 5>{0, -std::int64_t{top.priority}, -least_sum, -fewest,
-                                       static_cast<std::int64_t>(start_at_rank(
-                                           top_pods, static_cast<std::size_t>(before_first), now))};
+    if (lower_ == nullptr) return std::nullopt;
+    return ::preempt::model::detail::victim_score_bound(
+        *allocatable_, requested_, *lower_, pods_, preemptor, now,
+        [this](const resource_vector& want) noexcept { return short_anywhere(want); });
   }
 
   // fits() without the reasons.
@@ -566,7 +376,7 @@ class resource_fit_state {
       return not_removed;
     }
     if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
-    return resource_fit_state::reprieve_walk<max_fast_dimensions, true>(
+    return ::preempt::model::detail::reprieve_walk<max_fast_dimensions, true>(
         pods_.subspan(from), dims, now, requested_.data(), limit.data(), victims.data());
   }
 
@@ -600,8 +410,8 @@ class resource_fit_state {
       return not_removed;
     }
     if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
-    return resource_fit_state::reprieve_walk_standard<CheckOrder>(pods_.subspan(from), now, used,
-                                                                  l0, l1, l2, l3, victims);
+    return ::preempt::model::detail::reprieve_walk_standard<CheckOrder>(
+        pods_.subspan(from), now, used, l0, l1, l2, l3, victims);
   }
 
   // remove_lower_priority_pods as a plain count, not_removed for nullopt: g++ returns an optional
@@ -627,100 +437,6 @@ class resource_fit_state {
   bool removal_matches_pods(std::size_t from) const noexcept {
     return (from == pods_.size() || pods_[from].priority() < removed_below_) &&
            (from == 0 || pods_[from - 1].priority() >= removed_below_);
-  }
-
-  // Whether `p` comes strictly after the pod of `previous_priority` and `previous_start` in
-  // importance order (more_important_pod: lower priority, or the same and a later start, `now`
-  // standing for a missing one); then p's become the previous ones.
-  static bool strictly_after(const resource_pod& p, timestamp now, std::int32_t& previous_priority,
-                             timestamp& previous_start) noexcept {
-    const std::int32_t priority = p.priority();
-    const timestamp start = p.start_time().value_or(now);
-    if (priority > previous_priority || (priority == previous_priority && start <= previous_start))
-      return false;
-    previous_priority = priority;
-    previous_start = start;
-    return true;
-  }
-
-  // reprieve_walk for a node with the standard dimensions only: the four amounts in scalars (g++
-  // spills an array indexed in a loop, and loads it as vectors right after it was stored one
-  // amount at a time, a store-forwarding stall); the pods' requests are read unchecked (four
-  // readable amounts, zero past their size: resource_vector).
-  template <bool CheckOrder>
-  [[gnu::always_inline]] static std::size_t reprieve_walk_standard(
-      std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
-      const std::int64_t l0, const std::int64_t l1, const std::int64_t l2, const std::int64_t l3,
-      const resource_pod** victims) noexcept {
-    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
-    std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
-    std::size_t count = 0;
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    for (const resource_pod& p : removed) {
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
-      const std::int64_t* r = p.requests().data();
-      const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
-      if ((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3)) {
-        u0 = w0;
-        u1 = w1;
-        u2 = w2;
-        u3 = w3;
-      } else {
-        victims[count++] = &p;
-      }
-    }
-    used[0] = u0;
-    used[1] = u1;
-    used[2] = u2;
-    used[3] = u3;
-    return count;
-  }
-
-  // reprieve_removed_pods' walk over `removed`, for nodes with extended dimensions (`dims` <= D;
-  // the standard ones take reprieve_walk_standard): `used` is updated only when the walk
-  // completes (not_removed: the pods are not strictly in importance order). A plain count, not an
-  // optional: g++ stores an optional's flag as a byte and reloads it with the count as one word, a
-  // store-forwarding stall as long as a short walk.
-  template <std::size_t D, bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk(
-      std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
-      std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims) noexcept {
-    static_assert(D > resource_vector::inline_dimensions);
-    std::array<std::int64_t, D> used{}, limit{};
-    for (std::size_t d = 0; d < D; ++d) {
-      used[d] = d < dims ? used_out[d] : 0;
-      limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
-    }
-    std::size_t count = 0;
-    // Strictly in importance order: each pod of lower priority than the one before (every
-    // removed pod is below the highest priority), or of the same priority and a later start
-    // (more_important_pod).
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    for (const resource_pod& p : removed) {
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
-      const std::int64_t* r = p.requests().data();
-      [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
-      std::array<std::int64_t, D> with{};
-      bool fits = true;
-      for (std::size_t d = 0; d < D; ++d) {
-        with[d] = used[d] + (d < n ? r[d] : 0);
-        fits &= with[d] <= limit[d];
-      }
-      if (fits)
-        used = with;
-      else
-        victims[count++] = &p;
-    }
-    std::copy(used.data(), used.data() + dims, used_out);
-    return count;
   }
 
   // limits_and_shortage's answer when the preemptor does not fit: bit d for each standard dimension
@@ -791,40 +507,6 @@ class resource_fit_state {
     return shortage(preemptor.requests(), (short_of & pod_slot) != 0, beyond);
   }
 
-  // The least room left, over the dimensions the preemptor asks for (and its pod slot), with
-  // `freed` taken off the requested sum: negative when it does not fit then.
-  std::int64_t room_without(const resource_vector& want, const resource_vector& freed) const {
-    std::int64_t least = std::numeric_limits<std::int64_t>::max();
-    const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
-    for (std::size_t d = 0; d < dims; ++d) {
-      const std::int64_t demand = d == resource::pods ? 1 : want[d];
-      if (demand > 0)
-        least = std::min(least, (*allocatable_)[d] - (requested_[d] - freed[d]) - demand);
-    }
-    return least;
-  }
-
-  // The start time (`now` when missing) of rank `rank` in ascending order among pods of one
-  // priority kept in kept_before order (start times ascending, the pods without one last).
-  static timestamp start_at_rank(std::span<const resource_pod> pods, std::size_t rank,
-                                 timestamp now) noexcept {
-    // Commonly one look: a start time before `now` ranks where it is kept, and so does any when
-    // every pod has one.
-    if (const std::optional<timestamp> at = pods[rank].start_time();
-        at && (*at < now || pods.back().start_time()))
-      return *at;
-    const auto dated_end = std::partition_point(
-        pods.begin(), pods.end(), [](const resource_pod& p) { return p.start_time().has_value(); });
-    const auto missing = static_cast<std::size_t>(pods.end() - dated_end);
-    const auto before_now = static_cast<std::size_t>(
-        std::lower_bound(pods.begin(), dated_end, now,
-                         [](const resource_pod& p, timestamp t) { return *p.start_time() < t; }) -
-        pods.begin());
-    if (rank < before_now) return *pods[rank].start_time();
-    if (rank < before_now + missing) return now;
-    return *pods[rank - missing].start_time();
-  }
-
   // fits' answer when it names more than one reason, in upstream order: pod slots first, then
   // each short dimension. UnschedulableAndUnresolvable when a short dimension's request exceeds
   // the node's whole allocatable amount (upstream's fitsRequest: no eviction can make room).
@@ -839,7 +521,7 @@ class resource_fit_state {
     return result;
   }
 
-  static constexpr std::size_t not_removed = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t not_removed = model::detail::not_removed;
 
   const resource_vector* allocatable_ = nullptr;
   const priority_summary* lower_ = nullptr;

@@ -4,35 +4,11 @@
 //
 // pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place
 //                                [, scan_order]):
-//   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
-//      terminating by preemption on a member's nominated node => ongoing, with every member's
-//      current nomination, and nothing else is done.
-//   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order when
-//      given: upstream scans its snapshot's node list); the potential victims are the units
-//      of strictly lower priority than the group (terminating pods included). None =>
-//      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
-//   3. Every node's state is prepared and every member of every potential victim is removed.
-//   4. One placement (the caller's placement_function) on that victim-free cluster. Not success
-//      => its status, unchanged. The placed members, in member order, are the only candidate:
-//      no search among placements, no node sampling, no scoring.
-//   5. Potential victims in descending importance (more_important_unit), classified by budgets
-//      (classify_unit_budgets).
-//   6. In-place reprieve, violating units first, then the others, each most important first: the
-//      unit's members are added back; every placed member is checked on its node, in member order,
-//      with the nominated pods (passes_with_nominated) and, when it fits, added so that later
-//      members see it. If all still fit the unit is reprieved, else its members are removed again
-//      and it is a victim (a violating unit adds its violating members to the PDB count). The
-//      placed members are removed again either way. So a unit is restored or evicted whole, and
-//      the number of placed members never goes down. When the placement keeps assignment states
-//      (placement.hpp), the unit's pods are added to (and removed from) each of them, on other
-//      nodes through the PreFilter extensions, and each member is checked with its own state.
-//   7. Victims: whole units in descending importance; nominations: every placed member.
-// A success may have no victims (the placement needed no eviction).
-//
-// Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
-// looks for an ongoing preemption before the policy (a waiting group with policy Never is
-// ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
-// evicted them (violating units first), without sorting them again.
+//   eligibility (group_eligibility), the cluster's victim units (build_victim_units), every
+//   potential victim removed, one placement on that victim-free cluster (the caller's
+//   placement_function), units ordered and classified by budgets, then the in-place reprieve of
+//   whole units; the victims are whole units, the nominations every placed member. The seven
+//   steps, and what upstream_profile::kubernetes_1_38 changes, are at evaluate.
 //
 // Beyond upstream: the importance order is total (construction order last; missing start times
 // read as config.now, not the wall clock), so the same input gives the same answer.
@@ -124,6 +100,38 @@ class pod_group_evaluator {
     placed_.reserve(members);
   }
 
+  // The decision for `preemptor`:
+  //   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
+  //      terminating by preemption on a member's nominated node => ongoing, with every member's
+  //      current nomination, and nothing else is done.
+  //   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order
+  //   when
+  //      given: upstream scans its snapshot's node list); the potential victims are the units
+  //      of strictly lower priority than the group (terminating pods included). None =>
+  //      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
+  //   3. Every node's state is prepared and every member of every potential victim is removed.
+  //   4. One placement (the caller's placement_function) on that victim-free cluster. Not success
+  //      => its status, unchanged. The placed members, in member order, are the only candidate:
+  //      no search among placements, no node sampling, no scoring.
+  //   5. Potential victims in descending importance (more_important_unit), classified by budgets
+  //      (classify_unit_budgets).
+  //   6. In-place reprieve, violating units first, then the others, each most important first: the
+  //      unit's members are added back; every placed member is checked on its node, in member
+  //      order, with the nominated pods (passes_with_nominated) and, when it fits, added so that
+  //      later members see it. If all still fit the unit is reprieved, else its members are removed
+  //      again and it is a victim (a violating unit adds its violating members to the PDB count).
+  //      The placed members are removed again either way. So a unit is restored or evicted whole,
+  //      and the number of placed members never goes down. When the placement keeps assignment
+  //      states (placement.hpp), the unit's pods are added to (and removed from) each of them, on
+  //      other nodes through the PreFilter extensions, and each member is checked with its own
+  //      state.
+  //   7. Victims: whole units in descending importance; nominations: every placed member.
+  // A success may have no victims (the placement needed no eviction).
+  //
+  // Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
+  // looks for an ongoing preemption before the policy (a waiting group with policy Never is
+  // ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
+  // evicted them (violating units first), without sorting them again.
   template <class W, class B, class N, class F>
     requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
              placement_function<F, pod_type, state_type>

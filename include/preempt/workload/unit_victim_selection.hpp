@@ -3,27 +3,12 @@
 //
 // select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
 // follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
-// (build_victim_units, built once per decision):
-//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
-//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
-//      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state; for members on other nodes upstream
-//      only updates its PreFilter state (RemovePod with that node), which a state offering
-//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
-//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
-//      same in reverse. Members are visited in the unit's order.
-//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
-//   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets
-//      (classify_unit_budgets: a unit violates if any member does).
-//   6. Reprieve, violating units first, then the others, each most important first: the unit's
-//      members on x are added back; if the preemptor no longer fits they are removed again and the
-//      unit is a victim (a violating unit adds its violating members to the count).
-// The victims are every member (on any node) of the victim units, units as upstream lists them:
-// the violating ones, then the others, re-sorted by importance when both kinds were potential.
-// Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
-// (preempt/victim_selection.hpp): the same order, budgets and victims.
+// (build_victim_units, built once per decision), in upstream's six steps (listed at
+// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
+// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
+// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
+// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
+// and victims.
 //
 // Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
 // their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
@@ -126,6 +111,25 @@ class unit_selection_scratch {
   std::uint32_t generation_ = 0;
 };
 
+// select_unit_victims: upstream's SelectVictimsOnNode on node x with victim units:
+//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
+//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
+//      every node that hosts a member (unit_eligible_everywhere).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
+//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods, or that status is the answer.
+//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//      the units in x's cache order: detail::go_sort_slice), classified by budgets
+//      (classify_unit_budgets: a unit violates if any member does).
+//   6. Reprieve, violating units first, then the others, each most important first: the unit's
+//      members on x are added back; if the preemptor no longer fits they are removed again and the
+//      unit is a victim (a violating unit adds its violating members to the count).
+// The victims are every member (on any node) of the victim units, units as upstream lists them:
+// the violating ones, then the others, re-sorted by importance when both kinds were potential.
 struct select_unit_victims_fn {
   template <cluster C, class S, class UnitAlloc, class B, class Nominated, class Allocator,
             class Policy = default_policy>
