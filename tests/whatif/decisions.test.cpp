@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "loader.hpp"
-#include "offsets.hpp"
-#include "output.hpp"
-#include "plan.hpp"
-#include "whatif.hpp"
+#include "analysis/analysis.hpp"
+#include "analysis/offsets.hpp"
+#include "analysis/plan.hpp"
+#include "io/loader.hpp"
+#include "output/output.hpp"
 
 namespace {
 
