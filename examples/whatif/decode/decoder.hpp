@@ -5,7 +5,7 @@
 // stores the value into the target, and whether the member is required. Readers are small
 // templates over a member path (`text<&taint::key>`, `int32<&pod_object::priority,
 // &pod_priority_spec::priority>`, `list<&node_selector::terms, term_fields>`, ...), so a table
-// reads like the Kubernetes type it decodes (loader.cpp has one per kind).
+// reads like the Kubernetes type it decodes (kinds.cpp has one per kind).
 //
 // read_fields() walks the object's members once, in document order, and never looks a key up.
 // A key given twice is therefore read twice into the same target, as Go's encoding/json does: a

@@ -15,7 +15,8 @@
 // so braces, brackets and escaped quotes inside strings never end a value early. It does not
 // validate: simdjson parses every value it delimits. O(n) time, no allocation, no exceptions
 // (but std::bad_alloc when the buffer grows). Not thread-safe: one window per input, though a
-// mapped file's bytes may be read by another thread while the window lives (loader.cpp does).
+// mapped file's bytes may be read by another thread while the window lives (item_prefetcher.cpp
+// does).
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_JSON_STREAM_HPP

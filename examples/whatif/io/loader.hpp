@@ -56,9 +56,9 @@ class loader {
   // Adds the objects of one cluster input opened with open_source(): an input larger than its
   // first window that is JSON is read a window at a time (stream_window), each item of a List
   // (or value of a top-level array) parsed and decoded on its own, so memory holds a window and
-  // one item, not the text and its parse. Shapes that need a document whole (see loader.cpp's
-  // stream_reader) and every error in a regular file send it to the whole-text path (the file is
-  // read again), so answers and messages are those of add_cluster(source); a stream that cannot
+  // one item, not the text and its parse. Shapes that need a document whole (see
+  // stream_reader.hpp) and every error in a regular file send it to the whole-text path (the file
+  // is read again), so answers and messages are those of add_cluster(source); a stream that cannot
   // be read again gets a message with the byte offset and the item instead.
   std::optional<load_error> add_cluster(open_input& in, cluster_dump& dump, std::uint64_t max_size);
   // The window add_cluster(open_input&, ...) reads in; open_source() should read the same.

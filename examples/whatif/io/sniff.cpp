@@ -45,7 +45,7 @@ bool utf16_ascii(std::string_view b, bool zero_first) {
   return true;
 }
 
-// The encodings the loader converts or names itself (utf8_text in loader.cpp).
+// The encodings the loader converts or names itself (utf8_text in text.cpp).
 bool utf16_or_32(std::string_view b) {
   const auto starts = [&](std::string_view p) { return b.substr(0, p.size()) == p; };
   if (starts("\xff\xfe"sv) || starts("\xfe\xff"sv) || starts("\0\0\xfe\xff"sv)) return true;
