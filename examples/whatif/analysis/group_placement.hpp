@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "preempt/kubernetes/filter_cluster.hpp"
 #include "preempt/preempt.hpp"
 
 namespace whatif::group {

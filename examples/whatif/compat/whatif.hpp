@@ -7,5 +7,6 @@
 #define PREEMPT_WHATIF_COMPAT_WHATIF_HPP
 
 #include "analysis/analysis.hpp"
+#include "bench/repeated_evaluation.hpp"
 
 #endif  // PREEMPT_WHATIF_COMPAT_WHATIF_HPP
