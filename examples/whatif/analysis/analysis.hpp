@@ -49,6 +49,22 @@ struct options {
   bool victim_reasons = false;
 };
 
+// What a decision comes to (report::result, group_report::result); output/ writes each as the
+// JSON and text outputs name it (to_string in output.hpp: "nominated", "not-eligible", ...).
+enum class result_kind {
+  none,             // no decision taken (an empty report)
+  nominated,        // victims chosen (a group: possibly none), the pod nominated to their node
+  fits,             // no preemption needed
+  not_eligible,     // the pod may not preempt now
+  unschedulable,    // preemption cannot help
+  other_scheduler,  // the pod's schedulerName is not the scheduler decided for: nothing decided
+  running,          // no decision at all (queue_entry.hpp): a pod of the dump, bound
+  bound,            // spec.nodeName is set: never queued
+  gated,            // held in the queue (scheduling gates, DynamicResources' PreEnqueue)
+  ongoing,          // a group: an earlier preemption is still under way
+  error,            // a group: the evaluation failed
+};
+
 struct victim_info {
   std::string name;  // namespace/name
   std::int32_t priority = 0;
@@ -83,9 +99,9 @@ struct report {
   bool may_preempt = true;  // preemptionPolicy is not Never
   k8s::resource_list requests;
 
-  // nominated, fits, not-eligible, unschedulable, or other-scheduler (the pod's schedulerName is
-  // not the scheduler decided for: nothing decided)
-  std::string result;
+  // nominated, fits, not_eligible, unschedulable, or other_scheduler (the pod's schedulerName is
+  // not the scheduler decided for: nothing decided); running, bound or gated (queue_entry.hpp)
+  result_kind result = result_kind::none;
   std::string nominated_node;
   std::vector<victim_info> victims;  // descending importance
   std::int64_t pdb_violations = 0;
@@ -149,8 +165,8 @@ struct group_report {
   // `ongoing`, the member's current nomination).
   std::vector<std::pair<std::string, std::string>> members;
   // fits (no preemption needed), nominated (victims chosen, possibly none), ongoing (an earlier
-  // preemption is still under way), not-eligible, unschedulable, error
-  std::string result;
+  // preemption is still under way), not_eligible, unschedulable, error
+  result_kind result = result_kind::none;
   std::string message;  // upstream's status message, "pod group preemption: ..." ("" for fits)
   std::vector<victim_info> victims;  // whole units, descending importance
   std::int64_t pdb_violations = 0;

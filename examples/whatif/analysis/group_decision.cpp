@@ -212,7 +212,7 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     wl::node_states<group_cluster::state_type> view{std::span(states)};
     std::vector<std::size_t> where(member_pods.size(), wl::no_node);
     if (place(preemptor.members, view, std::span<std::size_t>(where)).is_success()) {
-      out.result = "fits";
+      out.result = result_kind::fits;
       show(where);
       return std::nullopt;
     }
@@ -231,11 +231,11 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (const wl::member_nomination& nm : d.nominations) where[nm.member] = nm.node;
   show(where);
   switch (d.kind) {
-    case wl::group_decision_kind::preempt: out.result = "nominated"; break;
-    case wl::group_decision_kind::ongoing: out.result = "ongoing"; break;
-    case wl::group_decision_kind::not_eligible: out.result = "not-eligible"; break;
-    case wl::group_decision_kind::unschedulable: out.result = "unschedulable"; break;
-    case wl::group_decision_kind::error: out.result = "error"; break;
+    case wl::group_decision_kind::preempt: out.result = result_kind::nominated; break;
+    case wl::group_decision_kind::ongoing: out.result = result_kind::ongoing; break;
+    case wl::group_decision_kind::not_eligible: out.result = result_kind::not_eligible; break;
+    case wl::group_decision_kind::unschedulable: out.result = result_kind::unschedulable; break;
+    case wl::group_decision_kind::error: out.result = result_kind::error; break;
   }
   for (const pod* p : d.victims) out.victims.push_back(victim(p));
   out.pdb_violations = d.pdb_violations;

@@ -99,7 +99,7 @@ std::optional<load_error> decide_every_offset(const analysis& a, const pod_objec
   report& full = out.decision;
   out.potential_nodes = full.potential_nodes;
   out.candidates_wanted = preempt::number_of_candidates(opts.sampling, full.potential_nodes);
-  if (full.result != "nominated") return std::nullopt;  // the same at every offset
+  if (full.result != result_kind::nominated) return std::nullopt;  // the same at every offset
 
   const std::size_t n = full.evaluation_order.size();
   std::map<std::vector<std::size_t>, std::size_t> seen;  // sorted choices -> outcome
@@ -123,13 +123,13 @@ std::optional<load_error> decide_every_offset(const analysis& a, const pod_objec
 
 std::string to_json(const offset_distribution& d) {
   const report& r = d.decision;
-  const bool every_node = r.result == "nominated";
+  const bool every_node = r.result == result_kind::nominated;
   std::string o = "{\n  ";
   json_header(o, "OffsetDistribution");
   o += ",\n  \"preemptor\": ";
   json_string(o, r.preemptor);
   o += ",\n  \"result\": ";
-  json_string(o, r.result);
+  json_string(o, to_string(r.result));
   o += ",\n  \"message\": ";
   json_string(o, every_node ? std::string() : r.message);
   o += ",\n  \"potentialNodes\": " + std::to_string(d.potential_nodes);
@@ -181,9 +181,9 @@ std::string to_text(const offset_distribution& d, std::string_view origin) {
   }
   o += "\n\n";
   const std::size_t n = r.evaluation_order.size();
-  if (r.result != "nominated") {
-    o += "Decision at every start offset: the same, " + r.result;
-    if (r.result == "unschedulable" && d.potential_nodes > 0)
+  if (r.result != result_kind::nominated) {
+    o += "Decision at every start offset: the same, " + std::string(to_string(r.result));
+    if (r.result == result_kind::unschedulable && d.potential_nodes > 0)
       o += " (the dry run looks at every one of the " + std::to_string(d.potential_nodes) +
            " nodes preemption may help before it gives up, wherever it starts)";
     o += ".\n";

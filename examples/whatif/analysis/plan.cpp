@@ -200,7 +200,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       out.stopped = step + ": the pod belongs to PodGroup " + object.ns + "/" + *object.pod_group +
                     ": kube-scheduler schedules it in its group's cycle, which the plan does not "
                     "model; the later pods depend on it";
-    } else if (r.result == "fits") {
+    } else if (r.result == result_kind::fits) {
       std::size_t target = nowhere;
       for (const node_report& n : r.nodes)
         if (!p.nominated_node_name.empty() && n.name == p.nominated_node_name)
@@ -219,7 +219,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
                         " nodes: kube-scheduler places it by scoring, which the tool does not "
                         "model, and the later pods depend on where";
       }
-    } else if (r.result == "nominated") {
+    } else if (r.result == result_kind::nominated) {
       for (const victim_info& v : r.victims)
         if (const std::size_t vi = state.pod(v.name); vi != nowhere) {
           state.evict(vi, step);
@@ -233,7 +233,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       state.nominate(i, r.nominated_node);
       st.applied = "nominated";
       st.node = r.nominated_node;
-    } else if (r.result == "unschedulable" && !state.nomination(i).empty()) {
+    } else if (r.result == result_kind::unschedulable && !state.nomination(i).empty()) {
       state.nominate(i, "");
       st.applied = "nomination cleared";
       out.cleared.push_back(object.key());
@@ -334,13 +334,13 @@ std::string to_text(const plan_result& p, std::string_view origin) {
     const plan_step& st = p.steps[k];
     const report r = for_text(st.decision);
     std::string victims = "-", detail;
-    if (r.result == "nominated") {
+    if (r.result == result_kind::nominated) {
       victims = std::to_string(r.victims.size());
       for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
         victims += (v ? ", " : ": ") + r.victims[v].name;
       if (r.victims.size() > 2) victims += ", ...";
       if (r.pdb_violations > 0) detail = std::to_string(r.pdb_violations) + " PDB violation(s)";
-    } else if (r.result == "fits") {
+    } else if (r.result == result_kind::fits) {
       detail = "fits on " + std::to_string(r.nodes.size()) + " node(s) as they are";
     } else {
       detail = r.message;
@@ -348,8 +348,9 @@ std::string to_text(const plan_result& p, std::string_view origin) {
     if (r.not_modelled.size() > 0)
       detail += (detail.empty() ? "" : "; ") + std::to_string(r.not_modelled.size()) +
                 " not modelled (see below)";
-    rows.push_back({std::to_string(k + 1), r.preemptor, std::to_string(r.priority), r.result,
-                    st.applied, st.node.empty() ? "-" : shown(st.node), victims, detail});
+    rows.push_back({std::to_string(k + 1), r.preemptor, std::to_string(r.priority),
+                    std::string(to_string(r.result)), st.applied,
+                    st.node.empty() ? "-" : shown(st.node), victims, detail});
   }
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)

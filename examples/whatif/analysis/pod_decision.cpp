@@ -204,13 +204,13 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
       preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr);
   if (!none && !m.ours(preemptor_object))
     // Another scheduler's pod: this scheduler never sees it, so there is nothing to decide.
-    none = no_decision{"other-scheduler", "the pod's spec.schedulerName is \"" +
-                                              preemptor_object.scheduler_name + "\", not " +
-                                              m.scheduler_name +
-                                              " (--scheduler-name): that scheduler decides for it"};
+    none = no_decision{result_kind::other_scheduler,
+                       "the pod's spec.schedulerName is \"" + preemptor_object.scheduler_name +
+                           "\", not " + m.scheduler_name +
+                           " (--scheduler-name): that scheduler decides for it"};
   if (!none) none = held_in_queue(preemptor_object);
   if (none) {
-    out.result = std::move(none->result);  // running, bound, other-scheduler or gated
+    out.result = none->result;  // running, bound, other-scheduler or gated
     out.message = std::move(none->message);
     out.decide_seconds = clock.wall_seconds();
     out.decide_cpu_seconds = clock.cpu_seconds();
@@ -228,7 +228,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   devices.prefilter(preemptor_object, refusals);
   if (devices.held_in_queue()) {
     // DynamicResources' PreEnqueue makes PreFilter's check first: the pod never leaves the queue.
-    out.result = "gated";
+    out.result = result_kind::gated;
     out.message = *devices.rejection() +
                   " (spec.resourceClaims: DynamicResources' PreEnqueue keeps the pod in kube-"
                   "scheduler's queue until its claims exist and are its own; it neither "
@@ -265,7 +265,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
       },
       [&](std::string what) { out.refuse(std::move(what)); });
   if (!filters.feasible.empty()) {
-    out.result = "fits";
+    out.result = result_kind::fits;
     for (std::size_t i : filters.feasible) out.nodes.push_back(std::move(filters.verdicts[i]));
   } else {
     if (auto e = m.preempt(view, preemptor_object, preemptor, opts, filters, out)) return e;
@@ -383,9 +383,9 @@ void analysis::model::describe(const evaluator_type::decision_type& d,
   out.offset = d.offset;
   out.candidates = d.candidates.size();
   switch (d.kind) {
-    case preempt::decision_kind::nominated: out.result = "nominated"; break;
-    case preempt::decision_kind::not_eligible: out.result = "not-eligible"; break;
-    default: out.result = "unschedulable"; break;
+    case preempt::decision_kind::nominated: out.result = result_kind::nominated; break;
+    case preempt::decision_kind::not_eligible: out.result = result_kind::not_eligible; break;
+    default: out.result = result_kind::unschedulable; break;
   }
 
   std::vector<bool> kept(n_nodes, false);

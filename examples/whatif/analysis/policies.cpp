@@ -179,7 +179,8 @@ std::string to_text(const policy_comparison& c, std::string_view origin) {
   const report a = for_text(c.upstream);
   const report b = for_text(c.with_policies);
   const auto outcome = [](const report& r) {
-    return r.result == "nominated" ? "node " + r.nominated_node : r.result;
+    return r.result == result_kind::nominated ? "node " + r.nominated_node
+                                              : std::string(to_string(r.result));
   };
   std::string o = "Pod " + a.preemptor;
   if (!origin.empty()) o += " (" + shown(origin) + ")";

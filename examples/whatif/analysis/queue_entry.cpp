@@ -12,13 +12,14 @@ namespace whatif {
 std::optional<no_decision> never_queued(const pod_object& pod, const pod_object* in_dump) {
   if (in_dump != nullptr && in_dump != &pod && !in_dump->node_name.empty() &&
       !k8s::is_terminal_phase(in_dump->phase))
-    return no_decision{"running", "the dump holds this pod bound to node " +
-                                      clip(in_dump->node_name) +
-                                      ": it runs already, it is not pending"};
+    return no_decision{result_kind::running, "the dump holds this pod bound to node " +
+                                                 clip(in_dump->node_name) +
+                                                 ": it runs already, it is not pending"};
   if (!pod.node_name.empty())
-    return no_decision{"bound", "the pod names its node (spec.nodeName " + clip(pod.node_name) +
-                                    "): it is created bound, kube-scheduler never queues it, and "
-                                    "the node's kubelet admits it or not"};
+    return no_decision{result_kind::bound,
+                       "the pod names its node (spec.nodeName " + clip(pod.node_name) +
+                           "): it is created bound, kube-scheduler never queues it, and "
+                           "the node's kubelet admits it or not"};
   return std::nullopt;
 }
 
@@ -29,10 +30,11 @@ std::optional<no_decision> held_in_queue(const pod_object& pod) {
     for (std::size_t i = 0; i < pod.scheduling_gates.size(); ++i)
       gates += (i > 0 ? " " : "") + clip(pod.scheduling_gates[i]);
     gates += "]";
-    return no_decision{"gated", "waiting for scheduling gates: " + gates +
-                                    " (spec.schedulingGates: kube-scheduler keeps the pod in its "
-                                    "queue until they are removed; it neither schedules nor "
-                                    "preempts for it)"};
+    return no_decision{result_kind::gated,
+                       "waiting for scheduling gates: " + gates +
+                           " (spec.schedulingGates: kube-scheduler keeps the pod in its "
+                           "queue until they are removed; it neither schedules nor "
+                           "preempts for it)"};
   }
   return std::nullopt;
 }

@@ -21,12 +21,13 @@
 #include <optional>
 #include <string>
 
+#include "analysis/analysis.hpp"
 #include "decode/dump.hpp"
 
 namespace whatif {
 
 struct no_decision {
-  std::string result;   // bound, running, gated
+  result_kind result;   // bound, running, gated
   std::string message;  // why, for people (gated: upstream's PreEnqueue message first)
 };
 

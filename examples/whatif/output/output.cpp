@@ -20,6 +20,23 @@ namespace whatif {
 
 // JSON text of `s`. Besides what JSON requires, DEL and the C1 controls (U+0080-U+009F) are
 // written as \u escapes too: output shown on a terminal cannot move it.
+std::string_view to_string(result_kind r) noexcept {
+  switch (r) {
+    case result_kind::none: return "";
+    case result_kind::nominated: return "nominated";
+    case result_kind::fits: return "fits";
+    case result_kind::not_eligible: return "not-eligible";
+    case result_kind::unschedulable: return "unschedulable";
+    case result_kind::other_scheduler: return "other-scheduler";
+    case result_kind::running: return "running";
+    case result_kind::bound: return "bound";
+    case result_kind::gated: return "gated";
+    case result_kind::ongoing: return "ongoing";
+    case result_kind::error: return "error";
+  }
+  return "";
+}
+
 void json_string(std::string& out, std::string_view s) {
   out += '"';
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -75,7 +92,7 @@ bool sampled(const report& r) {
 
 std::vector<std::string> tied_on_every_criterion(const report& r) {
   std::vector<std::string> nodes;
-  if (r.result == "nominated" &&
+  if (r.result == result_kind::nominated &&
       r.decided_by == preempt::default_scores::name(preempt::default_scores::count))
     for (const auto& [node, value] : r.tie_break) nodes.push_back(node);
   return nodes;
@@ -255,7 +272,7 @@ std::string to_json(const report& r) {
   o += ",\n  \"preemptor\": ";
   json_string(o, r.preemptor);
   o += ",\n  \"result\": ";
-  json_string(o, r.result);
+  json_string(o, to_string(r.result));
   o += ",\n  \"nominatedNodeName\": ";
   json_string(o, r.nominated_node);
   o += ",\n  \"victims\": ";
@@ -324,7 +341,7 @@ std::string to_text(const report& decided, std::string_view origin) {
   }
   o += "\n\n";
 
-  if (r.result == "fits") {
+  if (r.result == result_kind::fits) {
     o += "Decision: no preemption needed. The pod fits on " +
          plural(r.nodes.size(), "node", "nodes") + " as they are:";
     std::size_t shown = 0;
@@ -336,7 +353,7 @@ std::string to_text(const report& decided, std::string_view origin) {
       o += " " + n.name;
     }
     o += "\n(the scheduler picks one of them by scoring; preemption does not run)\n";
-  } else if (r.result == "nominated") {
+  } else if (r.result == result_kind::nominated) {
     o += "Decision: nominate node " + r.nominated_node + " and evict " +
          plural(r.victims.size(), "pod", "pods") + " (" +
          plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
@@ -385,12 +402,14 @@ std::string to_text(const report& decided, std::string_view origin) {
       for (const victim_info& v : r.victims)
         if (!v.reason.empty()) o += "  " + v.name + ": " + v.reason + "\n";
     }
-  } else if (r.result == "other-scheduler") {
+  } else if (r.result == result_kind::other_scheduler) {
     o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
-  } else if (r.result == "bound" || r.result == "running" || r.result == "gated") {
+  } else if (r.result == result_kind::bound || r.result == result_kind::running ||
+             r.result == result_kind::gated) {
     o += "Decision: none; the pod is " +
-         std::string(r.result == "gated" ? "gated" : "not pending") + ".\n  " + r.message + "\n";
-  } else if (r.result == "not-eligible") {
+         std::string(r.result == result_kind::gated ? "gated" : "not pending") + ".\n  " +
+         r.message + "\n";
+  } else if (r.result == result_kind::not_eligible) {
     o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " + r.message +
          "\n";
   } else {
@@ -399,8 +418,9 @@ std::string to_text(const report& decided, std::string_view origin) {
          r.message + "\n";
   }
 
-  if (r.result != "fits" && r.result != "not-eligible" && r.result != "other-scheduler" &&
-      r.result != "bound" && r.result != "running" && r.result != "gated") {
+  if (r.result != result_kind::fits && r.result != result_kind::not_eligible &&
+      r.result != result_kind::other_scheduler && r.result != result_kind::bound &&
+      r.result != result_kind::running && r.result != result_kind::gated) {
     o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
          plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
          std::to_string(r.offset) + ", looking for " +
@@ -448,7 +468,7 @@ std::string to_text(const report& decided, std::string_view origin) {
   std::map<std::string, std::size_t> unresolvable;
   for (const node_report& n : r.nodes)
     if (!n.evaluated && n.status == "UnschedulableAndUnresolvable") ++unresolvable[n.reason];
-  if (!unresolvable.empty() && r.result != "fits") {
+  if (!unresolvable.empty() && r.result != result_kind::fits) {
     std::vector<std::pair<std::size_t, std::string>> groups;
     std::size_t total = 0;
     for (const auto& [reason, count] : unresolvable) {
@@ -480,7 +500,7 @@ std::string to_json(const group_report& r) {
   json_string(o, r.scheduling);
   o += ",\n  \"scheduledMembers\": " + std::to_string(r.scheduled_members);
   o += ",\n  \"result\": ";
-  json_string(o, r.result);
+  json_string(o, to_string(r.result));
   o += ",\n  \"placement\": ";
   json_string(o, r.placement);
   o += ",\n  \"members\": [";
@@ -526,10 +546,10 @@ std::string to_text(const group_report& decided, std::string_view origin) {
     for (const auto& [name, node] : r.members)
       o += "  " + pad(name, w + 2) + (node.empty() ? std::string("-") : node) + "\n";
   };
-  if (r.result == "fits") {
+  if (r.result == result_kind::fits) {
     o += "Decision: no preemption needed. The group fits as the cluster is.\n";
     placement("\nPlacement:\n");
-  } else if (r.result == "nominated") {
+  } else if (r.result == result_kind::nominated) {
     std::size_t placed = 0;
     for (const auto& m : r.members) placed += m.second.empty() ? 0u : 1u;
     o += "Decision: nominate " + std::to_string(placed) + " of " +
@@ -543,12 +563,12 @@ std::string to_text(const group_report& decided, std::string_view origin) {
       o += "\nVictims, most important first:\n";
       append_victims_table(o, r.victims);
     }
-  } else if (r.result == "ongoing") {
+  } else if (r.result == result_kind::ongoing) {
     o += "Decision: an earlier preemption for the group is still under way; every member keeps "
          "its nomination.\n  " +
          r.message + "\n";
     placement("\nCurrent nominations:\n");
-  } else if (r.result == "not-eligible") {
+  } else if (r.result == result_kind::not_eligible) {
     o += "Decision: the group may not preempt.\n  " + r.message + "\n";
   } else {
     o += "Decision: preemption cannot help; the group stays pending.\n  " + r.message + "\n";
@@ -579,7 +599,7 @@ namespace {
 // One row of the --all-pending table: the decision in a few words.
 std::vector<std::string> table_row(const report& r) {
   std::string victims = "-", detail;
-  if (r.result == "nominated") {
+  if (r.result == result_kind::nominated) {
     victims = std::to_string(r.victims.size());
     for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
       victims += (v ? ", " : ": ") + r.victims[v].name;
@@ -587,14 +607,17 @@ std::vector<std::string> table_row(const report& r) {
     if (r.pdb_violations > 0)
       detail =
           plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations");
-  } else if (r.result == "fits") {
+  } else if (r.result == result_kind::fits) {
     detail = "fits on " + plural(r.nodes.size(), "node", "nodes") + " as they are";
   } else {
     detail = r.message;
   }
-  return {r.preemptor, std::to_string(r.priority),
-          r.result,    r.nominated_node.empty() ? "-" : r.nominated_node,
-          victims,     detail};
+  return {r.preemptor,
+          std::to_string(r.priority),
+          std::string(to_string(r.result)),
+          r.nominated_node.empty() ? "-" : r.nominated_node,
+          victims,
+          detail};
 }
 
 }  // namespace

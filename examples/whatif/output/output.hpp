@@ -58,6 +58,9 @@ std::string to_text_table(const std::vector<report>& reports, std::string_view o
 
 // JSON writing shared by the outputs: a string (control characters, DEL and C1 escaped), a list of
 // strings, and the "apiVersion" and "kind" members.
+// A decision's result as both outputs name it ("nominated", "not-eligible", ...; "" for none).
+std::string_view to_string(result_kind r) noexcept;
+
 void json_string(std::string& out, std::string_view s);
 void json_strings(std::string& out, const std::vector<std::string>& list);
 void json_header(std::string& out, std::string_view kind);

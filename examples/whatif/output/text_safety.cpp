@@ -48,7 +48,6 @@ report for_text(const report& r) {
     requests.set(name, amount);
   }
   t.requests = std::move(requests);
-  escape(t.result);
   escape(t.nominated_node);
   escape(t.victims);
   escape(t.cleared_nominations);
@@ -78,7 +77,6 @@ group_report for_text(const group_report& r) {
     escape(member);
     escape(node);
   }
-  escape(t.result);
   escape(t.message);
   escape(t.victims);
   escape(t.placement);
