@@ -38,19 +38,19 @@
 
 #include <CLI/CLI.hpp>
 
-#include "admission.hpp"
+#include "analysis/analysis.hpp"
+#include "analysis/offsets.hpp"
+#include "analysis/plan.hpp"
+#include "analysis/policies.hpp"
 #include "bundled_data.hpp"
-#include "kinds.hpp"
-#include "kubectl.hpp"
-#include "loader.hpp"
-#include "offsets.hpp"
-#include "one_line.hpp"
-#include "output.hpp"
-#include "plan.hpp"
-#include "policies.hpp"
+#include "decode/admission.hpp"
+#include "decode/kinds.hpp"
+#include "io/kubectl.hpp"
+#include "io/loader.hpp"
+#include "output/one_line.hpp"
+#include "output/output.hpp"
 #include "preempt/sampling.hpp"
 #include "stopwatch.hpp"
-#include "whatif.hpp"
 
 namespace {
 

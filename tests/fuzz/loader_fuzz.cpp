@@ -23,12 +23,12 @@
 
 #include <vector>
 
-#include "input.hpp"
-#include "json_error.hpp"
-#include "loader.hpp"
-#include "output.hpp"
-#include "whatif.hpp"
-#include "yaml_json.hpp"
+#include "analysis/analysis.hpp"
+#include "io/input.hpp"
+#include "io/json_error.hpp"
+#include "io/loader.hpp"
+#include "io/yaml_json.hpp"
+#include "output/output.hpp"
 
 namespace {
 

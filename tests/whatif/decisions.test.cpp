@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "loader.hpp"
-#include "offsets.hpp"
-#include "output.hpp"
-#include "plan.hpp"
-#include "whatif.hpp"
+#include "analysis/analysis.hpp"
+#include "analysis/offsets.hpp"
+#include "analysis/plan.hpp"
+#include "io/loader.hpp"
+#include "output/output.hpp"
 
 namespace {
 
@@ -91,7 +91,7 @@ void check_every_offset(const loaded& l, preempt::sampling_args sampling) {
   opts.now = 1'000'000'000'000'000'000;
   whatif::offset_distribution d;
   REQUIRE_FALSE(whatif::decide_every_offset(l.analysis, l.pod, opts, d));
-  REQUIRE(d.decision.result == "nominated");
+  REQUIRE(d.decision.result == whatif::result_kind::nominated);
   const std::size_t n = d.potential_nodes;
   REQUIRE(d.decision.evaluation_order.size() == n);
   std::size_t counted = 0;
@@ -104,7 +104,7 @@ void check_every_offset(const loaded& l, preempt::sampling_args sampling) {
     at.offset = offset;
     whatif::report r;
     REQUIRE_FALSE(l.analysis.decide(l.pod, at, r));
-    REQUIRE(r.result == "nominated");
+    REQUIRE(r.result == whatif::result_kind::nominated);
     whatif::outcome_at(d, offset, choices);
     REQUIRE_FALSE(choices.empty());
     const whatif::node_report& chosen = d.decision.nodes[choices.front()];
@@ -164,7 +164,7 @@ TEST_CASE("offsets all: a decision that is not a nomination is the same at every
   big.requests.set("cpu", 64000);  // more than any node has
   whatif::offset_distribution d;
   REQUIRE_FALSE(whatif::decide_every_offset(l.analysis, big, whatif::options{}, d));
-  CHECK(d.decision.result == "unschedulable");
+  CHECK(d.decision.result == whatif::result_kind::unschedulable);
   CHECK(d.outcomes.empty());
 }
 

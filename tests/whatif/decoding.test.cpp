@@ -14,12 +14,12 @@
 
 #include <simdjson.h>
 
-#include "input.hpp"
-#include "json_error.hpp"
-#include "kinds.hpp"
-#include "loader.hpp"
-#include "one_line.hpp"
-#include "yaml_json.hpp"
+#include "decode/kinds.hpp"
+#include "io/input.hpp"
+#include "io/json_error.hpp"
+#include "io/loader.hpp"
+#include "io/yaml_json.hpp"
+#include "output/one_line.hpp"
 
 namespace {
 

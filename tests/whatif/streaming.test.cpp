@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "input.hpp"
-#include "json_stream.hpp"
-#include "loader.hpp"
+#include "io/input.hpp"
+#include "io/json_stream.hpp"
+#include "io/loader.hpp"
 
 namespace {
 

@@ -35,8 +35,8 @@
 #include <yaml.h>
 #include "stopwatch.hpp"
 
-#include "loader.hpp"
-#include "yaml_json.hpp"
+#include "io/loader.hpp"
+#include "io/yaml_json.hpp"
 
 namespace {
 

@@ -1,0 +1,246 @@
+// examples/whatif/analysis/group_decision.cpp - the decision for a pending pod group
+// (analysis::decide_group, --pod-group): the group's own cycle first, then workload-aware
+// preemption; see analysis.hpp and model.hpp.
+//
+// SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/group_placement.hpp"
+#include "analysis/model.hpp"
+#include "analysis/unmodelled.hpp"
+
+namespace whatif {
+
+namespace {
+
+// The order of kube-scheduler's snapshot node list (the cache's nodeTree): nodes grouped by zone
+// key (GetZoneKey: region and zone, the failure-domain.beta labels before the topology ones),
+// zones in the order their first node was added (the dump's order), then one node of each zone
+// in turn. The pod-group evaluator builds its victim units in this order.
+std::vector<std::size_t> snapshot_node_order(const cluster_dump& dump) {
+  const auto label = [](const k8s::label_set& labels, std::string_view beta, std::string_view ga) {
+    if (const std::string* v = labels.find(beta)) return *v;
+    if (const std::string* v = labels.find(ga)) return *v;
+    return std::string();
+  };
+  std::vector<std::string> zone_keys;
+  std::vector<std::vector<std::size_t>> zones;
+  for (std::size_t i = 0; i < dump.nodes.size(); ++i) {
+    const k8s::label_set& l = dump.nodes[i].labels;
+    const std::string zone =
+        label(l, "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone");
+    const std::string region =
+        label(l, "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region");
+    const std::string key =
+        region.empty() && zone.empty() ? std::string() : region + ":" + '\0' + ":" + zone;
+    const auto at = std::find(zone_keys.begin(), zone_keys.end(), key);
+    if (at == zone_keys.end()) {
+      zone_keys.push_back(key);
+      zones.push_back({i});
+    } else {
+      zones[static_cast<std::size_t>(at - zone_keys.begin())].push_back(i);
+    }
+  }
+  std::vector<std::size_t> order;
+  order.reserve(dump.nodes.size());
+  for (std::size_t k = 0; order.size() < dump.nodes.size(); ++k)
+    for (const std::vector<std::size_t>& z : zones)
+      if (k < z.size()) order.push_back(z[k]);
+  return order;
+}
+
+// The pods nominated to a node, as the group's placement reads them.
+struct ledger_nominations {
+  const preempt::nomination_ledger<pod, preempt::null_mutex>* ledger;
+  std::span<const pod* const> operator()(std::size_t node) const {
+    return ledger->nominated_to_unlocked(node);
+  }
+};
+using group_cluster = group::recording_cluster<preempt::model::resource_cluster>;
+using group_placement = group::first_fit_placement<preempt::model::resource_cluster, pod_facts_of,
+                                                   node_facts_of, ledger_nominations>;
+
+}  // namespace
+
+std::optional<load_error> analysis::decide_group(const std::string& key, const options& opts,
+                                                 group_report& out) const {
+  return model_->decide_group(key, opts, out);
+}
+
+std::optional<load_error> analysis::model::decide_group(const std::string& key, const options& opts,
+                                                        group_report& out) const {
+  out = group_report{};
+  out.group = key;
+  out.warnings = warnings;
+  for (const std::string& w : dump->input_refusals) out.refuse(w);
+  const std::size_t slash = key.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == key.size())
+    return load_error{"--pod-group " + key + ": expected NAMESPACE/NAME"};
+  const std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+  const std::size_t g = find_group(group_object::kind_type::pod_group, ns, name);
+  if (g == wl::no_group)
+    return load_error{"--pod-group " + key + ": no such PodGroup in the cluster dump"};
+  const group_object& object = dump->groups[g];
+
+  // The preemptor: the pending members in input order; already scheduled members stay.
+  std::vector<const pod*> member_pods;
+  std::vector<std::size_t> nominated;
+  for (const pod& p : pending) {
+    const pod_object& o = dump->pods[p.uid() - 1];
+    if (!o.pod_group || *o.pod_group != name || o.ns != ns) continue;
+    if (!o.scheduling_gates.empty())  // kept out of the queue: the group's cycle waits for it
+      out.refuse("Pod " + o.key() +
+                 ": spec.schedulingGates: a gated member stays out of the queue; the group's "
+                 "cycle with gated members is not modelled");
+    member_pods.push_back(&p);
+    const auto it = node_index.find(o.nominated_node_name);
+    nominated.push_back(it == node_index.end() ? wl::no_node : it->second);
+  }
+  for (std::size_t i = 0; i < dump->pods.size(); ++i)
+    if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
+  for (const pod* p : member_pods)
+    if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
+      out.refuse(
+          "Pod " + o.key() +
+          ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
+          "DynamicResources filter keeps only the nodes where the claims can be allocated)");
+  if (member_pods.empty())
+    return load_error{
+        "--pod-group " + key +
+        ": the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName " + name +
+        ", no spec.nodeName)"};
+
+  // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
+  std::size_t top = g;
+  for (std::size_t depth = 1, up = groups.parent(g);
+       depth < wl::max_tree_depth && up != wl::no_group; ++depth, up = groups.parent(up))
+    top = up;
+  if (top != g)
+    out.warnings.push_back(
+        "the PodGroup belongs to " + group_labels[top] +
+        ": kube-scheduler schedules the whole hierarchy as one unit; decided here "
+        "for this PodGroup's pending members, with the root's priority");
+  if (object.topology)
+    out.warnings.push_back(
+        "the PodGroup's schedulingConstraints.topology was ignored (topology-aware "
+        "placement is not modelled)");
+  wl::group_preemptor<pod> preemptor;
+  preemptor.priority = groups.priority(top);
+  preemptor.kind = wl::unit_kind::pod_group;
+  preemptor.members = std::span<const pod* const>(member_pods);
+  preemptor.nominated_nodes = std::span<const std::size_t>(nominated);
+  // PodGroupPreemptionPolicy is alpha and off by default in v1.37: kube-scheduler then ignores
+  // the group's spec.preemptionPolicy and the members' policies decide. The API server stores
+  // the field only with that gate on, so a group carrying it comes from a cluster whose gates the
+  // tool cannot know: where the field would decide otherwise, the decision is refused.
+  preemptor.policy =
+      wl::resolve_preemption_policy(object.priority.policy, preemptor.members, false);
+  if (object.priority.policy &&
+      wl::resolve_preemption_policy(object.priority.policy, preemptor.members, true) !=
+          preemptor.policy)
+    out.refuse("PodGroup " + key + ": spec.preemptionPolicy " +
+               (*object.priority.policy == preempt::preemption_policy::never
+                    ? "Never"
+                    : "PreemptLowerPriority") +
+               " decides otherwise than its members' with the PodGroupPreemptionPolicy feature "
+               "gate on (alpha, off by default in v1.37, where kube-scheduler ignores the field; "
+               "the API server stores it only with the gate on): decided with the default gates");
+  out.priority = preemptor.priority;
+  out.policy =
+      preemptor.policy == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority";
+  std::size_t needed = 1;
+  if (object.gang) {
+    out.scheduling = "gang, minCount " + std::to_string(object.min_count);
+    const std::size_t min_count =
+        object.min_count > 0 ? static_cast<std::size_t>(object.min_count) : 0;
+    needed = min_count > out.scheduled_members ? min_count - out.scheduled_members : 1;
+  } else {
+    out.scheduling = "basic";
+  }
+
+  for (const pod* p : member_pods)
+    refuse_volumes(dump->pods[p->uid() - 1],
+                   [&](std::string what) { out.refuse(std::move(what)); });
+
+  // Each member as the placement's filters read it: its node filters per node, and what
+  // NodePorts, PodTopologySpread, InterPodAffinity and NodeDeclaredFeatures read of it.
+  const std::size_t n_nodes = dump->nodes.size();
+  std::vector<group::placing_member> placing(member_pods.size());
+  for (std::size_t k = 0; k < member_pods.size(); ++k) {
+    const pod_object& o = dump->pods[member_pods[k]->uid() - 1];
+    placing[k].pod =
+        k8s::placing_pod{k8s::pod_facts{o.ns, &o.labels, o.deleting, o.anti_affinity_terms},
+                         o.host_ports,
+                         o.affinity_terms,
+                         o.anti_affinity_terms,
+                         o.spread,
+                         &o.placement,
+                         o.required_features};
+    placing[k].allowed.assign(n_nodes, 0);
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      const node_object& n = dump->nodes[i];
+      placing[k].allowed[i] =
+          k8s::filter_node(o.placement,
+                           k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable})
+              .passed();
+    }
+  }
+  group_placement place(cluster, pod_facts_of{&pod_facts}, node_facts_of{&node_facts},
+                        namespace_facts, ledger_nominations{&ledger}, placing, needed);
+  const auto show = [&](std::span<const std::size_t> nodes) {
+    out.members.clear();
+    for (std::size_t k = 0; k < member_pods.size(); ++k)
+      out.members.emplace_back(pod_name(member_pods[k]), nodes[k] == wl::no_node
+                                                             ? std::string()
+                                                             : dump->nodes[nodes[k]].name);
+  };
+
+  // First the pod-group cycle itself: if the group fits as the cluster is, no preemption runs.
+  const group_cluster recorded(cluster);
+  {
+    std::vector<group_cluster::state_type> states;
+    states.reserve(n_nodes);
+    for (std::size_t i = 0; i < n_nodes; ++i) {
+      states.push_back(recorded.make_state());
+      recorded.prepare_state(i, states.back());
+    }
+    wl::node_states<group_cluster::state_type> view{std::span(states)};
+    std::vector<std::size_t> where(member_pods.size(), wl::no_node);
+    if (place(preemptor.members, view, std::span<std::size_t>(where)).is_success()) {
+      out.result = result_kind::fits;
+      show(where);
+      return std::nullopt;
+    }
+  }
+
+  wl::pod_group_evaluator<group_cluster> ev(
+      wl::group_evaluator_config{.now = opts.now, .profile = opts.profile});
+  const auto reader = ledger.reader();
+  const std::vector<std::size_t> scan_order = snapshot_node_order(*dump);
+  const auto& d = ev.evaluate(preemptor, recorded, groups, budgets, reader, place,
+                              std::span<const std::size_t>(scan_order));
+  out.message = std::string(d.outcome.reason());
+  if (!out.message.empty())
+    out.message = std::string(wl::pod_group_preemption_prefix) + out.message;
+  std::vector<std::size_t> where(member_pods.size(), wl::no_node);
+  for (const wl::member_nomination& nm : d.nominations) where[nm.member] = nm.node;
+  show(where);
+  switch (d.kind) {
+    case wl::group_decision_kind::preempt: out.result = result_kind::nominated; break;
+    case wl::group_decision_kind::ongoing: out.result = result_kind::ongoing; break;
+    case wl::group_decision_kind::not_eligible: out.result = result_kind::not_eligible; break;
+    case wl::group_decision_kind::unschedulable: out.result = result_kind::unschedulable; break;
+    case wl::group_decision_kind::error: out.result = result_kind::error; break;
+  }
+  for (const pod* p : d.victims) out.victims.push_back(victim(p));
+  out.pdb_violations = d.pdb_violations;
+  out.pod_group_disruptions = d.pod_group_disruptions;
+  return std::nullopt;
+}
+
+}  // namespace whatif

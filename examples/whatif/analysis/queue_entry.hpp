@@ -1,0 +1,43 @@
+// examples/whatif/analysis/queue_entry.hpp - why kube-scheduler would take no decision at all for a
+// pod: it never enters the scheduling queue, or never leaves it.
+//
+//   running  the manifest (--pod) is a pod of the dump, bound to a node there: it runs already
+//            (the API server would refuse to create a second pod of that name: AlreadyExists).
+//   bound    spec.nodeName is set (a manifest given with --pod): the pod is created bound and
+//            the scheduler never queues it (only unassigned pods are queued); the node's kubelet
+//            admits it or not.
+//   (another scheduler's pod is never queued either: the caller answers other-scheduler before
+//   asking held_in_queue, as the scheduler's event handlers filter it before PreEnqueue runs.)
+//   gated    spec.schedulingGates is not empty: the SchedulingGates PreEnqueue plugin keeps the
+//            pod out of the active queue ("waiting for scheduling gates: [a b]"), so it is never
+//            scheduled and never preempts. Its nomination, if any, still counts: the queue adds
+//            every pod to the nominator, gated or not (PriorityQueue.addPod).
+// Pure functions of the objects; no allocation beyond the message; no exceptions.
+//
+// SPDX-License-Identifier: Apache-2.0
+#ifndef PREEMPT_WHATIF_QUEUE_ENTRY_HPP
+#define PREEMPT_WHATIF_QUEUE_ENTRY_HPP
+
+#include <optional>
+#include <string>
+
+#include "analysis/analysis.hpp"
+#include "decode/dump.hpp"
+
+namespace whatif {
+
+struct no_decision {
+  result_kind result;   // bound, running, gated
+  std::string message;  // why, for people (gated: upstream's PreEnqueue message first)
+};
+
+// running or bound. `in_dump`: the dump's pod of the same namespace/name, if any (nullptr
+// otherwise); it is the pod itself for --pod-name.
+std::optional<no_decision> never_queued(const pod_object& pod, const pod_object* in_dump);
+
+// gated.
+std::optional<no_decision> held_in_queue(const pod_object& pod);
+
+}  // namespace whatif
+
+#endif  // PREEMPT_WHATIF_QUEUE_ENTRY_HPP
