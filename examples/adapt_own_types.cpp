@@ -70,8 +70,8 @@ namespace batch {
 using clock = std::chrono::system_clock;
 
 struct job {
-  std::string id;  // an owning uid
-  int rank = 0;    // the priority
+  std::string id;                            // an owning uid
+  int rank = 0;                              // the priority
   std::optional<clock::time_point> started;  // empty: not started yet (counts as "now")
   bool deleting = false;
 };
@@ -165,8 +165,8 @@ int main() {
                                           preempt::status_code::unschedulable);
   preempt::nomination_ledger<batch::job> ledger(preempt::cluster_size(inv));
   preempt::evaluator<batch::inventory> evaluator;
-  const auto& d = evaluator.evaluate(incoming, inv, statuses, preempt::no_budgets{}, ledger.reader(),
-                                     preempt::inline_executor{});
+  const auto& d = evaluator.evaluate(incoming, inv, statuses, preempt::no_budgets{},
+                                     ledger.reader(), preempt::inline_executor{});
 
   if (d.kind != preempt::decision_kind::nominated) {
     std::printf("adapt-own-types: FAILED: no nomination: %s\n", std::string(d.message).c_str());
@@ -176,8 +176,8 @@ int main() {
   for (const batch::job* v : d.victims) std::printf(" %s", v->id.c_str());
   std::printf("\n");
   // The victim is your own object (through the unique_ptr), not a copy.
-  const bool ok = d.node_index == 1 && d.victims.size() == 1 &&
-                  d.victims[0] == inv.hosts[1].jobs[0].get();
+  const bool ok =
+      d.node_index == 1 && d.victims.size() == 1 && d.victims[0] == inv.hosts[1].jobs[0].get();
   if (!ok) {
     std::printf("adapt-own-types: FAILED: expected host-b and its job b-low\n");
     return 1;

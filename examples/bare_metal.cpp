@@ -121,11 +121,11 @@ int main() {
   preempt::in_flight_table<task> in_flight;
   stopper client;
   preempt::dispatcher<task, preempt::inline_executor, stopper> dispatch(ledger, in_flight, client,
-                                                                         preempt::inline_executor{});
+                                                                        preempt::inline_executor{});
   const preempt::dispatch_result done = dispatch.apply(preemptor, d);
   const auto nominated = ledger.node_of(preemptor.uid());
-  std::printf("dispatch: %zu eviction(s), task %u stopped, nominated to node %zu\n",
-              done.evictions, static_cast<unsigned>(client.stopped),
+  std::printf("dispatch: %zu eviction(s), task %u stopped, nominated to node %zu\n", done.evictions,
+              static_cast<unsigned>(client.stopped),
               nominated ? *nominated : static_cast<std::size_t>(99));
 
   const bool ok = d.node_name == "c" && d.victims[0]->uid() == 6 && done.evictions == 1 &&

@@ -92,10 +92,11 @@ int main() {
 
   std::printf("full dry run:      node %s, %zu victim(s), %zu candidates with victims, %.0f us\n",
               std::string(a.node_name).c_str(), a.victims.size(), a.candidates.size(), full_us);
-  std::printf("report_only_chosen: node %s, %zu victim(s), %zu candidates with victims, "
-              "%zu bounded, %.0f us\n",
-              std::string(b.node_name).c_str(), b.victims.size(), b.candidates.size(),
-              b.candidates_bounded, bounded_us);
+  std::printf(
+      "report_only_chosen: node %s, %zu victim(s), %zu candidates with victims, "
+      "%zu bounded, %.0f us\n",
+      std::string(b.node_name).c_str(), b.victims.size(), b.candidates.size(), b.candidates_bounded,
+      bounded_us);
 
   bool same = a.kind == preempt::decision_kind::nominated && a.kind == b.kind &&
               a.node_index == b.node_index && a.pdb_violations == b.pdb_violations &&
@@ -105,7 +106,8 @@ int main() {
     std::printf("branch-and-bound: FAILED: the decisions differ\n");
     return 1;
   }
-  if (b.candidates_bounded == 0 || b.candidates.size() + b.candidates_bounded != a.candidates.size()) {
+  if (b.candidates_bounded == 0 ||
+      b.candidates.size() + b.candidates_bounded != a.candidates.size()) {
     std::printf("branch-and-bound: FAILED: expected bounded candidates, %zu + %zu of %zu\n",
                 b.candidates.size(), b.candidates_bounded, a.candidates.size());
     return 1;

@@ -85,10 +85,9 @@ int main() {
   };
   const auto decide = [&](const char* when) {
     budgets.lookups = 0;
-    const auto& d =
-        evaluator.evaluate(preemptor, cluster, statuses, budgets, ledger.reader(),
-                           preempt::inline_executor{},
-                           preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
+    const auto& d = evaluator.evaluate(
+        preemptor, cluster, statuses, budgets, ledger.reader(), preempt::inline_executor{},
+        preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
     std::printf("%-28s node %s, %zu victims, %lld budget violations, %llu budget lookups\n", when,
                 std::string(d.node_name).c_str(), d.victims.size(),
                 static_cast<long long>(d.pdb_violations),
@@ -98,7 +97,8 @@ int main() {
 
   const seen first = decide("first decision:");
   const seen again = decide("unchanged cluster:");
-  // A budget changes (a pod of another budget joins budget 0): its stamp changes, the memo is stale.
+  // A budget changes (a pod of another budget joins budget 0): its stamp changes, the memo is
+  // stale.
   table.add_member(0, 100);
   const seen changed = decide("after a budget changed:");
 

@@ -102,11 +102,13 @@ struct scene {
   std::map<pod_id, std::string> names;
   pod_id next = 1;
 
-  void add(std::size_t node, std::string name, std::int32_t priority, std::size_t group = wl::no_group) {
+  void add(std::size_t node, std::string name, std::int32_t priority,
+           std::size_t group = wl::no_group) {
     if (group != wl::no_group) groups.link(next, group);
     names[next] = std::move(name);
-    cluster.add_pod(node, resource_pod({.uid = next++, .priority = priority, .requests = {0, 0, 1},
-                                        .start_time = 0}));
+    cluster.add_pod(
+        node, resource_pod(
+                  {.uid = next++, .priority = priority, .requests = {0, 0, 1}, .start_time = 0}));
   }
   std::set<std::string> named(std::span<const resource_pod* const> pods) const {
     std::set<std::string> out;
