@@ -32,10 +32,11 @@
 
 #include <time.h>
 
-#include "input.hpp"
-#include "loader.hpp"
+#include "analysis/analysis.hpp"
+#include "bench/repeated_evaluation.hpp"
+#include "io/input.hpp"
+#include "io/loader.hpp"
 #include "preempt/thread_pool.hpp"
-#include "whatif.hpp"
 
 namespace {
 
