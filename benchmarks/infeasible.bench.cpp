@@ -17,8 +17,8 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/fixtures.hpp"
@@ -67,15 +67,19 @@ void BM_infeasible(benchmark::State& state) {
   const double scan =
       bench::plain_scan_ns_per_pod([&] { return bench::plain_scan(w->cluster, nodes); }, total);
   // The naive reference at 5000 nodes only (seconds per decision at 100,000).
-  const double ref = node_count > 5000 ? std::numeric_limits<double>::quiet_NaN() : bench::reference_ns(
-      std::to_string(node_count) + "x" + std::to_string(total),
-      [&] {
-        const auto r = naive_reference::preempt(w->preemptor, w->reference_input({}));
-        bench::expect(r.kind == preempt::decision_kind::unschedulable && r.message == message,
+  const double ref =
+      node_count > 5000
+          ? std::numeric_limits<double>::quiet_NaN()
+          : bench::reference_ns(
+                std::to_string(node_count) + "x" + std::to_string(total),
+                [&] {
+                  const auto r = naive_reference::preempt(w->preemptor, w->reference_input({}));
+                  bench::expect(
+                      r.kind == preempt::decision_kind::unschedulable && r.message == message,
                       "infeasible: the reference disagrees");
-        benchmark::DoNotOptimize(r.tried.data());
-      },
-      static_cast<double>(total) * static_cast<double>(per_node_shape));
+                  benchmark::DoNotOptimize(r.tried.data());
+                },
+                static_cast<double>(total) * static_cast<double>(per_node_shape));
   const double ns = bench::timed_loop(state, [&] {
     const auto& d = evaluate();
     std::size_t n = d.diagnosis.size();

@@ -86,7 +86,7 @@ int main() {
   preempt::filter_statuses statuses(cluster.size(), preempt::status_code::unschedulable);
 
   preempt::evaluator_config config;
-  config.parallelism = 2;  // the calling thread and one helper on the loop
+  config.parallelism = 2;         // the calling thread and one helper on the loop
   config.min_parallel_nodes = 0;  // the helpers take any dry run
   config.chunk = 4;
   config.sampling.min_candidate_nodes_absolute = 64;

@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (67 headers), in one file, to copy into a project: include it and compile with
+// includes (76 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -281,23 +281,8 @@ PREEMPT_NAMESPACE_END
 //                                 PreemptLowerPriority)
 // Each accessor asks preempt::pod_traits<P> first, then the pod's own const member of the same
 // name (p.uid(), p.priority(), p.start_time(), p.terminating_by_preemption(), p.terminating(),
-// p.preemption_policy()). A type with those members models `pod` as it is; any other type (plain
-// fields, other names, std::chrono times) is adapted by specializing pod_traits with static
-// functions for the accessors it lacks:
-//
-//   struct row {
-//     std::uint64_t uid;
-//     int priority;
-//     std::chrono::system_clock::time_point start_time;
-//   };
-//   template <> struct preempt::pod_traits<row> {
-//     static std::uint64_t uid(const row& r) { return r.uid; }
-//     static int priority(const row& r) { return r.priority; }
-//     static auto start_time(const row& r) { return r.start_time; }
-//     static bool terminating_by_preemption(const row&) { return false; }
-//     static bool terminating(const row& r) { return r.deleted; }  // optional
-//   };
-//
+// p.preemption_policy()); any other type is adapted by specializing pod_traits (an example is at
+// its declaration).
 // A start time may be std::optional<timestamp>, a std::chrono::sys_time (a time point of
 // std::chrono::system_clock, whose epoch is the Unix epoch) or a std::optional of one; it is read
 // as nanoseconds since the epoch (this header does not include <chrono>: the caller's type does).
@@ -387,6 +372,21 @@ enum class preemption_policy : std::uint8_t { preempt_lower_priority, never };
 // provides any of these static functions (the others still fall back to the members):
 //   uid(p), priority(p), start_time(p), terminating_by_preemption(p), terminating(p),
 //   preemption_policy(p).
+// For example, a row of plain fields with a std::chrono start time:
+//
+//   struct row {
+//     std::uint64_t uid;
+//     int priority;
+//     std::chrono::system_clock::time_point start_time;
+//   };
+//   template <> struct preempt::pod_traits<row> {
+//     static std::uint64_t uid(const row& r) { return r.uid; }
+//     static int priority(const row& r) { return r.priority; }
+//     static auto start_time(const row& r) { return r.start_time; }
+//     static bool terminating_by_preemption(const row&) { return false; }
+//     static bool terminating(const row& r) { return r.deleted; }  // optional
+//   };
+//
 template <class P>
 struct pod_traits {};
 
@@ -827,24 +827,8 @@ PREEMPT_NAMESPACE_END
 //                                    further budget of p (the pod violates one), so a set may end
 //                                    the visit there (model::budget_table does); one that ignores
 //                                    the answer and goes on gives the same results.
-// Optionally:
-//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
-//                                    fetching the memory its lookup reads); it must not change any
-//                                    answer. Victim selection calls it a few pods ahead of the pod
-//                                    it charges, so the cache misses of consecutive pods overlap.
-//                                    A set with it models `prefetches_budgets<B, P>`.
-//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
-//                                    whenever an answer above may change, the same value only for
-//                                    sets that answer alike (a copy). With nodes that have stamp()
-//                                    too (the same promise for the node's pods;
-//                                    model::resource_node), the pair models
-//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
-//                                    contiguous std::span of pods, the evaluator remembers, per
-//                                    node, whether charging every pod of the node violates no
-//                                    budget (then no subset of the pods, in any order, can: it
-//                                    selects victims there without reading the budgets) and the
-//                                    violation flags of the pods it charged, until either stamp
-//                                    changes.
+// Optionally b.prefetch_budgets_of(p) (prefetches_budgets) and b.stamp() (stamped_budgets), each
+// described at its concept below.
 // The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
 // budget spent on another node.
 //
@@ -872,12 +856,29 @@ concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
   b.for_each_budget_of(p, detail::budget_visitor_archetype{});
 };
 
-// A budget set with the optional prefetch_budgets_of.
+// A budget set with the optional prefetch_budgets_of:
+//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
+//                                    fetching the memory its lookup reads); it must not change any
+//                                    answer. Victim selection calls it a few pods ahead of the pod
+//                                    it charges, so the cache misses of consecutive pods overlap.
+//                                    A set with it models `prefetches_budgets<B, P>`.
 template <class B, class P>
 concept prefetches_budgets =
     budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
 
-// A budget set and a node type that both name their contents with stamp() (see above).
+// A budget set and a node type that both name their contents with stamp():
+//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
+//                                    whenever an answer above may change, the same value only for
+//                                    sets that answer alike (a copy). With nodes that have stamp()
+//                                    too (the same promise for the node's pods;
+//                                    model::resource_node), the pair models
+//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
+//                                    contiguous std::span of pods, the evaluator remembers, per
+//                                    node, whether charging every pod of the node violates no
+//                                    budget (then no subset of the pods, in any order, can: it
+//                                    selects victims there without reading the budgets) and the
+//                                    violation flags of the pods it charged, until either stamp
+//                                    changes.
 template <class B, class N>
 concept stamped_budgets = requires(const B& b, const N& n) {
   { b.stamp() } -> std::convertible_to<std::uint64_t>;
@@ -1276,57 +1277,10 @@ PREEMPT_NAMESPACE_END
 // status_code::error (an incremental filter state that cannot be updated); fits returns success,
 // unschedulable or unschedulable_and_unresolvable with reasons such as "Insufficient cpu", or an
 // error. This is where real filters plug in: resources, anti-affinity, topology spread, volumes.
-//
-// Optional members, found by requires-expressions:
-//   s.can_fit(p)                      fits(p) without the reasons (a bool), for the reprieve loop
-//   s.remove_lower_priority_pods(q)   removes, at once, every pod of the node with priority below
-//                                     q and returns how many (std::optional<std::size_t>), or
-//                                     nullopt, changing nothing, when it cannot (e.g. the state was
-//                                     changed since it was prepared). A state that keeps its
-//                                     node's requests summed by priority answers in O(log k), and
-//                                     victim selection then rejects a node where the preemptor
-//                                     cannot fit without visiting its pods.
-//   s.reprieve_removed_pods(p, now, out)
-//                                     right after remove_lower_priority_pods: upstream's reprieve
-//                                     of the removed pods in one pass, as victim selection does it
-//                                     without budgets or nominated pods under default_policy's
-//                                     importance order (`now` for a missing start time): walking
-//                                     them in descending importance, each pod that leaves room for
-//                                     p is added back, the others are written to `out` (a
-//                                     std::span<const P*> with room for every removed pod); it
-//                                     returns how many (std::optional<std::size_t>), or nullopt,
-//                                     changing nothing, when it cannot (the removed pods not
-//                                     strictly in importance order, another change since). The
-//                                     answer must be what the reprieve through add_pod, can_fit
-//                                     and remove_pod gives; victim selection then skips ordering
-//                                     the pods and visiting them one call at a time.
-//                                     Optional form with a fourth argument, a status&: when it
-//                                     declines because p does not fit with the removal, fits(p)'s
-//                                     answer is written there (victim selection then asks no
-//                                     second fit check).
-//   s.victim_score_bound(p, now)      (const) for branch and bound in the evaluator
-//                                     (evaluator_config::report_only_chosen): an upper bound, score
-//                                     by score, on the five upstream scores (default_scores) that
-//                                     select_victims would give the node for preemptor p (in
-//                                     lexicographic order at least, whatever the budgets), with no
-//                                     nominated pod and default_policy's eligibility and
-//                                     importance order (`now` for missing start times), as
-//                                     std::optional<std::array<std::int64_t, 5>>; given
-//                                     only when the node is then sure to be a candidate with at
-//                                     least one victim, and only as the first use of a prepared
-//                                     state (like remove_lower_priority_pods); nullopt otherwise.
-//                                     It changes nothing. A node whose bound cannot beat the best
-//                                     candidate found before it is counted as a candidate without
-//                                     selecting its victims.
-//   s.foreseen_rejection(p)           (const) how victim selection would reject the node, when
-//                                     the state can tell without changing: as the first use of a
-//                                     prepared state, &no_victims_status when no pod of the node
-//                                     has a priority below p's, or a status equal to fits(p)'s
-//                                     with all those pods removed when p does not fit even then;
-//                                     nullptr whenever it cannot tell (victim selection then runs
-//                                     and answers). The status outlives the state's next change.
-//                                     The evaluator asks it, under default_policy's eligibility
-//                                     and with no nominated pod, before selecting the victims.
+// Optional members, each described at its concept below, make victim selection cheaper with the
+// same answer: can_fit, remove_lower_priority_pods (removes_lower_priority_pods),
+// reprieve_removed_pods (reprieves_removed_pods, ..._or_rejects, ..._with_budgets),
+// victim_score_bound (bounds_victim_scores) and foreseen_rejection (foresees_rejections).
 //
 // The caller prepares one state per node evaluation that reflects the node with all its pods; the
 // algorithms never copy a node. After victim selection the state reflects the node with the
@@ -1348,7 +1302,7 @@ PREEMPT_NAMESPACE_END
 // resource it lacks). Reasons are string views: they must point at storage that outlives the
 // status (string literals, or strings owned by the caller's node state or resource names). Up to
 // `status::inline_reasons` are held in the status itself; a longer list is interned in a
-// process-wide table (detail::reason_lists) that keeps its own copy of the texts, each distinct
+// process-wide table (detail/reason_lists.hpp) that keeps its own copy of the texts, each distinct
 // list once, so that a status stays a small trivially copyable value.
 //
 // Complexity O(1) per reason up to inline_reasons; past that, a lock and a hash of the list per
@@ -1358,6 +1312,25 @@ PREEMPT_NAMESPACE_END
 // synchronized.
 #ifndef PREEMPT_STATUS_HPP
 #define PREEMPT_STATUS_HPP
+
+
+// ---- begin preempt/detail/reason_lists.hpp -----------------------------------------------------
+// preempt/detail/reason_lists.hpp - the process-wide table of interned reason lists behind
+// status::add_reason: a status holds up to status::inline_reasons reasons itself, and a longer
+// list is interned here, each distinct list once with its own copy of the texts, never freed (the
+// lists a scheduler produces are few: resource names combined in a fixed order), so that a status
+// stays a small trivially copyable value.
+//
+// Implementation notes: this is the library's only global state. It stays reachable from
+// status.hpp because add_reason is an inline member every caller of it (the library's states and
+// the caller's own filters alike) must be able to instantiate; removing it needs an API change
+// (a reason list owned by the caller, or a bound on the reasons a status keeps).
+//
+// Complexity: a lock and a hash of the list per intern. Allocation: only the first time a
+// distinct list is seen. No exceptions (an allocation failure terminates, as everywhere under
+// -fno-exceptions). Thread-safety: synchronized (a null mutex under PREEMPT_NO_THREADS).
+#ifndef PREEMPT_DETAIL_REASON_LISTS_HPP
+#define PREEMPT_DETAIL_REASON_LISTS_HPP
 
 #include <deque>
 #include <string>
@@ -1442,29 +1415,6 @@ PREEMPT_NAMESPACE_END
 // ---- end preempt/detail/lock.hpp ---------------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
-
-// The codes of a filter result that preemption tells apart.
-enum class status_code : std::uint8_t {
-  success,
-  // The pod does not fit, and removing pods may help (resources, anti-affinity, spread skew).
-  unschedulable,
-  // The pod does not fit, and removing pods cannot help (taints, node affinity, node name).
-  unschedulable_and_unresolvable,
-  // Something went wrong while checking; the node is not a candidate and the error is reported.
-  error,
-};
-
-// Text of a code, as used in diagnoses: "Success", "Unschedulable", ...
-constexpr std::string_view to_string(status_code code) noexcept {
-  switch (code) {
-    case status_code::success: return "Success";
-    case status_code::unschedulable: return "Unschedulable";
-    case status_code::unschedulable_and_unresolvable: return "UnschedulableAndUnresolvable";
-    case status_code::error: return "Error";
-  }
-  return "Unknown";
-}
-
 namespace detail {
 
 // The interned reason lists of statuses with more than status::inline_reasons reasons: each
@@ -1507,6 +1457,34 @@ class reason_lists {
 };
 
 }  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_REASON_LISTS_HPP
+// ---- end preempt/detail/reason_lists.hpp -------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+
+// The codes of a filter result that preemption tells apart.
+enum class status_code : std::uint8_t {
+  success,
+  // The pod does not fit, and removing pods may help (resources, anti-affinity, spread skew).
+  unschedulable,
+  // The pod does not fit, and removing pods cannot help (taints, node affinity, node name).
+  unschedulable_and_unresolvable,
+  // Something went wrong while checking; the node is not a candidate and the error is reported.
+  error,
+};
+
+// Text of a code, as used in diagnoses: "Success", "Unschedulable", ...
+constexpr std::string_view to_string(status_code code) noexcept {
+  switch (code) {
+    case status_code::success: return "Success";
+    case status_code::unschedulable: return "Unschedulable";
+    case status_code::unschedulable_and_unresolvable: return "UnschedulableAndUnresolvable";
+    case status_code::error: return "Error";
+  }
+  return "Unknown";
+}
 
 class status {
  public:
@@ -1611,19 +1589,51 @@ concept node_state = pod<P> && requires(S& s, const P& p) {
   { s.fits(p) } -> std::convertible_to<status>;
 };
 
-// A node state with the optional remove_lower_priority_pods member.
+// A node state with the optional remove_lower_priority_pods member:
+//   s.remove_lower_priority_pods(q)   removes, at once, every pod of the node with priority below
+//                                     q and returns how many (std::optional<std::size_t>), or
+//                                     nullopt, changing nothing, when it cannot (e.g. the state was
+//                                     changed since it was prepared). A state that keeps its
+//                                     node's requests summed by priority answers in O(log k), and
+//                                     victim selection then rejects a node where the preemptor
+//                                     cannot fit without visiting its pods.
+// (The other optional member without a concept: s.can_fit(p), fits(p) without the reasons, a
+// bool, for the reprieve loop.)
 template <class S>
 concept removes_lower_priority_pods = requires(S& s, std::int32_t q) {
   { s.remove_lower_priority_pods(q) } -> std::same_as<std::optional<std::size_t>>;
 };
 
-// A node state with the optional foreseen_rejection member.
+// A node state with the optional foreseen_rejection member:
+//   s.foreseen_rejection(p)           (const) how victim selection would reject the node, when
+//                                     the state can tell without changing: as the first use of a
+//                                     prepared state, &no_victims_status when no pod of the node
+//                                     has a priority below p's, or a status equal to fits(p)'s
+//                                     with all those pods removed when p does not fit even then;
+//                                     nullptr whenever it cannot tell (victim selection then runs
+//                                     and answers). The status outlives the state's next change.
+//                                     The evaluator asks it, under default_policy's eligibility
+//                                     and with no nominated pod, before selecting the victims.
 template <class S, class P>
 concept foresees_rejections = requires(const S& s, const P& p) {
   { s.foreseen_rejection(p) } -> std::same_as<const status*>;
 };
 
-// A node state with the optional reprieve_removed_pods member.
+// A node state with the optional reprieve_removed_pods member:
+//   s.reprieve_removed_pods(p, now, out)
+//                                     right after remove_lower_priority_pods: upstream's reprieve
+//                                     of the removed pods in one pass, as victim selection does it
+//                                     without budgets or nominated pods under default_policy's
+//                                     importance order (`now` for a missing start time): walking
+//                                     them in descending importance, each pod that leaves room for
+//                                     p is added back, the others are written to `out` (a
+//                                     std::span<const P*> with room for every removed pod); it
+//                                     returns how many (std::optional<std::size_t>), or nullopt,
+//                                     changing nothing, when it cannot (the removed pods not
+//                                     strictly in importance order, another change since). The
+//                                     answer must be what the reprieve through add_pod, can_fit
+//                                     and remove_pod gives; victim selection then skips ordering
+//                                     the pods and visiting them one call at a time.
 template <class S, class P>
 concept reprieves_removed_pods =
     requires(S& s, const P& p, timestamp now, std::span<const P*> out) {
@@ -1656,7 +1666,21 @@ concept reprieves_removed_pods_with_budgets =
       { s.reprieve_removed_pods(p, now, out, flags) } -> std::same_as<std::optional<std::size_t>>;
     };
 
-// A node state with the optional victim_score_bound member.
+// A node state with the optional victim_score_bound member:
+//   s.victim_score_bound(p, now)      (const) for branch and bound in the evaluator
+//                                     (evaluator_config::report_only_chosen): an upper bound, score
+//                                     by score, on the five upstream scores (default_scores) that
+//                                     select_victims would give the node for preemptor p (in
+//                                     lexicographic order at least, whatever the budgets), with no
+//                                     nominated pod and default_policy's eligibility and
+//                                     importance order (`now` for missing start times), as
+//                                     std::optional<std::array<std::int64_t, 5>>; given
+//                                     only when the node is then sure to be a candidate with at
+//                                     least one victim, and only as the first use of a prepared
+//                                     state (like remove_lower_priority_pods); nullopt otherwise.
+//                                     It changes nothing. A node whose bound cannot beat the best
+//                                     candidate found before it is counted as a candidate without
+//                                     selecting its victims.
 template <class S, class P>
 concept bounds_victim_scores = requires(const S& s, const P& p, timestamp now) {
   { s.victim_score_bound(p, now) } -> std::same_as<std::optional<std::array<std::int64_t, 5>>>;
@@ -2071,78 +2095,23 @@ PREEMPT_NAMESPACE_END
 // prepareCandidateAsync).
 //
 // dispatcher::apply(preemptor, decision) acts on an evaluator decision:
-//   - nominated: the evictions run, inline or async depending on the executor (below);
+//   - nominated: the evictions run, inline or async depending on the executor;
 //   - unschedulable with clear_nomination: the preemptor's nomination is removed;
 //   - not eligible, error, or unschedulable without clear_nomination: nothing (the nomination is
 //     kept, as upstream's nil result).
+// An always-inline executor evicts the victims one by one before apply returns (prepareCandidate);
+// any other executor nominates the preemptor, marks it in flight and evicts in the background
+// (prepareCandidateAsync), and re-activates the preemptor whenever no deletion event is left to
+// wake it. preempt_cluster_wide(group, victims) does the same for a pod group's victims
+// (actuatePodGroupPreemption), with no node. The hooks (reactivate, nominations_cleared,
+// metrics) are optional but for reactivate in async mode. The rules in detail, the hooks, the
+// checks and the lifetime rules are at the class below.
 //
-// Inline dispatch (an always-inline executor; upstream's prepareCandidate): victims already
-// terminating, or being evicted by an async dispatcher sharing the in-flight table, are skipped,
-// the others are evicted one by one, each claimed in the in-flight table only while its eviction
-// runs (nothing of an inline dispatch stays in the table: its size is bounded by the async work
-// in flight, not by the number of evictions ever made); the first failure stops the rest and
-// the attempt fails with its message (the preemptor is not nominated). On success the nominations
-// of strictly lower-priority pods on the node are cleared (hooks.nominations_cleared tells the
-// caller which), and the preemptor is nominated to the node.
-//
-// Async dispatch (any other executor; prepareCandidateAsync, in upstream order). Before apply
-// returns: victims already terminating, or whose eviction another preemption already dispatched
-// (the in-flight victim ledger, beyond upstream), are skipped; if none is left nothing starts at
-// all; otherwise the preemptor is nominated and marked in flight. Then in the background: clear the
-// lower-priority nominations; evict all victims but the last in parallel through the executor; if
-// any failed, skip the last; else record the last victim as pending and evict it; leave the
-// in-flight set.
-//
-// The wake-up rule (beyond upstream #141694): when the background work completes, the preemptor
-// is re-activated (hooks.reactivate) unless the API accepted the deletion of the last victim. In
-// that case the victim's deletion is still to come; when the caller sees it, it reports it
-// (in_flight_table::report_victim), the gate opens and the deletion event wakes the preemptor.
-// Every other ending — a failure, a skipped last victim, a last victim already gone — has no
-// event left to wait for, so the dispatcher wakes the preemptor itself. Hence no preemptor is ever
-// gated without a future wake-up.
-//
-// The same holds for a preemptor that starts nothing because every victim it chose is already
-// being evicted for another preemption (the in-flight victim ledger skipped them): it follows
-// those evictions, and if any of them fails or finds its victim already gone, it is re-activated
-// once they are all over; when they are all accepted, their deletions wake it.
-//
-// preempt_cluster_wide(group, victims) carries out a pod group's preemption (upstream's
-// actuatePodGroupPreemption, candidate "cluster"): the same evictions, inline or async, with the
-// in-flight gate keyed by `group` (a P standing for the PodGroup: its uid, the group's priority),
-// but no node: nobody is nominated and no nomination is cleared (the group's members are
-// nominated by the caller, preempt/workload/group_dispatch.hpp), and on_preemption_dispatched is
-// not called (a group's victims are counted by the workload metrics instead, as upstream).
-//
-// The hooks object may have (each optional, except reactivate for async executors; a member of one
-// of these names that cannot be called so is a compile-time error naming the signature):
-//   reactivate(const P& preemptor)               move the preemptor back to the active queue
-//   nominations_cleared(std::size_t node, std::span<const uid_type> uids)
-//                                                these pods lost their nomination: patch them
-//                                                (uid copies, never pointers)
-//   on_preemption_dispatched(const P& preemptor, std::size_t victims)  metric
-//   on_async_finished(const P& preemptor, bool success, Clock::duration)  metric
-//   on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)
-//                                                an eviction failed (the client's message, valid
-//                                                during the call)
-// Hooks and the eviction client (blocking or completion-based, preempt/eviction.hpp) are called
-// from executor threads, or the thread that completes an eviction, in async mode.
-//
-// Checks: apply refuses, with an error status and no change, a node beyond the ledger's nodes, a
-// preemptor among its own victims (a running pod with the preemptor's uid), a preemptor that is
-// itself a victim whose eviction is in flight, and any work once the dispatcher's stop token is
-// requested (PREEMPT_HAS_STOP_TOKEN). The stop token ends outstanding work too: an eviction not
-// yet started fails at once (the client is not called), so the preemptor is re-activated.
-// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), and its
-// background work names the node by the ledger's node_key, so the caller's cluster may change,
-// even lose or renumber nodes (nomination_ledger::remove_node), while evictions run. It must
-// outlive its background work (a completion-based client's calls included, until they return):
-// the destructor waits for it; with a manual executor, destroying it with work still queued is a
-// contract failure (it would wait forever). It attaches to its ledger and in-flight table, which
-// must outlive it (declare them first: detail/users.hpp).
 // Allocation: none per preemption once reserve(preemptions, victims) covers the load (jobs are
 // pooled); a failure message is copied into a reused buffer. Exceptions: none of its own; if the
 // executor throws, the bookkeeping is rolled back and apply reports an error. Thread-safety: apply
-// from one thread at a time; the queries, wait_idle and report calls from any thread.
+// from one thread at a time; the queries, wait_idle and report calls from any thread. The ledger
+// and the in-flight table must outlive the dispatcher, which must outlive its background work.
 #ifndef PREEMPT_DISPATCHER_HPP
 #define PREEMPT_DISPATCHER_HPP
 
@@ -2267,21 +2236,8 @@ PREEMPT_NAMESPACE_END
 // derived member hides the base one), or by writing any type that models `victim_policy`.
 //
 // The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
-// a start time (it then counts as the newest of its priority). Left unset (the default), the
-// evaluator reads the system clock once at the start of each evaluation and holds it for the
-// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
-// A policy of another type may have a `now` member too (a timestamp or an optional one); without
-// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
-// without a start time the oldest: the opposite of upstream.)
-//
-// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
-// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
-// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
-// construction, not tied: after every recorded start time up to `now`, and among themselves the
-// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
-// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
-// calls it for default_policy's order (a derived policy that declares its own more_important is
-// called with two pods, unless it declares its own more_important_as_built too).
+// a start time; left unset, the evaluator reads the system clock once per evaluation (see now_of).
+// Pods without a start time are ordered as upstream builds them (see more_important_as_built).
 //
 // Complexity O(1) per call (an unset `now` outside an evaluation reads the system clock per
 // comparison); no allocation; no exceptions.
@@ -2301,6 +2257,15 @@ constexpr bool more_important_pod(const P& a, const P& b, timestamp now) {
   return start_time_or(a, now) < start_time_or(b, now);
 }
 
+// Pods without a start time: kube-scheduler v1.37 builds each potential victim once per node's
+// dry run, in the order the node's pods are listed (NodeInfo.Pods), and reads a missing start time
+// as the clock at that moment (GetPodStartTime). Such victims are therefore ordered by
+// construction, not tied: after every recorded start time up to `now`, and among themselves the
+// one listed earlier counts as started earlier. default_policy::more_important_as_built(a,
+// a_built, b, b_built), with the pods' positions in that listing, models this; victim selection
+// calls it for default_policy's order (a derived policy that declares its own more_important is
+// called with two pods, unless it declares its own more_important_as_built too).
+//
 // The same, for two victims built in that order: `a_built` and `b_built` are their positions in
 // the node's listing of its pods (the order the dry run builds victims in). A missing start time
 // stands for the moment the victim was built: `now`, the earlier built first, after a start time
@@ -2326,7 +2291,15 @@ inline timestamp system_now() noexcept {
       .count();
 }
 
-// A policy's `now` (see the header comment): its instant when set, else the system clock's.
+// The clock: `now` stands for "the time of the decision", upstream's time.Now() for a pod without
+// a start time (it then counts as the newest of its priority). Left unset (the default), the
+// evaluator reads the system clock once at the start of each evaluation and holds it for the
+// whole decision; set it to an instant for reproducible answers (tests, a what-if over a dump).
+// A policy of another type may have a `now` member too (a timestamp or an optional one); without
+// one the evaluator uses the system clock. (It used to be 0, the Unix epoch, which made pods
+// without a start time the oldest: the opposite of upstream.)
+//
+// A policy's `now`: its instant when set, else the system clock's.
 template <class T>
 timestamp now_of(const T& policy) noexcept {
   if constexpr (requires { policy.now.has_value(); })
@@ -2356,8 +2329,8 @@ struct default_policy {
   constexpr bool more_important(const P& a, const P& b) const {
     return ::preempt::more_important_pod(a, b, current_time());
   }
-  // Victims built in the node's pod order (see the header comment): missing start times ordered
-  // by construction.
+  // Victims built in the node's pod order (see ::preempt::more_important_pod with positions):
+  // missing start times ordered by construction.
   template <pod P>
   constexpr bool more_important_as_built(const P& a, std::uint32_t a_built, const P& b,
                                          std::uint32_t b_built) const {
@@ -2372,7 +2345,7 @@ concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& 
 };
 
 namespace detail {
-// An evaluation's clock: reads the policy's `now` once (see the header comment) and, while it
+// An evaluation's clock: reads the policy's `now` once (see now_of) and, while it
 // lives, holds an unset optional `now` at that instant, so that the policy's own comparisons see
 // the same time as the evaluation; it unsets it again when the evaluation ends.
 template <class Policy>
@@ -2679,6 +2652,19 @@ PREEMPT_NAMESPACE_END
 // dispatch, evict and start_eviction are called concurrently from executor threads: they must be
 // thread-safe, and they must not throw. A client with both members is used through start_eviction.
 //
+// How victims are removed (beyond upstream, opt-in): kube-scheduler DELETEs its victims, and the
+// API server does not check PodDisruptionBudgets then. dispatcher::set_eviction_mode(
+// eviction_mode::evict_respecting_budgets) asks the client to go through the Eviction API instead
+// (POST pods/<name>/eviction, which the API server refuses with 429 TooManyRequests while a budget
+// allows no disruption). The mode reaches the client as an extra argument, eviction_request, which
+// a client may take: c.evict(victim, preemptor, request) or c.start_eviction(victim, preemptor,
+// request, done) (takes_eviction_request<C, P>: the member the dispatcher uses takes it). A client
+// that takes it always receives it (delete_pod by default); one that does not can only delete, and
+// setting a mode on its dispatcher does not compile. A refusal because of a budget is a failure
+// like any other (the preemptor is re-activated, the message kept): report it as
+// eviction_result::refused_by_budget(message) or done.refused_by_budget(message) so that the
+// dispatcher's hook on_budget_refusal can count it apart.
+//
 // No allocation; no exceptions.
 #ifndef PREEMPT_EVICTION_HPP
 #define PREEMPT_EVICTION_HPP
@@ -2691,11 +2677,19 @@ PREEMPT_NAMESPACE_END
 
 PREEMPT_NAMESPACE_BEGIN
 
-enum class eviction_outcome : std::uint8_t { evicted, not_found, failed };
+// refused_by_budget: failed because the API server refused the eviction for a
+// PodDisruptionBudget (HTTP 429); the dispatcher treats it as failed.
+enum class eviction_outcome : std::uint8_t { evicted, not_found, failed, refused_by_budget };
+
+// Whether the eviction failed (for whatever reason, a budget's refusal included).
+constexpr bool is_failure(eviction_outcome o) noexcept {
+  return o == eviction_outcome::failed || o == eviction_outcome::refused_by_budget;
+}
 
 struct eviction_result {
   eviction_outcome outcome = eviction_outcome::evicted;
-  std::string_view message;  // with failed; copied by the dispatcher before evict's caller returns
+  // With a failure; copied by the dispatcher before evict's caller returns.
+  std::string_view message;
 
   static constexpr eviction_result evicted() noexcept { return {}; }
   static constexpr eviction_result not_found() noexcept {
@@ -2704,7 +2698,22 @@ struct eviction_result {
   static constexpr eviction_result failed(std::string_view why) noexcept {
     return {eviction_outcome::failed, why};
   }
-  constexpr bool ok() const noexcept { return outcome != eviction_outcome::failed; }
+  // The API server refused the eviction: a PodDisruptionBudget allows no disruption now (429).
+  static constexpr eviction_result refused_by_budget(std::string_view why) noexcept {
+    return {eviction_outcome::refused_by_budget, why};
+  }
+  constexpr bool ok() const noexcept { return !::preempt::is_failure(outcome); }
+};
+
+// How the client removes a victim (the dispatcher's set_eviction_mode).
+enum class eviction_mode : std::uint8_t {
+  delete_pod,               // DELETE the pod, as kube-scheduler does: budgets are not enforced
+  evict_respecting_budgets  // POST pods/<name>/eviction: the API server enforces the budgets
+};
+
+// What the dispatcher asks of the client, beside the victim and the preemptor.
+struct eviction_request {
+  eviction_mode mode = eviction_mode::delete_pod;
 };
 
 // The other end of one eviction started through start_eviction: complete it exactly once, from any
@@ -2732,6 +2741,10 @@ class eviction_completion {
   void failed(std::string_view message) const noexcept {
     complete(eviction_outcome::failed, message);
   }
+  // Refused by a PodDisruptionBudget (429): a failure; `message` is copied before it returns.
+  void refused_by_budget(std::string_view message) const noexcept {
+    complete(eviction_outcome::refused_by_budget, message);
+  }
   void operator()(const eviction_result& r) const noexcept { complete(r.outcome, r.message); }
 
   // Whether it refers to an eviction (false when default-constructed).
@@ -2751,20 +2764,52 @@ class eviction_completion {
 #endif
 };
 
+// The forms that take the request (the mode).
 template <class C, class P>
-concept eviction_client = pod<P> && requires(C& c, const P& victim, const P& preemptor) {
-  { c.evict(victim, preemptor) } -> std::convertible_to<eviction_result>;
-};
+concept eviction_client_with_request =
+    pod<P> && requires(C& c, const P& victim, const P& preemptor, const eviction_request& request) {
+      { c.evict(victim, preemptor, request) } -> std::convertible_to<eviction_result>;
+    };
 
 template <class C, class P>
-concept async_eviction_client =
-    pod<P> && requires(C& c, const P& victim, const P& preemptor, eviction_completion done) {
+concept async_eviction_client_with_request =
+    pod<P> &&
+    requires(C& c, const P& victim, const P& preemptor, const eviction_request& request,
+             eviction_completion done) { c.start_eviction(victim, preemptor, request, done); };
+
+namespace detail {
+// The forms without the request.
+template <class C, class P>
+concept evicts_without_request = requires(C& c, const P& victim, const P& preemptor) {
+  { c.evict(victim, preemptor) } -> std::convertible_to<eviction_result>;
+};
+template <class C, class P>
+concept starts_without_request =
+    requires(C& c, const P& victim, const P& preemptor, eviction_completion done) {
       c.start_eviction(victim, preemptor, done);
     };
+}  // namespace detail
+
+// A blocking client, with or without the request.
+template <class C, class P>
+concept eviction_client =
+    pod<P> && (detail::evicts_without_request<C, P> || eviction_client_with_request<C, P>);
+
+// A completion-based client, with or without the request.
+template <class C, class P>
+concept async_eviction_client =
+    pod<P> && (detail::starts_without_request<C, P> || async_eviction_client_with_request<C, P>);
 
 // Either kind: what the dispatcher takes.
 template <class C, class P>
 concept any_eviction_client = eviction_client<C, P> || async_eviction_client<C, P>;
+
+// Whether the member the dispatcher calls (start_eviction when there is one) takes the request:
+// only such a client can be asked for anything but eviction_mode::delete_pod.
+template <class C, class P>
+concept takes_eviction_request =
+    (async_eviction_client<C, P> && async_eviction_client_with_request<C, P>) ||
+    (!async_eviction_client<C, P> && eviction_client_with_request<C, P>);
 
 PREEMPT_NAMESPACE_END
 
@@ -2862,24 +2907,12 @@ PREEMPT_NAMESPACE_END
 // fills and IsPodRunningPreemption reads), plus the in-flight victim ledger that goes beyond
 // upstream.
 //
-// `in_flight_table<P>` holds, under one mutex:
-//   - the preemptors whose background evictions have not finished (upstream `preempting`);
-//   - for each, the last victim once its eviction has started (`lastVictimsPendingPreemption`),
-//     with what the caller last reported about that victim;
-//   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
-//     failed, so that no later preemption dispatches it again (upstream #134249); each is
-//     `running` until the API accepts its deletion, then `accepted`.
-// The gate query is_preemption_running(uid) has the meaning of upstream's newest
-// IsPodRunningPreemption, which its PreEnqueue gate asks: false when the pod is not in flight;
-// true when it is and no last victim is recorded; with a recorded last victim, true until the
-// caller reports that victim gone or terminating (report_victim), or, in the overload with a
-// lookup, until the lookup says so.
-//
-// It also keeps the followers: preemptions waiting for victims that other work is evicting (see
-// follow and finish_victim), so that every dispatcher sharing the table learns when they end.
-// Everything is keyed by pod uid, never by node: a node removed or renumbered while its victims
-// are in flight changes nothing here (their pods go with the node: report them gone). A dispatcher
-// using the table must be destroyed before it (destroying it first is a contract failure).
+// `in_flight_table<P>` holds, under one mutex, the preemptors whose background evictions have not
+// finished, their last victims, every victim whose eviction was dispatched and not yet reported
+// gone (upstream #134249), and the preemptions following victims that other work evicts. The gate
+// query is_preemption_running(uid) has the meaning of upstream's newest IsPodRunningPreemption.
+// Everything is keyed by pod uid, never by node. A dispatcher using the table must be destroyed
+// before it. The details are at the class.
 //
 // Complexity: O(1) expected for the preemptor operations and for claim_victim, claim_of and the
 // victim queries, except: report_victim is O(p) for the p preemptors in flight (it looks for the
@@ -3059,6 +3092,24 @@ class in_flight_table<P, Mutex> {
   void report_victim(A&&...) noexcept {}
 };
 
+// `in_flight_table<P>` holds, under one mutex:
+//   - the preemptors whose background evictions have not finished (upstream `preempting`);
+//   - for each, the last victim once its eviction has started (`lastVictimsPendingPreemption`),
+//     with what the caller last reported about that victim;
+//   - every victim whose eviction has been dispatched and not yet reported gone, terminating or
+//     failed, so that no later preemption dispatches it again (upstream #134249); each is
+//     `running` until the API accepts its deletion, then `accepted`.
+// The gate query is_preemption_running(uid) has the meaning of upstream's newest
+// IsPodRunningPreemption, which its PreEnqueue gate asks: false when the pod is not in flight;
+// true when it is and no last victim is recorded; with a recorded last victim, true until the
+// caller reports that victim gone or terminating (report_victim), or, in the overload with a
+// lookup, until the lookup says so.
+//
+// It also keeps the followers: preemptions waiting for victims that other work is evicting (see
+// follow and finish_victim), so that every dispatcher sharing the table learns when they end.
+// Everything is keyed by pod uid, never by node: a node removed or renumbered while its victims
+// are in flight changes nothing here (their pods go with the node: report them gone). A dispatcher
+// using the table must be destroyed before it (destroying it first is a contract failure).
 template <class P, class Mutex>
   requires pod<P>
 class in_flight_table<P, Mutex> {
@@ -3326,22 +3377,8 @@ PREEMPT_NAMESPACE_END
 // copy of each nominated pod (P must be copyable; the caller may replace or free its pod objects at
 // any time: update() refreshes the copy), and it has a fixed number of nodes (constructor,
 // add_node, resize_nodes, reserve); a node index out of that range is a contract failure.
-//   nominate(pod, node)        upstream's "override" mode (replaces any earlier nomination)
-//   add_from_object(pod, nnn)  upstream's "noop" mode: the pod object's own nominatedNodeName
-//                              (none ⇒ the nomination is cleared)
-//   update(pod, old_nnn, new_nnn)  the pod object changed; when neither version carries a
-//                              nominated node but the ledger holds one, it is kept (the API may
-//                              lag behind the in-memory nomination), else as add_from_object
-//   remove(uid)                the pod was bound or deleted
-//   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
-//                              lower-priority pods on a node (done when a preemptor takes it)
-//   remove_node(node, out), renumber_nodes(map, count, out)  the cluster lost or renumbered
-//                              nodes: their nominations go, and are reported, with the node
-//   key_of(node), index_of(key)  a node_key names a node whatever renumbering does to its index
-//   reader()                   a view holding the ledger's shared lock; nominated_to(node) gives a
-//                              node's nominated pods (it models nominations_of: pass it, not the
-//                              ledger, to evaluate); nominated_to_unlocked(node) is the same
-//                              without the lock, for single-threaded use
+// Its members follow upstream's modes (nominate: override; add_from_object and update: noop),
+// plus node removal and renumbering; each is listed at the class.
 // Thread-safety: every member takes the ledger's lock (a std::shared_mutex by default,
 // preempt::null_mutex under PREEMPT_NO_THREADS or when passed). A thread that holds a reader must
 // not call the ledger (a recursive lock): unless PREEMPT_NO_CHECKS or PREEMPT_NO_THREADS, every
@@ -3430,6 +3467,23 @@ class nomination_ledger<P, Mutex, Allocator> {
   no_nominations reader() const noexcept { return {}; }
 };
 
+// The ledger's members:
+//   nominate(pod, node)        upstream's "override" mode (replaces any earlier nomination)
+//   add_from_object(pod, nnn)  upstream's "noop" mode: the pod object's own nominatedNodeName
+//                              (none ⇒ the nomination is cleared)
+//   update(pod, old_nnn, new_nnn)  the pod object changed; when neither version carries a
+//                              nominated node but the ledger holds one, it is kept (the API may
+//                              lag behind the in-memory nomination), else as add_from_object
+//   remove(uid)                the pod was bound or deleted
+//   clear_lower_priority(node, priority, out)  drop and report the nominations of strictly
+//                              lower-priority pods on a node (done when a preemptor takes it)
+//   remove_node(node, out), renumber_nodes(map, count, out)  the cluster lost or renumbered
+//                              nodes: their nominations go, and are reported, with the node
+//   key_of(node), index_of(key)  a node_key names a node whatever renumbering does to its index
+//   reader()                   a view holding the ledger's shared lock; nominated_to(node) gives a
+//                              node's nominated pods (it models nominations_of: pass it, not the
+//                              ledger, to evaluate); nominated_to_unlocked(node) is the same
+//                              without the lock, for single-threaded use
 template <class P, class Mutex, class Allocator>
   requires pod<P>
 class nomination_ledger<P, Mutex, Allocator> {
@@ -3907,6 +3961,8 @@ inline constexpr std::string_view dispatch_refused =
     "preemption: the executor refused the eviction work";
 
 namespace detail {
+PREEMPT_DETAIL_MEMBER_NAMED(on_budget_refusal)
+
 // Waits for idleness without blocking: the sender form of wait_idle (preempt/execution.hpp).
 struct idle_waiter {
   void (*on_idle)(idle_waiter*) noexcept = nullptr;
@@ -3940,6 +3996,79 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   }
 };
 
+// The dispatcher in detail.
+//
+// Inline dispatch (an always-inline executor; upstream's prepareCandidate): victims already
+// terminating, or being evicted by an async dispatcher sharing the in-flight table, are skipped,
+// the others are evicted one by one, each claimed in the in-flight table only while its eviction
+// runs (nothing of an inline dispatch stays in the table: its size is bounded by the async work
+// in flight, not by the number of evictions ever made); the first failure stops the rest and
+// the attempt fails with its message (the preemptor is not nominated). On success the nominations
+// of strictly lower-priority pods on the node are cleared (hooks.nominations_cleared tells the
+// caller which), and the preemptor is nominated to the node.
+//
+// Async dispatch (any other executor; prepareCandidateAsync, in upstream order). Before apply
+// returns: victims already terminating, or whose eviction another preemption already dispatched
+// (the in-flight victim ledger, beyond upstream), are skipped; if none is left nothing starts at
+// all; otherwise the preemptor is nominated and marked in flight. Then in the background: clear the
+// lower-priority nominations; evict all victims but the last in parallel through the executor; if
+// any failed, skip the last; else record the last victim as pending and evict it; leave the
+// in-flight set.
+//
+// The wake-up rule (beyond upstream #141694): when the background work completes, the preemptor
+// is re-activated (hooks.reactivate) unless the API accepted the deletion of the last victim. In
+// that case the victim's deletion is still to come; when the caller sees it, it reports it
+// (in_flight_table::report_victim), the gate opens and the deletion event wakes the preemptor.
+// Every other ending — a failure, a skipped last victim, a last victim already gone — has no
+// event left to wait for, so the dispatcher wakes the preemptor itself. Hence no preemptor is ever
+// gated without a future wake-up.
+//
+// The same holds for a preemptor that starts nothing because every victim it chose is already
+// being evicted for another preemption (the in-flight victim ledger skipped them): it follows
+// those evictions, and if any of them fails or finds its victim already gone, it is re-activated
+// once they are all over; when they are all accepted, their deletions wake it.
+//
+// preempt_cluster_wide(group, victims) carries out a pod group's preemption (upstream's
+// actuatePodGroupPreemption, candidate "cluster"): the same evictions, inline or async, with the
+// in-flight gate keyed by `group` (a P standing for the PodGroup: its uid, the group's priority),
+// but no node: nobody is nominated and no nomination is cleared (the group's members are
+// nominated by the caller, preempt/workload/group_dispatch.hpp), and on_preemption_dispatched is
+// not called (a group's victims are counted by the workload metrics instead, as upstream).
+//
+// The hooks object may have (each optional, except reactivate for async executors; a member of one
+// of these names that cannot be called so is a compile-time error naming the signature):
+//   reactivate(const P& preemptor)               move the preemptor back to the active queue
+//   nominations_cleared(std::size_t node, std::span<const uid_type> uids)
+//                                                these pods lost their nomination: patch them
+//                                                (uid copies, never pointers)
+//   on_preemption_dispatched(const P& preemptor, std::size_t victims)  metric
+//   on_async_finished(const P& preemptor, bool success, Clock::duration)  metric
+//   on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)
+//                                                an eviction failed (the client's message, valid
+//                                                during the call)
+//   on_budget_refusal(const P& preemptor, const uid_type& victim)
+//                                                that failure was a PodDisruptionBudget's refusal
+//                                                (eviction_outcome::refused_by_budget; called
+//                                                before on_eviction_failed)
+// Hooks and the eviction client (blocking or completion-based, preempt/eviction.hpp) are called
+// from executor threads, or the thread that completes an eviction, in async mode.
+// set_eviction_mode(eviction_mode::evict_respecting_budgets) (beyond upstream) has the client evict
+// through the Eviction API, which enforces PodDisruptionBudgets, instead of deleting: it needs a
+// client that takes an eviction_request (preempt/eviction.hpp), and holds for the preemptions
+// applied after it. The default, delete_pod, is upstream's.
+//
+// Checks: apply refuses, with an error status and no change, a node beyond the ledger's nodes, a
+// preemptor among its own victims (a running pod with the preemptor's uid), a preemptor that is
+// itself a victim whose eviction is in flight, and any work once the dispatcher's stop token is
+// requested (PREEMPT_HAS_STOP_TOKEN). The stop token ends outstanding work too: an eviction not
+// yet started fails at once (the client is not called), so the preemptor is re-activated.
+// Lifetime: the dispatcher copies the preemptor and victims it needs (P must be copyable), and its
+// background work names the node by the ledger's node_key, so the caller's cluster may change,
+// even lose or renumber nodes (nomination_ledger::remove_node), while evictions run. It must
+// outlive its background work (a completion-based client's calls included, until they return):
+// the destructor waits for it; with a manual executor, destroying it with work still queued is a
+// contract failure (it would wait forever). It attaches to its ledger and in-flight table, which
+// must outlive it (declare them first: detail/users.hpp).
 template <class P, class E, class Client, class Hooks, class Mutex, class Clock>
   requires(pod<P> && executor<E>)
 class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
@@ -3950,10 +4079,12 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   static constexpr bool is_async = !is_always_inline_v<E>;
   static constexpr bool completes_later = async_eviction_client<Client, P>;
 
-  static_assert(any_eviction_client<Client, P>,
-                "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
-                "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
-                "preempt::eviction_completion done) (preempt/eviction.hpp)");
+  static_assert(
+      any_eviction_client<Client, P>,
+      "dispatcher: the client needs evict(const P& victim, const P& preemptor) -> "
+      "preempt::eviction_result, or start_eviction(const P& victim, const P& preemptor, "
+      "preempt::eviction_completion done), either with a const preempt::eviction_request& "
+      "before `done` if it takes one (preempt/eviction.hpp)");
   static_assert(std::copy_constructible<P>, "the dispatcher keeps copies of the pods it evicts");
   static_assert(
       !is_async || requires(Hooks& h, const P& p) { h.reactivate(p); },
@@ -3992,9 +4123,16 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       "dispatcher hooks: on_eviction_failed exists but cannot be called as "
       "on_eviction_failed(const P& preemptor, const uid_type& victim, std::string_view message)");
   static_assert(
+      !detail::has_member_named_on_budget_refusal<Hooks> ||
+          requires(Hooks& h, const P& p, const uid_type& v) { h.on_budget_refusal(p, v); },
+      "dispatcher hooks: on_budget_refusal exists but cannot be called as "
+      "on_budget_refusal(const P& preemptor, const uid_type& victim)");
+  static_assert(
       !detail::has_member_named_start_eviction<Client> || async_eviction_client<Client, P>,
       "dispatcher client: start_eviction exists but cannot be called as start_eviction(const P& "
-      "victim, const P& preemptor, preempt::eviction_completion done)");
+      "victim, const P& preemptor, preempt::eviction_completion done) nor as "
+      "start_eviction(const P& victim, const P& preemptor, const preempt::eviction_request& "
+      "request, preempt::eviction_completion done)");
 #if defined(PREEMPT_NO_THREADS)
   static_assert(!is_async,
                 "PREEMPT_NO_THREADS: the dispatcher dispatches inline only (give it an "
@@ -4009,7 +4147,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
         hooks_(std::move(hooks)) {}
 #if PREEMPT_HAS_STOP_TOKEN
   // With a stop token for the outstanding work: once stop is requested, apply refuses new work
-  // and an eviction not yet started fails at once (see the header comment).
+  // and an eviction not yet started fails at once (see the class comment).
   dispatcher(ledger_type& ledger, table_type& table, Client& client, E ex, Hooks hooks,
              std::stop_token stop)
       : ledger_(ledger),
@@ -4048,11 +4186,28 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   // longer one grows the buffer once).
   static constexpr std::size_t message_room = 256;
 
+  // How the client removes victims, for the preemptions applied from now on (see the header
+  // comment): delete_pod (the default, upstream's DELETE) or evict_respecting_budgets (the
+  // Eviction API: the API server refuses an eviction a PodDisruptionBudget forbids). Called from
+  // the thread that calls apply.
+  void set_eviction_mode(eviction_mode mode) noexcept {
+    static_assert(
+        takes_eviction_request<Client, P>,
+        "dispatcher::set_eviction_mode: the client cannot be told how to remove victims; "
+        "give it evict(const P& victim, const P& preemptor, const "
+        "preempt::eviction_request& request) or start_eviction(const P& victim, const P& "
+        "preemptor, const preempt::eviction_request& request, preempt::eviction_completion "
+        "done) (preempt/eviction.hpp). A client without it only deletes "
+        "(eviction_mode::delete_pod)");
+    request_.mode = mode;
+  }
+  eviction_mode current_eviction_mode() const noexcept { return request_.mode; }
+
   Hooks& hooks() noexcept { return hooks_; }
   table_type& table() noexcept { return *table_; }
   ledger_type& ledger() noexcept { return *ledger_; }
 
-  // Acts on an evaluator decision for `preemptor` (see the header comment).
+  // Acts on an evaluator decision for `preemptor` (see the class comment).
   dispatch_result apply(const P& preemptor, const decision<P>& d) {
     if (d.kind == decision_kind::unschedulable && d.clear_nomination) {
       ledger_->remove(::preempt::uid_of(preemptor));
@@ -4079,7 +4234,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   // The node argument of a pod group's preemption: the whole cluster, no nomination.
   static constexpr std::size_t cluster_wide = static_cast<std::size_t>(-1);
 
-  // Evicts a pod group's victims, gated by `group`'s uid (see the header comment).
+  // Evicts a pod group's victims, gated by `group`'s uid (see the class comment).
   dispatch_result preempt_cluster_wide(const P& group, std::span<const P* const> victims) {
     return preempt_on(group, cluster_wide, victims);
   }
@@ -4160,6 +4315,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     std::atomic<std::size_t> outstanding{0};
     std::atomic<bool> failed{false};
     bool last_deleted = false;
+    eviction_request request;  // the dispatcher's when the job started
     // A follower job starts no eviction: it follows other work's evictions of its victims.
     typename table_type::follower follow;
     typename Clock::time_point started{};
@@ -4213,8 +4369,8 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       // it after apply. (An evicted victim the caller's cache still shows may be chosen and
       // evicted again, as upstream's prepareCandidate would: its eviction then finds it gone.)
       table_->end_victim(uid, outcome == eviction_outcome::evicted);
-      if (outcome == eviction_outcome::failed) {
-        notify_failed(preemptor, uid, inline_failure_);
+      if (::preempt::is_failure(outcome)) {
+        notify_failed(preemptor, uid, outcome, inline_failure_);
         result.outcome = status::error(inline_failure_);
         return result;
       }
@@ -4236,13 +4392,28 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     if constexpr (completes_later) {
       inline_completion done;
       done.self = this;
-      client_->start_eviction(victim, preemptor, done.handle());
+      call_client(victim, preemptor, request_, done.handle());
       return done.wait();
     } else {
-      const eviction_result r = client_->evict(victim, preemptor);
-      if (r.outcome == eviction_outcome::failed) inline_failure_ = r.message;
+      const eviction_result r = call_client(victim, preemptor, request_);
+      if (::preempt::is_failure(r.outcome)) inline_failure_ = r.message;
       return r.outcome;
     }
+  }
+
+  // The client's call, with the request when it takes one.
+  eviction_result call_client(const P& victim, const P& preemptor, const eviction_request& r) {
+    if constexpr (eviction_client_with_request<Client, P>)
+      return client_->evict(victim, preemptor, r);
+    else
+      return client_->evict(victim, preemptor);
+  }
+  void call_client(const P& victim, const P& preemptor, const eviction_request& r,
+                   eviction_completion done) {
+    if constexpr (async_eviction_client_with_request<Client, P>)
+      client_->start_eviction(victim, preemptor, r, std::move(done));
+    else
+      client_->start_eviction(victim, preemptor, std::move(done));
   }
 
   // An inline eviction's completion, which the client may call from another thread. The
@@ -4270,7 +4441,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
 #if !defined(PREEMPT_NO_THREADS)
       std::lock_guard lock(c.mutex);
 #endif
-      if (o == eviction_outcome::failed) c.self->inline_failure_ = message;
+      if (::preempt::is_failure(o)) c.self->inline_failure_ = message;
       c.outcome = o;
       c.done = true;
 #if !defined(PREEMPT_NO_THREADS)
@@ -4323,6 +4494,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
     j->node = j->cluster_wide ? node_key{} : ledger_->key_of(node);
     j->failed.store(false, std::memory_order_relaxed);
     j->last_deleted = false;
+    j->request = request_;
     j->started = Clock::now();
     const std::optional<std::size_t> previous =
         j->cluster_wide ? std::nullopt : ledger_->node_of(::preempt::uid_of(preemptor));
@@ -4383,10 +4555,10 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       // The call counts as background work until it returns, even when the eviction completed
       // (and its job ended) first: wait_idle, and so the destructor, wait for it.
       job_started();
-      client_->start_eviction(j.victims[i], *j.preemptor, done);
+      call_client(j.victims[i], *j.preemptor, j.request, done);
       work_ended();
     } else {
-      const eviction_result r = client_->evict(j.victims[i], *j.preemptor);
+      const eviction_result r = call_client(j.victims[i], *j.preemptor, j.request);
       eviction_ended(j, i, r.outcome, r.message);
     }
   }
@@ -4402,9 +4574,9 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   void eviction_ended(job& j, std::size_t i, eviction_outcome outcome,
                       std::string_view message) noexcept {
     const P& victim = j.victims[i];
-    if (outcome == eviction_outcome::failed) {
+    if (::preempt::is_failure(outcome)) {
       j.failed.store(true, std::memory_order_release);
-      notify_failed(*j.preemptor, ::preempt::uid_of(victim), message);
+      notify_failed(*j.preemptor, ::preempt::uid_of(victim), outcome, message);
     }
     if (i + 1 == j.victims.size()) {  // the last victim
       j.last_deleted = outcome == eviction_outcome::evicted;
@@ -4543,7 +4715,11 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
       hooks_.on_preemption_dispatched(preemptor, victims);
   }
 
-  void notify_failed(const P& preemptor, const uid_type& victim, std::string_view message) {
+  void notify_failed(const P& preemptor, const uid_type& victim, eviction_outcome outcome,
+                     std::string_view message) {
+    if constexpr (requires { hooks_.on_budget_refusal(preemptor, victim); })
+      if (outcome == eviction_outcome::refused_by_budget)
+        hooks_.on_budget_refusal(preemptor, victim);
     if constexpr (requires { hooks_.on_eviction_failed(preemptor, victim, message); })
       hooks_.on_eviction_failed(preemptor, victim, message);
   }
@@ -4568,6 +4744,7 @@ class dispatcher<P, E, Client, Hooks, Mutex, Clock> {
   std::vector<job*> free_;
   std::vector<uid_type> inline_cleared_;
   std::string inline_failure_;  // an inline dispatch's failure message, until the next apply
+  eviction_request request_;    // how victims are removed (set_eviction_mode)
   mutable detail::default_mutex idle_mutex_;
 #if PREEMPT_HAS_STOP_TOKEN
   mutable std::condition_variable_any idle_;
@@ -4755,11 +4932,13 @@ PREEMPT_NAMESPACE_END
 // returns a decision (preempt/decision.hpp) in upstream's steps, numbered as upstream numbers them
 // in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
 // (select_victims on each node, in candidate order from the offset, into two bounded candidate
-// lists); the extenders; the best candidate. The overload taking a workload::group_set makes
-// victims whole units (Kubernetes v1.37 with GenericWorkload). evaluator_config::report_only_chosen
-// turns on the branch and bound (detail/branch_and_bound.hpp); more than one worker evaluates
-// nodes ahead in parallel batches (detail/parallel_dry_run.hpp). Either way the decision is the
-// same: beyond upstream, every executor and parallelism gives the same answer.
+// lists; runs of nodes the cluster's rejection index rules out get their outcome without a
+// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking a
+// workload::group_set makes victims whole units (Kubernetes v1.37 with GenericWorkload).
+// evaluator_config::report_only_chosen turns on the branch and bound (detail/branch_and_bound.hpp);
+// more than one worker evaluates nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when
+// there are evaluator_config::min_parallel_nodes to select on. Either way the decision is the same:
+// beyond upstream, every executor and parallelism gives the same answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
 // node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
@@ -4886,6 +5065,17 @@ class potential_nodes {
   std::size_t size() const noexcept { return nodes_.size(); }
   void set_offset(std::size_t offset) noexcept { offset_ = offset; }
 
+  // The potential nodes from evaluation position k (k < size()) that are below node index `end`,
+  // up to where the order wraps around: a run of them, contiguous.
+  std::span<const std::size_t> run_from(std::size_t k, std::size_t end) const noexcept {
+    std::size_t at = offset_ + k;
+    if (at >= nodes_.size()) at -= nodes_.size();
+    const auto first = nodes_.begin() + static_cast<std::ptrdiff_t>(at);
+    const auto last =
+        at >= offset_ ? nodes_.end() : nodes_.begin() + static_cast<std::ptrdiff_t>(offset_);
+    return {first, std::lower_bound(first, last, end)};
+  }
+
   // The k-th potential node in evaluation order (k < size()), without a division.
   std::size_t operator[](std::size_t k) const noexcept {
     std::size_t at = offset_ + k;
@@ -4923,6 +5113,23 @@ class candidate_lists {
     list& l = violations == 0 ? without_violations_ : with_violations_;
     return l.size() < wanted_ ? &l : nullptr;
   }
+
+  // Folds in a node rejected as an earlier node was, whose outcome is interned as `outcome`
+  // (last_outcome() after that node's add).
+  void add_known(std::size_t node_index, std::size_t outcome) {
+    diagnosis_.push_back({node_index, outcome});
+    ++outcome_counts_[outcome];
+  }
+  // The same for a run of nodes.
+  void add_known(std::span<const std::size_t> nodes, std::size_t outcome) {
+    const std::size_t at = diagnosis_.size();
+    diagnosis_.resize(at + nodes.size());
+    diagnosis_view::entry* e = diagnosis_.data() + at;
+    for (const std::size_t node_index : nodes) *e++ = {node_index, outcome};
+    outcome_counts_[outcome] += nodes.size();
+  }
+  // The interned outcome of the last node added.
+  std::size_t last_outcome() const noexcept { return last_outcome_; }
 
   // Whether the dry run may stop: the lists hold the candidates wanted, one without violations.
   bool may_stop() const noexcept {
@@ -5156,45 +5363,15 @@ PREEMPT_NAMESPACE_END
 // ---- begin preempt/victim_selection.hpp --------------------------------------------------------
 // preempt/victim_selection.hpp - choose the victims on one node (Kubernetes SelectVictimsOnNode).
 //
-// select_victims(preemptor, node, state, budgets, nominated, scratch, policy) follows upstream
-// exactly (SelectVictimsOnNode, with filterPodsWithPDBViolation for the budgets, MoreImportantPod
-// for the order and RunFilterPluginsWithNominatedPods for the fit):
-//   1. Potential victims: the node's pods of strictly lower priority that the policy deems
-//      eligible, in node order.
-//   2. Every potential victim is removed from the state (at once, before the pods are visited,
-//      when the state has remove_lower_priority_pods and the policy keeps default_policy's
-//      eligibility: a node where step 4 fails is then rejected in O(log k)).
-//   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
-//   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
-//      answer (e.g. "Insufficient cpu").
-//   5. Potential victims are ordered by descending importance (policy.more_important, or for
-//      default_policy's order more_important_as_built: victims without a start time ordered by
-//      their position in the cache's order, as upstream builds them), as upstream's sort.Slice
-//      orders them starting from the cache's order of the node's pods
-//      (node.cache_position(i) when the node has it, else node order): equally important pods
-//      end in the order Go's pdqsort leaves them (detail::go_sort_slice), so the victims' order is
-//      upstream's. Nodes whose pods are strictly in importance order are not sorted.
-//   6. Budget classification on a fresh copy of every budget: walking the ordered victims, each
-//      budget a pod counts against (unless the pod is in its disruptedPods), in budget order,
-//      loses one allowed disruption, until one is driven below zero: the pod is then "violating"
-//      and the budgets after that one are not charged for it.
-//   7. Reprieve: violating pods first, then the others, each in importance order: add it back; if
-//      the preemptor no longer fits, remove it again and it becomes a victim (a violating victim
-//      counts one budget violation).
-// The victims come out as upstream's: the violating ones, then the others, re-sorted by importance
-// (sort.Slice) when both kinds of potential victims existed.
-// Without nominated pods, under default_policy, a state with remove_lower_priority_pods and
-// reprieve_removed_pods (model::resource_fit_state) takes steps 4-7 in one pass over the removed
-// pods, which it walks in the node's importance order (checking that it is strict): no entries, no
-// sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
-// reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
-// second fit check. With budgets (a state with removed_pods as well), a node where the preemptor
-// does not fit is rejected before any pod is charged; elsewhere step 6 charges the removed pods in
-// that order first and the state reprieves the violating ones, then the others (when none
-// violates, through its reprieve without budgets). The budget set's optional
-// prefetch_budgets_of is called a few pods ahead of each pod charged (detail::charge_in_order,
-// detail::charge_into_flags).
-// The answer is the same.
+// select_victims(preemptor, node, state, budgets, nominated, scratch, policy) tells whether the
+// node is a candidate for the preemptor and, if it is, which of its pods to evict: the victims in
+// upstream's order (descending importance) and how many of them violate a disruption budget. It
+// follows upstream exactly (SelectVictimsOnNode, with filterPodsWithPDBViolation for the budgets,
+// MoreImportantPod for the order and RunFilterPluginsWithNominatedPods for the fit): its seven
+// steps are detail::select_one_by_one below. A state that offers node_state's optional members
+// (remove_lower_priority_pods, reprieve_removed_pods: model::resource_fit_state) takes the same
+// steps in one pass, with the same answer. A policy with a member select_victims_on_node
+// (preempt/preemption_policies.hpp) selects the node's victims itself.
 //
 // Complexity: O(v log v) for v potential victims when the node is not strictly in importance
 // order, O(v) when it is (O(v·d) in one pass for d dimensions through reprieve_removed_pods), plus
@@ -5203,20 +5380,180 @@ PREEMPT_NAMESPACE_END
 // model::resource_fit_state). Allocation: none once `scratch` has seen a node of this size and
 // budget count (or after scratch.reserve). Exceptions: none of its own; whatever the caller's hooks
 // throw passes through. Thread-safety: the scratch and the state are mutated; give each thread its
-// own.
-//
-// A policy with a member select_victims_on_node(preemptor, node, state, budgets, nominated,
-// scratch) (preempt/preemption_policies.hpp) selects the node's victims itself: select_victims
-// returns its answer.
-//
-// The result refers to the scratch and to the node's pods: it is valid until the scratch is used
-// again or the node changes.
+// own. The result refers to the scratch and to the node's pods: it is valid until the scratch is
+// used again or the node changes.
 #ifndef PREEMPT_VICTIM_SELECTION_HPP
 #define PREEMPT_VICTIM_SELECTION_HPP
+
+
+// ---- begin preempt/detail/budget_charging.hpp --------------------------------------------------
+// preempt/detail/budget_charging.hpp - step 6 of SelectVictimsOnNode (filterPodsWithPDBViolation):
+// charging a node's potential victims, in importance order, against fresh copies of the
+// disruption budgets. Each budget a pod counts against (unless the pod is in its disruptedPods),
+// in budget order, loses one allowed disruption, until one is driven below zero: the pod is then
+// "violating" and the budgets after that one are not charged for it. The copies are the victim
+// scratch's (any Scratch with charger_for_node(): victim_scratch, whose charger keeps them under a
+// generation stamp). The budget set's optional prefetch_budgets_of is called a few pods ahead of
+// each pod charged.
+//
+// Both victim selection (victim_selection.hpp) and the evaluator's budget memo
+// (detail/budget_memo.hpp) charge through here; a budget set that remembers the flags of spans it
+// was charged on (remembers_violation_flags, detail::memo_budgets) answers violation_flags itself.
+//
+// Complexity: O(v · b) budget visits for v pods and b budgets per pod. No allocation. No
+// exceptions of its own. Thread-safety: the scratch is mutated.
+#ifndef PREEMPT_DETAIL_BUDGET_CHARGING_HPP
+#define PREEMPT_DETAIL_BUDGET_CHARGING_HPP
 
 #include <bit>
 #include <cstring>
 
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// Charges the pod, the next in importance order, against its budgets through the node's
+// charger (victim_scratch::charger_for_node); true when it violates one. In budget order; the
+// first budget the pod exhausts makes it violating and ends its count (upstream's
+// FilterVictimsWithPDBViolation returns there): later budgets keep their share.
+template <class P, class Budgets, class Charger>
+[[gnu::always_inline]] inline bool violates_budget(const P& pod, const Budgets& budgets,
+                                                   const Charger& charge) {
+  // The visitor answers whether the pod violates: a budget set may end the visit there (one that
+  // goes on gets no further charge).
+  bool violating = false;
+  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) -> bool {
+    if (!already_disrupted && !violating) violating = charge(i, budgets);
+    return violating;
+  });
+  return violating;
+}
+
+// How many pods ahead of the one charged the budget set's prefetch_budgets_of is called: enough
+// for a lookup's miss to arrive while the pods in between are charged.
+inline constexpr std::size_t budget_prefetch_distance = 8;
+
+// Charges pods(0), pods(1), ... pods(n - 1) in that order (violates_budget) and hands each answer
+// to record(i, violating); with prefetch_budgets_of, the lookups of the next pods are asked for
+// ahead.
+template <class Budgets, class Scratch, class PodAt, class Record>
+void charge_in_order(std::size_t n, const Budgets& budgets, Scratch& scratch, PodAt&& pod_at,
+                     Record&& record) {
+  using P = std::remove_cvref_t<decltype(pod_at(std::size_t{0}))>;
+  const auto charge = scratch.charger_for_node();
+  if constexpr (prefetches_budgets<Budgets, P>) {
+    constexpr std::size_t d = detail::budget_prefetch_distance;
+    for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pod_at(i));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + d < n) budgets.prefetch_budgets_of(pod_at(i + d));
+      record(i, detail::violates_budget(pod_at(i), budgets, charge));
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      record(i, detail::violates_budget(pod_at(i), budgets, charge));
+  }
+}
+
+// flags[i] = bit i of `bits` (0 or 1), eight flags at a time: the byte of bits copied into every
+// byte of a word, bit k kept in byte k, each byte then turned into 0 or 1.
+inline void write_bits_as_flags(std::uint64_t bits, std::span<std::uint8_t> flags) noexcept {
+  constexpr std::uint64_t bytes = 0x0101010101010101u, bit_k_of_byte_k = 0x8040201008040201u;
+  constexpr std::uint64_t high = 0x8080808080808080u, low7 = 0x7f7f7f7f7f7f7f7fu;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= flags.size(); i += 8, bits >>= 8) {
+      const std::uint64_t kept = ((bits & 0xffu) * bytes) & bit_k_of_byte_k;
+      const std::uint64_t f = ((kept + low7) & high) >> 7;
+      std::memcpy(flags.data() + i, &f, sizeof f);
+    }
+  }
+  for (; i < flags.size(); ++i, bits >>= 1) flags[i] = static_cast<std::uint8_t>(bits & 1u);
+}
+
+// charge_in_order over `pods` with the answers as flags: flags[i] = 1 when pods[i] violates a
+// budget, 0 otherwise; true when any does. The answers of up to 64 pods are gathered in a word
+// and written after them: a byte store between two lookups would make the compiler read the
+// budget set's members again (a byte may alias anything).
+template <class P, class Budgets, class Scratch>
+bool charge_into_flags(std::span<const P> pods, const Budgets& budgets, Scratch& scratch,
+                       std::span<std::uint8_t> flags) {
+  const std::size_t n = pods.size();
+  const auto charge = scratch.charger_for_node();
+  constexpr std::size_t d = detail::budget_prefetch_distance;
+  constexpr bool prefetches = prefetches_budgets<Budgets, P>;
+  if constexpr (prefetches)
+    for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pods[i]);
+  // The pods before `ahead` have a pod d places further to prefetch (no bound check per pod).
+  const std::size_t ahead = prefetches && n > d ? n - d : 0;
+  std::uint64_t any = 0;
+  for (std::size_t first = 0; first < n; first += 64) {
+    const std::size_t end = std::min(n, first + 64);
+    std::uint64_t violating = 0;
+    std::size_t i = first;
+    const auto record = [&](std::size_t k) {
+      violating |= std::uint64_t{detail::violates_budget(pods[k], budgets, charge)} << (k - first);
+    };
+    if constexpr (prefetches)
+      for (; i < std::min(end, ahead); ++i) {
+        budgets.prefetch_budgets_of(pods[i + d]);
+        record(i);
+      }
+    for (; i < end; ++i) record(i);
+    detail::write_bits_as_flags(violating, flags.subspan(first, end - first));
+    any |= violating;
+  }
+  return any != 0;
+}
+
+template <class Entry, class Budgets, class Scratch>
+void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets,
+                                Scratch& scratch) {
+  detail::charge_in_order(
+      entries.size(), budgets, scratch,
+      [&](std::size_t i) -> const auto& { return *entries[i].pod; },
+      [&](std::size_t i, bool violating) { entries[i].violating = violating; });
+}
+
+// How many flags have both 1 (violating) and 2 (victim) set, eight bytes at a time.
+inline std::int64_t violating_victims(std::span<const std::uint8_t> flags) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101u;
+  std::int64_t count = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= flags.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, flags.data() + i, sizeof w);
+    // Bit 0 of each byte: its bits 0 and 1 both set; the multiplication sums the bytes (at most
+    // 8) into the top one.
+    count += static_cast<std::int64_t>(((w & w >> 1 & ones) * ones) >> 56);
+  }
+  for (; i < flags.size(); ++i) count += (flags[i] & 3) == 3 ? 1 : 0;
+  return count;
+}
+
+// A budget set that remembers the violation flags of spans it was charged on
+// (detail::memo_budgets, which an evaluator passes with stamped budgets): it says so with
+// `static constexpr bool remembers_flags = true` and answers charge_into_flags(pods, scratch,
+// flags) itself, charging through detail::charge_into_flags when it does not remember them.
+template <class Budgets>
+concept remembers_violation_flags = requires { requires Budgets::remembers_flags; };
+
+// charge_into_flags, or the budget set's own answer when it remembers the flags of spans it
+// was charged on (remembers_violation_flags).
+template <class P, class Budgets, class Scratch>
+bool violation_flags(std::span<const P> pods, const Budgets& budgets, Scratch& scratch,
+                     std::span<std::uint8_t> flags) {
+  if constexpr (detail::remembers_violation_flags<Budgets>) {
+    return budgets.charge_into_flags(pods, scratch, flags);
+  } else {
+    return detail::charge_into_flags(pods, budgets, scratch, flags);
+  }
+}
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_BUDGET_CHARGING_HPP
+// ---- end preempt/detail/budget_charging.hpp ----------------------------------------------------
 // ---- begin preempt/detail/go_sort.hpp ----------------------------------------------------------
 // preempt/detail/go_sort.hpp - Go's sort.Slice, element order included.
 //
@@ -5581,6 +5918,134 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_DETAIL_POLICY_MEMORY_HPP
 // ---- end preempt/detail/policy_memory.hpp ------------------------------------------------------
+// ---- begin preempt/detail/victim_order.hpp -----------------------------------------------------
+// preempt/detail/victim_order.hpp - the order of a node's potential victims (step 5 of
+// SelectVictimsOnNode). Potential victims are ordered by descending importance
+// (policy.more_important, or for default_policy's order more_important_as_built: victims without a
+// start time ordered by their position in the cache's order, as upstream builds them), as
+// upstream's sort.Slice orders them starting from the cache's order of the node's pods
+// (node.cache_position(i) when the node has it, else node order): equally important pods end in
+// the order Go's pdqsort leaves them (detail::go_sort_slice), so the victims' order is upstream's.
+// Nodes whose pods are strictly in importance order are not sorted.
+//
+// Complexity: O(v log v) for v potential victims, O(v) when strictly ordered. No allocation.
+// Exceptions: only the policy's order's.
+#ifndef PREEMPT_DETAIL_VICTIM_ORDER_HPP
+#define PREEMPT_DETAIL_VICTIM_ORDER_HPP
+
+
+// ---- begin preempt/detail/victim_policy_traits.hpp ---------------------------------------------
+// preempt/detail/victim_policy_traits.hpp - which of default_policy's choices a victim policy
+// keeps, told at compile time from its members' pointer types. Victim selection takes its
+// one-pass paths (remove_lower_priority_pods, reprieve_removed_pods) only for policies that keep
+// default_policy's eligibility and importance order, and orders potential victims by
+// more_important_as_built where the policy's order is built that way. Compile time only.
+#ifndef PREEMPT_DETAIL_VICTIM_POLICY_TRAITS_HPP
+#define PREEMPT_DETAIL_VICTIM_POLICY_TRAITS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether the policy keeps default_policy's is_eligible_victim (every lower-priority pod may be
+// evicted): an inherited member's pointer type names default_policy, one the policy declares
+// itself names the policy.
+template <class Policy, class N, class P>
+constexpr bool every_lower_priority_pod_eligible() {
+  if constexpr (requires { &Policy::template is_eligible_victim<N, P>; })
+    return std::same_as<decltype(&Policy::template is_eligible_victim<N, P>),
+                        decltype(&default_policy::template is_eligible_victim<N, P>)>;
+  else
+    return false;
+}
+
+// Whether the policy keeps default_policy's more_important (priority, then start time, `now` for
+// a missing one), found the same way.
+template <class Policy, class P>
+constexpr bool default_importance_order() {
+  if constexpr (requires { &Policy::template more_important<P>; })
+    return std::same_as<decltype(&Policy::template more_important<P>),
+                        decltype(&default_policy::template more_important<P>)>;
+  else
+    return false;
+}
+
+// Whether victim selection orders by the policy's more_important_as_built (victims built in the
+// node's pod order, policy.hpp): for default_policy's order, or a policy's own as-built order.
+template <class Policy, class P>
+constexpr bool orders_as_built() {
+  if constexpr (requires { &Policy::template more_important_as_built<P>; })
+    return !std::same_as<decltype(&Policy::template more_important_as_built<P>),
+                         decltype(&default_policy::template more_important_as_built<P>)> ||
+           detail::default_importance_order<Policy, P>();
+  else
+    return false;
+}
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_VICTIM_POLICY_TRAITS_HPP
+// ---- end preempt/detail/victim_policy_traits.hpp -----------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+// Where the i-th pod of the node stands in the order kube-scheduler's cache lists the node's pods:
+// node.cache_position(i) when the node keeps that order apart (model::resource_node does), else
+// the node's own order.
+template <class N>
+std::uint32_t cache_position(const N& node, std::size_t i) {
+  if constexpr (requires {
+                  { node.cache_position(i) } -> std::convertible_to<std::uint32_t>;
+                })
+    return node.cache_position(i);
+  else
+    return static_cast<std::uint32_t>(i);
+}
+
+// Upstream's MoreImportantVictim on two potential victims of a node, each built at its position
+// in the cache's order of the node's pods.
+template <class Entry, class Policy>
+bool more_important_victim(const Entry& a, const Entry& b, const Policy& policy) {
+  using P = std::remove_cvref_t<decltype(*a.pod)>;
+  if constexpr (detail::orders_as_built<Policy, P>())
+    return policy.more_important_as_built(*a.pod, a.position, *b.pod, b.position);
+  else
+    return policy.more_important(*a.pod, *b.pod);
+}
+
+// Every entry strictly less important than the one before: the importance order is unique, and
+// any sort, upstream's included, gives exactly this order.
+template <class Entry, class Policy>
+bool in_strict_importance_order(std::span<const Entry> entries, const Policy& policy) {
+  for (std::size_t i = 1; i < entries.size(); ++i)
+    if (!detail::more_important_victim(entries[i - 1], entries[i], policy)) return false;
+  return true;
+}
+
+// Orders the entries as upstream's SelectVictimsOnNode does: sort.Slice by MoreImportantPod over
+// the pods in cache order. Equally important pods end where Go's pdqsort leaves them.
+template <class Entry, class Policy>
+void order_by_importance(std::span<Entry> entries, const Policy& policy) {
+  if (detail::in_strict_importance_order(std::span<const Entry>(entries), policy)) return;
+  const bool in_cache_order =
+      std::is_sorted(entries.begin(), entries.end(),
+                     [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  if (!in_cache_order)
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return a.position < b.position; });
+  detail::go_sort_slice(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    return detail::more_important_victim(a, b, policy);
+  });
+}
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_VICTIM_ORDER_HPP
+// ---- end preempt/detail/victim_order.hpp -------------------------------------------------------
 // ---- begin preempt/nominated_fit.hpp -----------------------------------------------------------
 // preempt/nominated_fit.hpp - the two-pass fit check with nominated pods (upstream's
 // RunFilterPluginsWithNominatedPods and addGENominatedPods).
@@ -5716,9 +6181,266 @@ struct victim_selection {
   constexpr bool is_candidate() const noexcept { return outcome.is_success(); }
 };
 
+// Reusable working memory for select_victims (defined below).
+template <class P, class Allocator = std::allocator<P>>
+class victim_scratch;
+
+namespace detail {
+
+// Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
+// appended to `entries` in node order.
+template <class P, class N, class Entries, class Policy>
+void collect_potential_victims(const P& preemptor, const N& node, Entries& entries,
+                               const Policy& policy) {
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
+  std::size_t index = 0;
+  for (const P& p : ::preempt::pods_of(node)) {
+    if (::preempt::priority_of(p) < preemptor_priority &&
+        policy.is_eligible_victim(node, p, preemptor))
+      entries.push_back({&p, detail::cache_position(node, index), false, false});
+    ++index;
+  }
+}
+
+// A successful selection. Through a function so that the violation count is not a constant
+// where the result is built: g++ clears the whole result (rep stos) before an aggregate
+// initialization from status::ok() and constants, a fixed cost as large as a short walk.
+template <class P>
+victim_selection<P> successful_selection(std::span<const P* const> victims,
+                                         std::int64_t violations) noexcept {
+  return {status::ok(), victims, violations};
+}
+
+// Upstream's SelectVictimsOnNode, pod by pod; select_victims comes here past its one-pass paths,
+// with steps 2-4 already taken when `removed` (every potential victim was removed at once,
+// remove_lower_priority_pods, and the preemptor fits). Its own function, so that the one-pass
+// paths keep a small frame.
+//   1. Potential victims: the node's pods of strictly lower priority that the policy deems
+//      eligible, in node order.
+//   2. Every potential victim is removed from the state.
+//   3. None ⇒ unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods (two-pass rule); if not, that status is the
+//      answer (e.g. "Insufficient cpu").
+//   5. Potential victims are ordered by descending importance (detail/victim_order.hpp: as
+//      upstream's sort.Slice, starting from the cache's order of the node's pods).
+//   6. Budget classification on a fresh copy of every budget (detail/budget_charging.hpp): a pod
+//      that drives a budget below zero is "violating".
+//   7. Reprieve: violating pods first, then the others, each in importance order: add it back; if
+//      the preemptor no longer fits, remove it again and it becomes a victim (a violating victim
+//      counts one budget violation).
+// The victims come out as upstream's: the violating ones, then the others, re-sorted by importance
+// (sort.Slice) when both kinds of potential victims existed.
+template <class N, class S, class B, class Nominated, class Allocator, class Policy>
+[[gnu::noinline]] victim_selection<node_pod_t<N>> select_one_by_one(
+    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
+    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
+    const Policy& policy, bool removed) {
+  using P = node_pod_t<N>;
+  using entry = typename victim_scratch<P, Allocator>::entry;
+  auto& entries = scratch.entries();
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
+  constexpr bool has_can_fit = requires(S& s) {
+    { s.can_fit(preemptor) } -> std::convertible_to<bool>;
+  };
+  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
+  // and only a node that fails builds its status, directly in the returned selection (the
+  // caller's storage): the status is written once, not copied out of a temporary.
+  const bool fast_fit = has_can_fit && no_nominees;
+  if (removed) {  // steps 2 and 3 taken by remove_lower_priority_pods
+    // 4. The preemptor fits with the nominated pods.
+    if (fast_fit) {
+      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
+      return {st, {}, 0};
+    }
+    // 1. The potential victims.
+    detail::collect_potential_victims(preemptor, node, entries, policy);
+  }
+  if (!removed) {
+    // 1. The potential victims.
+    detail::collect_potential_victims(preemptor, node, entries, policy);
+    // 2. Every one removed from the state.
+    for (const entry& e : entries) {
+      status st = state.remove_pod(*e.pod);
+      if (!st) return {st, {}, 0};
+    }
+    // 3. None: no preemption on this node.
+    if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
+
+    // 4. The preemptor fits with the nominated pods.
+    if (fast_fit) {
+      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
+    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
+      return {st, {}, 0};
+    }
+  }
+
+  // 5. Descending importance, as upstream's sort.Slice.
+  const std::span<entry> ordered(entries.data(), entries.size());
+  detail::order_by_importance(ordered, policy);
+  // 6. Which potential victims violate a budget.
+  detail::classify_budget_violations(ordered, budgets, scratch);
+
+  // 7. Reprieve: the violating pods, then the others.
+  std::int64_t violations = 0;
+  // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
+  const auto reprieve = [&](entry& e) -> status {
+    if (status st = state.add_pod(*e.pod); !st) return st;
+    if (no_nominees) {
+      if (detail::passes(state, preemptor)) return status::ok();
+    } else {
+      const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
+      if (fit.code() == status_code::error) return fit;
+      if (fit) return status::ok();
+    }
+    if (status st = state.remove_pod(*e.pod); !st) return st;
+    e.victim = true;
+    if (e.violating) ++violations;
+    return status::ok();
+  };
+  for (entry& e : ordered)
+    if (e.violating)
+      if (status st = reprieve(e); !st) return {st, {}, 0};
+  for (entry& e : ordered)
+    if (!e.violating)
+      if (status st = reprieve(e); !st) return {st, {}, 0};
+
+  // As upstream appends them: the violating victims, then the others; re-sorted by importance
+  // (sort.Slice again) when there were potential victims of both kinds.
+  auto& victims = scratch.victims();
+  victims.clear();
+  bool any_violating = false, any_other = false;
+  for (const entry& e : ordered) (e.violating ? any_violating : any_other) = true;
+  if (any_violating && any_other) {
+    // The victims keep the moment they were built (their entries): sort.Slice again over them.
+    auto& chosen = scratch.chosen_entries();
+    chosen.clear();
+    for (const entry& e : ordered)
+      if (e.victim && e.violating) chosen.push_back(e);
+    for (const entry& e : ordered)
+      if (e.victim && !e.violating) chosen.push_back(e);
+    detail::go_sort_slice(chosen.begin(), chosen.end(), [&](const entry& a, const entry& b) {
+      return detail::more_important_victim(a, b, policy);
+    });
+    for (const entry& e : chosen) victims.push_back(e.pod);
+  } else {
+    for (const entry& e : ordered)
+      if (e.victim) victims.push_back(e.pod);
+  }
+  return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
+}
+
+}  // namespace detail
+
+// Without nominated pods, under default_policy, a state with remove_lower_priority_pods and
+// reprieve_removed_pods (model::resource_fit_state) takes steps 2-7 in one pass over the removed
+// pods, which it walks in the node's importance order (checking that it is strict): no entries, no
+// sort, no call per pod; a node where the preemptor does not fit is rejected with the status the
+// reprieve gives (reprieve_removed_pods with a status&, when the state offers it), without a
+// second fit check. With budgets (a state with removed_pods as well), a node where the preemptor
+// does not fit is rejected before any pod is charged; elsewhere step 6 charges the removed pods in
+// that order first and the state reprieves the violating ones, then the others (when none
+// violates, through its reprieve without budgets). The answer is the same as step by step.
+template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
+          nominated_range<node_pod_t<N>> Nominated, class Allocator,
+          victim_policy<N, node_pod_t<N>> Policy = default_policy>
+[[gnu::noinline]] victim_selection<node_pod_t<N>> select_victims(
+    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
+    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
+    const Policy& policy = {}) {
+  using P = node_pod_t<N>;
+  // A policy that selects victims its own way (preempt/preemption_policies.hpp) does so here.
+  if constexpr (requires {
+                  policy.select_victims_on_node(preemptor, node, state, budgets, nominated,
+                                                scratch);
+                })
+    return policy.select_victims_on_node(preemptor, node, state, budgets, nominated, scratch);
+  scratch.start_node(budgets.budget_count());
+  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
+  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
+  // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
+  // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
+  bool removed = false;
+  if constexpr (removes_lower_priority_pods<S> &&
+                detail::every_lower_priority_pod_eligible<Policy, N, P>()) {
+    if (const std::optional<std::size_t> count =
+            state.remove_lower_priority_pods(preemptor_priority)) {
+      if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
+      // Steps 4-7 in one pass over the removed pods when the state offers it and nothing else
+      // takes part: no budget, no nominated pod, default_policy's importance order. When it
+      // declines (the preemptor does not fit, pods not strictly in importance order), the state
+      // is as the removal left it and the steps are taken one by one.
+      if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
+        if (no_nominees && budgets.budget_count() == 0) {
+          const std::span<const P*> room = scratch.victim_room(*count);
+          if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
+            // A node where the preemptor does not fit is rejected with the reprieve's fit check.
+            status rejection;
+            if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                    preemptor, ::preempt::detail::now_of(policy), room, rejection))
+              return detail::successful_selection<P>(room.first(*chosen), 0);
+            if (!rejection) return {rejection, {}, 0};
+          } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                         preemptor, ::preempt::detail::now_of(policy), room)) {
+            return detail::successful_selection<P>(room.first(*chosen), 0);
+          }
+        } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
+          if (no_nominees) {
+            // With budgets: step 4 first, as upstream checks the fit before the budgets (a node
+            // without room is left to select_one_by_one, which gives the fit's status, no pod
+            // charged); then step 6 on the removed pods in the order the state walks them (its
+            // reprieve declines unless that is the strict importance order), then steps 5 and 7
+            // in the state's two passes.
+            const std::span<const P> pods = state.removed_pods();
+            if (pods.size() == *count && detail::passes(state, preemptor)) {
+              const std::span<std::uint8_t> flags = scratch.flag_room(*count);
+              const bool any_violating = detail::violation_flags(pods, budgets, scratch, flags);
+              const std::span<const P*> room = scratch.victim_room(*count);
+              if (!any_violating) {
+                // No violating pod: the first pass adds nothing back, and the reprieve without
+                // budgets chooses the same victims.
+                if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                        preemptor, ::preempt::detail::now_of(policy), room))
+                  return detail::successful_selection<P>(room.first(*chosen), 0);
+              } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
+                             preemptor, ::preempt::detail::now_of(policy), room, flags)) {
+                return detail::successful_selection<P>(room.first(*chosen),
+                                                       detail::violating_victims(flags));
+              }
+              scratch.start_node(budgets.budget_count());  // the budget copies start over
+            }
+          }
+        }
+      }
+      removed = true;
+    }
+  }
+  return detail::select_one_by_one(preemptor, node, state, budgets, nominated, scratch, policy,
+                                   removed);
+}
+
+// select_victims without nominated pods.
+template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B, class Allocator,
+          victim_policy<N, node_pod_t<N>> Policy = default_policy>
+victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, const N& node,
+                                               S& state, const B& budgets,
+                                               victim_scratch<node_pod_t<N>, Allocator>& scratch,
+                                               const Policy& policy = {}) {
+  return preempt::select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>,
+                                 scratch, policy);
+}
+
+// A node type that does not model preempt::node: the reasons, each once (detail/requirements.hpp).
+template <class Preemptor, class N, class... Rest>
+  requires(!node<N>)
+victim_selection<detail::rejected_pod> select_victims(const Preemptor&, const N&, Rest&&...) {
+  static_assert(detail::explain_node<N>() || true);
+  return {};
+}
+
 // Reusable working memory for select_victims. One per thread; it grows to the largest node and
 // budget count it has seen and never shrinks, so steady-state selection allocates nothing.
-template <class P, class Allocator = std::allocator<P>>
+template <class P, class Allocator>
 class victim_scratch {
  public:
   struct entry {
@@ -5843,439 +6565,6 @@ class victim_scratch {
   detail::policy_memory<P, Allocator> policy_;
 };
 
-namespace detail {
-
-// Where the i-th pod of the node stands in the order kube-scheduler's cache lists the node's pods:
-// node.cache_position(i) when the node keeps that order apart (model::resource_node does), else
-// the node's own order.
-template <class N>
-std::uint32_t cache_position(const N& node, std::size_t i) {
-  if constexpr (requires {
-                  { node.cache_position(i) } -> std::convertible_to<std::uint32_t>;
-                })
-    return node.cache_position(i);
-  else
-    return static_cast<std::uint32_t>(i);
-}
-
-// Whether the policy keeps default_policy's is_eligible_victim (every lower-priority pod may be
-// evicted): an inherited member's pointer type names default_policy, one the policy declares
-// itself names the policy.
-template <class Policy, class N, class P>
-constexpr bool every_lower_priority_pod_eligible() {
-  if constexpr (requires { &Policy::template is_eligible_victim<N, P>; })
-    return std::same_as<decltype(&Policy::template is_eligible_victim<N, P>),
-                        decltype(&default_policy::template is_eligible_victim<N, P>)>;
-  else
-    return false;
-}
-
-// Whether the policy keeps default_policy's more_important (priority, then start time, `now` for
-// a missing one), found the same way.
-template <class Policy, class P>
-constexpr bool default_importance_order() {
-  if constexpr (requires { &Policy::template more_important<P>; })
-    return std::same_as<decltype(&Policy::template more_important<P>),
-                        decltype(&default_policy::template more_important<P>)>;
-  else
-    return false;
-}
-
-// Whether victim selection orders by the policy's more_important_as_built (victims built in the
-// node's pod order, policy.hpp): for default_policy's order, or a policy's own as-built order.
-template <class Policy, class P>
-constexpr bool orders_as_built() {
-  if constexpr (requires { &Policy::template more_important_as_built<P>; })
-    return !std::same_as<decltype(&Policy::template more_important_as_built<P>),
-                         decltype(&default_policy::template more_important_as_built<P>)> ||
-           detail::default_importance_order<Policy, P>();
-  else
-    return false;
-}
-
-// Upstream's MoreImportantVictim on two potential victims of a node, each built at its position
-// in the cache's order of the node's pods.
-template <class Entry, class Policy>
-bool more_important_victim(const Entry& a, const Entry& b, const Policy& policy) {
-  using P = std::remove_cvref_t<decltype(*a.pod)>;
-  if constexpr (detail::orders_as_built<Policy, P>())
-    return policy.more_important_as_built(*a.pod, a.position, *b.pod, b.position);
-  else
-    return policy.more_important(*a.pod, *b.pod);
-}
-
-// Every entry strictly less important than the one before: the importance order is unique, and
-// any sort, upstream's included, gives exactly this order.
-template <class Entry, class Policy>
-bool in_strict_importance_order(std::span<const Entry> entries, const Policy& policy) {
-  for (std::size_t i = 1; i < entries.size(); ++i)
-    if (!detail::more_important_victim(entries[i - 1], entries[i], policy)) return false;
-  return true;
-}
-
-// Orders the entries as upstream's SelectVictimsOnNode does: sort.Slice by MoreImportantPod over
-// the pods in cache order. Equally important pods end where Go's pdqsort leaves them.
-template <class Entry, class Policy>
-void order_by_importance(std::span<Entry> entries, const Policy& policy) {
-  if (detail::in_strict_importance_order(std::span<const Entry>(entries), policy)) return;
-  const bool in_cache_order =
-      std::is_sorted(entries.begin(), entries.end(),
-                     [](const Entry& a, const Entry& b) { return a.position < b.position; });
-  if (!in_cache_order)
-    std::sort(entries.begin(), entries.end(),
-              [](const Entry& a, const Entry& b) { return a.position < b.position; });
-  detail::go_sort_slice(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    return detail::more_important_victim(a, b, policy);
-  });
-}
-
-// Charges the pod, the next in importance order, against its budgets through the node's
-// charger (victim_scratch::charger_for_node); true when it violates one. In budget order; the
-// first budget the pod exhausts makes it violating and ends its count (upstream's
-// FilterVictimsWithPDBViolation returns there): later budgets keep their share.
-template <class P, class Budgets, class Charger>
-[[gnu::always_inline]] inline bool violates_budget(const P& pod, const Budgets& budgets,
-                                                   const Charger& charge) {
-  // The visitor answers whether the pod violates: a budget set may end the visit there (one that
-  // goes on gets no further charge).
-  bool violating = false;
-  budgets.for_each_budget_of(pod, [&](std::size_t i, bool already_disrupted) -> bool {
-    if (!already_disrupted && !violating) violating = charge(i, budgets);
-    return violating;
-  });
-  return violating;
-}
-
-// How many pods ahead of the one charged the budget set's prefetch_budgets_of is called: enough
-// for a lookup's miss to arrive while the pods in between are charged.
-inline constexpr std::size_t budget_prefetch_distance = 8;
-
-// Charges pods(0), pods(1), ... pods(n - 1) in that order (violates_budget) and hands each answer
-// to record(i, violating); with prefetch_budgets_of, the lookups of the next pods are asked for
-// ahead.
-template <class Budgets, class Scratch, class PodAt, class Record>
-void charge_in_order(std::size_t n, const Budgets& budgets, Scratch& scratch, PodAt&& pod_at,
-                     Record&& record) {
-  using P = std::remove_cvref_t<decltype(pod_at(std::size_t{0}))>;
-  const auto charge = scratch.charger_for_node();
-  if constexpr (prefetches_budgets<Budgets, P>) {
-    constexpr std::size_t d = detail::budget_prefetch_distance;
-    for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pod_at(i));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + d < n) budgets.prefetch_budgets_of(pod_at(i + d));
-      record(i, detail::violates_budget(pod_at(i), budgets, charge));
-    }
-  } else {
-    for (std::size_t i = 0; i < n; ++i)
-      record(i, detail::violates_budget(pod_at(i), budgets, charge));
-  }
-}
-
-// flags[i] = bit i of `bits` (0 or 1), eight flags at a time: the byte of bits copied into every
-// byte of a word, bit k kept in byte k, each byte then turned into 0 or 1.
-inline void write_bits_as_flags(std::uint64_t bits, std::span<std::uint8_t> flags) noexcept {
-  constexpr std::uint64_t bytes = 0x0101010101010101u, bit_k_of_byte_k = 0x8040201008040201u;
-  constexpr std::uint64_t high = 0x8080808080808080u, low7 = 0x7f7f7f7f7f7f7f7fu;
-  std::size_t i = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; i + 8 <= flags.size(); i += 8, bits >>= 8) {
-      const std::uint64_t kept = ((bits & 0xffu) * bytes) & bit_k_of_byte_k;
-      const std::uint64_t f = ((kept + low7) & high) >> 7;
-      std::memcpy(flags.data() + i, &f, sizeof f);
-    }
-  }
-  for (; i < flags.size(); ++i, bits >>= 1) flags[i] = static_cast<std::uint8_t>(bits & 1u);
-}
-
-// charge_in_order over `pods` with the answers as flags: flags[i] = 1 when pods[i] violates a
-// budget, 0 otherwise; true when any does. The answers of up to 64 pods are gathered in a word
-// and written after them: a byte store between two lookups would make the compiler read the
-// budget set's members again (a byte may alias anything).
-template <class P, class Budgets, class Scratch>
-bool charge_into_flags(std::span<const P> pods, const Budgets& budgets, Scratch& scratch,
-                       std::span<std::uint8_t> flags) {
-  const std::size_t n = pods.size();
-  const auto charge = scratch.charger_for_node();
-  constexpr std::size_t d = detail::budget_prefetch_distance;
-  constexpr bool prefetches = prefetches_budgets<Budgets, P>;
-  if constexpr (prefetches)
-    for (std::size_t i = 0; i < n && i < d; ++i) budgets.prefetch_budgets_of(pods[i]);
-  // The pods before `ahead` have a pod d places further to prefetch (no bound check per pod).
-  const std::size_t ahead = prefetches && n > d ? n - d : 0;
-  std::uint64_t any = 0;
-  for (std::size_t first = 0; first < n; first += 64) {
-    const std::size_t end = std::min(n, first + 64);
-    std::uint64_t violating = 0;
-    std::size_t i = first;
-    const auto record = [&](std::size_t k) {
-      violating |= std::uint64_t{detail::violates_budget(pods[k], budgets, charge)} << (k - first);
-    };
-    if constexpr (prefetches)
-      for (; i < std::min(end, ahead); ++i) {
-        budgets.prefetch_budgets_of(pods[i + d]);
-        record(i);
-      }
-    for (; i < end; ++i) record(i);
-    detail::write_bits_as_flags(violating, flags.subspan(first, end - first));
-    any |= violating;
-  }
-  return any != 0;
-}
-
-template <class Entry, class Budgets, class Scratch>
-void classify_budget_violations(std::span<Entry> entries, const Budgets& budgets,
-                                Scratch& scratch) {
-  detail::charge_in_order(
-      entries.size(), budgets, scratch,
-      [&](std::size_t i) -> const auto& { return *entries[i].pod; },
-      [&](std::size_t i, bool violating) { entries[i].violating = violating; });
-}
-
-// How many flags have both 1 (violating) and 2 (victim) set, eight bytes at a time.
-inline std::int64_t violating_victims(std::span<const std::uint8_t> flags) noexcept {
-  constexpr std::uint64_t ones = 0x0101010101010101u;
-  std::int64_t count = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= flags.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, flags.data() + i, sizeof w);
-    // Bit 0 of each byte: its bits 0 and 1 both set; the multiplication sums the bytes (at most
-    // 8) into the top one.
-    count += static_cast<std::int64_t>(((w & w >> 1 & ones) * ones) >> 56);
-  }
-  for (; i < flags.size(); ++i) count += (flags[i] & 3) == 3 ? 1 : 0;
-  return count;
-}
-
-// charge_into_flags, or the budget set's own answer when it remembers the flags of spans it
-// was charged on (detail::memo_budgets, which an evaluator passes with stamped budgets).
-template <class P, class Budgets, class Scratch>
-bool violation_flags(std::span<const P> pods, const Budgets& budgets, Scratch& scratch,
-                     std::span<std::uint8_t> flags) {
-  if constexpr (requires { requires Budgets::remembers_flags; }) {
-    return budgets.charge_into_flags(pods, scratch, flags);
-  } else {
-    return detail::charge_into_flags(pods, budgets, scratch, flags);
-  }
-}
-
-// Step 1: the node's pods of lower priority than the preemptor that the policy deems eligible,
-// appended to `entries` in node order.
-template <class P, class N, class Entries, class Policy>
-void collect_potential_victims(const P& preemptor, const N& node, Entries& entries,
-                               const Policy& policy) {
-  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
-  std::size_t index = 0;
-  for (const P& p : ::preempt::pods_of(node)) {
-    if (::preempt::priority_of(p) < preemptor_priority &&
-        policy.is_eligible_victim(node, p, preemptor))
-      entries.push_back({&p, detail::cache_position(node, index), false, false});
-    ++index;
-  }
-}
-
-// A successful selection. Through a function so that the violation count is not a constant
-// where the result is built: g++ clears the whole result (rep stos) before an aggregate
-// initialization from status::ok() and constants, a fixed cost as large as a short walk.
-template <class P>
-victim_selection<P> successful_selection(std::span<const P* const> victims,
-                                         std::int64_t violations) noexcept {
-  return {status::ok(), victims, violations};
-}
-
-// select_victims pod by pod, past its one-pass paths: steps 1 and 4-7 when `removed` (every
-// potential victim was removed at once, remove_lower_priority_pods), else steps 1-7. Its own
-// function, so that the one-pass paths keep a small frame.
-template <class N, class S, class B, class Nominated, class Allocator, class Policy>
-[[gnu::noinline]] victim_selection<node_pod_t<N>> select_one_by_one(
-    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
-    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
-    const Policy& policy, bool removed) {
-  using P = node_pod_t<N>;
-  using entry = typename victim_scratch<P, Allocator>::entry;
-  auto& entries = scratch.entries();
-  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
-  constexpr bool has_can_fit = requires(S& s) {
-    { s.can_fit(preemptor) } -> std::convertible_to<bool>;
-  };
-  // Without nominated pods and with the state's cheap can_fit, the fit is asked as yes or no,
-  // and only a node that fails builds its status, directly in the returned selection (the
-  // caller's storage): the status is written once, not copied out of a temporary.
-  const bool fast_fit = has_can_fit && no_nominees;
-  if (removed) {
-    if (fast_fit) {
-      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
-    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
-      return {st, {}, 0};
-    }
-    detail::collect_potential_victims(preemptor, node, entries, policy);
-  }
-  if (!removed) {
-    detail::collect_potential_victims(preemptor, node, entries, policy);
-    for (const entry& e : entries) {
-      status st = state.remove_pod(*e.pod);
-      if (!st) return {st, {}, 0};
-    }
-    if (entries.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
-
-    if (fast_fit) {
-      if (!detail::passes(state, preemptor)) return {status(state.fits(preemptor)), {}, 0};
-    } else if (status st = preempt::fits_with_nominated(state, preemptor, nominated); !st) {
-      return {st, {}, 0};
-    }
-  }
-
-  const std::span<entry> ordered(entries.data(), entries.size());
-  detail::order_by_importance(ordered, policy);
-  detail::classify_budget_violations(ordered, budgets, scratch);
-
-  std::int64_t violations = 0;
-  // Without nominated pods the two-pass fit is the plain fit (no status to build per pod).
-  const auto reprieve = [&](entry& e) -> status {
-    if (status st = state.add_pod(*e.pod); !st) return st;
-    if (no_nominees) {
-      if (detail::passes(state, preemptor)) return status::ok();
-    } else {
-      const status fit = preempt::passes_with_nominated(state, preemptor, nominated);
-      if (fit.code() == status_code::error) return fit;
-      if (fit) return status::ok();
-    }
-    if (status st = state.remove_pod(*e.pod); !st) return st;
-    e.victim = true;
-    if (e.violating) ++violations;
-    return status::ok();
-  };
-  for (entry& e : ordered)
-    if (e.violating)
-      if (status st = reprieve(e); !st) return {st, {}, 0};
-  for (entry& e : ordered)
-    if (!e.violating)
-      if (status st = reprieve(e); !st) return {st, {}, 0};
-
-  // As upstream appends them: the violating victims, then the others; re-sorted by importance
-  // (sort.Slice again) when there were potential victims of both kinds.
-  auto& victims = scratch.victims();
-  victims.clear();
-  bool any_violating = false, any_other = false;
-  for (const entry& e : ordered) (e.violating ? any_violating : any_other) = true;
-  if (any_violating && any_other) {
-    // The victims keep the moment they were built (their entries): sort.Slice again over them.
-    auto& chosen = scratch.chosen_entries();
-    chosen.clear();
-    for (const entry& e : ordered)
-      if (e.victim && e.violating) chosen.push_back(e);
-    for (const entry& e : ordered)
-      if (e.victim && !e.violating) chosen.push_back(e);
-    detail::go_sort_slice(chosen.begin(), chosen.end(), [&](const entry& a, const entry& b) {
-      return detail::more_important_victim(a, b, policy);
-    });
-    for (const entry& e : chosen) victims.push_back(e.pod);
-  } else {
-    for (const entry& e : ordered)
-      if (e.victim) victims.push_back(e.pod);
-  }
-  return {status::ok(), {scratch.victims().data(), scratch.victims().size()}, violations};
-}
-
-}  // namespace detail
-
-template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B,
-          nominated_range<node_pod_t<N>> Nominated, class Allocator,
-          victim_policy<N, node_pod_t<N>> Policy = default_policy>
-[[gnu::noinline]] victim_selection<node_pod_t<N>> select_victims(
-    const node_pod_t<N>& preemptor, const N& node, S& state, const B& budgets,
-    const Nominated& nominated, victim_scratch<node_pod_t<N>, Allocator>& scratch,
-    const Policy& policy = {}) {
-  using P = node_pod_t<N>;
-  // A policy that selects victims its own way (preempt/preemption_policies.hpp) does so here.
-  if constexpr (requires {
-                  policy.select_victims_on_node(preemptor, node, state, budgets, nominated,
-                                                scratch);
-                })
-    return policy.select_victims_on_node(preemptor, node, state, budgets, nominated, scratch);
-  scratch.start_node(budgets.budget_count());
-  const std::int32_t preemptor_priority = ::preempt::priority_of(preemptor);
-  const bool no_nominees = std::ranges::begin(nominated) == std::ranges::end(nominated);
-  // Steps 2-4 at once when the state sums the node's pods by priority and every lower-priority
-  // pod is eligible: a node where the preemptor cannot fit is rejected without visiting its pods.
-  bool removed = false;
-  if constexpr (removes_lower_priority_pods<S> &&
-                detail::every_lower_priority_pod_eligible<Policy, N, P>()) {
-    if (const std::optional<std::size_t> count =
-            state.remove_lower_priority_pods(preemptor_priority)) {
-      if (*count == 0) return {status::unresolvable(no_victims_reason), {}, 0};
-      // Steps 4-7 in one pass over the removed pods when the state offers it and nothing else
-      // takes part: no budget, no nominated pod, default_policy's importance order. When it
-      // declines (the preemptor does not fit, pods not strictly in importance order), the state
-      // is as the removal left it and the steps are taken one by one.
-      if constexpr (reprieves_removed_pods<S, P> && detail::default_importance_order<Policy, P>()) {
-        if (no_nominees && budgets.budget_count() == 0) {
-          const std::span<const P*> room = scratch.victim_room(*count);
-          if constexpr (reprieves_removed_pods_or_rejects<S, P>) {
-            // A node where the preemptor does not fit is rejected with the reprieve's fit check.
-            status rejection;
-            if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
-                    preemptor, ::preempt::detail::now_of(policy), room, rejection))
-              return detail::successful_selection<P>(room.first(*chosen), 0);
-            if (!rejection) return {rejection, {}, 0};
-          } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
-                         preemptor, ::preempt::detail::now_of(policy), room)) {
-            return detail::successful_selection<P>(room.first(*chosen), 0);
-          }
-        } else if constexpr (reprieves_removed_pods_with_budgets<S, P>) {
-          if (no_nominees) {
-            // With budgets: step 4 first, as upstream checks the fit before the budgets (a node
-            // without room is left to select_one_by_one, which gives the fit's status, no pod
-            // charged); then step 6 on the removed pods in the order the state walks them (its
-            // reprieve declines unless that is the strict importance order), then steps 5 and 7
-            // in the state's two passes.
-            const std::span<const P> pods = state.removed_pods();
-            if (pods.size() == *count && detail::passes(state, preemptor)) {
-              const std::span<std::uint8_t> flags = scratch.flag_room(*count);
-              const bool any_violating = detail::violation_flags(pods, budgets, scratch, flags);
-              const std::span<const P*> room = scratch.victim_room(*count);
-              if (!any_violating) {
-                // No violating pod: the first pass adds nothing back, and the reprieve without
-                // budgets chooses the same victims.
-                if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
-                        preemptor, ::preempt::detail::now_of(policy), room))
-                  return detail::successful_selection<P>(room.first(*chosen), 0);
-              } else if (const std::optional<std::size_t> chosen = state.reprieve_removed_pods(
-                             preemptor, ::preempt::detail::now_of(policy), room, flags)) {
-                return detail::successful_selection<P>(room.first(*chosen),
-                                                       detail::violating_victims(flags));
-              }
-              scratch.start_node(budgets.budget_count());  // the budget copies start over
-            }
-          }
-        }
-      }
-      removed = true;
-    }
-  }
-  return detail::select_one_by_one(preemptor, node, state, budgets, nominated, scratch, policy,
-                                   removed);
-}
-
-// select_victims without nominated pods.
-template <node N, node_state<node_pod_t<N>> S, budget_set<node_pod_t<N>> B, class Allocator,
-          victim_policy<N, node_pod_t<N>> Policy = default_policy>
-victim_selection<node_pod_t<N>> select_victims(const node_pod_t<N>& preemptor, const N& node,
-                                               S& state, const B& budgets,
-                                               victim_scratch<node_pod_t<N>, Allocator>& scratch,
-                                               const Policy& policy = {}) {
-  return preempt::select_victims(preemptor, node, state, budgets, no_nominated_pods<node_pod_t<N>>,
-                                 scratch, policy);
-}
-
-// A node type that does not model preempt::node: the reasons, each once (detail/requirements.hpp).
-template <class Preemptor, class N, class... Rest>
-  requires(!node<N>)
-victim_selection<detail::rejected_pod> select_victims(const Preemptor&, const N&, Rest&&...) {
-  static_assert(detail::explain_node<N>() || true);
-  return {};
-}
-
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_VICTIM_SELECTION_HPP
@@ -6388,10 +6677,11 @@ PREEMPT_NAMESPACE_END
 //     and the budgets, so another preemptor that removes the same span reads the flags instead of
 //     looking every pod up again.
 // memo_budgets<B, P> is the budget set victim selection sees on such a node: B's answers, plus
-// charge_into_flags, which serves the remembered flags (victim_selection.hpp's
-// detail::violation_flags calls it where it would charge the span itself). Whether a node is free
-// is found by charging all its pods as one span from offset 0, which is also the span victim
-// selection charges when the preemptor outranks every pod: one charge serves both.
+// charge_into_flags, which serves the remembered flags (detail/budget_charging.hpp's
+// violation_flags calls it where it would charge the span itself: remembers_violation_flags).
+// Whether a node is free is found by charging all its pods as one span from offset 0, which is
+// also the span victim selection charges when the preemptor outranks every pod: one charge serves
+// both.
 //
 // Complexity: a stale entry costs one charge of the node's pods (free) or of the span (flags);
 // a current one O(1), or a copy of the span's flags. Allocation: an entry's flags grow to the
@@ -6447,7 +6737,7 @@ struct node_budget_memo {
 template <class B, class P>
 class memo_budgets {
  public:
-  static constexpr bool remembers_flags = true;  // see violation_flags (victim_selection.hpp)
+  static constexpr bool remembers_flags = true;  // detail::remembers_violation_flags
 
   memo_budgets(const B& budgets, node_budget_memo& memo, std::span<const P> node_pods) noexcept
       : budgets_(&budgets), memo_(&memo), node_pods_(node_pods) {}
@@ -6673,27 +6963,12 @@ PREEMPT_NAMESPACE_END
 //
 // select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
 // follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
-// (build_victim_units, built once per decision):
-//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
-//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
-//      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state; for members on other nodes upstream
-//      only updates its PreFilter state (RemovePod with that node), which a state offering
-//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
-//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
-//      same in reverse. Members are visited in the unit's order.
-//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
-//   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets
-//      (classify_unit_budgets: a unit violates if any member does).
-//   6. Reprieve, violating units first, then the others, each most important first: the unit's
-//      members on x are added back; if the preemptor no longer fits they are removed again and the
-//      unit is a victim (a violating unit adds its violating members to the count).
-// The victims are every member (on any node) of the victim units, units as upstream lists them:
-// the violating ones, then the others, re-sorted by importance when both kinds were potential.
-// Without pod groups (no_groups) every unit is one pod and the answer is select_victims'
-// (preempt/victim_selection.hpp): the same order, budgets and victims.
+// (build_victim_units, built once per decision), in upstream's six steps (listed at
+// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
+// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
+// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
+// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
+// and victims.
 //
 // Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
 // their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
@@ -7452,6 +7727,25 @@ class unit_selection_scratch {
   std::uint32_t generation_ = 0;
 };
 
+// select_unit_victims: upstream's SelectVictimsOnNode on node x with victim units:
+//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
+//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
+//      every node that hosts a member (unit_eligible_everywhere).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
+//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods, or that status is the answer.
+//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//      the units in x's cache order: detail::go_sort_slice), classified by budgets
+//      (classify_unit_budgets: a unit violates if any member does).
+//   6. Reprieve, violating units first, then the others, each most important first: the unit's
+//      members on x are added back; if the preemptor no longer fits they are removed again and the
+//      unit is a victim (a violating unit adds its violating members to the count).
+// The victims are every member (on any node) of the victim units, units as upstream lists them:
+// the violating ones, then the others, re-sorted by importance when both kinds were potential.
 struct select_unit_victims_fn {
   template <cluster C, class S, class UnitAlloc, class B, class Nominated, class Allocator,
             class Policy = default_policy>
@@ -8130,14 +8424,207 @@ PREEMPT_NAMESPACE_END
 #endif  // !PREEMPT_NO_THREADS
 #endif  // PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 // ---- end preempt/detail/parallel_dry_run.hpp ---------------------------------------------------
+// ---- begin preempt/detail/rejection_runs.hpp ---------------------------------------------------
+// preempt/detail/rejection_runs.hpp - the evaluator's sequential dry run through the cluster's
+// rejection index (preempt/rejection_index.hpp).
+//
+// rejection_runs<Index> holds the index and the kinds of rejection one decision met. dry_run walks
+// the potential nodes in evaluation order a run at a time: an open run's nodes are selected on;
+// so is the first node of a kind of rejection, whose outcome (it must be a rejection, or the kind
+// is not trusted for the decision) every other node of a run of that kind then gets without a
+// selection, unless pods are nominated to it. The diagnosis, the candidate lists and the
+// observer see what the dry run of every node gives (tests/model/rejection_index.test.cpp compares
+// the two on random clusters).
+//
+// Complexity: O(runs · log n) to find the runs, plus a selection per open node and per kind, plus
+// O(1) per node of a rejected run (its diagnosis entry). Allocation: the index's own (when a
+// priority's tree is first built or the cluster grew), and the kinds' list growing to the most
+// kinds met. No exceptions of its own. One decision at a time.
+#ifndef PREEMPT_DETAIL_REJECTION_RUNS_HPP
+#define PREEMPT_DETAIL_REJECTION_RUNS_HPP
+
+
+// ---- begin preempt/rejection_index.hpp ---------------------------------------------------------
+// preempt/rejection_index.hpp - the optional index a cluster offers so that an evaluator rules out,
+// in runs of nodes, the nodes victim selection would reject, without visiting them one by one.
+//
+// A cluster type may name `rejection_index_type`, a class I with
+//   i.prepare(cluster, preemptor) -> bool   brings I up to date with the cluster for this
+//                                           preemptor; false when it cannot answer for it
+//   ci.run_at(node) -> node_run             after a prepare that returned true: the nodes
+//                                           [node, run.end) share one verdict (run.end > node)
+// A run's `rejection` is 0 ("open": the dry run decides each node) or a key naming one way victim
+// selection rejects every node of the run, with the same status, when no pod is nominated to it
+// (two runs with the same key, prepared for the same preemptor, are rejected alike). The evaluator
+// (preempt/evaluator.hpp, evaluator_config::rejection_index) selects the victims of one node per
+// key, once per decision, keeps its outcome, and gives it to every other potential node of a run
+// with that key: the decision is the one the dry run of every node gives. Where the index and the
+// dry run disagree on that node (a candidate, or an error), the key is ignored for the decision.
+// The index must answer as SelectVictimsOnNode with the policy's default victim eligibility (every
+// pod of lower priority), which is the only policy the evaluator uses it with.
+//
+// model::resource_cluster offers one (preempt/model/resource_rejection_index.hpp), and so does
+// kubernetes::filter_cluster over it. Plain values; no allocation, no exceptions in this header.
+#ifndef PREEMPT_REJECTION_INDEX_HPP
+#define PREEMPT_REJECTION_INDEX_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+// A run of nodes [begin, end) that share a verdict: open (0), or a rejection key.
+struct node_run {
+  std::size_t end = 0;
+  std::uint32_t rejection = 0;
+};
+
+template <class I, class C, class P>
+concept rejection_index = std::default_initializable<I> && std::movable<I> &&
+                          requires(I& i, const I& ci, const C& c, const P& p, std::size_t n) {
+                            { i.prepare(c, p) } -> std::same_as<bool>;
+                            { ci.run_at(n) } -> std::same_as<node_run>;
+                          };
+
+namespace detail {
+
+// What an evaluator holds where the cluster offers no index: never prepared.
+template <class C, class P>
+struct no_rejection_index {
+  static constexpr bool offered = false;
+  bool prepare(const C&, const P&) noexcept { return false; }
+  node_run run_at(std::size_t) const noexcept { return {}; }
+};
+
+template <class C, class P>
+struct rejection_index_of {
+  using type = no_rejection_index<C, P>;
+};
+template <class C, class P>
+  requires requires { typename C::rejection_index_type; } &&
+           rejection_index<typename C::rejection_index_type, C, P>
+struct rejection_index_of<C, P> {
+  using type = typename C::rejection_index_type;
+};
+
+// The index an evaluator of cluster C holds: C's own, or no_rejection_index.
+template <class C, class P>
+using rejection_index_of_t = typename rejection_index_of<C, P>::type;
+
+template <class C, class P>
+inline constexpr bool offers_rejection_index =
+    !std::same_as<rejection_index_of_t<C, P>, no_rejection_index<C, P>>;
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_REJECTION_INDEX_HPP
+// ---- end preempt/rejection_index.hpp -----------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+namespace detail {
+
+template <class Index>
+class rejection_runs {
+ public:
+  // Prepares the index for this decision; false (the index unused) when it does not answer.
+  template <class C, class P>
+  bool prepare(const C& cluster, const P& preemptor) {
+    kinds_.clear();
+    return index_.prepare(cluster, preemptor);
+  }
+
+  // The potential nodes the index leaves to select on, counted up to `limit`: the open ones,
+  // and one per rejected run.
+  std::size_t open_nodes(const potential_nodes& potential, std::size_t limit) const {
+    const std::size_t n = potential.size();
+    std::size_t open = 0, k = 0;
+    while (k < n && open < limit) {
+      const node_run run = index_.run_at(potential[k]);
+      const std::size_t in_run = potential.run_from(k, run.end).size();
+      open += run.rejection == 0 ? in_run : 1;
+      k += in_run;
+    }
+    return open;
+  }
+
+  // The dry run: `evaluate(node)` selects on a node and merges it (true when the dry run may
+  // stop), leaving its outcome in `outcome`; `nominated_to(node)` tells whether pods are
+  // nominated to it (Nominations false: never); `notify(node, status)` tells the observer of a
+  // node given a kind's outcome.
+  template <bool Nominations, class Evaluate, class Nominated, class Notify>
+  void dry_run(const potential_nodes& potential, candidate_lists& lists, const status& outcome,
+               const Evaluate& evaluate, const Nominated& nominated_to, const Notify& notify) {
+    const std::size_t n = potential.size();
+    std::size_t k = 0;
+    while (k < n) {
+      const std::size_t first = potential[k];
+      const node_run run = index_.run_at(first);
+      const std::span<const std::size_t> nodes = potential.run_from(k, run.end);
+      const kind* known = run.rejection == 0 ? nullptr : find(run.rejection);
+      if (run.rejection != 0 && known == nullptr && !(Nominations && nominated_to(first))) {
+        // The first node of its kind: selected on, its outcome kept for the others.
+        const bool stop = evaluate(first);
+        const bool agrees = !outcome.is_success() && outcome.code() != status_code::error;
+        PREEMPT_ASSERT(agrees,
+                       "evaluator: the cluster's rejection index names a node the dry "
+                       "run does not reject");
+        kinds_.push_back({run.rejection, agrees, lists.last_outcome(), outcome});
+        if (stop) return;
+        ++k;
+        continue;
+      }
+      if (known == nullptr || !known->agrees) {
+        for (const std::size_t i : nodes)
+          if (evaluate(i)) return;
+      } else if constexpr (!Nominations) {
+        lists.add_known(nodes, known->outcome);
+        for (const std::size_t i : nodes) notify(i, known->outcome_status);
+      } else {
+        for (const std::size_t i : nodes) {
+          if (nominated_to(i)) {
+            if (evaluate(i)) return;
+          } else {
+            lists.add_known(i, known->outcome);
+            notify(i, known->outcome_status);
+          }
+        }
+      }
+      k += nodes.size();
+    }
+  }
+
+ private:
+  // A kind of rejection as this decision met it: the outcome the dry run gave its first node
+  // (interned in the diagnosis as `outcome`); `agrees` false where that node was no rejection.
+  struct kind {
+    std::uint32_t key;
+    bool agrees;
+    std::size_t outcome;
+    status outcome_status;
+  };
+  const kind* find(std::uint32_t key) const noexcept {
+    for (const kind& r : kinds_)
+      if (r.key == key) return &r;
+    return nullptr;
+  }
+
+  Index index_;
+  std::vector<kind> kinds_;
+};
+
+}  // namespace detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_DETAIL_REJECTION_RUNS_HPP
+// ---- end preempt/detail/rejection_runs.hpp -----------------------------------------------------
 // ---- begin preempt/evaluator_config.hpp --------------------------------------------------------
 // preempt/evaluator_config.hpp - what an evaluator is configured with (evaluator_config) and what
 // each evaluation is given besides its inputs (attempt).
 //
 // evaluator_config: the sampling arguments (preempt/sampling.hpp), the workers of a parallel dry
 // run and how it batches nodes, the seed of the start offsets, and the branch and bound
-// (report_only_chosen). attempt: where the dry run starts, and the node the preemptor is
-// currently nominated to.
+// (report_only_chosen), the rejection index. attempt: where the dry run starts, and the node the
+// preemptor is currently nominated to.
 //
 // Plain values; no allocation; no exceptions.
 #ifndef PREEMPT_EVALUATOR_CONFIG_HPP
@@ -8257,6 +8744,15 @@ struct evaluator_config {
   // Branch and bound: the caller reads the chosen candidate only, not every candidate's victims
   // (see preempt/detail/branch_and_bound.hpp).
   bool report_only_chosen = false;
+  // Where the cluster offers a rejection index (preempt/rejection_index.hpp), the dry run gives
+  // the runs of nodes it rules out their outcome without selecting their victims: the same
+  // decision, diagnosis and observer calls. Off: every potential node is selected on.
+  bool rejection_index = true;
+  // With more than one worker, a dry run with fewer nodes to select on than this stays on the
+  // calling thread: the potential nodes (those the rejection index leaves open), at most the
+  // candidates sampling wants; so does a dry run under the branch and bound (report_only_chosen),
+  // where a node costs less than handing it out. 0: every dry run goes to the helpers.
+  std::size_t min_parallel_nodes = 1024;
 };
 
 // Per-attempt inputs.
@@ -8463,8 +8959,9 @@ class evaluator<C, Policy, Observer>
   void dry_run(const pod_type& preemptor, const view_type& cluster, const B& budgets,
                const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
+    const bool indexed = prepare_index(preemptor, cluster);
 #if !defined(PREEMPT_NO_THREADS)
-    if (!is_always_inline_v<E> && parallel_) {
+    if (!is_always_inline_v<E> && parallel_ && worth_handing_out(indexed)) {
       dry_run_parallel(preemptor, cluster, budgets, nominations, ex);
       return;
     }
@@ -8475,14 +8972,51 @@ class evaluator<C, Policy, Observer>
     worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
     default_scores::vector scores{};
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t node_index = potential_[k];
+    const auto evaluate_node = [&](std::size_t node_index) {
       const bool bounded =
           select_on(node_index, wk, preemptor, cluster, budgets, nominations, selection, scores);
-      if (merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
-                     scores, bounded))
-        break;
+      return merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
+                        scores, bounded);
+    };
+    if (indexed) {
+      rejections_.template dry_run<!std::same_as<N, no_nominations>>(
+          potential_, lists_, selection.outcome, evaluate_node,
+          [&](std::size_t i) { return has_nominated(nominations, i); },
+          [&](std::size_t i, const status& outcome) {
+            detail::notify_node_evaluated(observer_, i, outcome, std::span<const pod_type* const>{},
+                                          0);
+          });
+      return;
     }
+    for (std::size_t k = 0; k < n; ++k)
+      if (evaluate_node(potential_[k])) break;
+  }
+
+  // The cluster's rejection index, for this decision: with the policy's default victim
+  // eligibility, without pod groups, where the cluster offers one and it answers for the
+  // preemptor (preempt/rejection_index.hpp, detail/rejection_runs.hpp).
+  bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
+    if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
+                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
+      return config_.rejection_index && !grouped_ && rejections_.prepare(cluster, preemptor);
+    else
+      return static_cast<void>(preemptor), static_cast<void>(cluster), false;
+  }
+  template <class N>
+  static bool has_nominated(const N& nominations, std::size_t node_index) {
+    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
+    return std::ranges::begin(nominated) != std::ranges::end(nominated);
+  }
+
+  // Whether the dry run goes to the helpers: not under the branch and bound (a node it rules out
+  // costs less than handing it out), and only with enough nodes to select on (those the index
+  // leaves open, or every potential node; at most the candidates wanted when sampling stops).
+  bool worth_handing_out(bool indexed) const {
+    if (bound_.active() && config_.min_parallel_nodes > 0) return false;
+    std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
+    if (indexed)
+      work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
+    return work >= config_.min_parallel_nodes;
   }
 
 #if !defined(PREEMPT_NO_THREADS)
@@ -8640,6 +9174,7 @@ class evaluator<C, Policy, Observer>
   std::optional<detail::parallel_dry_run<pod_type>> parallel_;  // with more than one worker
 #endif
   detail::potential_nodes potential_;
+  detail::rejection_runs<detail::rejection_index_of_t<view_type, pod_type>> rejections_;
   detail::score_bound bound_;
   timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
   bool grouped_ = false;  // with pod groups: the victim units of the decision
@@ -9371,7 +9906,7 @@ class budget_table {
   // Asks for the slot where the lookup of p starts; no effect on the answers.
   void prefetch_budgets_of(const resource_pod& p) const noexcept {
     if (slots_.empty()) return;
-    detail::prefetch_for_read(&slots_[budget_table::start_of(p.uid())]);
+    ::preempt::detail::prefetch_for_read(&slots_[budget_table::start_of(p.uid())]);
   }
 
  private:
@@ -9754,25 +10289,275 @@ PREEMPT_NAMESPACE_END
 // pod slots are used up; then "Insufficient <resource>" for every dimension in which the pod
 // requests more than zero and more than is left (cpu, memory, ephemeral storage, extended
 // resources, in that order). Dimensions beyond the node's allocatable vector have zero allocatable.
+// Given the node's priority_summary (and its pods in importance order, as resource_cluster keeps
+// them), it offers node_state's optional members: remove_lower_priority_pods, the one-pass
+// reprieve_removed_pods (model/detail/reprieve_walks.hpp), victim_score_bound
+// (model/detail/victim_score_bound.hpp) and foreseen_rejection, each valid as the first change
+// after reset (see each member).
 //
-// reset() points the state at a node again: O(d) for d dimensions, no allocation once the state
-// has seen a node with as many dimensions. Given the node's priority_summary as well, the state
-// offers remove_lower_priority_pods(q) (the optional member of preempt::node_state): the node's
-// pods of priority below q removed at once in O(log k + d), valid only as the first change after
-// reset (a remove_pod or add_pod before it, e.g. a view hiding pods, turns it off: it then
-// answers nullopt and the caller removes the pods one by one). Given the node's pods in
-// importance order too (as resource_cluster keeps them), it offers the other optional members:
-// reprieve_removed_pods, upstream's reprieve of the removed pods in one pass over them (O(r·d) for
-// r pods) when they are strictly in importance order, right after that removal (declining where
-// the preemptor does not fit, it explains why as fits would, from the same pass over the
-// dimensions, and reads no pod); and
-// victim_score_bound, an upper bound on the node's candidate scores in O(d·log k + log p), under
-// the same condition as remove_lower_priority_pods; and foreseen_rejection, how victim selection
-// would reject the node (no victims, or one standard dimension still short with every
-// lower-priority pod gone) in O(log k), under the same condition. The allocatable vector, the
-// summary, the pods and the resource names must outlive the state. No exceptions; one state per
-// thread.
+// Complexity: reset O(d) for d dimensions; fits, can_fit, add_pod, remove_pod O(d);
+// remove_lower_priority_pods O(log k + d) for k priority levels; reprieve_removed_pods O(r·d) for
+// r removed pods; victim_score_bound O(d·log k + log p); foreseen_rejection O(log k).
+// Allocation: none once the state has seen a node with as many dimensions. Exceptions: none.
+// Thread-safety: one state per thread. The allocatable vector, the summary, the pods and the
+// resource names must outlive the state.
+#ifndef PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
+#define PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
+
+
+// ---- begin preempt/model/detail/reprieve_walks.hpp ---------------------------------------------
+// preempt/model/detail/reprieve_walks.hpp - the walks of resource_fit_state's one-pass reprieve
+// (reprieve_removed_pods): upstream's reprieve (step 7 of SelectVictimsOnNode) over the pods a
+// remove_lower_priority_pods removed, in importance order, adding each back while the preemptor
+// still fits and writing the others as victims. One walk without budgets, two passes with budget
+// violation flags (the violating pods first); each for nodes with the standard dimensions only
+// (the four amounts in scalars) and for nodes with extended dimensions (up to D, in arrays).
+// Each checks, when CheckOrder, that the pods are strictly in importance order, and declines
+// (not_removed, `used` unchanged) where they are not.
 //
+// Implementation notes: the walks with and without flags are near-copies on purpose. Each keeps
+// its amounts where g++ keeps them in registers (scalars for the standard dimensions: an array
+// indexed in a loop is spilled and reloaded as vectors right after its scalar stores, a
+// store-forwarding stall per pod), and returns a plain count, not an optional (g++ stores an
+// optional's flag as a byte and reloads it with the count as one word). The flagged walks share
+// their two passes (flagged_passes) and differ from the plain ones in the fit step only where
+// the amounts live.
+//
+// Complexity: O(r·d) for r removed pods and d dimensions, one contiguous pass (two with flags).
+// No allocation, no exceptions. Thread-safety: writes only the caller's arrays.
+#ifndef PREEMPT_MODEL_DETAIL_REPRIEVE_WALKS_HPP
+#define PREEMPT_MODEL_DETAIL_REPRIEVE_WALKS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace model::detail {
+
+// A walk's answer when it declines (and resource_fit_state's "no removal to reprieve").
+inline constexpr std::size_t not_removed = std::numeric_limits<std::size_t>::max();
+
+// Whether `p` comes strictly after the pod of `previous_priority` and `previous_start` in
+// importance order (more_important_pod: lower priority, or the same and a later start, `now`
+// standing for a missing one); then p's become the previous ones.
+inline bool strictly_after(const resource_pod& p, timestamp now, std::int32_t& previous_priority,
+                           timestamp& previous_start) noexcept {
+  const std::int32_t priority = p.priority();
+  const timestamp start = p.start_time().value_or(now);
+  if (priority > previous_priority || (priority == previous_priority && start <= previous_start))
+    return false;
+  previous_priority = priority;
+  previous_start = start;
+  return true;
+}
+
+// reprieve_walk for a node with the standard dimensions only: the four amounts in scalars (g++
+// spills an array indexed in a loop, and loads it as vectors right after it was stored one
+// amount at a time, a store-forwarding stall); the pods' requests are read unchecked (four
+// readable amounts, zero past their size: resource_vector).
+template <bool CheckOrder>
+[[gnu::always_inline]] inline std::size_t reprieve_walk_standard(
+    std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
+    const std::int64_t l0, const std::int64_t l1, const std::int64_t l2, const std::int64_t l3,
+    const resource_pod** victims) noexcept {
+  static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
+  std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
+  std::size_t count = 0;
+  [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+  [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+  for (const resource_pod& p : removed) {
+    if constexpr (CheckOrder)
+      if (!::preempt::model::detail::strictly_after(p, now, previous_priority, previous_start))
+        return not_removed;
+    // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
+    const std::int64_t* r = p.requests().data();
+    const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
+    if ((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3)) {
+      u0 = w0;
+      u1 = w1;
+      u2 = w2;
+      u3 = w3;
+    } else {
+      victims[count++] = &p;
+    }
+  }
+  used[0] = u0;
+  used[1] = u1;
+  used[2] = u2;
+  used[3] = u3;
+  return count;
+}
+
+// reprieve_removed_pods' walk over `removed`, for nodes with extended dimensions (`dims` <= D;
+// the standard ones take reprieve_walk_standard): `used` is updated only when the walk
+// completes (not_removed: the pods are not strictly in importance order). A plain count, not an
+// optional: g++ stores an optional's flag as a byte and reloads it with the count as one word, a
+// store-forwarding stall as long as a short walk.
+template <std::size_t D, bool CheckOrder>
+[[gnu::noinline]] std::size_t reprieve_walk(std::span<const resource_pod> removed, std::size_t dims,
+                                            [[maybe_unused]] timestamp now, std::int64_t* used_out,
+                                            const std::int64_t* limit_in,
+                                            const resource_pod** victims) noexcept {
+  static_assert(D > resource_vector::inline_dimensions);
+  std::array<std::int64_t, D> used{}, limit{};
+  for (std::size_t d = 0; d < D; ++d) {
+    used[d] = d < dims ? used_out[d] : 0;
+    limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
+  }
+  std::size_t count = 0;
+  // Strictly in importance order: each pod of lower priority than the one before (every
+  // removed pod is below the highest priority), or of the same priority and a later start
+  // (more_important_pod).
+  [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+  [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+  for (const resource_pod& p : removed) {
+    if constexpr (CheckOrder)
+      if (!::preempt::model::detail::strictly_after(p, now, previous_priority, previous_start))
+        return not_removed;
+    // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
+    const std::int64_t* r = p.requests().data();
+    [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+    std::array<std::int64_t, D> with{};
+    bool fits = true;
+    for (std::size_t d = 0; d < D; ++d) {
+      with[d] = used[d] + (d < n ? r[d] : 0);
+      fits &= with[d] <= limit[d];
+    }
+    if (fits)
+      used = with;
+    else
+      victims[count++] = &p;
+  }
+  std::copy(used.data(), used.data() + dims, used_out);
+  return count;
+}
+
+// The two passes of the flagged reprieve over `removed` (importance order, checked in the first
+// pass when CheckOrder: not_removed when it does not hold). add_if_fits(p) adds p back when the
+// preemptor still fits with it and tells whether it did. The first pass adds back the pods that
+// violate a budget (flags[i] & 1) and writes them as victims when they stay; when every pod
+// violates, those are all the victims. Otherwise the second pass adds back the others and
+// writes every victim again, violating or not, in the pods' order. Sets flags[i] & 2 on each
+// victim; returns how many.
+template <bool CheckOrder, class AddIfFits>
+[[gnu::always_inline]] inline std::size_t flagged_passes(std::span<const resource_pod> removed,
+                                                         [[maybe_unused]] timestamp now,
+                                                         const resource_pod** victims,
+                                                         std::uint8_t* flags,
+                                                         AddIfFits& add_if_fits) noexcept {
+  const std::size_t size = removed.size();
+  [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
+  [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
+  std::size_t others = 0;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const resource_pod& p = removed[i];
+    if constexpr (CheckOrder)
+      if (!::preempt::model::detail::strictly_after(p, now, previous_priority, previous_start))
+        return not_removed;
+    const std::uint8_t f = flags[i];
+    if ((f & 1) == 0) {
+      ++others;
+    } else if (!add_if_fits(p)) {
+      flags[i] = static_cast<std::uint8_t>(f | 2);
+      victims[count++] = &p;
+    }
+  }
+  if (others == 0) return count;
+  count = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const resource_pod& p = removed[i];
+    const std::uint8_t f = flags[i];
+    victims[count] = &p;
+    if ((f & 1) != 0) {
+      count += (f & 2) != 0 ? 1 : 0;
+    } else if (!add_if_fits(p)) {
+      flags[i] = static_cast<std::uint8_t>(f | 2);
+      ++count;
+    }
+  }
+  return count;
+}
+
+// reprieve_walk_flagged for a node with the standard dimensions only, as
+// reprieve_walk_standard: the four amounts in scalars (an array indexed in a loop is spilled by
+// g++ and reloaded as vectors right after its scalar stores, a store-forwarding stall per pod),
+// the pods' requests read unchecked (four readable amounts, zero past their size).
+template <bool CheckOrder>
+[[gnu::noinline]] std::size_t reprieve_walk_flagged_standard(
+    std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
+    const std::int64_t* limit, const resource_pod** victims, std::uint8_t* flags) noexcept {
+  static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
+  std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
+  const std::int64_t l0 = limit[0], l1 = limit[1], l2 = limit[2], l3 = limit[3];
+  // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
+  const auto add_if_fits = [&](const resource_pod& p) {
+    const std::int64_t* r = p.requests().data();
+    const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
+    if (!((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3))) return false;
+    u0 = w0;
+    u1 = w1;
+    u2 = w2;
+    u3 = w3;
+    return true;
+  };
+  const std::size_t count = ::preempt::model::detail::flagged_passes<CheckOrder>(
+      removed, now, victims, flags, add_if_fits);
+  if (count == not_removed) return not_removed;  // `used` unchanged
+  used[0] = u0;
+  used[1] = u1;
+  used[2] = u2;
+  used[3] = u3;
+  return count;
+}
+
+// The flagged reprieve's walk over `removed` (flagged_passes) for nodes with extended
+// dimensions (`dims` <= D; the standard ones take reprieve_walk_flagged_standard), as
+// reprieve_walk: `used` is updated only when the walk completes.
+template <std::size_t D, bool CheckOrder>
+[[gnu::noinline]] std::size_t reprieve_walk_flagged(
+    std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
+    std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims,
+    std::uint8_t* flags) noexcept {
+  static_assert(D > resource_vector::inline_dimensions);
+  std::array<std::int64_t, D> used{}, limit{};
+  for (std::size_t d = 0; d < D; ++d) {
+    used[d] = d < dims ? used_out[d] : 0;
+    limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
+  }
+  // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
+  const auto add_if_fits = [&](const resource_pod& p) {
+    const std::int64_t* r = p.requests().data();
+    const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
+    std::array<std::int64_t, D> with;
+    bool fits = true;
+    for (std::size_t d = 0; d < D; ++d) {
+      with[d] = used[d] + (d < n ? r[d] : 0);
+      fits &= with[d] <= limit[d];
+    }
+    if (fits) used = with;
+    return fits;
+  };
+  const std::size_t count = ::preempt::model::detail::flagged_passes<CheckOrder>(
+      removed, now, victims, flags, add_if_fits);
+  if (count == not_removed) return not_removed;
+  std::copy(used.data(), used.data() + dims, used_out);
+  return count;
+}
+
+}  // namespace model::detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_MODEL_DETAIL_REPRIEVE_WALKS_HPP
+// ---- end preempt/model/detail/reprieve_walks.hpp -----------------------------------------------
+// ---- begin preempt/model/detail/victim_score_bound.hpp -----------------------------------------
+// preempt/model/detail/victim_score_bound.hpp - resource_fit_state::victim_score_bound: an upper
+// bound, score by score, on the upstream scores select_victims would give a node, told from the
+// node's priority_summary without visiting its pods (branch and bound, report_only_chosen).
+//
+// Complexity: O(d·log k + log p) for d dimensions, k priority levels and p pods of the highest
+// level involved. No allocation, no exceptions. Reads only.
+//
+// Implementation notes.
 // How the bound follows from the summary, for a state whose fit only gets easier as pods leave
 // (no negative requests): let t be the lowest priority such that removing every pod of priority t
 // or lower makes room for the preemptor. Upstream's reprieve (SelectVictimsOnNode, without budget
@@ -9793,10 +10578,120 @@ PREEMPT_NAMESPACE_END
 // all stay beside every pod above t, so score 4 too.
 // (The smallest and largest requests are the node's, from its summary: exact on nodes whose pods
 // are alike, looser where pods of other priorities differ in size.)
-#ifndef PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
-#define PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
+#ifndef PREEMPT_MODEL_DETAIL_VICTIM_SCORE_BOUND_HPP
+#define PREEMPT_MODEL_DETAIL_VICTIM_SCORE_BOUND_HPP
 
 
+
+PREEMPT_NAMESPACE_BEGIN
+namespace model::detail {
+
+// The least room left, over the dimensions the preemptor asks for (and its pod slot), with
+// `freed` taken off the `requested` sum: negative when it does not fit then.
+inline std::int64_t room_without(const resource_vector& allocatable,
+                                 const resource_vector& requested, const resource_vector& want,
+                                 const resource_vector& freed) {
+  std::int64_t least = std::numeric_limits<std::int64_t>::max();
+  const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
+  for (std::size_t d = 0; d < dims; ++d) {
+    const std::int64_t demand = d == resource::pods ? 1 : want[d];
+    if (demand > 0) least = std::min(least, allocatable[d] - (requested[d] - freed[d]) - demand);
+  }
+  return least;
+}
+
+// The start time (`now` when missing) of rank `rank` in ascending order among pods of one
+// priority kept in kept_before order (start times ascending, the pods without one last).
+inline timestamp start_at_rank(std::span<const resource_pod> pods, std::size_t rank,
+                               timestamp now) noexcept {
+  // Commonly one look: a start time before `now` ranks where it is kept, and so does any when
+  // every pod has one.
+  if (const std::optional<timestamp> at = pods[rank].start_time();
+      at && (*at < now || pods.back().start_time()))
+    return *at;
+  const auto dated_end = std::partition_point(
+      pods.begin(), pods.end(), [](const resource_pod& p) { return p.start_time().has_value(); });
+  const auto missing = static_cast<std::size_t>(pods.end() - dated_end);
+  const auto before_now = static_cast<std::size_t>(
+      std::lower_bound(pods.begin(), dated_end, now,
+                       [](const resource_pod& p, timestamp t) { return *p.start_time() < t; }) -
+      pods.begin());
+  if (rank < before_now) return *pods[rank].start_time();
+  if (rank < before_now + missing) return now;
+  return *pods[rank - missing].start_time();
+}
+
+// resource_fit_state::victim_score_bound on a state with a summary (`lower`, the node's pods by
+// priority, with `pods` in kept_before order), as the node stands (`allocatable`, `requested`):
+// short_anywhere(want) tells whether a pod asking `want` does not fit now (the state's check).
+// See the implementation notes above. Inlined into the member, which keeps the call it was.
+template <class ShortAnywhere>
+[[gnu::always_inline]] inline std::optional<std::array<std::int64_t, 5>> victim_score_bound(
+    const resource_vector& allocatable, const resource_vector& requested,
+    const priority_summary& lower, std::span<const resource_pod> pods,
+    const resource_pod& preemptor, timestamp now, const ShortAnywhere& short_anywhere) noexcept {
+  if (pods.size() != lower.pods() || lower.pods_with_negative_requests() != 0) return std::nullopt;
+  const auto levels = lower.levels();
+  const std::int32_t q = preemptor.priority();
+  const std::size_t potential =
+      static_cast<std::size_t>(std::lower_bound(levels.begin(), levels.end(), q,
+                                                [](const priority_summary::level& l,
+                                                   std::int32_t v) { return l.priority < v; }) -
+                               levels.begin());
+  const resource_vector& want = preemptor.requests();
+  if (potential == 0 || !short_anywhere(want)) return std::nullopt;  // no victim possible
+  // The lowest level whose removal, with every level below it, makes room (binary search: the
+  // more levels go, the more room).
+  std::size_t lo = 0, hi = potential;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (::preempt::model::detail::room_without(allocatable, requested, want,
+                                               levels[mid].requests) >= 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  if (lo == potential) return std::nullopt;  // no room even without them: not a candidate
+  const priority_summary::level& top = levels[lo];
+  const std::size_t below_top = lo == 0 ? 0 : levels[lo - 1].pods;
+  const std::size_t at_top = top.pods - below_top;
+  const std::span<const resource_pod> top_pods = pods.subspan(pods.size() - top.pods, at_top);
+  if (top_pods.back().priority() != top.priority)
+    return std::nullopt;  // the pods are not the summary's, in kept_before order
+
+  // The fewest victims, and the most pods of priority t reprieved before the first victim.
+  std::int64_t fewest = 1;
+  auto before_first = static_cast<std::int64_t>(at_top - 1);
+  const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
+  for (std::size_t d = 0; d < dims; ++d) {
+    const std::int64_t demand = d == resource::pods ? 1 : want[d];
+    if (demand <= 0) continue;
+    const std::int64_t free_now = allocatable[d] - requested[d];
+    if (const std::int64_t shortage = demand - free_now; shortage > 0) {
+      const std::int64_t largest = lower.largest()[d];
+      if (largest <= 0) return std::nullopt;
+      fewest = std::max(fewest, shortage / largest + (shortage % largest != 0 ? 1 : 0));
+    }
+    if (const std::int64_t smallest = lower.smallest()[d]; smallest > 0)
+      before_first = std::min(before_first, (free_now + top.requests[d] - demand) / smallest);
+  }
+  fewest = std::min(fewest, static_cast<std::int64_t>(top.pods));
+  const std::int64_t at_top_victims =
+      std::max<std::int64_t>(1, fewest - static_cast<std::int64_t>(below_top));
+  constexpr std::int64_t shift = std::int64_t{1} << 31;
+  const std::int64_t least_sum = at_top_victims * (std::int64_t{top.priority} + shift) +
+                                 (fewest - at_top_victims) * (levels[0].priority + shift);
+  return std::array<std::int64_t, 5>{
+      0, -std::int64_t{top.priority}, -least_sum, -fewest,
+      static_cast<std::int64_t>(::preempt::model::detail::start_at_rank(
+          top_pods, static_cast<std::size_t>(before_first), now))};
+}
+
+}  // namespace model::detail
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_MODEL_DETAIL_VICTIM_SCORE_BOUND_HPP
+// ---- end preempt/model/detail/victim_score_bound.hpp -------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 namespace model {
@@ -9953,127 +10848,13 @@ class resource_fit_state {
     const std::size_t count =
         dims == resource::first_extended
             ? (strictly_ordered_
-                   ? resource_fit_state::reprieve_walk_flagged_standard<false>(
+                   ? ::preempt::model::detail::reprieve_walk_flagged_standard<false>(
                          removed, now, used, limit.data(), victims.data(), flags.data())
-                   : resource_fit_state::reprieve_walk_flagged_standard<true>(
+                   : ::preempt::model::detail::reprieve_walk_flagged_standard<true>(
                          removed, now, used, limit.data(), victims.data(), flags.data()))
-            : resource_fit_state::reprieve_walk_flagged<max_fast_dimensions, true>(
+            : ::preempt::model::detail::reprieve_walk_flagged<max_fast_dimensions, true>(
                   removed, dims, now, used, limit.data(), victims.data(), flags.data());
     if (count == not_removed) return std::nullopt;
-    return count;
-  }
-
- private:
-  // The two passes of the flagged reprieve over `removed` (importance order, checked in the first
-  // pass when CheckOrder: not_removed when it does not hold). add_if_fits(p) adds p back when the
-  // preemptor still fits with it and tells whether it did. The first pass adds back the pods that
-  // violate a budget (flags[i] & 1) and writes them as victims when they stay; when every pod
-  // violates, those are all the victims. Otherwise the second pass adds back the others and
-  // writes every victim again, violating or not, in the pods' order. Sets flags[i] & 2 on each
-  // victim; returns how many.
-  template <bool CheckOrder, class AddIfFits>
-  [[gnu::always_inline]] static std::size_t flagged_passes(std::span<const resource_pod> removed,
-                                                           [[maybe_unused]] timestamp now,
-                                                           const resource_pod** victims,
-                                                           std::uint8_t* flags,
-                                                           AddIfFits& add_if_fits) noexcept {
-    const std::size_t size = removed.size();
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    std::size_t others = 0;
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const resource_pod& p = removed[i];
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      const std::uint8_t f = flags[i];
-      if ((f & 1) == 0) {
-        ++others;
-      } else if (!add_if_fits(p)) {
-        flags[i] = static_cast<std::uint8_t>(f | 2);
-        victims[count++] = &p;
-      }
-    }
-    if (others == 0) return count;
-    count = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-      const resource_pod& p = removed[i];
-      const std::uint8_t f = flags[i];
-      victims[count] = &p;
-      if ((f & 1) != 0) {
-        count += (f & 2) != 0 ? 1 : 0;
-      } else if (!add_if_fits(p)) {
-        flags[i] = static_cast<std::uint8_t>(f | 2);
-        ++count;
-      }
-    }
-    return count;
-  }
-
-  // reprieve_walk_flagged for a node with the standard dimensions only, as
-  // reprieve_walk_standard: the four amounts in scalars (an array indexed in a loop is spilled by
-  // g++ and reloaded as vectors right after its scalar stores, a store-forwarding stall per pod),
-  // the pods' requests read unchecked (four readable amounts, zero past their size).
-  template <bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk_flagged_standard(
-      std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
-      const std::int64_t* limit, const resource_pod** victims, std::uint8_t* flags) noexcept {
-    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
-    std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
-    const std::int64_t l0 = limit[0], l1 = limit[1], l2 = limit[2], l3 = limit[3];
-    // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
-    const auto add_if_fits = [&](const resource_pod& p) {
-      const std::int64_t* r = p.requests().data();
-      const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
-      if (!((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3))) return false;
-      u0 = w0;
-      u1 = w1;
-      u2 = w2;
-      u3 = w3;
-      return true;
-    };
-    const std::size_t count =
-        resource_fit_state::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
-    if (count == not_removed) return not_removed;  // `used` unchanged
-    used[0] = u0;
-    used[1] = u1;
-    used[2] = u2;
-    used[3] = u3;
-    return count;
-  }
-
-  // The flagged reprieve's walk over `removed` (flagged_passes) for nodes with extended
-  // dimensions (`dims` <= D; the standard ones take reprieve_walk_flagged_standard), as
-  // reprieve_walk: `used` is updated only when the walk completes.
-  template <std::size_t D, bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk_flagged(
-      std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
-      std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims,
-      std::uint8_t* flags) noexcept {
-    static_assert(D > resource_vector::inline_dimensions);
-    std::array<std::int64_t, D> used{}, limit{};
-    for (std::size_t d = 0; d < D; ++d) {
-      used[d] = d < dims ? used_out[d] : 0;
-      limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
-    }
-    // Adds p back when the preemptor still fits with it; false, adding nothing, otherwise.
-    const auto add_if_fits = [&](const resource_pod& p) {
-      const std::int64_t* r = p.requests().data();
-      const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
-      std::array<std::int64_t, D> with;
-      bool fits = true;
-      for (std::size_t d = 0; d < D; ++d) {
-        with[d] = used[d] + (d < n ? r[d] : 0);
-        fits &= with[d] <= limit[d];
-      }
-      if (fits) used = with;
-      return fits;
-    };
-    const std::size_t count =
-        resource_fit_state::flagged_passes<CheckOrder>(removed, now, victims, flags, add_if_fits);
-    if (count == not_removed) return not_removed;
-    std::copy(used.data(), used.data() + dims, used_out);
     return count;
   }
 
@@ -10089,61 +10870,10 @@ class resource_fit_state {
   // nothing.
   std::optional<std::array<std::int64_t, 5>> victim_score_bound(const resource_pod& preemptor,
                                                                 timestamp now) const noexcept {
-    if (lower_ == nullptr || pods_.size() != lower_->pods() ||
-        lower_->pods_with_negative_requests() != 0)
-      return std::nullopt;
-    const auto levels = lower_->levels();
-    const std::int32_t q = preemptor.priority();
-    const std::size_t potential =
-        static_cast<std::size_t>(std::lower_bound(levels.begin(), levels.end(), q,
-                                                  [](const priority_summary::level& l,
-                                                     std::int32_t v) { return l.priority < v; }) -
-                                 levels.begin());
-    const resource_vector& want = preemptor.requests();
-    if (potential == 0 || !short_anywhere(want)) return std::nullopt;  // no victim possible
-    // The lowest level whose removal, with every level below it, makes room (binary search: the
-    // more levels go, the more room).
-    std::size_t lo = 0, hi = potential;
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (room_without(want, levels[mid].requests) >= 0)
-        hi = mid;
-      else
-        lo = mid + 1;
-    }
-    if (lo == potential) return std::nullopt;  // no room even without them: not a candidate
-    const priority_summary::level& top = levels[lo];
-    const std::size_t below_top = lo == 0 ? 0 : levels[lo - 1].pods;
-    const std::size_t at_top = top.pods - below_top;
-    const std::span<const resource_pod> top_pods = pods_.subspan(pods_.size() - top.pods, at_top);
-    if (top_pods.back().priority() != top.priority)
-      return std::nullopt;  // the pods are not the summary's, in kept_before order
-
-    // The fewest victims, and the most pods of priority t reprieved before the first victim.
-    std::int64_t fewest = 1;
-    auto before_first = static_cast<std::int64_t>(at_top - 1);
-    const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
-    for (std::size_t d = 0; d < dims; ++d) {
-      const std::int64_t demand = d == resource::pods ? 1 : want[d];
-      if (demand <= 0) continue;
-      const std::int64_t free_now = (*allocatable_)[d] - requested_[d];
-      if (const std::int64_t shortage = demand - free_now; shortage > 0) {
-        const std::int64_t largest = lower_->largest()[d];
-        if (largest <= 0) return std::nullopt;
-        fewest = std::max(fewest, shortage / largest + (shortage % largest != 0 ? 1 : 0));
-      }
-      if (const std::int64_t smallest = lower_->smallest()[d]; smallest > 0)
-        before_first = std::min(before_first, (free_now + top.requests[d] - demand) / smallest);
-    }
-    fewest = std::min(fewest, static_cast<std::int64_t>(top.pods));
-    const std::int64_t at_top_victims =
-        std::max<std::int64_t>(1, fewest - static_cast<std::int64_t>(below_top));
-    constexpr std::int64_t shift = std::int64_t{1} << 31;
-    const std::int64_t least_sum = at_top_victims * (std::int64_t{top.priority} + shift) +
-                                   (fewest - at_top_victims) * (levels[0].priority + shift);
-    return std::array<std::int64_t, 5>{0, -std::int64_t{top.priority}, -least_sum, -fewest,
-                                       static_cast<std::int64_t>(start_at_rank(
-                                           top_pods, static_cast<std::size_t>(before_first), now))};
+    if (lower_ == nullptr) return std::nullopt;
+    return ::preempt::model::detail::victim_score_bound(
+        *allocatable_, requested_, *lower_, pods_, preemptor, now,
+        [this](const resource_vector& want) noexcept { return short_anywhere(want); });
   }
 
   // fits() without the reasons.
@@ -10297,7 +11027,7 @@ class resource_fit_state {
       return not_removed;
     }
     if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
-    return resource_fit_state::reprieve_walk<max_fast_dimensions, true>(
+    return ::preempt::model::detail::reprieve_walk<max_fast_dimensions, true>(
         pods_.subspan(from), dims, now, requested_.data(), limit.data(), victims.data());
   }
 
@@ -10331,8 +11061,8 @@ class resource_fit_state {
       return not_removed;
     }
     if (!removal_matches_pods(from)) return not_removed;  // read only now: a rejection reads no pod
-    return resource_fit_state::reprieve_walk_standard<CheckOrder>(pods_.subspan(from), now, used,
-                                                                  l0, l1, l2, l3, victims);
+    return ::preempt::model::detail::reprieve_walk_standard<CheckOrder>(
+        pods_.subspan(from), now, used, l0, l1, l2, l3, victims);
   }
 
   // remove_lower_priority_pods as a plain count, not_removed for nullopt: g++ returns an optional
@@ -10358,100 +11088,6 @@ class resource_fit_state {
   bool removal_matches_pods(std::size_t from) const noexcept {
     return (from == pods_.size() || pods_[from].priority() < removed_below_) &&
            (from == 0 || pods_[from - 1].priority() >= removed_below_);
-  }
-
-  // Whether `p` comes strictly after the pod of `previous_priority` and `previous_start` in
-  // importance order (more_important_pod: lower priority, or the same and a later start, `now`
-  // standing for a missing one); then p's become the previous ones.
-  static bool strictly_after(const resource_pod& p, timestamp now, std::int32_t& previous_priority,
-                             timestamp& previous_start) noexcept {
-    const std::int32_t priority = p.priority();
-    const timestamp start = p.start_time().value_or(now);
-    if (priority > previous_priority || (priority == previous_priority && start <= previous_start))
-      return false;
-    previous_priority = priority;
-    previous_start = start;
-    return true;
-  }
-
-  // reprieve_walk for a node with the standard dimensions only: the four amounts in scalars (g++
-  // spills an array indexed in a loop, and loads it as vectors right after it was stored one
-  // amount at a time, a store-forwarding stall); the pods' requests are read unchecked (four
-  // readable amounts, zero past their size: resource_vector).
-  template <bool CheckOrder>
-  [[gnu::always_inline]] static std::size_t reprieve_walk_standard(
-      std::span<const resource_pod> removed, [[maybe_unused]] timestamp now, std::int64_t* used,
-      const std::int64_t l0, const std::int64_t l1, const std::int64_t l2, const std::int64_t l3,
-      const resource_pod** victims) noexcept {
-    static_assert(resource::first_extended == 4 && resource_vector::inline_dimensions >= 4);
-    std::int64_t u0 = used[0], u1 = used[1], u2 = used[2], u3 = used[3];
-    std::size_t count = 0;
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    for (const resource_pod& p : removed) {
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
-      const std::int64_t* r = p.requests().data();
-      const std::int64_t w0 = u0 + r[0], w1 = u1 + r[1], w2 = u2 + r[2], w3 = u3 + r[3];
-      if ((w0 <= l0) & (w1 <= l1) & (w2 <= l2) & (w3 <= l3)) {
-        u0 = w0;
-        u1 = w1;
-        u2 = w2;
-        u3 = w3;
-      } else {
-        victims[count++] = &p;
-      }
-    }
-    used[0] = u0;
-    used[1] = u1;
-    used[2] = u2;
-    used[3] = u3;
-    return count;
-  }
-
-  // reprieve_removed_pods' walk over `removed`, for nodes with extended dimensions (`dims` <= D;
-  // the standard ones take reprieve_walk_standard): `used` is updated only when the walk
-  // completes (not_removed: the pods are not strictly in importance order). A plain count, not an
-  // optional: g++ stores an optional's flag as a byte and reloads it with the count as one word, a
-  // store-forwarding stall as long as a short walk.
-  template <std::size_t D, bool CheckOrder>
-  [[gnu::noinline]] static std::size_t reprieve_walk(
-      std::span<const resource_pod> removed, std::size_t dims, [[maybe_unused]] timestamp now,
-      std::int64_t* used_out, const std::int64_t* limit_in, const resource_pod** victims) noexcept {
-    static_assert(D > resource_vector::inline_dimensions);
-    std::array<std::int64_t, D> used{}, limit{};
-    for (std::size_t d = 0; d < D; ++d) {
-      used[d] = d < dims ? used_out[d] : 0;
-      limit[d] = d < dims ? limit_in[d] : std::numeric_limits<std::int64_t>::max();
-    }
-    std::size_t count = 0;
-    // Strictly in importance order: each pod of lower priority than the one before (every
-    // removed pod is below the highest priority), or of the same priority and a later start
-    // (more_important_pod).
-    [[maybe_unused]] std::int32_t previous_priority = std::numeric_limits<std::int32_t>::max();
-    [[maybe_unused]] timestamp previous_start = std::numeric_limits<timestamp>::min();
-    for (const resource_pod& p : removed) {
-      if constexpr (CheckOrder)
-        if (!resource_fit_state::strictly_after(p, now, previous_priority, previous_start))
-          return not_removed;
-      // The preemptor fits as the node stands: only what the pod adds can stop it fitting.
-      const std::int64_t* r = p.requests().data();
-      [[maybe_unused]] const std::size_t n = std::min<std::size_t>(p.requests().size(), dims);
-      std::array<std::int64_t, D> with{};
-      bool fits = true;
-      for (std::size_t d = 0; d < D; ++d) {
-        with[d] = used[d] + (d < n ? r[d] : 0);
-        fits &= with[d] <= limit[d];
-      }
-      if (fits)
-        used = with;
-      else
-        victims[count++] = &p;
-    }
-    std::copy(used.data(), used.data() + dims, used_out);
-    return count;
   }
 
   // limits_and_shortage's answer when the preemptor does not fit: bit d for each standard dimension
@@ -10522,40 +11158,6 @@ class resource_fit_state {
     return shortage(preemptor.requests(), (short_of & pod_slot) != 0, beyond);
   }
 
-  // The least room left, over the dimensions the preemptor asks for (and its pod slot), with
-  // `freed` taken off the requested sum: negative when it does not fit then.
-  std::int64_t room_without(const resource_vector& want, const resource_vector& freed) const {
-    std::int64_t least = std::numeric_limits<std::int64_t>::max();
-    const std::size_t dims = std::max(want.size(), std::size_t{resource::pods + 1});
-    for (std::size_t d = 0; d < dims; ++d) {
-      const std::int64_t demand = d == resource::pods ? 1 : want[d];
-      if (demand > 0)
-        least = std::min(least, (*allocatable_)[d] - (requested_[d] - freed[d]) - demand);
-    }
-    return least;
-  }
-
-  // The start time (`now` when missing) of rank `rank` in ascending order among pods of one
-  // priority kept in kept_before order (start times ascending, the pods without one last).
-  static timestamp start_at_rank(std::span<const resource_pod> pods, std::size_t rank,
-                                 timestamp now) noexcept {
-    // Commonly one look: a start time before `now` ranks where it is kept, and so does any when
-    // every pod has one.
-    if (const std::optional<timestamp> at = pods[rank].start_time();
-        at && (*at < now || pods.back().start_time()))
-      return *at;
-    const auto dated_end = std::partition_point(
-        pods.begin(), pods.end(), [](const resource_pod& p) { return p.start_time().has_value(); });
-    const auto missing = static_cast<std::size_t>(pods.end() - dated_end);
-    const auto before_now = static_cast<std::size_t>(
-        std::lower_bound(pods.begin(), dated_end, now,
-                         [](const resource_pod& p, timestamp t) { return *p.start_time() < t; }) -
-        pods.begin());
-    if (rank < before_now) return *pods[rank].start_time();
-    if (rank < before_now + missing) return now;
-    return *pods[rank - missing].start_time();
-  }
-
   // fits' answer when it names more than one reason, in upstream order: pod slots first, then
   // each short dimension. UnschedulableAndUnresolvable when a short dimension's request exceeds
   // the node's whole allocatable amount (upstream's fitsRequest: no eviction can make room).
@@ -10570,7 +11172,7 @@ class resource_fit_state {
     return result;
   }
 
-  static constexpr std::size_t not_removed = std::numeric_limits<std::size_t>::max();
+  static constexpr std::size_t not_removed = model::detail::not_removed;
 
   const resource_vector* allocatable_ = nullptr;
   const priority_summary* lower_ = nullptr;
@@ -10598,6 +11200,258 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_MODEL_RESOURCE_FIT_STATE_HPP
 // ---- end preempt/model/resource_fit_state.hpp --------------------------------------------------
+// ---- begin preempt/model/resource_rejection_index.hpp ------------------------------------------
+// preempt/model/resource_rejection_index.hpp - resource_cluster's rejection index: the runs of
+// nodes on which a preemptor does not fit even with every lower-priority pod evicted, or which
+// hold no lower-priority pod, found without visiting them (preempt/rejection_index.hpp).
+//
+// For the preemptor's priority q, the index keeps a tree over the nodes in groups of
+// resource_cluster::stamp_group: each tree node sums its nodes up as, in each standard dimension
+// (cpu, memory, pod slots, ephemeral storage), the least and the most room a node has once its pods
+// below q are gone (allocatable - requested + what those pods request) and the least and the most
+// allocatable, and how many of its nodes hold no pod below q. A subtree is one run when all its
+// nodes answer alike: none holds a pod below q (upstream's "No preemption victims found"); or each
+// is short, with those pods gone, in the same dimensions (fits' "Too many pods" / "Insufficient
+// ..."), and asks more than allocatable in a short dimension on all of them or none of them (the
+// status code fits then gives); or none is short (open: the dry run decides). run_at descends from
+// the root to the largest such subtree holding the node; in a group whose nodes differ, each node
+// is read on its own (from its priority_summary: O(log k + d)).
+//
+// Trees are kept per priority for the last four priorities asked (least recently used replaced),
+// with the stamps of the groups they were built from: prepare rebuilds only the groups whose
+// resource_cluster::group_stamp changed (any pod added or removed there), then their paths to
+// the root. Updating the cluster costs O(1) more per pod for this (one group's stamp); the index
+// pays O(g·(log k + d) + log n) per changed group of g nodes at the next prepare, O(n) when the
+// node count changed.
+//
+// Answers only for preemptors whose requests name standard dimensions only (else prepare returns
+// false). Complexity: run_at O(log n + d); prepare O(n/g) to compare stamps when something
+// changed (O(1) when nothing did). Memory: about 50 bytes per node per priority kept (bytes()).
+// Allocation: when a tree is first built or the cluster grows. No exceptions of its own. Not
+// synchronized: one evaluator's, used by one thread at a time.
+#ifndef PREEMPT_MODEL_RESOURCE_REJECTION_INDEX_HPP
+#define PREEMPT_MODEL_RESOURCE_REJECTION_INDEX_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace model {
+
+class resource_rejection_index {
+ public:
+  static constexpr std::size_t dims = resource::first_extended;
+
+  // Brings the tree for the preemptor's priority up to date with `cluster` (a resource_cluster,
+  // or a class with its stamp(), group_stamp(g), groups(), stamp_group, size() and nodes'
+  // allocatable(), requested() and priorities()); false when its requests name an extended
+  // resource.
+  template <class Cluster>
+  bool prepare(const Cluster& cluster, const resource_pod& preemptor) {
+    const resource_vector& want = preemptor.requests();
+    if (want.size() > dims) return false;
+    for (std::size_t d = 0; d < dims; ++d) {
+      want_[d] = want[d];
+      demand_[d] = d == resource::pods ? 1 : want[d];
+    }
+    nodes_ = cluster.size();
+    cluster_ = &cluster;
+    node_at_ = [](const void* c, std::size_t i, std::int32_t q) noexcept {
+      return resource_rejection_index::node_summary((*static_cast<const Cluster*>(c))[i], q);
+    };
+    current_ = tree_for(preemptor.priority(), ++uses_);
+    resource_rejection_index::refresh(trees_[current_], cluster, Cluster::stamp_group);
+    return true;
+  }
+
+  // The run of nodes from `node` that answer alike (see above); rejection keys: 1 for "no
+  // victims", 2 + (short dimensions as bits) + 32 when a short dimension asks beyond allocatable.
+  // Reads the cluster prepare was given: between prepare and the cluster's next change only.
+  node_run run_at(std::size_t node) const noexcept {
+    const tree& t = trees_[current_];
+    std::size_t at = 1, first = 0, width = t.leaves;  // tree node, its first group, its groups
+    const std::size_t g = node / t.group;
+    while (true) {
+      const verdict v = classify(t.sums[at]);
+      if (v.uniform) return {std::min(nodes_, (first + width) * t.group), v.key};
+      if (width == 1) break;
+      width /= 2;
+      at *= 2;
+      if (g >= first + width) {
+        first += width;
+        ++at;
+      }
+    }
+    // A group whose nodes differ: node by node, as far as they answer alike.
+    const std::uint32_t key = classify(node_at_(cluster_, node, t.priority)).key;
+    std::size_t end = node + 1;
+    const std::size_t group_end = std::min(nodes_, (g + 1) * t.group);
+    while (end < group_end && classify(node_at_(cluster_, end, t.priority)).key == key) ++end;
+    return {end, key};
+  }
+
+  // Bytes held (every tree kept).
+  std::size_t bytes() const noexcept {
+    std::size_t b = sizeof(*this);
+    for (const tree& t : trees_)
+      b += t.sums.capacity() * sizeof(summary) + t.stamps.capacity() * sizeof(std::uint64_t);
+    return b;
+  }
+
+ private:
+  static constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::int64_t highest = std::numeric_limits<std::int64_t>::max();
+
+  // A set of nodes summed up (one node: its own values).
+  struct summary {
+    std::array<std::int64_t, dims> room_min{}, room_max{};  // with the pods below q gone
+    std::array<std::int64_t, dims> allocatable_min{}, allocatable_max{};
+    std::uint32_t nodes = 0;       // 0: padding, no node
+    std::uint32_t victimless = 0;  // nodes without a pod below q
+  };
+  struct tree {
+    std::int32_t priority = 0;
+    std::uint64_t last_use = 0;
+    std::uint64_t cluster_stamp = 0;  // 0: never built
+    std::size_t nodes = 0, group = 1, leaves = 1;
+    std::vector<std::uint64_t> stamps;  // per group, as built
+    std::vector<summary> sums;          // 1 is the root; leaves from `leaves`
+  };
+  struct verdict {
+    bool uniform;
+    std::uint32_t key;
+  };
+
+  // The tree kept for this priority, or a new or least recently used one for it.
+  std::size_t tree_for(std::int32_t priority, std::uint64_t use) {
+    for (std::size_t k = 0; k < trees_.size(); ++k)
+      if (trees_[k].cluster_stamp != 0 && trees_[k].priority == priority) {
+        trees_[k].last_use = use;
+        return k;
+      }
+    std::size_t k = trees_.size();
+    if (k < kept_trees)
+      trees_.emplace_back();
+    else
+      k = static_cast<std::size_t>(
+          std::min_element(trees_.begin(), trees_.end(),
+                           [](const tree& a, const tree& b) { return a.last_use < b.last_use; }) -
+          trees_.begin());
+    tree& t = trees_[k];
+    t.priority = priority;
+    t.last_use = use;
+    t.cluster_stamp = 0;
+    return k;
+  }
+
+  template <class Cluster>
+  static void refresh(tree& t, const Cluster& c, std::size_t group) {
+    if (t.cluster_stamp == c.stamp() && t.cluster_stamp != 0) return;
+    const std::size_t n = c.size();
+    const std::size_t groups = c.groups();
+    const bool rebuild = t.cluster_stamp == 0 || t.nodes != n || t.group != group;
+    if (rebuild) {
+      t.nodes = n;
+      t.group = group;
+      t.leaves = std::bit_ceil(std::max<std::size_t>(groups, 1));
+      t.sums.assign(2 * t.leaves, summary{});
+      t.stamps.assign(groups, 0);
+    }
+    bool changed = false;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::uint64_t s = c.group_stamp(g);
+      if (s == t.stamps[g]) continue;
+      t.stamps[g] = s;
+      changed = true;
+      summary sum{};
+      for (std::size_t i = g * group; i < std::min(n, (g + 1) * group); ++i)
+        sum = resource_rejection_index::combine(
+            sum, resource_rejection_index::node_summary(c[i], t.priority));
+      t.sums[t.leaves + g] = sum;
+      if (!rebuild)
+        for (std::size_t at = (t.leaves + g) / 2; at >= 1; at /= 2)
+          t.sums[at] = resource_rejection_index::combine(t.sums[2 * at], t.sums[2 * at + 1]);
+    }
+    if (rebuild && changed)
+      for (std::size_t at = t.leaves - 1; at >= 1; --at)
+        t.sums[at] = resource_rejection_index::combine(t.sums[2 * at], t.sums[2 * at + 1]);
+    t.cluster_stamp = c.stamp();
+  }
+
+  template <class Node>
+  static summary node_summary(const Node& node, std::int32_t q) noexcept {
+    summary s;
+    s.nodes = 1;
+    const priority_summary::lower below = node.priorities().below(q);
+    s.victimless = below.pods == 0 ? 1 : 0;
+    const resource_vector& have = node.allocatable();
+    const resource_vector& used = node.requested();
+    for (std::size_t d = 0; d < dims; ++d) {
+      const std::int64_t freed = below.requests != nullptr ? (*below.requests)[d] : 0;
+      s.room_min[d] = s.room_max[d] = have[d] - (used[d] - freed);
+      s.allocatable_min[d] = s.allocatable_max[d] = have[d];
+    }
+    return s;
+  }
+
+  static summary combine(const summary& a, const summary& b) noexcept {
+    if (a.nodes == 0) return b;
+    if (b.nodes == 0) return a;
+    summary s;
+    for (std::size_t d = 0; d < dims; ++d) {
+      s.room_min[d] = std::min(a.room_min[d], b.room_min[d]);
+      s.room_max[d] = std::max(a.room_max[d], b.room_max[d]);
+      s.allocatable_min[d] = std::min(a.allocatable_min[d], b.allocatable_min[d]);
+      s.allocatable_max[d] = std::max(a.allocatable_max[d], b.allocatable_max[d]);
+    }
+    s.nodes = a.nodes + b.nodes;
+    s.victimless = a.victimless + b.victimless;
+    return s;
+  }
+
+  // Whether the nodes of `s` answer alike for the prepared preemptor, and how.
+  verdict classify(const summary& s) const noexcept {
+    if (s.nodes == 0) return {true, 0};
+    if (s.victimless == s.nodes) return {true, 1};
+    if (s.victimless != 0) return {false, 0};
+    unsigned short_of = 0;
+    for (std::size_t d = 0; d < dims; ++d) {
+      const std::int64_t demand = demand_[d];
+      if (demand <= 0) continue;
+      if (s.room_max[d] < demand)
+        short_of |= 1u << d;
+      else if (s.room_min[d] < demand)
+        return {false, 0};
+    }
+    if (short_of == 0) return {true, 0};
+    // fits' code: beyond allocatable in some short dimension other than the pod slots.
+    bool all_beyond = false, none_beyond = true;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if ((short_of & (1u << d)) == 0 || d == resource::pods) continue;
+      if (s.allocatable_max[d] < want_[d])
+        all_beyond = true;
+      else if (s.allocatable_min[d] < want_[d])
+        none_beyond = false;
+    }
+    if (!all_beyond && !none_beyond) return {false, 0};
+    return {true, 2 + short_of + (all_beyond ? 32u : 0u)};
+  }
+
+  static constexpr std::size_t kept_trees = 4;
+  std::vector<tree> trees_;
+  std::size_t current_ = 0;
+  // The cluster of the last prepare, and how one of its nodes is read.
+  const void* cluster_ = nullptr;
+  summary (*node_at_)(const void*, std::size_t, std::int32_t) noexcept = nullptr;
+  std::uint64_t uses_ = 0;
+  std::size_t nodes_ = 0;
+  std::array<std::int64_t, dims> want_{}, demand_{};
+};
+
+}  // namespace model
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_MODEL_RESOURCE_REJECTION_INDEX_HPP
+// ---- end preempt/model/resource_rejection_index.hpp --------------------------------------------
 
 #if !defined(PREEMPT_NO_THREADS)
 #endif
@@ -10693,25 +11547,40 @@ class resource_node {
 class resource_cluster {
  public:
   using state_type = resource_fit_state;
+  // The evaluator's index of the nodes victim selection must reject (preempt/rejection_index.hpp).
+  using rejection_index_type = resource_rejection_index;
+  // Nodes [g * stamp_group, (g + 1) * stamp_group) share group g's stamp.
+  static constexpr std::size_t stamp_group = 8;
 
   resource_cluster() = default;
   // `names` (optional) gives extended resources their reason text; it must outlive the cluster.
   explicit resource_cluster(const resource_names* names) noexcept : names_(names) {}
   resource_cluster(resource_cluster&& other) noexcept
-      : nodes_(std::move(other.nodes_)), names_(other.names_) {
+      : nodes_(std::move(other.nodes_)),
+        group_stamps_(std::move(other.group_stamps_)),
+        stamp_(std::move(other.stamp_)),
+        names_(other.names_) {
     other.check_not_read();
   }
   resource_cluster& operator=(resource_cluster&& other) noexcept {
     check_not_read();
     other.check_not_read();
     nodes_ = std::move(other.nodes_);
+    group_stamps_ = std::move(other.group_stamps_);
+    stamp_ = std::move(other.stamp_);
     names_ = other.names_;
     return *this;
   }
-  resource_cluster(const resource_cluster& other) : nodes_(other.nodes_), names_(other.names_) {}
+  resource_cluster(const resource_cluster& other)
+      : nodes_(other.nodes_),
+        group_stamps_(other.group_stamps_),
+        stamp_(other.stamp_),
+        names_(other.names_) {}
   resource_cluster& operator=(const resource_cluster& other) {
     check_not_read();
     nodes_ = other.nodes_;
+    group_stamps_ = other.group_stamps_;
+    stamp_ = other.stamp_;
     names_ = other.names_;
     return *this;
   }
@@ -10719,6 +11588,7 @@ class resource_cluster {
   std::size_t add_node(std::string name, resource_vector allocatable) {
     check_not_read();
     nodes_.emplace_back(std::move(name), std::move(allocatable));
+    changed(nodes_.size() - 1);
     return nodes_.size() - 1;
   }
 
@@ -10728,6 +11598,9 @@ class resource_cluster {
     check_not_read();
     PREEMPT_ASSERT(i < nodes_.size(), "resource_cluster::remove_node: no such node");
     nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+    group_stamps_.resize(groups());
+    for (std::size_t g = i / stamp_group; g < group_stamps_.size(); ++g) group_stamps_[g].renew();
+    stamp_.renew();
   }
 
   // Assigns a pod to node i, keeping importance order.
@@ -10746,6 +11619,7 @@ class resource_cluster {
     n.pods_.insert(at, std::move(p));
     n.loose_pairs_ += n.loose_around(k);
     n.stamp_.renew();
+    changed(i);
   }
 
   // Assigns many pods to node i at once, as if add_pod were called for each in turn (the same
@@ -10758,6 +11632,7 @@ class resource_cluster {
     const std::size_t old = n.pods_.size(), m = ps.size();
     if (m == 0) return;
     n.stamp_.renew();
+    changed(i);
     for (const resource_pod& p : ps) n.requested_.add(p.requests());
     // The new pods in importance order; a stable sort keeps equal ones in arrival order, as
     // add_pod's upper_bound does.
@@ -10811,6 +11686,7 @@ class resource_cluster {
                                  [uid](const resource_pod& p) { return p.uid() == uid; });
     if (it == n.pods_.end()) return false;
     n.stamp_.renew();
+    changed(i);
     n.requested_.subtract(it->requests());
     n.lower_.remove(*it);
     const auto k = it - n.pods_.begin();
@@ -10847,6 +11723,12 @@ class resource_cluster {
     return nodes_.size();
   }
 
+  // A value naming the cluster's contents, and one per group of stamp_group nodes (groups() of
+  // them): new whenever a node or pod is added or removed there (a copy keeps them).
+  std::uint64_t stamp() const noexcept { return stamp_.value(); }
+  std::uint64_t group_stamp(std::size_t g) const noexcept { return group_stamps_[g].value(); }
+  std::size_t groups() const noexcept { return (nodes_.size() + stamp_group - 1) / stamp_group; }
+
   // A state for evaluating nodes of this cluster.
   resource_fit_state make_state() const noexcept { return resource_fit_state(names_); }
 
@@ -10870,7 +11752,16 @@ class resource_cluster {
 #endif
   }
 
+  // Node i changed: its group's stamp and the cluster's are renewed.
+  void changed(std::size_t i) {
+    if (group_stamps_.size() < groups()) group_stamps_.resize(groups());
+    group_stamps_[i / stamp_group].renew();
+    stamp_.renew();
+  }
+
   std::vector<resource_node> nodes_;
+  std::vector<::preempt::detail::content_stamp> group_stamps_;
+  ::preempt::detail::content_stamp stamp_;
   const resource_names* names_ = nullptr;
 #if defined(PREEMPT_NO_THREADS)
   mutable std::uint32_t readers_ = 0;
@@ -11278,35 +12169,11 @@ PREEMPT_NAMESPACE_END
 //
 // pod_group_evaluator::evaluate(preemptor, cluster, groups, budgets, nominations, place
 //                                [, scan_order]):
-//   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
-//      terminating by preemption on a member's nominated node => ongoing, with every member's
-//      current nomination, and nothing else is done.
-//   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order when
-//      given: upstream scans its snapshot's node list); the potential victims are the units
-//      of strictly lower priority than the group (terminating pods included). None =>
-//      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
-//   3. Every node's state is prepared and every member of every potential victim is removed.
-//   4. One placement (the caller's placement_function) on that victim-free cluster. Not success
-//      => its status, unchanged. The placed members, in member order, are the only candidate:
-//      no search among placements, no node sampling, no scoring.
-//   5. Potential victims in descending importance (more_important_unit), classified by budgets
-//      (classify_unit_budgets).
-//   6. In-place reprieve, violating units first, then the others, each most important first: the
-//      unit's members are added back; every placed member is checked on its node, in member order,
-//      with the nominated pods (passes_with_nominated) and, when it fits, added so that later
-//      members see it. If all still fit the unit is reprieved, else its members are removed again
-//      and it is a victim (a violating unit adds its violating members to the PDB count). The
-//      placed members are removed again either way. So a unit is restored or evicted whole, and
-//      the number of placed members never goes down. When the placement keeps assignment states
-//      (placement.hpp), the unit's pods are added to (and removed from) each of them, on other
-//      nodes through the PreFilter extensions, and each member is checked with its own state.
-//   7. Victims: whole units in descending importance; nominations: every placed member.
-// A success may have no victims (the placement needed no eviction).
-//
-// Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
-// looks for an ongoing preemption before the policy (a waiting group with policy Never is
-// ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
-// evicted them (violating units first), without sorting them again.
+//   eligibility (group_eligibility), the cluster's victim units (build_victim_units), every
+//   potential victim removed, one placement on that victim-free cluster (the caller's
+//   placement_function), units ordered and classified by budgets, then the in-place reprieve of
+//   whole units; the victims are whole units, the nominations every placed member. The seven
+//   steps, and what upstream_profile::kubernetes_1_38 changes, are at evaluate.
 //
 // Beyond upstream: the importance order is total (construction order last; missing start times
 // read as config.now, not the wall clock), so the same input gives the same answer.
@@ -11435,6 +12302,38 @@ class pod_group_evaluator {
     placed_.reserve(members);
   }
 
+  // The decision for `preemptor`:
+  //   1. Eligibility (group_eligibility): policy Never => not_eligible; a lower-priority pod
+  //      terminating by preemption on a member's nominated node => ongoing, with every member's
+  //      current nomination, and nothing else is done.
+  //   2. Victim units of the whole cluster (build_victim_units, the nodes scanned in scan_order
+  //   when
+  //      given: upstream scans its snapshot's node list); the potential victims are the units
+  //      of strictly lower priority than the group (terminating pods included). None =>
+  //      unschedulable_and_unresolvable "No preemption victims found for incoming preemptor".
+  //   3. Every node's state is prepared and every member of every potential victim is removed.
+  //   4. One placement (the caller's placement_function) on that victim-free cluster. Not success
+  //      => its status, unchanged. The placed members, in member order, are the only candidate:
+  //      no search among placements, no node sampling, no scoring.
+  //   5. Potential victims in descending importance (more_important_unit), classified by budgets
+  //      (classify_unit_budgets).
+  //   6. In-place reprieve, violating units first, then the others, each most important first: the
+  //      unit's members are added back; every placed member is checked on its node, in member
+  //      order, with the nominated pods (passes_with_nominated) and, when it fits, added so that
+  //      later members see it. If all still fit the unit is reprieved, else its members are removed
+  //      again and it is a victim (a violating unit adds its violating members to the PDB count).
+  //      The placed members are removed again either way. So a unit is restored or evicted whole,
+  //      and the number of placed members never goes down. When the placement keeps assignment
+  //      states (placement.hpp), the unit's pods are added to (and removed from) each of them, on
+  //      other nodes through the PreFilter extensions, and each member is checked with its own
+  //      state.
+  //   7. Victims: whole units in descending importance; nominations: every placed member.
+  // A success may have no victims (the placement needed no eviction).
+  //
+  // Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
+  // looks for an ongoing preemption before the policy (a waiting group with policy Never is
+  // ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
+  // evicted them (violating units first), without sorting them again.
   template <class W, class B, class N, class F>
     requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
              placement_function<F, pod_type, state_type>

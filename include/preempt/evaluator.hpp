@@ -6,12 +6,12 @@
 // in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
 // (select_victims on each node, in candidate order from the offset, into two bounded candidate
 // lists; runs of nodes the cluster's rejection index rules out get their outcome without a
-// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking a workload::group_set makes
-// victims whole units (Kubernetes v1.37 with GenericWorkload). evaluator_config::report_only_chosen
-// turns on the branch and bound (detail/branch_and_bound.hpp); more than one worker evaluates
-// nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when there are
-// evaluator_config::min_parallel_nodes to select on. Either way the decision is the
-// same: beyond upstream, every executor and parallelism gives the same answer.
+// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking a
+// workload::group_set makes victims whole units (Kubernetes v1.37 with GenericWorkload).
+// evaluator_config::report_only_chosen turns on the branch and bound (detail/branch_and_bound.hpp);
+// more than one worker evaluates nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when
+// there are evaluator_config::min_parallel_nodes to select on. Either way the decision is the same:
+// beyond upstream, every executor and parallelism gives the same answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
 // node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
@@ -280,8 +280,8 @@ class evaluator<C, Policy, Observer>
           potential_, lists_, selection.outcome, evaluate_node,
           [&](std::size_t i) { return has_nominated(nominations, i); },
           [&](std::size_t i, const status& outcome) {
-            detail::notify_node_evaluated(observer_, i, outcome,
-                                          std::span<const pod_type* const>{}, 0);
+            detail::notify_node_evaluated(observer_, i, outcome, std::span<const pod_type* const>{},
+                                          0);
           });
       return;
     }
@@ -311,7 +311,8 @@ class evaluator<C, Policy, Observer>
   bool worth_handing_out(bool indexed) const {
     if (bound_.active() && config_.min_parallel_nodes > 0) return false;
     std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
-    if (indexed) work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
+    if (indexed)
+      work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
     return work >= config_.min_parallel_nodes;
   }
 

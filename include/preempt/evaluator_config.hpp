@@ -3,8 +3,8 @@
 //
 // evaluator_config: the sampling arguments (preempt/sampling.hpp), the workers of a parallel dry
 // run and how it batches nodes, the seed of the start offsets, and the branch and bound
-// (report_only_chosen), the rejection index. attempt: where the dry run starts, and the node the preemptor is
-// currently nominated to.
+// (report_only_chosen), the rejection index. attempt: where the dry run starts, and the node the
+// preemptor is currently nominated to.
 //
 // Plain values; no allocation; no exceptions.
 //

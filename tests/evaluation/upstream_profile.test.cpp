@@ -9,7 +9,8 @@
 //     victims are ordered before violating victims regardless of priority" (the victims as
 //     reprieved, so the last one dispatched differs), the ongoing preemption found before the
 //     policy, and "No preemption victims found for incoming preemptor" as Unschedulable.
-// Under the default profile every answer is v1.37's (tests/workload/workload.test.cpp holds the rest).
+// Under the default profile every answer is v1.37's (tests/workload/workload.test.cpp holds the
+// rest).
 #include <doctest/doctest.h>
 
 #include <cstddef>

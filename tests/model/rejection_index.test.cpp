@@ -45,8 +45,8 @@ struct nominations {
 
 template <class D>
 std::string describe(const D& d) {
-  std::string s = std::string(preempt::to_string(d.kind)) + " node=" +
-                  std::to_string(d.node_index) + " victims=";
+  std::string s = std::string(preempt::to_string(d.kind)) +
+                  " node=" + std::to_string(d.node_index) + " victims=";
   for (const pod* v : d.victims) s += std::to_string(v->uid()) + ",";
   s += " message='" + std::string(d.message) + "' clear=" + std::to_string(d.clear_nomination) +
        " potential=" + std::to_string(d.potential_nodes) + "\n diagnosis=";
@@ -74,13 +74,13 @@ const std::int32_t priorities[] = {-5, 0, 0, 10, 10, 100};
 
 pod random_pod(std::mt19937_64& g, world& w) {
   const std::int64_t size = pick(g, 1, 3);
-  preempt::model::pod_spec spec{.uid = w.next_uid++,
-                                .priority = priorities[pick(g, 0, 5)],
-                                .requests = {size * 500, size * 1000},
-                                .start_time = pick(g, 0, 3) == 0
-                                                  ? std::optional<preempt::timestamp>{}
-                                                  : std::optional<preempt::timestamp>{pick(g, 0, 9)},
-                                .terminating = pick(g, 0, 15) == 0};
+  preempt::model::pod_spec spec{
+      .uid = w.next_uid++,
+      .priority = priorities[pick(g, 0, 5)],
+      .requests = {size * 500, size * 1000},
+      .start_time = pick(g, 0, 3) == 0 ? std::optional<preempt::timestamp>{}
+                                       : std::optional<preempt::timestamp>{pick(g, 0, 9)},
+      .terminating = pick(g, 0, 15) == 0};
   if (pick(g, 0, 30) == 0) spec.requests.set(preempt::model::resource::ephemeral_storage, 100);
   if (pick(g, 0, 40) == 0) spec.requests.set(preempt::model::resource::first_extended, 1);
   return pod(std::move(spec));
@@ -163,7 +163,8 @@ TEST_CASE("the evaluator decides the same with and without the rejection index")
       const std::size_t n = w.c.size();
       preempt::filter_statuses statuses(n, preempt::status_code::unschedulable);
       for (std::size_t i = 0; i < n; ++i)
-        if (pick(g, 0, 12) == 0) statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
+        if (pick(g, 0, 12) == 0)
+          statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
       nominations noms;
       noms.by_node.resize(n);
       w.nominated.clear();
@@ -193,7 +194,8 @@ TEST_CASE("the evaluator decides the same with and without the rejection index")
       const auto changes = pick(g, 0, 6);
       for (std::int64_t k = 0; k < changes && w.c.size() > 0; ++k) {
         ++mutated;
-        const auto i = static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(w.c.size()) - 1));
+        const auto i =
+            static_cast<std::size_t>(pick(g, 0, static_cast<std::int64_t>(w.c.size()) - 1));
         switch (pick(g, 0, 5)) {
           case 0: add_node(g, w); break;
           case 1:
@@ -223,10 +225,12 @@ TEST_CASE("the index finds one run where every node rejects the preemptor alike"
     const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
     c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(2 * i + 1),
                       .priority = 10,
-                      .requests = {1000, 1000}, .start_time = {}}));
+                      .requests = {1000, 1000},
+                      .start_time = {}}));
     c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(2 * i + 2),
                       .priority = 0,
-                      .requests = {1000, 1000}, .start_time = {}}));
+                      .requests = {1000, 1000},
+                      .start_time = {}}));
   }
   preempt::model::resource_rejection_index index;
   // 3500m: with the priority-0 pod gone, 3000m are free on every node.
@@ -251,7 +255,8 @@ TEST_CASE("the index finds one run where every node rejects the preemptor alike"
   REQUIRE(index.prepare(c, huge));
   CHECK(index.run_at(0).rejection == 2 + (1u << preempt::model::resource::cpu) + 32);
   // An extended resource: no answer.
-  preempt::model::pod_spec gpu{.uid = 9004, .priority = 10, .requests = {100, 100}, .start_time = {}};
+  preempt::model::pod_spec gpu{
+      .uid = 9004, .priority = 10, .requests = {100, 100}, .start_time = {}};
   gpu.requests.set(preempt::model::resource::first_extended, 1);
   CHECK_FALSE(index.prepare(c, pod(gpu)));
 
@@ -282,7 +287,8 @@ TEST_CASE("a decision through the index visits one node per kind of rejection") 
     const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
     c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(i + 1),
                       .priority = 0,
-                      .requests = {1000, 1000}, .start_time = {}}));
+                      .requests = {1000, 1000},
+                      .start_time = {}}));
   }
   const pod big({.uid = 9000, .priority = 10, .requests = {4500, 100}, .start_time = {}});
   preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);

@@ -6,7 +6,8 @@
 // costs, written from upstream's behaviour and sharing nothing with the library but the model
 // types it reads (model::resource_cluster, model::resource_pod) and the status/decision enums. It
 // serves twice:
-//   * as the oracle of tests/evaluation/differential.test.cpp (same node, victims, violation count, kind and
+//   * as the oracle of tests/evaluation/differential.test.cpp (same node, victims, violation count,
+//   kind and
 //     message as preempt::evaluator on thousands of seeded random clusters);
 //   * as the "straightforward implementation" the benchmarks compare with (counter x_reference).
 //

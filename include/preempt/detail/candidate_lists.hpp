@@ -68,7 +68,8 @@ class potential_nodes {
     std::size_t at = offset_ + k;
     if (at >= nodes_.size()) at -= nodes_.size();
     const auto first = nodes_.begin() + static_cast<std::ptrdiff_t>(at);
-    const auto last = at >= offset_ ? nodes_.end() : nodes_.begin() + static_cast<std::ptrdiff_t>(offset_);
+    const auto last =
+        at >= offset_ ? nodes_.end() : nodes_.begin() + static_cast<std::ptrdiff_t>(offset_);
     return {first, std::lower_bound(first, last, end)};
   }
 

@@ -6,8 +6,8 @@
 // so is the first node of a kind of rejection, whose outcome (it must be a rejection, or the kind
 // is not trusted for the decision) every other node of a run of that kind then gets without a
 // selection, unless pods are nominated to it. The diagnosis, the candidate lists and the
-// observer see what the dry run of every node gives (tests/model/rejection_index.test.cpp compares the
-// two on random clusters).
+// observer see what the dry run of every node gives (tests/model/rejection_index.test.cpp compares
+// the two on random clusters).
 //
 // Complexity: O(runs · log n) to find the runs, plus a selection per open node and per kind, plus
 // O(1) per node of a rejected run (its diagnosis entry). Allocation: the index's own (when a
@@ -73,8 +73,9 @@ class rejection_runs {
         // The first node of its kind: selected on, its outcome kept for the others.
         const bool stop = evaluate(first);
         const bool agrees = !outcome.is_success() && outcome.code() != status_code::error;
-        PREEMPT_ASSERT(agrees, "evaluator: the cluster's rejection index names a node the dry "
-                               "run does not reject");
+        PREEMPT_ASSERT(agrees,
+                       "evaluator: the cluster's rejection index names a node the dry "
+                       "run does not reject");
         kinds_.push_back({run.rejection, agrees, lists.last_outcome(), outcome});
         if (stop) return;
         ++k;

@@ -62,7 +62,6 @@
 #include <vector>
 
 #include "preempt/cluster.hpp"
-#include "preempt/rejection_index.hpp"
 #include "preempt/config.hpp"
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/kubernetes/inter_pod_affinity.hpp"
@@ -72,6 +71,7 @@
 #include "preempt/kubernetes/volume_filters.hpp"
 #include "preempt/node_state.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/rejection_index.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
