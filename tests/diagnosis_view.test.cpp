@@ -2,6 +2,7 @@
 // outcomes, each counted) and failure_message's FitError and aggregate texts read from it.
 #include <doctest/doctest.h>
 
+#include <concepts>
 #include <cstddef>
 #include <iterator>
 #include <ranges>
@@ -44,6 +45,36 @@ TEST_CASE("diagnosis_view: element i is node i's index and outcome, in order") {
   CHECK((*(d.begin() + 2)).node_index == 5);
   CHECK(d.begin()[1].node_index == 3);
   CHECK(diagnosis_view{}.empty());
+}
+
+// A member-pointer projection over the view's elements would read a temporary (the elements are
+// made on access): the elements are references, so such a projection does not compile, and a
+// lambda's result refers into the view's storage.
+template <class Reference>
+concept member_projectable =
+    std::invocable<decltype(&preempt::node_diagnosis::outcome), Reference> ||
+    std::invocable<decltype(&preempt::node_diagnosis::node_index), Reference>;
+static_assert(!member_projectable<std::ranges::range_reference_t<diagnosis_view>>);
+static_assert(member_projectable<preempt::node_diagnosis>);  // the check can fire
+static_assert(
+    std::convertible_to<std::ranges::range_reference_t<diagnosis_view>, preempt::node_diagnosis>);
+
+TEST_CASE("diagnosis_view: elements refer into the storage and convert to node_diagnosis") {
+  const std::vector<status> outcomes{status::unschedulable("Insufficient cpu"), status::ok()};
+  const std::vector<std::size_t> counts{1, 1};
+  const std::vector<diagnosis_view::entry> entries{{7, 0}, {3, 1}};
+  const diagnosis_view d(entries, outcomes, counts);
+  const auto first = d[0];
+  CHECK(&first.outcome == &outcomes[0]);
+  CHECK(&first.node_index == &entries[0].node_index);
+  const status& projected = [](auto n) -> const status& { return n.outcome; }(*d.begin());
+  CHECK(&projected == &outcomes[0]);
+  const preempt::node_diagnosis copy = d[1];
+  CHECK(copy.node_index == 3);
+  CHECK(copy.outcome.is_success());
+  std::vector<preempt::node_diagnosis> all(d.begin(), d.end());
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].outcome.reason() == "Insufficient cpu");
 }
 
 TEST_CASE("failure_message: FitError counts each distinct outcome's nodes, duplicates merged") {

@@ -65,13 +65,26 @@ struct node_diagnosis {
   status outcome;
 };
 
+// What a diagnosis_view yields: node_diagnosis's fields as references into the view's storage,
+// valid as long as that storage. Its members are references, so a member-pointer projection
+// (`transform(&node_diagnosis::outcome)`, which would refer into a temporary) does not compile;
+// project through a lambda. Converts to node_diagnosis (a copy).
+struct node_diagnosis_ref {
+  const std::size_t& node_index;
+  const status& outcome;
+
+  constexpr operator node_diagnosis() const noexcept {  // NOLINT(google-explicit-constructor)
+    return {node_index, outcome};
+  }
+};
+
 // Every node a dry run kept, in evaluation order, each with its outcome, stored compactly: an
 // entry per node names one of a few distinct outcomes (most nodes fail for the same reasons), and
 // each distinct outcome carries how many entries name it. Reading element i yields a
-// node_diagnosis (a copy of its outcome); outcomes() and counts() let a reader that only tallies
-// outcomes (upstream's FitError histogram) visit the distinct outcomes instead of every node.
-// An outcome may appear more than once among the distinct ones (the producer interns against its
-// recent outcomes only); counts() then splits its nodes between them.
+// node_diagnosis_ref (references to its index and outcome); outcomes() and counts() let a reader
+// that only tallies outcomes (upstream's FitError histogram) visit the distinct outcomes instead of
+// every node. An outcome may appear more than once among the distinct ones (the producer interns
+// against its recent outcomes only); counts() then splits its nodes between them.
 //
 // A view: valid as long as the storage it was made from. O(1) per access; no allocation.
 class diagnosis_view {
@@ -87,17 +100,19 @@ class diagnosis_view {
     using iterator_concept = std::random_access_iterator_tag;
     using value_type = node_diagnosis;
     using difference_type = std::ptrdiff_t;
-    using reference = node_diagnosis;
+    using reference = node_diagnosis_ref;
     using pointer = void;
 
     constexpr iterator() noexcept = default;
     constexpr iterator(const entry* at, const status* outcomes) noexcept
         : at_(at), outcomes_(outcomes) {}
 
-    constexpr node_diagnosis operator*() const noexcept {
+    constexpr node_diagnosis_ref operator*() const noexcept {
       return {at_->node_index, outcomes_[at_->outcome]};
     }
-    constexpr node_diagnosis operator[](difference_type k) const noexcept { return *(*this + k); }
+    constexpr node_diagnosis_ref operator[](difference_type k) const noexcept {
+      return *(*this + k);
+    }
     constexpr iterator& operator++() noexcept { return ++at_, *this; }
     constexpr iterator operator++(int) noexcept { return {at_++, outcomes_}; }
     constexpr iterator& operator--() noexcept { return --at_, *this; }
@@ -134,11 +149,11 @@ class diagnosis_view {
   constexpr iterator end() const noexcept {
     return {entries_.data() + entries_.size(), outcomes_.data()};
   }
-  constexpr node_diagnosis operator[](std::size_t i) const noexcept {
+  constexpr node_diagnosis_ref operator[](std::size_t i) const noexcept {
     return {entries_[i].node_index, outcomes_[entries_[i].outcome]};
   }
-  constexpr node_diagnosis front() const noexcept { return (*this)[0]; }
-  constexpr node_diagnosis back() const noexcept { return (*this)[size() - 1]; }
+  constexpr node_diagnosis_ref front() const noexcept { return (*this)[0]; }
+  constexpr node_diagnosis_ref back() const noexcept { return (*this)[size() - 1]; }
 
   constexpr std::span<const entry> entries() const noexcept { return entries_; }
   // The distinct outcomes, and how many entries name each.

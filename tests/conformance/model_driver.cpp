@@ -393,7 +393,7 @@ int decide(model_case& m, const cluster_view& view, filter_pass& f, const Policy
   } else {
     for (const auto& c : d.candidates) kept[c.node_index] = true;
   }
-  for (const preempt::node_diagnosis& diag : d.diagnosis) {
+  for (const auto diag : d.diagnosis) {
     const std::size_t i = diag.node_index;
     evaluated[i] = true;
     f.status_names[i] = std::string(preempt::to_string(diag.outcome.code()));

@@ -305,13 +305,10 @@ TEST_CASE("range-v3: a decision read with range-v3's algorithms and views") {
   // Diagnosis: every host was tried; host-c (index 2) has no victim to offer.
   CHECK(ranges::distance(d.diagnosis) == 3);
   const auto failed =
-      d.diagnosis | ranges::views::filter([](const preempt::node_diagnosis& nd) {
-        return !nd.outcome.is_success();
-      }) |
-      // The view yields each node_diagnosis by value: project through a lambda
-      // that copies the field (a member pointer would refer into a temporary).
-      ranges::views::transform([](const preempt::node_diagnosis& nd) { return nd.node_index; }) |
-      ranges::to<std::vector>();
+      d.diagnosis | ranges::views::filter([](auto nd) { return !nd.outcome.is_success(); }) |
+      // The view yields node_diagnosis_ref (references into the decision): project through a
+      // lambda; a member-pointer projection does not compile (it would refer into a temporary).
+      ranges::views::transform([](auto nd) { return nd.node_index; }) | ranges::to<std::vector>();
   CHECK(failed == std::vector<std::size_t>{2});
   // Its distinct outcomes, each with how many nodes it covers: one node failed, three in all.
   const auto outcomes = ranges::views::zip(d.diagnosis.outcomes(), d.diagnosis.counts());

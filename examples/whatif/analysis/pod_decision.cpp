@@ -390,7 +390,7 @@ void analysis::model::describe(const evaluator_type::decision_type& d,
 
   std::vector<bool> kept(n_nodes, false);
   for (const auto& c : d.candidates) kept[c.node_index] = true;
-  for (const preempt::node_diagnosis& diag : d.diagnosis) {
+  for (const auto diag : d.diagnosis) {
     node_report& v = filters.verdicts[diag.node_index];
     v.evaluated = true;
     v.status = preempt::to_string(diag.outcome.code());
