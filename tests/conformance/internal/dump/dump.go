@@ -14,12 +14,14 @@
 package dump
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -169,11 +171,28 @@ func where(name string, i int, inList bool) string {
 
 // decodeObject decodes one object with upstream's scheme and applies the API defaults.
 func decodeObject(raw json.RawMessage, defaultKind string) (runtime.Object, string, error) {
+	// Most objects name their kind and apiVersion: decode them as they are. Otherwise the
+	// missing fields are filled in (through a generic map) before decoding.
+	var head struct {
+		Kind       json.RawMessage `json:"kind"`
+		APIVersion json.RawMessage `json:"apiVersion"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, "", fmt.Errorf("malformed JSON: %v", err)
+	}
+	var kind, version string
+	if json.Unmarshal(head.Kind, &kind) == nil && kind != "" &&
+		json.Unmarshal(head.APIVersion, &version) == nil {
+		if _, known := defaultAPIVersion[kind]; !known {
+			return nil, kind, nil // an object of another kind: ignored
+		}
+		return decodeKnown(raw, kind)
+	}
 	var meta map[string]any
 	if err := json.Unmarshal(raw, &meta); err != nil {
 		return nil, "", fmt.Errorf("malformed JSON: %v", err)
 	}
-	kind, _ := meta["kind"].(string)
+	kind, _ = meta["kind"].(string)
 	if kind == "" {
 		if defaultKind == "" {
 			return nil, "", errors.New("kind: missing")
@@ -195,6 +214,11 @@ func decodeObject(raw json.RawMessage, defaultKind string) (runtime.Object, stri
 	if err != nil {
 		return nil, kind, err
 	}
+	return decodeKnown(fixed, kind)
+}
+
+// decodeKnown decodes an object of a kind the dump keeps, naming its kind and apiVersion.
+func decodeKnown(fixed []byte, kind string) (runtime.Object, string, error) {
 	obj, gvk, err := decoder.Decode(fixed, nil, nil)
 	if err != nil {
 		return nil, kind, err
@@ -211,21 +235,21 @@ func decodeObject(raw json.RawMessage, defaultKind string) (runtime.Object, stri
 	return obj, kind, nil
 }
 
-// AddFile adds the objects of one dump file.
+// AddFile adds the objects of one dump file. The objects are decoded once per distinct file
+// content in this process (decodedFiles) and each call gets its own deep copies, so that a
+// referee deciding one cluster several times pays the API scheme's decoding once.
 func (d *Dump) AddFile(name string, data []byte) error {
-	raws, inList, err := items(name, data)
+	objs, err := decodedFiles.decode(name, data)
 	if err != nil {
 		return err
 	}
 	d.Files = append(d.Files, name)
-	for i, raw := range raws {
-		obj, kind, err := decodeObject(raw, "")
-		if err != nil {
-			if kind != "" {
-				return fmt.Errorf("%s: %s: %v", where(name, i, inList), kind, err)
-			}
-			return fmt.Errorf("%s: %v", where(name, i, inList), err)
+	for _, stored := range objs {
+		if stored == nil {
+			d.Others++
+			continue
 		}
+		obj := stored.DeepCopyObject()
 		switch o := obj.(type) {
 		case *v1.Pod:
 			d.Pods = append(d.Pods, o)
@@ -274,6 +298,70 @@ func (d *Dump) AddFile(name string, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// decodeFile decodes every object of one dump file (nil for an object of another kind).
+func decodeFile(name string, data []byte) ([]runtime.Object, error) {
+	raws, inList, err := items(name, data)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]runtime.Object, 0, len(raws))
+	for i, raw := range raws {
+		obj, kind, err := decodeObject(raw, "")
+		if err != nil {
+			if kind != "" {
+				return nil, fmt.Errorf("%s: %s: %v", where(name, i, inList), kind, err)
+			}
+			return nil, fmt.Errorf("%s: %v", where(name, i, inList), err)
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
+}
+
+// fileMemo remembers the decoded objects of the last few files (by name and content): the
+// decoded objects are never handed out, only copies of them. Decoding depends on the process's
+// feature gates (API defaults), which a process sets once, before it reads a dump.
+type fileMemo struct {
+	mu      sync.Mutex
+	entries []memoEntry // most recent last
+}
+
+type memoEntry struct {
+	key  [sha256.Size]byte
+	objs []runtime.Object
+	err  error
+}
+
+const memoCapacity = 16
+
+var decodedFiles fileMemo
+
+func (m *fileMemo) decode(name string, data []byte) ([]runtime.Object, error) {
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(data)
+	var key [sha256.Size]byte
+	copy(key[:], h.Sum(nil))
+	m.mu.Lock()
+	for i, e := range m.entries {
+		if e.key == key {
+			m.entries = append(append(m.entries[:i:i], m.entries[i+1:]...), e)
+			m.mu.Unlock()
+			return e.objs, e.err
+		}
+	}
+	m.mu.Unlock()
+	objs, err := decodeFile(name, data)
+	m.mu.Lock()
+	if len(m.entries) == memoCapacity {
+		m.entries = append(m.entries[:0:0], m.entries[1:]...)
+	}
+	m.entries = append(m.entries, memoEntry{key: key, objs: objs, err: err})
+	m.mu.Unlock()
+	return objs, err
 }
 
 // ReadPod reads the pod to place from a file holding one Pod (kind may be omitted).
