@@ -24,54 +24,37 @@
 #ifndef PREEMPT_PREEMPT_HPP
 #define PREEMPT_PREEMPT_HPP
 
-// ---- begin preempt/best_candidate.hpp ----------------------------------------------------------
-// preempt/best_candidate.hpp - choose the node to nominate among the candidates
-// (upstream's SelectCandidate / pickOneNodeForPreemption).
+// ---- begin preempt/budget.hpp ------------------------------------------------------------------
+// preempt/budget.hpp - how the algorithms read disruption budgets (Kubernetes PDBs).
 //
-// Score functions map a candidate to a std::int64_t; higher is better. They are applied in order:
-// the candidates tied at the best score of the first function go on to the second, and so on, and
-// the first one left in the given order wins. That makes the answer deterministic where upstream
-// iterates a Go map. The default scores, in order:
-//   0. fewest budget violations                          (-pdb_violations)
-//   1. lowest priority of the most important victim      (-priority(victims[0]))
-//   2. smallest sum of priorities shifted by 2^31        (-sum(priority + 2^31), 64-bit)
-//   3. fewest victims                                    (-victims.size())
-//   4. latest earliest start time among the victims of the highest priority (a missing start time
-//      counts as `now`; no victims counts as the smallest timestamp)
-// A non-empty caller-supplied list of score functions replaces them entirely.
+// Budgets are numbered 0 .. budget_count()-1. A type B models `budget_set<B, P>` when it has:
+//   b.budget_count()                 how many budgets there are
+//   b.disruptions_allowed(i)         budget i's status.disruptionsAllowed
+//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted), in
+//                                    ascending i (the order kube-scheduler lists the budgets in,
+//                                    which decides where a pod's count stops), for every
+//                                    budget i that pod p counts against: same namespace, selector
+//                                    matches (an empty selector matches nothing). already_disrupted
+//                                    is true when p is in budget i's disruptedPods; such a pod uses
+//                                    none of the budget and never violates it. Victim
+//                                    selection's visitor returns bool: true when it needs no
+//                                    further budget of p (the pod violates one), so a set may end
+//                                    the visit there (model::budget_table does); one that ignores
+//                                    the answer and goes on gives the same results.
+// Optionally b.prefetch_budgets_of(p) (prefetches_budgets) and b.stamp() (stamped_budgets), each
+// described at its concept below.
+// The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
+// budget spent on another node.
 //
-// default_scores::all computes the five at once; pick_best_candidate also takes them computed
-// beforehand (the evaluator does so while the victims are fresh in the cache).
+// `no_budgets` models the concept for clusters without budgets.
 //
-// Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
-// cached scores of the best so far, plus one more to name the deciding score. No allocation; no
-// exceptions of its own.
-#ifndef PREEMPT_BEST_CANDIDATE_HPP
-#define PREEMPT_BEST_CANDIDATE_HPP
+// Header-only declarations; no allocation; no exceptions.
+#ifndef PREEMPT_BUDGET_HPP
+#define PREEMPT_BUDGET_HPP
 
-#include <algorithm>
-#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <ranges>
-#include <span>
-#include <string_view>
-
-// ---- begin preempt/candidate.hpp ---------------------------------------------------------------
-// preempt/candidate.hpp - a node on which preemption would let the preemptor fit.
-//
-// A candidate names its node (by index in the caller's node list and by name) and carries the
-// victims in descending importance and the number of victims that violate a disruption budget.
-// It is a view: the victims span refers to storage owned elsewhere (a victim_scratch, or the
-// evaluation's candidate store). `best_candidate` says which candidate the choice
-// (preempt/best_candidate.hpp) kept, and why.
-//
-// No allocation; no exceptions.
-#ifndef PREEMPT_CANDIDATE_HPP
-#define PREEMPT_CANDIDATE_HPP
-
 
 // ---- begin preempt/config.hpp ------------------------------------------------------------------
 // preempt/config.hpp - build configuration shared by every header.
@@ -234,31 +217,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_CONFIG_HPP
 // ---- end preempt/config.hpp --------------------------------------------------------------------
-
-PREEMPT_NAMESPACE_BEGIN
-
-template <class P>
-struct candidate {
-  std::size_t node_index = 0;
-  std::string_view node_name;
-  std::span<const P* const> victims;
-  std::int64_t pdb_violations = 0;
-};
-
-// Which candidate won, and which score function settled it.
-struct best_candidate {
-  static constexpr std::size_t none = static_cast<std::size_t>(-1);
-  // Index into the candidates, or `none` when there were no candidates.
-  std::size_t index = none;
-  // The score function that left this candidate alone, or `score_count` when all of them tied
-  // and the order of the candidates decided. For a single candidate, `none`.
-  std::size_t deciding_score = none;
-};
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_CANDIDATE_HPP
-// ---- end preempt/candidate.hpp -----------------------------------------------------------------
 // ---- begin preempt/pod.hpp ---------------------------------------------------------------------
 // preempt/pod.hpp - how the algorithms read the caller's pod type.
 //
@@ -293,6 +251,7 @@ PREEMPT_NAMESPACE_END
 
 #include <functional>
 #include <optional>
+#include <ranges>
 #include <ratio>
 #include <type_traits>
 #include <utility>
@@ -597,6 +556,134 @@ PREEMPT_NAMESPACE_END
 
 PREEMPT_NAMESPACE_BEGIN
 
+namespace detail {
+// Stands for the visitor the algorithms pass to for_each_budget_of.
+struct budget_visitor_archetype {
+  void operator()(std::size_t, bool) const noexcept {}
+};
+}  // namespace detail
+
+template <class B, class P>
+concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
+  { b.budget_count() } -> std::convertible_to<std::size_t>;
+  { b.disruptions_allowed(i) } -> std::convertible_to<std::int32_t>;
+  b.for_each_budget_of(p, detail::budget_visitor_archetype{});
+};
+
+// A budget set with the optional prefetch_budgets_of:
+//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
+//                                    fetching the memory its lookup reads); it must not change any
+//                                    answer. Victim selection calls it a few pods ahead of the pod
+//                                    it charges, so the cache misses of consecutive pods overlap.
+//                                    A set with it models `prefetches_budgets<B, P>`.
+template <class B, class P>
+concept prefetches_budgets =
+    budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
+
+// A budget set and a node type that both name their contents with stamp():
+//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
+//                                    whenever an answer above may change, the same value only for
+//                                    sets that answer alike (a copy). With nodes that have stamp()
+//                                    too (the same promise for the node's pods;
+//                                    model::resource_node), the pair models
+//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
+//                                    contiguous std::span of pods, the evaluator remembers, per
+//                                    node, whether charging every pod of the node violates no
+//                                    budget (then no subset of the pods, in any order, can: it
+//                                    selects victims there without reading the budgets) and the
+//                                    violation flags of the pods it charged, until either stamp
+//                                    changes.
+template <class B, class N>
+concept stamped_budgets = requires(const B& b, const N& n) {
+  { b.stamp() } -> std::convertible_to<std::uint64_t>;
+  { n.stamp() } -> std::convertible_to<std::uint64_t>;
+};
+
+// A cluster without disruption budgets.
+struct no_budgets {
+  static constexpr std::size_t budget_count() noexcept { return 0; }
+  static constexpr std::int32_t disruptions_allowed(std::size_t) noexcept { return 0; }
+  template <class P, class Visit>
+  static constexpr void for_each_budget_of(const P&, Visit&&) noexcept {}
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_BUDGET_HPP
+// ---- end preempt/budget.hpp --------------------------------------------------------------------
+// ---- begin preempt/candidate.hpp ---------------------------------------------------------------
+// preempt/candidate.hpp - a node on which preemption would let the preemptor fit.
+//
+// A candidate names its node (by index in the caller's node list and by name) and carries the
+// victims in descending importance and the number of victims that violate a disruption budget.
+// It is a view: the victims span refers to storage owned elsewhere (a victim_scratch, or the
+// evaluation's candidate store). `best_candidate` says which candidate the choice
+// (preempt/candidate_choice.hpp) kept, and why.
+//
+// No allocation; no exceptions.
+#ifndef PREEMPT_CANDIDATE_HPP
+#define PREEMPT_CANDIDATE_HPP
+
+#include <span>
+#include <string_view>
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class P>
+struct candidate {
+  std::size_t node_index = 0;
+  std::string_view node_name;
+  std::span<const P* const> victims;
+  std::int64_t pdb_violations = 0;
+};
+
+// Which candidate won, and which score function settled it.
+struct best_candidate {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  // Index into the candidates, or `none` when there were no candidates.
+  std::size_t index = none;
+  // The score function that left this candidate alone, or `score_count` when all of them tied
+  // and the order of the candidates decided. For a single candidate, `none`.
+  std::size_t deciding_score = none;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_CANDIDATE_HPP
+// ---- end preempt/candidate.hpp -----------------------------------------------------------------
+// ---- begin preempt/candidate_choice.hpp --------------------------------------------------------
+// preempt/candidate_choice.hpp - choose the node to nominate among the candidates
+// (upstream's SelectCandidate / pickOneNodeForPreemption).
+//
+// Score functions map a candidate to a std::int64_t; higher is better. They are applied in order:
+// the candidates tied at the best score of the first function go on to the second, and so on, and
+// the first one left in the given order wins. That makes the answer deterministic where upstream
+// iterates a Go map. The default scores, in order:
+//   0. fewest budget violations                          (-pdb_violations)
+//   1. lowest priority of the most important victim      (-priority(victims[0]))
+//   2. smallest sum of priorities shifted by 2^31        (-sum(priority + 2^31), 64-bit)
+//   3. fewest victims                                    (-victims.size())
+//   4. latest earliest start time among the victims of the highest priority (a missing start time
+//      counts as `now`; no victims counts as the smallest timestamp)
+// A non-empty caller-supplied list of score functions replaces them entirely.
+//
+// default_scores::all computes the five at once; pick_best_candidate also takes them computed
+// beforehand (the evaluator does so while the victims are fresh in the cache).
+//
+// Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
+// cached scores of the best so far, plus one more to name the deciding score. No allocation; no
+// exceptions of its own.
+#ifndef PREEMPT_CANDIDATE_CHOICE_HPP
+#define PREEMPT_CANDIDATE_CHOICE_HPP
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+
+PREEMPT_NAMESPACE_BEGIN
+
 // The upstream scores as one indexable list.
 struct default_scores {
   static constexpr std::size_t count = 5;
@@ -808,95 +895,8 @@ constexpr best_candidate choose_candidate(std::span<const candidate<P>> cands,
 
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_BEST_CANDIDATE_HPP
-// ---- end preempt/best_candidate.hpp ------------------------------------------------------------
-// ---- begin preempt/budget.hpp ------------------------------------------------------------------
-// preempt/budget.hpp - how the algorithms read disruption budgets (Kubernetes PDBs).
-//
-// Budgets are numbered 0 .. budget_count()-1. A type B models `budget_set<B, P>` when it has:
-//   b.budget_count()                 how many budgets there are
-//   b.disruptions_allowed(i)         budget i's status.disruptionsAllowed
-//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted), in
-//                                    ascending i (the order kube-scheduler lists the budgets in,
-//                                    which decides where a pod's count stops), for every
-//                                    budget i that pod p counts against: same namespace, selector
-//                                    matches (an empty selector matches nothing). already_disrupted
-//                                    is true when p is in budget i's disruptedPods; such a pod uses
-//                                    none of the budget and never violates it. Victim
-//                                    selection's visitor returns bool: true when it needs no
-//                                    further budget of p (the pod violates one), so a set may end
-//                                    the visit there (model::budget_table does); one that ignores
-//                                    the answer and goes on gives the same results.
-// Optionally b.prefetch_budgets_of(p) (prefetches_budgets) and b.stamp() (stamped_budgets), each
-// described at its concept below.
-// The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
-// budget spent on another node.
-//
-// `no_budgets` models the concept for clusters without budgets.
-//
-// Header-only declarations; no allocation; no exceptions.
-#ifndef PREEMPT_BUDGET_HPP
-#define PREEMPT_BUDGET_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-namespace detail {
-// Stands for the visitor the algorithms pass to for_each_budget_of.
-struct budget_visitor_archetype {
-  void operator()(std::size_t, bool) const noexcept {}
-};
-}  // namespace detail
-
-template <class B, class P>
-concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
-  { b.budget_count() } -> std::convertible_to<std::size_t>;
-  { b.disruptions_allowed(i) } -> std::convertible_to<std::int32_t>;
-  b.for_each_budget_of(p, detail::budget_visitor_archetype{});
-};
-
-// A budget set with the optional prefetch_budgets_of:
-//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
-//                                    fetching the memory its lookup reads); it must not change any
-//                                    answer. Victim selection calls it a few pods ahead of the pod
-//                                    it charges, so the cache misses of consecutive pods overlap.
-//                                    A set with it models `prefetches_budgets<B, P>`.
-template <class B, class P>
-concept prefetches_budgets =
-    budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
-
-// A budget set and a node type that both name their contents with stamp():
-//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
-//                                    whenever an answer above may change, the same value only for
-//                                    sets that answer alike (a copy). With nodes that have stamp()
-//                                    too (the same promise for the node's pods;
-//                                    model::resource_node), the pair models
-//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
-//                                    contiguous std::span of pods, the evaluator remembers, per
-//                                    node, whether charging every pod of the node violates no
-//                                    budget (then no subset of the pods, in any order, can: it
-//                                    selects victims there without reading the budgets) and the
-//                                    violation flags of the pods it charged, until either stamp
-//                                    changes.
-template <class B, class N>
-concept stamped_budgets = requires(const B& b, const N& n) {
-  { b.stamp() } -> std::convertible_to<std::uint64_t>;
-  { n.stamp() } -> std::convertible_to<std::uint64_t>;
-};
-
-// A cluster without disruption budgets.
-struct no_budgets {
-  static constexpr std::size_t budget_count() noexcept { return 0; }
-  static constexpr std::int32_t disruptions_allowed(std::size_t) noexcept { return 0; }
-  template <class P, class Visit>
-  static constexpr void for_each_budget_of(const P&, Visit&&) noexcept {}
-};
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_BUDGET_HPP
-// ---- end preempt/budget.hpp --------------------------------------------------------------------
+#endif  // PREEMPT_CANDIDATE_CHOICE_HPP
+// ---- end preempt/candidate_choice.hpp ----------------------------------------------------------
 // ---- begin preempt/cluster.hpp -----------------------------------------------------------------
 // preempt/cluster.hpp - how the evaluation reads the caller's cluster.
 //
@@ -6957,70 +6957,33 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_FAILURE_MESSAGE_HPP
 // ---- end preempt/failure_message.hpp -----------------------------------------------------------
-// ---- begin preempt/workload/unit_victim_selection.hpp ------------------------------------------
-// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
-// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
+// ---- begin preempt/workload/build_victim_units.hpp ---------------------------------------------
+// preempt/workload/build_victim_units.hpp - the victim units of a whole cluster (Kubernetes
+// getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).
 //
-// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
-// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
-// (build_victim_units, built once per decision), in upstream's six steps (listed at
-// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
-// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
-// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
-// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
-// and victims.
+// build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
+// order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
+// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor
+// (highest_all_ancestor) becomes a unit of its own: its effective priority, kind pod_group if it
+// names a PodGroup (even one that does not exist) and pod otherwise. The first pod met under an
+// `all` ancestor A creates A's unit, which holds every pod on every node whose highest `all`
+// ancestor is A (upstream: the scheduled pods of every PodGroup under A), in scan order; its
+// priority is the effective priority of that first pod and its kind is A's (pod_group or
+// composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
+// for a missing start time (`started` tells whether a member has one). Units come out in
+// construction order, which is also each unit's `order`.
 //
-// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
-// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
-// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
-// thread; `units` is only read and may be shared.
+// A minCount of a victim group is never consulted: only the disruption mode decides what is
+// evicted together.
 //
-// The result refers to the scratch and to the cluster's pods.
-#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-
-
-// ---- begin preempt/workload/unit_budgets.hpp ---------------------------------------------------
-// preempt/workload/unit_budgets.hpp - disruption-budget classification of victim units (Kubernetes
-// FilterVictimsWithPDBViolation).
+// Complexity: O(n + p · max_tree_depth) for n nodes and p pods. Allocation: none once the scratch
+// has seen a cluster of this size (or after reserve). No exceptions of its own. Thread-safety: the
+// scratch is mutated; one per thread.
 //
-// classify_unit_budgets(ranked, units, scratch, budgets, tally) walks the units in the given order
-// (descending importance) on a fresh copy of every budget's disruptionsAllowed. For each member
-// pod, in member order, each budget the pod counts against (unless the pod is in its
-// disruptedPods) loses one allowed disruption; the first budget driven below zero makes the pod
-// violating, and that pod touches no further budget (upstream stops there). A unit is violating
-// when any member is; ranked_unit::violations counts its violating members (upstream's
-// ViolateCount), which is what a violating unit adds to the PDB-violation count when evicted.
-//
-// Complexity O(m · b) for m member pods and b budgets per pod. Allocation: none once the tally
-// has seen this many budgets. No exceptions of its own. Thread-safety: the tally is mutated; one
-// per thread.
-#ifndef PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-#define PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-
-
-// ---- begin preempt/workload/victim_unit.hpp ----------------------------------------------------
-// preempt/workload/victim_unit.hpp - a victim unit (upstream's Victim / DomainVictim) and the
-// order of importance between units (MoreImportantVictim, made total).
-//
-// Preemption evicts units, never parts of them. A pod whose group has no ancestor in `all`
-// disruption mode is a unit of its own; the pods of a group whose highest `all` ancestor is A are
-// one unit across nodes, keyed by A. A unit records its member pods (with their nodes), its
-// priority (the members' effective priority: the group's), its kind (upstream's victimRank:
-// CompositePodGroup 3 > PodGroup 2 > Pod 1; a pod that names a PodGroup is of kind pod_group even
-// as a unit of its own), its earliest member start time (a missing start time counts as the
-// injected `now`), and its construction order.
-//
-// more_important_unit(a, b) is upstream's MoreImportantVictim: higher priority; then higher kind;
-// then more member pods; then earlier earliest start time. Upstream sorts with an unstable sort
-// and stamps missing start times with the wall clock at construction, so equal units come out in
-// no reproducible order; here the construction order (node order, then the node's pod order, of
-// each unit's first pod) breaks the remaining ties, which makes the order total and gives the
-// answer upstream gives in practice (earlier-constructed units, stamped earlier, win).
-//
-// Complexity O(1) per comparison. No allocation; no exceptions. Values: thread-safe to copy.
-#ifndef PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
-#define PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+// The units and members refer to the scratch and to the cluster's pods: valid until the scratch
+// is used again or the cluster changes.
+#ifndef PREEMPT_WORKLOAD_BUILD_VICTIM_UNITS_HPP
+#define PREEMPT_WORKLOAD_BUILD_VICTIM_UNITS_HPP
 
 
 // ---- begin preempt/workload/group_set.hpp ------------------------------------------------------
@@ -7141,6 +7104,30 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_GROUP_SET_HPP
 // ---- end preempt/workload/group_set.hpp --------------------------------------------------------
+// ---- begin preempt/workload/victim_unit.hpp ----------------------------------------------------
+// preempt/workload/victim_unit.hpp - a victim unit (upstream's Victim / DomainVictim) and the
+// order of importance between units (MoreImportantVictim, made total).
+//
+// Preemption evicts units, never parts of them. A pod whose group has no ancestor in `all`
+// disruption mode is a unit of its own; the pods of a group whose highest `all` ancestor is A are
+// one unit across nodes, keyed by A. A unit records its member pods (with their nodes), its
+// priority (the members' effective priority: the group's), its kind (upstream's victimRank:
+// CompositePodGroup 3 > PodGroup 2 > Pod 1; a pod that names a PodGroup is of kind pod_group even
+// as a unit of its own), its earliest member start time (a missing start time counts as the
+// injected `now`), and its construction order.
+//
+// more_important_unit(a, b) is upstream's MoreImportantVictim: higher priority; then higher kind;
+// then more member pods; then earlier earliest start time. Upstream sorts with an unstable sort
+// and stamps missing start times with the wall clock at construction, so equal units come out in
+// no reproducible order; here the construction order (node order, then the node's pod order, of
+// each unit's first pod) breaks the remaining ties, which makes the order total and gives the
+// answer upstream gives in practice (earlier-constructed units, stamped earlier, win).
+//
+// Complexity O(1) per comparison. No allocation; no exceptions. Values: thread-safe to copy.
+#ifndef PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+#define PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+
+
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
@@ -7203,35 +7190,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
 // ---- end preempt/workload/victim_unit.hpp ------------------------------------------------------
-// ---- begin preempt/workload/victim_units.hpp ---------------------------------------------------
-// preempt/workload/victim_units.hpp - the victim units of a whole cluster (Kubernetes
-// getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).
-//
-// build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
-// order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
-// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor
-// (highest_all_ancestor) becomes a unit of its own: its effective priority, kind pod_group if it
-// names a PodGroup (even one that does not exist) and pod otherwise. The first pod met under an
-// `all` ancestor A creates A's unit, which holds every pod on every node whose highest `all`
-// ancestor is A (upstream: the scheduled pods of every PodGroup under A), in scan order; its
-// priority is the effective priority of that first pod and its kind is A's (pod_group or
-// composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
-// for a missing start time (`started` tells whether a member has one). Units come out in
-// construction order, which is also each unit's `order`.
-//
-// A minCount of a victim group is never consulted: only the disruption mode decides what is
-// evicted together.
-//
-// Complexity: O(n + p · max_tree_depth) for n nodes and p pods. Allocation: none once the scratch
-// has seen a cluster of this size (or after reserve). No exceptions of its own. Thread-safety: the
-// scratch is mutated; one per thread.
-//
-// The units and members refer to the scratch and to the cluster's pods: valid until the scratch
-// is used again or the cluster changes.
-#ifndef PREEMPT_WORKLOAD_VICTIM_UNITS_HPP
-#define PREEMPT_WORKLOAD_VICTIM_UNITS_HPP
-
-
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
@@ -7404,8 +7362,50 @@ inline constexpr build_victim_units_fn build_victim_units{};
 }  // namespace workload
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_WORKLOAD_VICTIM_UNITS_HPP
-// ---- end preempt/workload/victim_units.hpp -----------------------------------------------------
+#endif  // PREEMPT_WORKLOAD_BUILD_VICTIM_UNITS_HPP
+// ---- end preempt/workload/build_victim_units.hpp -----------------------------------------------
+// ---- begin preempt/workload/unit_victim_selection.hpp ------------------------------------------
+// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
+// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
+//
+// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
+// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
+// (build_victim_units, built once per decision), in upstream's six steps (listed at
+// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
+// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
+// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
+// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
+// and victims.
+//
+// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
+// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
+// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
+// thread; `units` is only read and may be shared.
+//
+// The result refers to the scratch and to the cluster's pods.
+#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+
+
+// ---- begin preempt/workload/unit_budgets.hpp ---------------------------------------------------
+// preempt/workload/unit_budgets.hpp - disruption-budget classification of victim units (Kubernetes
+// FilterVictimsWithPDBViolation).
+//
+// classify_unit_budgets(ranked, units, scratch, budgets, tally) walks the units in the given order
+// (descending importance) on a fresh copy of every budget's disruptionsAllowed. For each member
+// pod, in member order, each budget the pod counts against (unless the pod is in its
+// disruptedPods) loses one allowed disruption; the first budget driven below zero makes the pod
+// violating, and that pod touches no further budget (upstream stops there). A unit is violating
+// when any member is; ranked_unit::violations counts its violating members (upstream's
+// ViolateCount), which is what a violating unit adds to the PDB-violation count when evicted.
+//
+// Complexity O(m · b) for m member pods and b budgets per pod. Allocation: none once the tally
+// has seen this many budgets. No exceptions of its own. Thread-safety: the tally is mutated; one
+// per thread.
+#ifndef PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+#define PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+
+
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {

@@ -36,9 +36,9 @@
 #include <utility>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
@@ -62,8 +62,8 @@
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/group_set.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 

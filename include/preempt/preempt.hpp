@@ -7,9 +7,9 @@
 #ifndef PREEMPT_PREEMPT_HPP
 #define PREEMPT_PREEMPT_HPP
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
@@ -42,6 +42,7 @@
 #include "preempt/upstream_profile.hpp"
 #include "preempt/version.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/group_decision.hpp"
 #include "preempt/workload/group_dispatch.hpp"
 #include "preempt/workload/group_evaluator.hpp"
@@ -53,6 +54,5 @@
 #include "preempt/workload/unit_eligibility.hpp"
 #include "preempt/workload/unit_victim_selection.hpp"
 #include "preempt/workload/victim_unit.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 #endif  // PREEMPT_PREEMPT_HPP

@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
 #include "preempt/filter_statuses.hpp"

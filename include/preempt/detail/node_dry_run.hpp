@@ -32,9 +32,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/detail/branch_and_bound.hpp"
@@ -45,8 +45,8 @@
 #include "preempt/nominations.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/unit_victim_selection.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {

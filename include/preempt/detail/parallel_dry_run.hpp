@@ -39,7 +39,7 @@
 #include <memory>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/detail/candidate_lists.hpp"
 #include "preempt/detail/helper_crew.hpp"
