@@ -41,6 +41,7 @@
 #include "preempt/status.hpp"
 #include "preempt/upstream_profile.hpp"
 #include "preempt/version.hpp"
+#include "preempt/victim_grouping.hpp"
 #include "preempt/victim_selection.hpp"
 #include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/group_decision.hpp"
@@ -52,6 +53,7 @@
 #include "preempt/workload/placement.hpp"
 #include "preempt/workload/unit_budgets.hpp"
 #include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/unit_grouping.hpp"
 #include "preempt/workload/unit_victim_selection.hpp"
 #include "preempt/workload/victim_unit.hpp"
 
