@@ -2214,6 +2214,13 @@ decltype(auto) nominated_to(const N& n, std::size_t i) {
     return n.nominated_to(i);
 }
 
+// Whether pods are nominated to node i.
+template <class P, class N>
+bool has_nominated(const N& n, std::size_t i) {
+  const auto& nominated = ::preempt::detail::nominated_to<P>(n, i);
+  return std::ranges::begin(nominated) != std::ranges::end(nominated);
+}
+
 }  // namespace detail
 
 PREEMPT_NAMESPACE_END
@@ -5024,7 +5031,8 @@ PREEMPT_NAMESPACE_END
 // list of those with some, each capped at `wanted` (overflow dropped, as upstream). The dry run may
 // stop once both lists together hold `wanted` candidates, one of them without violations. A kept
 // candidate names where its victims are (a worker's arena: victims_at), its upstream scores and
-// whether the branch and bound skipped its selection (bounded).
+// whether the branch and bound skipped its selection (bounded); collect lists them for the
+// decision.
 //
 // Complexity: O(1) amortized per node (the distinct outcomes are matched against the most recent
 // few). Allocation: none once the vectors have grown to the largest dry run. No exceptions.
@@ -5149,6 +5157,25 @@ class candidate_lists {
   void for_each(F&& f) const {
     for (const kept_candidate& k : without_violations_) f(k);
     for (const kept_candidate& k : with_violations_) f(k);
+  }
+
+  // The kept candidates as a decision lists them (without violations first) appended to `out`,
+  // their scores to `scores`: each named from `cluster`, its victims from `arenas.victims_of`.
+  // Bounded ones are only counted: returns how many.
+  template <class P, class C, class Arenas>
+  std::size_t collect(const C& cluster, const Arenas& arenas, std::vector<candidate<P>>& out,
+                      std::vector<default_scores::vector>& scores) const {
+    std::size_t bounded = 0;
+    for_each([&](const kept_candidate& k) {
+      if (k.bounded) {
+        ++bounded;
+        return;
+      }
+      out.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
+                     arenas.victims_of(k.victims), k.violations});
+      scores.push_back(k.scores);
+    });
+    return bounded;
   }
 
   diagnosis_view diagnosis() const noexcept {
@@ -7174,6 +7201,8 @@ PREEMPT_NAMESPACE_END
 // Complexity: O(items / grain) claims per batch plus the nodes' own cost. Allocation: the slots
 // and ready flags grow to the largest batch seen. No exceptions. Thread-safety: one run at a time.
 // Not available under PREEMPT_NO_THREADS (the evaluator then runs inline only).
+//
+// worth_handing_out(...) is the evaluator's rule for calling the helpers at all.
 #ifndef PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 #define PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 
@@ -7362,6 +7391,19 @@ constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers,
   return size;
 }
 
+// Whether a dry run goes to the helpers: not under the branch and bound (a node it rules out costs
+// less than handing it out), and only with `min_parallel_nodes` to select on: those the rejection
+// index leaves open (`indexed`, when the dry run goes through it), or every potential node; at
+// most the candidates wanted when sampling stops.
+template <class Runs>
+bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
+                       std::size_t min_parallel_nodes, bool bounding) {
+  if (bounding && min_parallel_nodes > 0) return false;
+  std::size_t work = std::min(potential.size(), wanted);
+  if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
+  return work >= min_parallel_nodes;
+}
+
 template <class P>
 class parallel_dry_run {
  public:
@@ -7520,6 +7562,11 @@ PREEMPT_NAMESPACE_END
 // O(1) per node of a rejected run (its diagnosis entry). Allocation: the index's own (when a
 // priority's tree is first built or the cluster grew), and the kinds' list growing to the most
 // kinds met. No exceptions of its own. One decision at a time.
+//
+// prepare_rejection_index<Policy, Node>(runs, enabled, cluster, preemptor) says whether a
+// decision's dry run goes through the index: with the policy's default victim eligibility, where
+// the cluster offers an index, `enabled` (the evaluator's config, victims not grouped) and the
+// index answers for the preemptor.
 #ifndef PREEMPT_DETAIL_REJECTION_RUNS_HPP
 #define PREEMPT_DETAIL_REJECTION_RUNS_HPP
 
@@ -7691,6 +7738,16 @@ class rejection_runs {
   Index index_;
   std::vector<kind> kinds_;
 };
+
+template <class Policy, class Node, class Runs, class C, class P>
+bool prepare_rejection_index(Runs& runs, bool enabled, const C& cluster, const P& preemptor) {
+  if constexpr (offers_rejection_index<C, P> &&
+                every_lower_priority_pod_eligible<Policy, Node, P>())
+    return enabled && runs.prepare(cluster, preemptor);
+  else
+    return static_cast<void>(runs), static_cast<void>(enabled), static_cast<void>(cluster),
+           static_cast<void>(preemptor), false;
+}
 
 }  // namespace detail
 PREEMPT_NAMESPACE_END
@@ -8092,7 +8149,10 @@ class evaluator<C, Policy, Observer>
     //    without violations is found and both hold `wanted`. Errors fail the attempt only when no
     //    candidate was found: no candidate is upstream's FitError, which clears the nomination.
     dry_run(grouping, preemptor, cluster, budgets, nominations, ex);
-    collect_candidates(cluster);
+    //    The kept candidates, without violations first; bounded ones are only counted.
+    decision_.candidates_bounded =
+        lists_.template collect<pod_type>(cluster, nodes_, candidates_, candidate_scores_);
+    decision_.diagnosis = lists_.diagnosis();
     if (candidates_.empty()) {
       if (lists_.has_errors()) return finish_errors(cluster);
       return finish_unschedulable(cluster.size());
@@ -8116,13 +8176,19 @@ class evaluator<C, Policy, Observer>
     detail::notify_attempt_started(observer_, preemptor);
   }
 
+  // The dry run: inline, or handed out to the helpers (detail::worth_handing_out).
   template <class G, class B, class N, class E>
   void dry_run(const G& grouping, const pod_type& preemptor, const view_type& cluster,
                const B& budgets, const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
-    const bool indexed = prepare_index<G>(preemptor, cluster);
+    // The cluster's rejection index, without grouped victims (detail/rejection_runs.hpp).
+    const bool indexed = detail::prepare_rejection_index<Policy, node_type>(
+        rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
-    if (!is_always_inline_v<E> && parallel_ && worth_handing_out(indexed)) {
+    if (!is_always_inline_v<E> && parallel_ &&
+        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
+                                  decision_.candidates_wanted, config_.min_parallel_nodes,
+                                  bound_.active())) {
       dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }
@@ -8141,7 +8207,7 @@ class evaluator<C, Policy, Observer>
     if (indexed) {
       rejections_.template dry_run<!std::same_as<N, no_nominations>>(
           potential_, lists_, selection.outcome, evaluate_node,
-          [&](std::size_t i) { return has_nominated(nominations, i); },
+          [&](std::size_t i) { return detail::has_nominated<pod_type>(nominations, i); },
           [&](std::size_t i, const status& outcome) {
             detail::notify_node_evaluated(observer_, i, outcome, std::span<const pod_type* const>{},
                                           0);
@@ -8150,35 +8216,6 @@ class evaluator<C, Policy, Observer>
     }
     for (std::size_t k = 0; k < n; ++k)
       if (evaluate_node(potential_[k])) break;
-  }
-
-  // The cluster's rejection index, for this decision: with the policy's default victim
-  // eligibility, without grouped victims, where the cluster offers one and it answers for the
-  // preemptor (preempt/rejection_index.hpp, detail/rejection_runs.hpp).
-  template <class G>
-  bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
-    if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
-                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      return config_.rejection_index && !G::groups_victims &&
-             rejections_.prepare(cluster, preemptor);
-    else
-      return static_cast<void>(preemptor), static_cast<void>(cluster), false;
-  }
-  template <class N>
-  static bool has_nominated(const N& nominations, std::size_t node_index) {
-    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    return std::ranges::begin(nominated) != std::ranges::end(nominated);
-  }
-
-  // Whether the dry run goes to the helpers: not under the branch and bound (a node it rules out
-  // costs less than handing it out), and only with enough nodes to select on (those the index
-  // leaves open, or every potential node; at most the candidates wanted when sampling stops).
-  bool worth_handing_out(bool indexed) const {
-    if (bound_.active() && config_.min_parallel_nodes > 0) return false;
-    std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
-    if (indexed)
-      work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
-    return work >= config_.min_parallel_nodes;
   }
 
 #if !defined(PREEMPT_NO_THREADS)
@@ -8254,19 +8291,6 @@ class evaluator<C, Policy, Observer>
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
     bound_.note(k);  // the best candidate so far, for the branch and bound
-  }
-  // The kept candidates, without violations first; bounded ones are only counted.
-  void collect_candidates(const view_type& cluster) {
-    lists_.for_each([&](const detail::kept_candidate& k) {
-      if (k.bounded) {
-        ++decision_.candidates_bounded;
-        return;
-      }
-      candidates_.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
-                             nodes_.victims_of(k.victims), k.violations});
-      candidate_scores_.push_back(k.scores);
-    });
-    decision_.diagnosis = lists_.diagnosis();
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).

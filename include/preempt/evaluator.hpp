@@ -208,7 +208,10 @@ class evaluator<C, Policy, Observer>
     //    without violations is found and both hold `wanted`. Errors fail the attempt only when no
     //    candidate was found: no candidate is upstream's FitError, which clears the nomination.
     dry_run(grouping, preemptor, cluster, budgets, nominations, ex);
-    collect_candidates(cluster);
+    //    The kept candidates, without violations first; bounded ones are only counted.
+    decision_.candidates_bounded =
+        lists_.template collect<pod_type>(cluster, nodes_, candidates_, candidate_scores_);
+    decision_.diagnosis = lists_.diagnosis();
     if (candidates_.empty()) {
       if (lists_.has_errors()) return finish_errors(cluster);
       return finish_unschedulable(cluster.size());
@@ -232,13 +235,19 @@ class evaluator<C, Policy, Observer>
     detail::notify_attempt_started(observer_, preemptor);
   }
 
+  // The dry run: inline, or handed out to the helpers (detail::worth_handing_out).
   template <class G, class B, class N, class E>
   void dry_run(const G& grouping, const pod_type& preemptor, const view_type& cluster,
                const B& budgets, const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
-    const bool indexed = prepare_index<G>(preemptor, cluster);
+    // The cluster's rejection index, without grouped victims (detail/rejection_runs.hpp).
+    const bool indexed = detail::prepare_rejection_index<Policy, node_type>(
+        rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
-    if (!is_always_inline_v<E> && parallel_ && worth_handing_out(indexed)) {
+    if (!is_always_inline_v<E> && parallel_ &&
+        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
+                                  decision_.candidates_wanted, config_.min_parallel_nodes,
+                                  bound_.active())) {
       dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }
@@ -257,7 +266,7 @@ class evaluator<C, Policy, Observer>
     if (indexed) {
       rejections_.template dry_run<!std::same_as<N, no_nominations>>(
           potential_, lists_, selection.outcome, evaluate_node,
-          [&](std::size_t i) { return has_nominated(nominations, i); },
+          [&](std::size_t i) { return detail::has_nominated<pod_type>(nominations, i); },
           [&](std::size_t i, const status& outcome) {
             detail::notify_node_evaluated(observer_, i, outcome, std::span<const pod_type* const>{},
                                           0);
@@ -266,35 +275,6 @@ class evaluator<C, Policy, Observer>
     }
     for (std::size_t k = 0; k < n; ++k)
       if (evaluate_node(potential_[k])) break;
-  }
-
-  // The cluster's rejection index, for this decision: with the policy's default victim
-  // eligibility, without grouped victims, where the cluster offers one and it answers for the
-  // preemptor (preempt/rejection_index.hpp, detail/rejection_runs.hpp).
-  template <class G>
-  bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
-    if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
-                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      return config_.rejection_index && !G::groups_victims &&
-             rejections_.prepare(cluster, preemptor);
-    else
-      return static_cast<void>(preemptor), static_cast<void>(cluster), false;
-  }
-  template <class N>
-  static bool has_nominated(const N& nominations, std::size_t node_index) {
-    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    return std::ranges::begin(nominated) != std::ranges::end(nominated);
-  }
-
-  // Whether the dry run goes to the helpers: not under the branch and bound (a node it rules out
-  // costs less than handing it out), and only with enough nodes to select on (those the index
-  // leaves open, or every potential node; at most the candidates wanted when sampling stops).
-  bool worth_handing_out(bool indexed) const {
-    if (bound_.active() && config_.min_parallel_nodes > 0) return false;
-    std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
-    if (indexed)
-      work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
-    return work >= config_.min_parallel_nodes;
   }
 
 #if !defined(PREEMPT_NO_THREADS)
@@ -370,19 +350,6 @@ class evaluator<C, Policy, Observer>
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
     bound_.note(k);  // the best candidate so far, for the branch and bound
-  }
-  // The kept candidates, without violations first; bounded ones are only counted.
-  void collect_candidates(const view_type& cluster) {
-    lists_.for_each([&](const detail::kept_candidate& k) {
-      if (k.bounded) {
-        ++decision_.candidates_bounded;
-        return;
-      }
-      candidates_.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
-                             nodes_.victims_of(k.victims), k.violations});
-      candidate_scores_.push_back(k.scores);
-    });
-    decision_.diagnosis = lists_.diagnosis();
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).
