@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (76 headers), in one file, to copy into a project: include it and compile with
+// includes (78 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -24,54 +24,37 @@
 #ifndef PREEMPT_PREEMPT_HPP
 #define PREEMPT_PREEMPT_HPP
 
-// ---- begin preempt/best_candidate.hpp ----------------------------------------------------------
-// preempt/best_candidate.hpp - choose the node to nominate among the candidates
-// (upstream's SelectCandidate / pickOneNodeForPreemption).
+// ---- begin preempt/budget.hpp ------------------------------------------------------------------
+// preempt/budget.hpp - how the algorithms read disruption budgets (Kubernetes PDBs).
 //
-// Score functions map a candidate to a std::int64_t; higher is better. They are applied in order:
-// the candidates tied at the best score of the first function go on to the second, and so on, and
-// the first one left in the given order wins. That makes the answer deterministic where upstream
-// iterates a Go map. The default scores, in order:
-//   0. fewest budget violations                          (-pdb_violations)
-//   1. lowest priority of the most important victim      (-priority(victims[0]))
-//   2. smallest sum of priorities shifted by 2^31        (-sum(priority + 2^31), 64-bit)
-//   3. fewest victims                                    (-victims.size())
-//   4. latest earliest start time among the victims of the highest priority (a missing start time
-//      counts as `now`; no victims counts as the smallest timestamp)
-// A non-empty caller-supplied list of score functions replaces them entirely.
+// Budgets are numbered 0 .. budget_count()-1. A type B models `budget_set<B, P>` when it has:
+//   b.budget_count()                 how many budgets there are
+//   b.disruptions_allowed(i)         budget i's status.disruptionsAllowed
+//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted), in
+//                                    ascending i (the order kube-scheduler lists the budgets in,
+//                                    which decides where a pod's count stops), for every
+//                                    budget i that pod p counts against: same namespace, selector
+//                                    matches (an empty selector matches nothing). already_disrupted
+//                                    is true when p is in budget i's disruptedPods; such a pod uses
+//                                    none of the budget and never violates it. Victim
+//                                    selection's visitor returns bool: true when it needs no
+//                                    further budget of p (the pod violates one), so a set may end
+//                                    the visit there (model::budget_table does); one that ignores
+//                                    the answer and goes on gives the same results.
+// Optionally b.prefetch_budgets_of(p) (prefetches_budgets) and b.stamp() (stamped_budgets), each
+// described at its concept below.
+// The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
+// budget spent on another node.
 //
-// default_scores::all computes the five at once; pick_best_candidate also takes them computed
-// beforehand (the evaluator does so while the victims are fresh in the cache).
+// `no_budgets` models the concept for clusters without budgets.
 //
-// Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
-// cached scores of the best so far, plus one more to name the deciding score. No allocation; no
-// exceptions of its own.
-#ifndef PREEMPT_BEST_CANDIDATE_HPP
-#define PREEMPT_BEST_CANDIDATE_HPP
+// Header-only declarations; no allocation; no exceptions.
+#ifndef PREEMPT_BUDGET_HPP
+#define PREEMPT_BUDGET_HPP
 
-#include <algorithm>
-#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <ranges>
-#include <span>
-#include <string_view>
-
-// ---- begin preempt/candidate.hpp ---------------------------------------------------------------
-// preempt/candidate.hpp - a node on which preemption would let the preemptor fit.
-//
-// A candidate names its node (by index in the caller's node list and by name) and carries the
-// victims in descending importance and the number of victims that violate a disruption budget.
-// It is a view: the victims span refers to storage owned elsewhere (a victim_scratch, or the
-// evaluation's candidate store). `best_candidate` says which candidate the choice
-// (preempt/best_candidate.hpp) kept, and why.
-//
-// No allocation; no exceptions.
-#ifndef PREEMPT_CANDIDATE_HPP
-#define PREEMPT_CANDIDATE_HPP
-
 
 // ---- begin preempt/config.hpp ------------------------------------------------------------------
 // preempt/config.hpp - build configuration shared by every header.
@@ -234,31 +217,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_CONFIG_HPP
 // ---- end preempt/config.hpp --------------------------------------------------------------------
-
-PREEMPT_NAMESPACE_BEGIN
-
-template <class P>
-struct candidate {
-  std::size_t node_index = 0;
-  std::string_view node_name;
-  std::span<const P* const> victims;
-  std::int64_t pdb_violations = 0;
-};
-
-// Which candidate won, and which score function settled it.
-struct best_candidate {
-  static constexpr std::size_t none = static_cast<std::size_t>(-1);
-  // Index into the candidates, or `none` when there were no candidates.
-  std::size_t index = none;
-  // The score function that left this candidate alone, or `score_count` when all of them tied
-  // and the order of the candidates decided. For a single candidate, `none`.
-  std::size_t deciding_score = none;
-};
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_CANDIDATE_HPP
-// ---- end preempt/candidate.hpp -----------------------------------------------------------------
 // ---- begin preempt/pod.hpp ---------------------------------------------------------------------
 // preempt/pod.hpp - how the algorithms read the caller's pod type.
 //
@@ -293,6 +251,7 @@ PREEMPT_NAMESPACE_END
 
 #include <functional>
 #include <optional>
+#include <ranges>
 #include <ratio>
 #include <type_traits>
 #include <utility>
@@ -597,6 +556,134 @@ PREEMPT_NAMESPACE_END
 
 PREEMPT_NAMESPACE_BEGIN
 
+namespace detail {
+// Stands for the visitor the algorithms pass to for_each_budget_of.
+struct budget_visitor_archetype {
+  void operator()(std::size_t, bool) const noexcept {}
+};
+}  // namespace detail
+
+template <class B, class P>
+concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
+  { b.budget_count() } -> std::convertible_to<std::size_t>;
+  { b.disruptions_allowed(i) } -> std::convertible_to<std::int32_t>;
+  b.for_each_budget_of(p, detail::budget_visitor_archetype{});
+};
+
+// A budget set with the optional prefetch_budgets_of:
+//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
+//                                    fetching the memory its lookup reads); it must not change any
+//                                    answer. Victim selection calls it a few pods ahead of the pod
+//                                    it charges, so the cache misses of consecutive pods overlap.
+//                                    A set with it models `prefetches_budgets<B, P>`.
+template <class B, class P>
+concept prefetches_budgets =
+    budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
+
+// A budget set and a node type that both name their contents with stamp():
+//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
+//                                    whenever an answer above may change, the same value only for
+//                                    sets that answer alike (a copy). With nodes that have stamp()
+//                                    too (the same promise for the node's pods;
+//                                    model::resource_node), the pair models
+//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
+//                                    contiguous std::span of pods, the evaluator remembers, per
+//                                    node, whether charging every pod of the node violates no
+//                                    budget (then no subset of the pods, in any order, can: it
+//                                    selects victims there without reading the budgets) and the
+//                                    violation flags of the pods it charged, until either stamp
+//                                    changes.
+template <class B, class N>
+concept stamped_budgets = requires(const B& b, const N& n) {
+  { b.stamp() } -> std::convertible_to<std::uint64_t>;
+  { n.stamp() } -> std::convertible_to<std::uint64_t>;
+};
+
+// A cluster without disruption budgets.
+struct no_budgets {
+  static constexpr std::size_t budget_count() noexcept { return 0; }
+  static constexpr std::int32_t disruptions_allowed(std::size_t) noexcept { return 0; }
+  template <class P, class Visit>
+  static constexpr void for_each_budget_of(const P&, Visit&&) noexcept {}
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_BUDGET_HPP
+// ---- end preempt/budget.hpp --------------------------------------------------------------------
+// ---- begin preempt/candidate.hpp ---------------------------------------------------------------
+// preempt/candidate.hpp - a node on which preemption would let the preemptor fit.
+//
+// A candidate names its node (by index in the caller's node list and by name) and carries the
+// victims in descending importance and the number of victims that violate a disruption budget.
+// It is a view: the victims span refers to storage owned elsewhere (a victim_scratch, or the
+// evaluation's candidate store). `best_candidate` says which candidate the choice
+// (preempt/candidate_choice.hpp) kept, and why.
+//
+// No allocation; no exceptions.
+#ifndef PREEMPT_CANDIDATE_HPP
+#define PREEMPT_CANDIDATE_HPP
+
+#include <span>
+#include <string_view>
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class P>
+struct candidate {
+  std::size_t node_index = 0;
+  std::string_view node_name;
+  std::span<const P* const> victims;
+  std::int64_t pdb_violations = 0;
+};
+
+// Which candidate won, and which score function settled it.
+struct best_candidate {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  // Index into the candidates, or `none` when there were no candidates.
+  std::size_t index = none;
+  // The score function that left this candidate alone, or `score_count` when all of them tied
+  // and the order of the candidates decided. For a single candidate, `none`.
+  std::size_t deciding_score = none;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_CANDIDATE_HPP
+// ---- end preempt/candidate.hpp -----------------------------------------------------------------
+// ---- begin preempt/candidate_choice.hpp --------------------------------------------------------
+// preempt/candidate_choice.hpp - choose the node to nominate among the candidates
+// (upstream's SelectCandidate / pickOneNodeForPreemption).
+//
+// Score functions map a candidate to a std::int64_t; higher is better. They are applied in order:
+// the candidates tied at the best score of the first function go on to the second, and so on, and
+// the first one left in the given order wins. That makes the answer deterministic where upstream
+// iterates a Go map. The default scores, in order:
+//   0. fewest budget violations                          (-pdb_violations)
+//   1. lowest priority of the most important victim      (-priority(victims[0]))
+//   2. smallest sum of priorities shifted by 2^31        (-sum(priority + 2^31), 64-bit)
+//   3. fewest victims                                    (-victims.size())
+//   4. latest earliest start time among the victims of the highest priority (a missing start time
+//      counts as `now`; no victims counts as the smallest timestamp)
+// A non-empty caller-supplied list of score functions replaces them entirely.
+//
+// default_scores::all computes the five at once; pick_best_candidate also takes them computed
+// beforehand (the evaluator does so while the victims are fresh in the cache).
+//
+// Complexity O(c · k) for c candidates and k score functions: one lexicographic pass against the
+// cached scores of the best so far, plus one more to name the deciding score. No allocation; no
+// exceptions of its own.
+#ifndef PREEMPT_CANDIDATE_CHOICE_HPP
+#define PREEMPT_CANDIDATE_CHOICE_HPP
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+
+PREEMPT_NAMESPACE_BEGIN
+
 // The upstream scores as one indexable list.
 struct default_scores {
   static constexpr std::size_t count = 5;
@@ -808,95 +895,8 @@ constexpr best_candidate choose_candidate(std::span<const candidate<P>> cands,
 
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_BEST_CANDIDATE_HPP
-// ---- end preempt/best_candidate.hpp ------------------------------------------------------------
-// ---- begin preempt/budget.hpp ------------------------------------------------------------------
-// preempt/budget.hpp - how the algorithms read disruption budgets (Kubernetes PDBs).
-//
-// Budgets are numbered 0 .. budget_count()-1. A type B models `budget_set<B, P>` when it has:
-//   b.budget_count()                 how many budgets there are
-//   b.disruptions_allowed(i)         budget i's status.disruptionsAllowed
-//   b.for_each_budget_of(p, visit)   calls visit(std::size_t i, bool already_disrupted), in
-//                                    ascending i (the order kube-scheduler lists the budgets in,
-//                                    which decides where a pod's count stops), for every
-//                                    budget i that pod p counts against: same namespace, selector
-//                                    matches (an empty selector matches nothing). already_disrupted
-//                                    is true when p is in budget i's disruptedPods; such a pod uses
-//                                    none of the budget and never violates it. Victim
-//                                    selection's visitor returns bool: true when it needs no
-//                                    further budget of p (the pod violates one), so a set may end
-//                                    the visit there (model::budget_table does); one that ignores
-//                                    the answer and goes on gives the same results.
-// Optionally b.prefetch_budgets_of(p) (prefetches_budgets) and b.stamp() (stamped_budgets), each
-// described at its concept below.
-// The algorithms copy disruptions_allowed lazily, per node evaluation, so a node never sees the
-// budget spent on another node.
-//
-// `no_budgets` models the concept for clusters without budgets.
-//
-// Header-only declarations; no allocation; no exceptions.
-#ifndef PREEMPT_BUDGET_HPP
-#define PREEMPT_BUDGET_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-
-namespace detail {
-// Stands for the visitor the algorithms pass to for_each_budget_of.
-struct budget_visitor_archetype {
-  void operator()(std::size_t, bool) const noexcept {}
-};
-}  // namespace detail
-
-template <class B, class P>
-concept budget_set = pod<P> && requires(const B& b, const P& p, std::size_t i) {
-  { b.budget_count() } -> std::convertible_to<std::size_t>;
-  { b.disruptions_allowed(i) } -> std::convertible_to<std::int32_t>;
-  b.for_each_budget_of(p, detail::budget_visitor_archetype{});
-};
-
-// A budget set with the optional prefetch_budgets_of:
-//   b.prefetch_budgets_of(p)         a hint that for_each_budget_of(p, ...) comes soon (e.g. start
-//                                    fetching the memory its lookup reads); it must not change any
-//                                    answer. Victim selection calls it a few pods ahead of the pod
-//                                    it charges, so the cache misses of consecutive pods overlap.
-//                                    A set with it models `prefetches_budgets<B, P>`.
-template <class B, class P>
-concept prefetches_budgets =
-    budget_set<B, P> && requires(const B& b, const P& p) { b.prefetch_budgets_of(p); };
-
-// A budget set and a node type that both name their contents with stamp():
-//   b.stamp()                        a std::uint64_t naming the set's current contents: a new value
-//                                    whenever an answer above may change, the same value only for
-//                                    sets that answer alike (a copy). With nodes that have stamp()
-//                                    too (the same promise for the node's pods;
-//                                    model::resource_node), the pair models
-//                                    `stamped_budgets<B, N>`. When such a node's pods() is also a
-//                                    contiguous std::span of pods, the evaluator remembers, per
-//                                    node, whether charging every pod of the node violates no
-//                                    budget (then no subset of the pods, in any order, can: it
-//                                    selects victims there without reading the budgets) and the
-//                                    violation flags of the pods it charged, until either stamp
-//                                    changes.
-template <class B, class N>
-concept stamped_budgets = requires(const B& b, const N& n) {
-  { b.stamp() } -> std::convertible_to<std::uint64_t>;
-  { n.stamp() } -> std::convertible_to<std::uint64_t>;
-};
-
-// A cluster without disruption budgets.
-struct no_budgets {
-  static constexpr std::size_t budget_count() noexcept { return 0; }
-  static constexpr std::int32_t disruptions_allowed(std::size_t) noexcept { return 0; }
-  template <class P, class Visit>
-  static constexpr void for_each_budget_of(const P&, Visit&&) noexcept {}
-};
-
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_BUDGET_HPP
-// ---- end preempt/budget.hpp --------------------------------------------------------------------
+#endif  // PREEMPT_CANDIDATE_CHOICE_HPP
+// ---- end preempt/candidate_choice.hpp ----------------------------------------------------------
 // ---- begin preempt/cluster.hpp -----------------------------------------------------------------
 // preempt/cluster.hpp - how the evaluation reads the caller's cluster.
 //
@@ -2227,6 +2227,13 @@ decltype(auto) nominated_to(const N& n, std::size_t i) {
     return no_nominated_pods<P>;
   else
     return n.nominated_to(i);
+}
+
+// Whether pods are nominated to node i.
+template <class P, class N>
+bool has_nominated(const N& n, std::size_t i) {
+  const auto& nominated = ::preempt::detail::nominated_to<P>(n, i);
+  return std::ranges::begin(nominated) != std::ranges::end(nominated);
 }
 
 }  // namespace detail
@@ -4948,8 +4955,10 @@ PREEMPT_NAMESPACE_END
 // in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
 // (select_victims on each node, in candidate order from the offset, into two bounded candidate
 // lists; runs of nodes the cluster's rejection index rules out get their outcome without a
-// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking a
-// workload::group_set makes victims whole units (Kubernetes v1.37 with GenericWorkload).
+// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking
+// pod groups selects whole victim units (Kubernetes v1.37 with GenericWorkload) through the victim
+// grouping (preempt/victim_grouping.hpp) that preempt/workload/unit_grouping.hpp supplies: this
+// header compiles no pod-group code, and that overload needs that header (or preempt.hpp).
 // evaluator_config::report_only_chosen turns on the branch and bound (detail/branch_and_bound.hpp);
 // more than one worker evaluates nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when
 // there are evaluator_config::min_parallel_nodes to select on. Either way the decision is the same:
@@ -5037,7 +5046,8 @@ PREEMPT_NAMESPACE_END
 // list of those with some, each capped at `wanted` (overflow dropped, as upstream). The dry run may
 // stop once both lists together hold `wanted` candidates, one of them without violations. A kept
 // candidate names where its victims are (a worker's arena: victims_at), its upstream scores and
-// whether the branch and bound skipped its selection (bounded).
+// whether the branch and bound skipped its selection (bounded); collect lists them for the
+// decision.
 //
 // Complexity: O(1) amortized per node (the distinct outcomes are matched against the most recent
 // few). Allocation: none once the vectors have grown to the largest dry run. No exceptions.
@@ -5162,6 +5172,25 @@ class candidate_lists {
   void for_each(F&& f) const {
     for (const kept_candidate& k : without_violations_) f(k);
     for (const kept_candidate& k : with_violations_) f(k);
+  }
+
+  // The kept candidates as a decision lists them (without violations first) appended to `out`,
+  // their scores to `scores`: each named from `cluster`, its victims from `arenas.victims_of`.
+  // Bounded ones are only counted: returns how many.
+  template <class P, class C, class Arenas>
+  std::size_t collect(const C& cluster, const Arenas& arenas, std::vector<candidate<P>>& out,
+                      std::vector<default_scores::vector>& scores) const {
+    std::size_t bounded = 0;
+    for_each([&](const kept_candidate& k) {
+      if (k.bounded) {
+        ++bounded;
+        return;
+      }
+      out.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
+                     arenas.victims_of(k.victims), k.violations});
+      scores.push_back(k.scores);
+    });
+    return bounded;
   }
 
   diagnosis_view diagnosis() const noexcept {
@@ -6658,15 +6687,16 @@ PREEMPT_NAMESPACE_END
 // preempt/detail/node_dry_run.hpp - one node's dry run in an evaluation (upstream's
 // SelectVictimsOnNode as DryRunPreemption calls it), and the workers that run it.
 //
-// node_dry_run<C, Policy> owns the evaluation's workers (each with its node state, victim scratch,
-// unit scratch for pod groups, and the arena its kept victims go to) and the budget memo.
-// select(...) prepares a worker's state for a node and selects its victims, in this order: a node
-// the branch and bound rules out is a candidate whose victims are not selected; a node whose state
-// foresees the rejection is rejected without a selection; with pod groups, whole units are
-// selected (workload::select_unit_victims); otherwise select_victims runs, through the node's
-// budget memo where it applies (remembers_budgets: a node where no eviction can violate a budget
-// is selected without reading the budgets). A successful selection without victims is an error for
-// that node; a candidate gets its upstream scores here, while its victims are in the cache.
+// node_dry_run<C, Policy> owns the evaluation's workers (each with its node state, victim scratch
+// and the arena its kept victims go to) and the budget memo. select(grouping, w, ...) prepares
+// worker w's state for a node and selects its victims, in this order: a node the branch and bound
+// rules out is a candidate whose victims are not selected; without grouped victims, a node whose
+// state foresees the rejection is rejected without a selection; a grouping that groups victims
+// (preempt/victim_grouping.hpp) selects on the node itself (pod groups: whole units, with its own
+// per-worker scratch); otherwise select_victims runs, through the node's budget memo where it
+// applies (remembers_budgets: a node where no eviction can violate a budget is selected without
+// reading the budgets). A successful selection without victims is an error for that node; a
+// candidate gets its upstream scores here, while its victims are in the cache.
 //
 // Complexity: a node's prepare_state plus its selection. Allocation: none once the workers' buffers
 // have grown (prepare_workers gives every worker room for the largest node any worker has needed).
@@ -6972,919 +7002,6 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_FAILURE_MESSAGE_HPP
 // ---- end preempt/failure_message.hpp -----------------------------------------------------------
-// ---- begin preempt/workload/unit_victim_selection.hpp ------------------------------------------
-// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
-// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
-//
-// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
-// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
-// (build_victim_units, built once per decision), in upstream's six steps (listed at
-// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
-// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
-// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
-// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
-// and victims.
-//
-// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
-// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
-// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
-// thread; `units` is only read and may be shared.
-//
-// The result refers to the scratch and to the cluster's pods.
-#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-
-
-// ---- begin preempt/workload/unit_budgets.hpp ---------------------------------------------------
-// preempt/workload/unit_budgets.hpp - disruption-budget classification of victim units (Kubernetes
-// FilterVictimsWithPDBViolation).
-//
-// classify_unit_budgets(ranked, units, scratch, budgets, tally) walks the units in the given order
-// (descending importance) on a fresh copy of every budget's disruptionsAllowed. For each member
-// pod, in member order, each budget the pod counts against (unless the pod is in its
-// disruptedPods) loses one allowed disruption; the first budget driven below zero makes the pod
-// violating, and that pod touches no further budget (upstream stops there). A unit is violating
-// when any member is; ranked_unit::violations counts its violating members (upstream's
-// ViolateCount), which is what a violating unit adds to the PDB-violation count when evicted.
-//
-// Complexity O(m · b) for m member pods and b budgets per pod. Allocation: none once the tally
-// has seen this many budgets. No exceptions of its own. Thread-safety: the tally is mutated; one
-// per thread.
-#ifndef PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-#define PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-
-
-// ---- begin preempt/workload/victim_unit.hpp ----------------------------------------------------
-// preempt/workload/victim_unit.hpp - a victim unit (upstream's Victim / DomainVictim) and the
-// order of importance between units (MoreImportantVictim, made total).
-//
-// Preemption evicts units, never parts of them. A pod whose group has no ancestor in `all`
-// disruption mode is a unit of its own; the pods of a group whose highest `all` ancestor is A are
-// one unit across nodes, keyed by A. A unit records its member pods (with their nodes), its
-// priority (the members' effective priority: the group's), its kind (upstream's victimRank:
-// CompositePodGroup 3 > PodGroup 2 > Pod 1; a pod that names a PodGroup is of kind pod_group even
-// as a unit of its own), its earliest member start time (a missing start time counts as the
-// injected `now`), and its construction order.
-//
-// more_important_unit(a, b) is upstream's MoreImportantVictim: higher priority; then higher kind;
-// then more member pods; then earlier earliest start time. Upstream sorts with an unstable sort
-// and stamps missing start times with the wall clock at construction, so equal units come out in
-// no reproducible order; here the construction order (node order, then the node's pod order, of
-// each unit's first pod) breaks the remaining ties, which makes the order total and gives the
-// answer upstream gives in practice (earlier-constructed units, stamped earlier, win).
-//
-// Complexity O(1) per comparison. No allocation; no exceptions. Values: thread-safe to copy.
-#ifndef PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
-#define PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
-
-
-// ---- begin preempt/workload/group_set.hpp ------------------------------------------------------
-// preempt/workload/group_set.hpp - how the algorithms read the caller's pod groups (Kubernetes
-// PodGroup and CompositePodGroup objects, scheduling.k8s.io v1beta1 / v1alpha3), and the two
-// questions upstream asks of them: a pod's effective priority (GetPodPriority) and the highest
-// ancestor whose disruption mode is `all` (getHighestAllAncestor).
-//
-// Groups are numbered 0 .. group_count()-1, PodGroups and CompositePodGroups in one numbering. A
-// type W models `group_set<W, P>` for pods of type P when it answers, through const members:
-//   w.group_count()      how many groups there are
-//   w.group_of(p)        a group_link: whether p names a PodGroup (spec.schedulingGroup) and, when
-//                        that PodGroup exists, its number (no_group when it does not)
-//   w.kind(g)            group_kind::pod_group or group_kind::composite_pod_group
-//   w.parent(g)          the number of g's parent CompositePodGroup (parentCompositePodGroupName),
-//                        or no_group when g has none, when the parent object does not exist, or
-//                        when the CompositePodGroup feature is off (then every PodGroup is a root)
-//   w.disrupts_all(g)    g's spec.disruptionMode is `all` (`single` and unset are not)
-//   w.priority(g)        g's spec.priority; an unset priority is 0 (PodGroupPriority)
-// `no_groups` models the concept for clusters without pod groups: every pod is its own victim
-// unit and keeps its own priority, so the algorithms decide exactly as without workloads.
-//
-// effective_priority(groups, p) is upstream's GetPodPriority: a pod of no group, or of a
-// PodGroup that does not exist, has its own priority; otherwise the priority of the topmost group
-// reachable from its PodGroup through parents (at most max_tree_depth levels, upstream's
-// WorkloadMaxTreeDepth; the walk stops at a missing parent). highest_all_ancestor(groups, p) walks
-// the same chain and returns the topmost group in `all` mode, or no_group.
-//
-// Complexity: O(max_tree_depth) calls per question. No allocation; no exceptions of their own.
-// Thread-safety: read-only; as thread-safe as the caller's group set.
-#ifndef PREEMPT_WORKLOAD_GROUP_SET_HPP
-#define PREEMPT_WORKLOAD_GROUP_SET_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-// "No group": no membership, no parent, no `all` ancestor.
-inline constexpr std::size_t no_group = std::numeric_limits<std::size_t>::max();
-
-// Upstream's WorkloadMaxTreeDepth: the longest PodGroup -> CompositePodGroup chain walked.
-inline constexpr std::size_t max_tree_depth = 4;
-
-enum class group_kind : std::uint8_t { pod_group, composite_pod_group };
-
-// What a pod says about its group: `member` when spec.schedulingGroup names a PodGroup; `group`
-// is that PodGroup's number, or no_group when the object does not exist.
-struct group_link {
-  bool member = false;
-  std::size_t group = no_group;
-
-  friend constexpr bool operator==(const group_link&, const group_link&) noexcept = default;
-};
-
-template <class W, class P>
-concept group_set = pod<P> && requires(const W& w, const P& p, std::size_t g) {
-  { w.group_count() } -> std::convertible_to<std::size_t>;
-  { w.group_of(p) } -> std::convertible_to<group_link>;
-  { w.kind(g) } -> std::convertible_to<group_kind>;
-  { w.parent(g) } -> std::convertible_to<std::size_t>;
-  { w.disrupts_all(g) } -> std::convertible_to<bool>;
-  { w.priority(g) } -> std::convertible_to<std::int32_t>;
-};
-
-// A cluster without pod groups.
-struct no_groups {
-  static constexpr std::size_t group_count() noexcept { return 0; }
-  template <class P>
-  static constexpr group_link group_of(const P&) noexcept {
-    return {};
-  }
-  static constexpr group_kind kind(std::size_t) noexcept { return group_kind::pod_group; }
-  static constexpr std::size_t parent(std::size_t) noexcept { return no_group; }
-  static constexpr bool disrupts_all(std::size_t) noexcept { return false; }
-  static constexpr std::int32_t priority(std::size_t) noexcept { return 0; }
-};
-
-// Kubernetes GetPodPriority: the priority a pod is compared with, as a victim and in eligibility.
-struct effective_priority_fn {
-  template <class W, pod P>
-    requires group_set<W, P>
-  constexpr std::int32_t operator()(const W& groups, const P& p) const {
-    const group_link link = groups.group_of(p);
-    if (!link.member || link.group == no_group) return ::preempt::priority_of(p);
-    std::size_t top = link.group;
-    std::size_t g = groups.parent(top);
-    for (std::size_t depth = 1; depth < max_tree_depth && g != no_group; ++depth) {
-      top = g;
-      g = groups.parent(g);
-    }
-    return static_cast<std::int32_t>(groups.priority(top));
-  }
-};
-inline constexpr effective_priority_fn effective_priority{};
-
-// Kubernetes getHighestAllAncestor: the topmost group in `all` disruption mode on the way up from
-// the pod's PodGroup, or no_group.
-struct highest_all_ancestor_fn {
-  template <class W, pod P>
-    requires group_set<W, P>
-  constexpr std::size_t operator()(const W& groups, const P& p) const {
-    const group_link link = groups.group_of(p);
-    if (!link.member || link.group == no_group) return no_group;
-    std::size_t highest = no_group;
-    std::size_t g = link.group;
-    for (std::size_t depth = 0; depth < max_tree_depth && g != no_group; ++depth) {
-      if (groups.disrupts_all(g)) highest = g;
-      g = groups.parent(g);
-    }
-    return highest;
-  }
-};
-inline constexpr highest_all_ancestor_fn highest_all_ancestor{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_GROUP_SET_HPP
-// ---- end preempt/workload/group_set.hpp --------------------------------------------------------
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-// Upstream's victim types; the values are victimRank.
-enum class unit_kind : std::uint8_t { pod = 1, pod_group = 2, composite_pod_group = 3 };
-
-// Upstream's EntityKeyType strings ("pod", "podgroup", "compositepodgroup"), also the
-// `preemptor` label of the workload metrics.
-constexpr std::string_view to_string(unit_kind k) noexcept {
-  switch (k) {
-    case unit_kind::pod: return "pod";
-    case unit_kind::pod_group: return "podgroup";
-    case unit_kind::composite_pod_group: return "compositepodgroup";
-  }
-  return "?";
-}
-
-// A member pod of a unit and the node it runs on.
-template <class P>
-struct unit_member {
-  const P* pod = nullptr;
-  std::size_t node = 0;
-};
-
-// One victim unit. Its members are scratch.members()[first, first + size).
-struct victim_unit {
-  std::uint32_t first = 0;
-  std::uint32_t size = 0;
-  std::int32_t priority = 0;
-  unit_kind kind = unit_kind::pod;
-  timestamp earliest_start = 0;
-  // Construction order: the last tie-break of the importance order.
-  std::uint32_t order = 0;
-  // Whether some member has a recorded start time. Without one the unit's earliest start is the
-  // moment it was built (`now`): units built later count as started later.
-  bool started = false;
-  // The `all` ancestor that keys a grouped unit; no_group for a unit of one pod.
-  std::size_t key = no_group;
-
-  // Upstream's IsGroup: the unit is, or stands for, a pod group (counted as a workload
-  // disruption).
-  constexpr bool is_group() const noexcept { return kind != unit_kind::pod; }
-};
-
-// Kubernetes MoreImportantVictim, with the construction order as the final tie-break.
-struct more_important_unit_fn {
-  constexpr bool operator()(const victim_unit& a, const victim_unit& b) const noexcept {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.kind != b.kind) return a.kind > b.kind;
-    if (a.size != b.size) return a.size > b.size;
-    if (a.earliest_start != b.earliest_start) return a.earliest_start < b.earliest_start;
-    return a.order < b.order;
-  }
-};
-inline constexpr more_important_unit_fn more_important_unit{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
-// ---- end preempt/workload/victim_unit.hpp ------------------------------------------------------
-// ---- begin preempt/workload/victim_units.hpp ---------------------------------------------------
-// preempt/workload/victim_units.hpp - the victim units of a whole cluster (Kubernetes
-// getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).
-//
-// build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
-// order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
-// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor
-// (highest_all_ancestor) becomes a unit of its own: its effective priority, kind pod_group if it
-// names a PodGroup (even one that does not exist) and pod otherwise. The first pod met under an
-// `all` ancestor A creates A's unit, which holds every pod on every node whose highest `all`
-// ancestor is A (upstream: the scheduled pods of every PodGroup under A), in scan order; its
-// priority is the effective priority of that first pod and its kind is A's (pod_group or
-// composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
-// for a missing start time (`started` tells whether a member has one). Units come out in
-// construction order, which is also each unit's `order`.
-//
-// A minCount of a victim group is never consulted: only the disruption mode decides what is
-// evicted together.
-//
-// Complexity: O(n + p · max_tree_depth) for n nodes and p pods. Allocation: none once the scratch
-// has seen a cluster of this size (or after reserve). No exceptions of its own. Thread-safety: the
-// scratch is mutated; one per thread.
-//
-// The units and members refer to the scratch and to the cluster's pods: valid until the scratch
-// is used again or the cluster changes.
-#ifndef PREEMPT_WORKLOAD_VICTIM_UNITS_HPP
-#define PREEMPT_WORKLOAD_VICTIM_UNITS_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-// Working memory of build_victim_units, and where the units live. Grows to the largest cluster
-// seen and never shrinks.
-template <class P, class Allocator = std::allocator<P>>
-class unit_scratch {
- public:
-  template <class T>
-  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
-
-  unit_scratch() = default;
-  explicit unit_scratch(const Allocator& alloc)
-      : units_(alloc),
-        members_(alloc),
-        pod_unit_(alloc),
-        by_cache_(alloc),
-        node_first_(alloc),
-        fill_(alloc),
-        slot_(alloc),
-        stamp_(alloc) {}
-
-  void reserve(std::size_t pods, std::size_t groups) {
-    units_.reserve(pods);
-    members_.reserve(pods);
-    pod_unit_.reserve(pods);
-    fill_.reserve(pods);
-    grow_groups(groups);
-  }
-
-  std::span<victim_unit> units() noexcept { return {units_.data(), units_.size()}; }
-  std::span<const victim_unit> units() const noexcept { return {units_.data(), units_.size()}; }
-  std::span<const unit_member<P>> members() const noexcept {
-    return {members_.data(), members_.size()};
-  }
-  // The unit of the k-th pod (in node order) of node i.
-  std::uint32_t unit_of(std::size_t node, std::size_t k) const noexcept {
-    return pod_unit_[node_first_[node] + k];
-  }
-  // The members of unit u, in scan order.
-  std::span<const unit_member<P>> members_of(const victim_unit& u) const noexcept {
-    return {members_.data() + u.first, u.size};
-  }
-
- private:
-  friend struct build_victim_units_fn;
-
-  void grow_groups(std::size_t groups) {
-    if (slot_.size() < groups) {
-      slot_.resize(groups, 0);
-      stamp_.resize(groups, 0);
-    }
-  }
-  void start(std::size_t groups) {
-    units_.clear();
-    members_.clear();
-    pod_unit_.clear();
-    node_first_.clear();
-    fill_.clear();
-    grow_groups(groups);
-    if (++generation_ == 0) {
-      std::fill(stamp_.begin(), stamp_.end(), 0u);
-      generation_ = 1;
-    }
-  }
-
-  std::vector<victim_unit, rebound<victim_unit>> units_;
-  std::vector<unit_member<P>, rebound<unit_member<P>>> members_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> pod_unit_;  // per pod, in node order
-  std::vector<std::uint32_t, rebound<std::uint32_t>> by_cache_;  // one node: cache slot -> pod
-  std::vector<std::size_t, rebound<std::size_t>> node_first_;    // per node: its first pod
-  std::vector<std::uint32_t, rebound<std::uint32_t>> fill_;      // per unit, while filling
-  std::vector<std::uint32_t, rebound<std::uint32_t>> slot_;      // per group: its unit
-  std::vector<std::uint32_t, rebound<std::uint32_t>> stamp_;     // per group: slot is current
-  std::uint32_t generation_ = 0;
-};
-
-struct build_victim_units_fn {
-  template <cluster C, class W, class Allocator>
-    requires group_set<W, cluster_pod_t<C>>
-  std::span<victim_unit> operator()(const C& cluster, const W& groups, timestamp now,
-                                    unit_scratch<cluster_pod_t<C>, Allocator>& s,
-                                    std::span<const std::size_t> scan_order = {}) const {
-    using P = cluster_pod_t<C>;
-    s.start(static_cast<std::size_t>(groups.group_count()));
-    const std::size_t nodes = static_cast<std::size_t>(cluster.size());
-    PREEMPT_ASSERT(scan_order.empty() || scan_order.size() == nodes,
-                   "build_victim_units: scan_order lists every node once");
-    const auto node_at = [&](std::size_t j) { return scan_order.empty() ? j : scan_order[j]; };
-    s.node_first_.assign(nodes, 0);
-
-    // Pass 1: create the units in construction order, count their members. Each node's pods are
-    // scanned in the cache's order (upstream builds its victims from NodeInfo.Pods), which is the
-    // node order unless the node keeps the cache order apart (detail::cache_position).
-    for (std::size_t j = 0; j < nodes; ++j) {
-      const std::size_t i = node_at(j);
-      PREEMPT_ASSERT(i < nodes, "build_victim_units: scan_order names a node beyond the cluster");
-      const std::size_t base = s.pod_unit_.size();
-      s.node_first_[i] = base;
-      const auto& pods = ::preempt::pods_of(cluster[i]);
-      const std::size_t n =
-          static_cast<std::size_t>(std::distance(std::ranges::begin(pods), std::ranges::end(pods)));
-      s.pod_unit_.resize(base + n);
-      s.by_cache_.resize(n);
-      for (std::size_t k = 0; k < n; ++k)
-        s.by_cache_[::preempt::detail::cache_position(cluster[i], k)] =
-            static_cast<std::uint32_t>(k);
-      for (std::size_t c = 0; c < n; ++c) {
-        const std::size_t k = s.by_cache_[c];
-        const P& p = std::ranges::begin(pods)[static_cast<std::ptrdiff_t>(k)];
-        const std::size_t key = ::preempt::workload::highest_all_ancestor(groups, p);
-        const timestamp start = ::preempt::start_time_or(p, now);
-        std::uint32_t u = 0;
-        if (key == no_group) {
-          u = static_cast<std::uint32_t>(s.units_.size());
-          victim_unit unit;
-          unit.priority = ::preempt::workload::effective_priority(groups, p);
-          unit.kind = groups.group_of(p).member ? unit_kind::pod_group : unit_kind::pod;
-          unit.earliest_start = start;
-          unit.order = u;
-          s.units_.push_back(unit);
-        } else if (s.stamp_[key] == s.generation_) {
-          u = s.slot_[key];
-        } else {
-          u = static_cast<std::uint32_t>(s.units_.size());
-          victim_unit unit;
-          unit.priority = ::preempt::workload::effective_priority(groups, p);
-          unit.kind = groups.kind(key) == group_kind::composite_pod_group
-                          ? unit_kind::composite_pod_group
-                          : unit_kind::pod_group;
-          unit.earliest_start = start;
-          unit.order = u;
-          unit.key = key;
-          s.units_.push_back(unit);
-          s.stamp_[key] = s.generation_;
-          s.slot_[key] = u;
-        }
-        victim_unit& unit = s.units_[u];
-        ++unit.size;
-        unit.earliest_start = std::min(unit.earliest_start, start);
-        unit.started = unit.started || ::preempt::start_time_of(p).has_value();
-        s.pod_unit_[base + k] = u;
-      }
-    }
-
-    // Each unit's members are contiguous, in construction order.
-    std::uint32_t first = 0;
-    for (victim_unit& unit : s.units_) {
-      unit.first = first;
-      first += unit.size;
-    }
-    s.fill_.assign(s.units_.size(), 0u);
-    s.members_.resize(first);
-
-    // Pass 2: place every pod in its unit, in scan order.
-    std::size_t scanned = 0;
-    for (std::size_t j = 0; j < nodes; ++j) {
-      const std::size_t i = node_at(j);
-      for (const P& p : ::preempt::pods_of(cluster[i])) {
-        const std::uint32_t u = s.pod_unit_[scanned++];
-        s.members_[s.units_[u].first + s.fill_[u]++] = unit_member<P>{&p, i};
-      }
-    }
-    return s.units();
-  }
-};
-inline constexpr build_victim_units_fn build_victim_units{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_VICTIM_UNITS_HPP
-// ---- end preempt/workload/victim_units.hpp -----------------------------------------------------
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-// A unit in an ordering, with what the algorithms learn about it.
-struct ranked_unit {
-  std::uint32_t unit = 0;        // index into the units
-  std::uint32_t violations = 0;  // violating member pods (ViolateCount)
-  bool victim = false;           // chosen for eviction
-  std::uint32_t position = 0;    // where the unit was met (a tie-break of a local order)
-};
-
-// A per-call copy of every budget's allowed disruptions, made lazily.
-template <class Allocator = std::allocator<std::int64_t>>
-class budget_tally {
- public:
-  template <class T>
-  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
-
-  budget_tally() = default;
-  explicit budget_tally(const Allocator& alloc) : remaining_(alloc), stamps_(alloc) {}
-
-  void reserve(std::size_t budgets) { grow(budgets); }
-
-  // Forgets every copy.
-  void start(std::size_t budgets) {
-    grow(budgets);
-    if (++generation_ == 0) {
-      std::fill(stamps_.begin(), stamps_.end(), 0u);
-      generation_ = 1;
-    }
-  }
-
-  template <class B>
-  std::int64_t& remaining(std::size_t i, const B& budgets) {
-    if (stamps_[i] != generation_) {
-      stamps_[i] = generation_;
-      remaining_[i] = static_cast<std::int64_t>(budgets.disruptions_allowed(i));
-    }
-    return remaining_[i];
-  }
-
- private:
-  void grow(std::size_t budgets) {
-    if (remaining_.size() < budgets) {
-      remaining_.resize(budgets, 0);
-      stamps_.resize(budgets, 0u);
-    }
-  }
-
-  std::vector<std::int64_t, rebound<std::int64_t>> remaining_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;
-  std::uint32_t generation_ = 0;
-};
-
-struct classify_unit_budgets_fn {
-  template <class P, class UnitAlloc, class B, class TallyAlloc>
-    requires budget_set<B, P>
-  void operator()(std::span<ranked_unit> ranked, std::span<const victim_unit> units,
-                  const unit_scratch<P, UnitAlloc>& scratch, const B& budgets,
-                  budget_tally<TallyAlloc>& tally) const {
-    tally.start(static_cast<std::size_t>(budgets.budget_count()));
-    for (ranked_unit& r : ranked) {
-      r.violations = 0;
-      for (const unit_member<P>& m : scratch.members_of(units[r.unit])) {
-        bool violating = false;
-        budgets.for_each_budget_of(*m.pod, [&](std::size_t i, bool already_disrupted) {
-          if (violating || already_disrupted) return;
-          if (--tally.remaining(i, budgets) < 0) violating = true;
-        });
-        if (violating) ++r.violations;
-      }
-    }
-  }
-};
-inline constexpr classify_unit_budgets_fn classify_unit_budgets{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
-// ---- end preempt/workload/unit_budgets.hpp -----------------------------------------------------
-// ---- begin preempt/workload/unit_eligibility.hpp -----------------------------------------------
-// preempt/workload/unit_eligibility.hpp - which units may be preempted, and whether a pod group
-// may preempt now (upstream's isPreemptionAllowed, isPreemptionAllowedAcrossAllVictimNodes,
-// preemptorEligibleToPreemptOthers and isOngoingPreemption).
-//
-// group_eligibility(preemptor, cluster, groups):
-//   - policy Never: not_eligible ("not eligible due to preemptionPolicy=Never.");
-//   - some member's nominated node hosts a pod of lower effective priority than the group that is
-//     terminating because a scheduler preempted it: ongoing (upstream v1.37 answers Success
-//     "ongoing preemption on nominated nodes" and keeps every member's current nomination,
-//     without searching for victims). Terminating pods on other nodes do not count, and a
-//     nominated node that became unresolvable gives no escape (as upstream);
-//   - otherwise eligible.
-// is_potential_victim_unit(unit, priority): strictly lower priority (terminating pods included),
-// the only condition of the pod-group path.
-// unit_eligible_everywhere(unit, members, cluster, preemptor, policy): the single-pod path's
-// condition: strictly lower priority than the preemptor pod, and the policy's
-// is_eligible_unit(node, unit, members, preemptor) (upstream IsEligiblePod, called once per
-// affected node) on every node that hosts a member; a policy without it but with the single-pod
-// hook is_eligible_victim(node, pod, preemptor) (preempt/policy.hpp) is asked about every member
-// on its node, so that clusters without groups decide as before.
-//
-// Complexity: group_eligibility is O(m² + pods on the members' nominated nodes · max_tree_depth)
-// for m members (each distinct nominated node is visited once); unit_eligible_everywhere O(k²) for
-// a unit of k members. No allocation; no exceptions of their own.
-#ifndef PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
-#define PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
-
-
-// ---- begin preempt/workload/group_preemptor.hpp ------------------------------------------------
-// preempt/workload/group_preemptor.hpp - a pod group as the preemptor (upstream's
-// podGroupPreemptor, newPodGroupPreemptor, resolvePreemptionPolicy).
-//
-// `group_preemptor<P>` is what the pod-group evaluator reads about the group being scheduled:
-//   priority         the group's priority (PodGroupPriority, CompositePodGroupPriority; unset = 0)
-//   policy           the group's resolved preemption policy (resolve_preemption_policy)
-//   kind             pod_group, or composite_pod_group for a CompositePodGroup root
-//   members          the group's unscheduled member pods of this cycle, in placement order
-//                    (already scheduled members are not part of it; they stay in the cluster and
-//                    are never victims, having the group's priority)
-//   nominated_nodes  empty, or per member its nominated node (status.nominatedNodeName) or
-//                    no_node
-// The spans are the caller's; they must outlive the evaluation and its decision.
-//
-// resolve_preemption_policy(group_policy, members, group_policy_enabled) is upstream's rule: with
-// the PodGroupPreemptionPolicy feature on, the group's spec.preemptionPolicy (unset means
-// PreemptLowerPriority, whatever the members say); with it off, Never when any member's
-// spec.preemptionPolicy is Never, else PreemptLowerPriority.
-//
-// Complexity O(members). No allocation; no exceptions. Values: thread-safe to copy.
-#ifndef PREEMPT_WORKLOAD_GROUP_PREEMPTOR_HPP
-#define PREEMPT_WORKLOAD_GROUP_PREEMPTOR_HPP
-
-
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-// "No node": a member without a nomination, or without a place in a placement.
-inline constexpr std::size_t no_node = std::numeric_limits<std::size_t>::max();
-
-template <pod P>
-struct group_preemptor {
-  std::int32_t priority = 0;
-  preemption_policy policy = preemption_policy::preempt_lower_priority;
-  unit_kind kind = unit_kind::pod_group;
-  std::span<const P* const> members;
-  std::span<const std::size_t> nominated_nodes;
-
-  // Member i's nominated node, or no_node.
-  constexpr std::size_t nominated_node(std::size_t i) const noexcept {
-    return i < nominated_nodes.size() ? nominated_nodes[i] : no_node;
-  }
-};
-
-struct resolve_preemption_policy_fn {
-  template <pod P>
-  constexpr preemption_policy operator()(std::optional<preemption_policy> group_policy,
-                                         std::span<const P* const> members,
-                                         bool group_policy_enabled) const {
-    if (group_policy_enabled)
-      return group_policy.value_or(preemption_policy::preempt_lower_priority);
-    for (const P* m : members)
-      if (::preempt::preemption_policy_of(*m) == preemption_policy::never)
-        return preemption_policy::never;
-    return preemption_policy::preempt_lower_priority;
-  }
-};
-inline constexpr resolve_preemption_policy_fn resolve_preemption_policy{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_GROUP_PREEMPTOR_HPP
-// ---- end preempt/workload/group_preemptor.hpp --------------------------------------------------
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-inline constexpr std::string_view not_eligible_never =
-    "not eligible due to preemptionPolicy=Never.";
-inline constexpr std::string_view ongoing_preemption = "ongoing preemption on nominated nodes";
-
-enum class group_eligibility_kind : std::uint8_t { eligible, not_eligible, ongoing };
-
-struct group_eligibility_fn {
-  template <cluster C, class W>
-    requires group_set<W, cluster_pod_t<C>>
-  constexpr group_eligibility_kind operator()(const group_preemptor<cluster_pod_t<C>>& preemptor,
-                                              const C& cluster, const W& groups) const {
-    using P = cluster_pod_t<C>;
-    if (preemptor.policy == preemption_policy::never) return group_eligibility_kind::not_eligible;
-    const std::size_t nodes = static_cast<std::size_t>(cluster.size());
-    for (std::size_t i = 0; i < preemptor.members.size(); ++i) {
-      const std::size_t n = preemptor.nominated_node(i);
-      if (n >= nodes) continue;
-      bool seen = false;  // upstream visits each distinct nominated node once
-      for (std::size_t j = 0; j < i && !seen; ++j) seen = preemptor.nominated_node(j) == n;
-      if (seen) continue;
-      for (const P& p : ::preempt::pods_of(cluster[n]))
-        if (::preempt::workload::effective_priority(groups, p) < preemptor.priority &&
-            ::preempt::is_terminating_by_preemption(p))
-          return group_eligibility_kind::ongoing;
-    }
-    return group_eligibility_kind::eligible;
-  }
-};
-inline constexpr group_eligibility_fn group_eligibility{};
-
-struct is_potential_victim_unit_fn {
-  constexpr bool operator()(const victim_unit& unit,
-                            std::int32_t preemptor_priority) const noexcept {
-    return unit.priority < preemptor_priority;
-  }
-};
-inline constexpr is_potential_victim_unit_fn is_potential_victim_unit{};
-
-struct unit_eligible_everywhere_fn {
-  template <cluster C, class Policy>
-  constexpr bool operator()(const victim_unit& unit,
-                            std::span<const unit_member<cluster_pod_t<C>>> members,
-                            const C& cluster, const cluster_pod_t<C>& preemptor,
-                            const Policy& policy) const {
-    if (unit.priority >= ::preempt::priority_of(preemptor)) return false;
-    if constexpr (requires {
-                    policy.is_eligible_unit(cluster[std::size_t{}], unit, members, preemptor);
-                  }) {
-      for (std::size_t k = 0; k < members.size(); ++k) {
-        bool seen = false;  // once per affected node
-        for (std::size_t j = 0; j < k && !seen; ++j) seen = members[j].node == members[k].node;
-        if (seen) continue;
-        if (!policy.is_eligible_unit(cluster[members[k].node], unit, members, preemptor))
-          return false;
-      }
-    } else if constexpr (requires {
-                           policy.is_eligible_victim(cluster[std::size_t{}], preemptor, preemptor);
-                         }) {
-      for (const unit_member<cluster_pod_t<C>>& m : members)
-        if (!policy.is_eligible_victim(cluster[m.node], *m.pod, preemptor)) return false;
-    }
-    return true;
-  }
-};
-inline constexpr unit_eligible_everywhere_fn unit_eligible_everywhere{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
-// ---- end preempt/workload/unit_eligibility.hpp -------------------------------------------------
-
-PREEMPT_NAMESPACE_BEGIN
-namespace workload {
-
-// Working memory of select_unit_victims; one per thread.
-template <class P, class Allocator = std::allocator<P>>
-class unit_selection_scratch {
- public:
-  template <class T>
-  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
-
-  unit_selection_scratch() = default;
-  explicit unit_selection_scratch(const Allocator& alloc)
-      : ranked_(alloc),
-        chosen_(alloc),
-        victims_(alloc),
-        stamps_(alloc),
-        where_(alloc),
-        tally_(alloc) {}
-
-  void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
-    ranked_.reserve(units);
-    chosen_.reserve(units);
-    victims_.reserve(pods);
-    tally_.reserve(budgets);
-  }
-
-  // What the selections on this scratch have needed so far: the units met on one node, the units
-  // of the cluster (one stamp each) and the victims of one node. Another scratch given reserve(r,
-  // budgets) selects on the same nodes without growing.
-  struct room {
-    std::size_t node_units = 0;
-    std::size_t units = 0;
-    std::size_t pods = 0;
-  };
-  room reserved() const noexcept {
-    return {std::max(ranked_.capacity(), chosen_.capacity()), stamps_.capacity(),
-            victims_.capacity()};
-  }
-  void reserve(const room& r, std::size_t budgets) {
-    reserve(r.node_units, r.pods, budgets);
-    stamps_.reserve(r.units);
-    where_.reserve(r.units);
-  }
-
- private:
-  friend struct select_unit_victims_fn;
-
-  void start(std::size_t units) {
-    ranked_.clear();
-    chosen_.clear();
-    victims_.clear();
-    if (stamps_.size() < units) stamps_.resize(units, 0u);
-    if (where_.size() < units) where_.resize(units, 0u);
-    if (++generation_ == 0) {
-      std::fill(stamps_.begin(), stamps_.end(), 0u);
-      generation_ = 1;
-    }
-  }
-
-  std::vector<ranked_unit, rebound<ranked_unit>> ranked_;
-  std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, in upstream's order
-  std::vector<const P*, rebound<const P*>> victims_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
-  std::vector<std::uint32_t, rebound<std::uint32_t>> where_;   // per unit met: its ranked_ entry
-  budget_tally<rebound<std::int64_t>> tally_;
-  std::uint32_t generation_ = 0;
-};
-
-// select_unit_victims: upstream's SelectVictimsOnNode on node x with victim units:
-//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
-//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
-//      every node that hosts a member (unit_eligible_everywhere).
-//   2. Their members on node x are removed from x's state; for members on other nodes upstream
-//      only updates its PreFilter state (RemovePod with that node), which a state offering
-//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
-//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
-//      same in reverse. Members are visited in the unit's order.
-//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
-//   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets
-//      (classify_unit_budgets: a unit violates if any member does).
-//   6. Reprieve, violating units first, then the others, each most important first: the unit's
-//      members on x are added back; if the preemptor no longer fits they are removed again and the
-//      unit is a victim (a violating unit adds its violating members to the count).
-// The victims are every member (on any node) of the victim units, units as upstream lists them:
-// the violating ones, then the others, re-sorted by importance when both kinds were potential.
-struct select_unit_victims_fn {
-  template <cluster C, class S, class UnitAlloc, class B, class Nominated, class Allocator,
-            class Policy = default_policy>
-    requires node_state<S, cluster_pod_t<C>> && budget_set<B, cluster_pod_t<C>> &&
-             nominated_range<Nominated, cluster_pod_t<C>>
-  victim_selection<cluster_pod_t<C>> operator()(
-      const cluster_pod_t<C>& preemptor, std::size_t x, const C& cluster, S& state,
-      const unit_scratch<cluster_pod_t<C>, UnitAlloc>& units, const B& budgets,
-      const Nominated& nominated, unit_selection_scratch<cluster_pod_t<C>, Allocator>& scratch,
-      const Policy& policy = {}) const {
-    using P = cluster_pod_t<C>;
-    const std::span<const victim_unit> all = units.units();
-    scratch.start(all.size());
-    auto& ranked = scratch.ranked_;
-
-    // Each unit stands where upstream builds it: at its first member in the cache's order of x.
-    constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
-    std::size_t k = 0;
-    for (const P& p : ::preempt::pods_of(cluster[x])) {
-      (void)p;
-      const std::size_t i = k++;
-      const std::uint32_t u = units.unit_of(x, i);
-      const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
-      if (scratch.stamps_[u] == scratch.generation_) {
-        if (const std::uint32_t at = scratch.where_[u]; at != not_eligible)
-          ranked[at].position = std::min(ranked[at].position, position);
-        continue;
-      }
-      scratch.stamps_[u] = scratch.generation_;
-      scratch.where_[u] = not_eligible;
-      if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
-                                                        preemptor, policy)) {
-        scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
-        ranked.push_back(ranked_unit{u, 0, false, position});
-      }
-    }
-
-    // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
-    // state, those on other nodes through the state's PreFilter extensions only, when it has them
-    // (remove_pod_elsewhere/add_pod_elsewhere: kubernetes::filter_cluster).
-    constexpr bool updates_elsewhere = requires(S& s, const P& p, std::size_t n) {
-      s.remove_pod_elsewhere(p, n);
-      s.add_pod_elsewhere(p, n);
-    };
-    const auto each_member = [&](const victim_unit& u, auto&& op) -> status {
-      for (const unit_member<P>& m : units.members_of(u))
-        if (m.node == x || updates_elsewhere)
-          if (status st = op(*m.pod, m.node); !st) return st;
-      return status::ok();
-    };
-    const auto remove = [&](const P& p, [[maybe_unused]] std::size_t node) {
-      if constexpr (updates_elsewhere)
-        if (node != x) return status(state.remove_pod_elsewhere(p, node));
-      return status(state.remove_pod(p));
-    };
-    const auto add = [&](const P& p, [[maybe_unused]] std::size_t node) {
-      if constexpr (updates_elsewhere)
-        if (node != x) return status(state.add_pod_elsewhere(p, node));
-      return status(state.add_pod(p));
-    };
-
-    for (const ranked_unit& r : ranked)
-      if (status st = each_member(all[r.unit], remove); !st) return {st, {}, 0};
-    if (ranked.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
-    if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
-      return {st, {}, 0};
-
-    // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
-    // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
-    // stands for the moment it was built, in that order (policy.hpp).
-    const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
-      victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = ua.started ? 0 : a.position + 1;
-      ub.order = ub.started ? 0 : b.position + 1;
-      return ::preempt::workload::more_important_unit(ua, ub);
-    };
-    std::sort(ranked.begin(), ranked.end(),
-              [](const ranked_unit& a, const ranked_unit& b) { return a.position < b.position; });
-    ::preempt::detail::go_sort_slice(ranked.begin(), ranked.end(), more_important);
-    ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked), all, units, budgets,
-                                               scratch.tally_);
-
-    std::int64_t violations = 0;
-    const auto reprieve = [&](ranked_unit& r) -> status {
-      if (status st = each_member(all[r.unit], add); !st) return st;
-      const status fit = ::preempt::passes_with_nominated(state, preemptor, nominated);
-      if (fit.code() == status_code::error) return fit;
-      if (fit) return status::ok();
-      if (status st = each_member(all[r.unit], remove); !st) return st;
-      r.victim = true;
-      violations += r.violations;
-      return status::ok();
-    };
-    for (ranked_unit& r : ranked)
-      if (r.violations != 0)
-        if (status st = reprieve(r); !st) return {st, {}, 0};
-    for (ranked_unit& r : ranked)
-      if (r.violations == 0)
-        if (status st = reprieve(r); !st) return {st, {}, 0};
-
-    // As upstream appends them: the violating victim units, then the others; re-sorted by
-    // importance (sort.Slice again) when there were potential units of both kinds.
-    bool any_violating = false, any_other = false;
-    for (const ranked_unit& r : ranked) (r.violations != 0 ? any_violating : any_other) = true;
-    auto& chosen = scratch.chosen_;
-    for (const ranked_unit& r : ranked)
-      if (r.victim && r.violations != 0) chosen.push_back(r);
-    for (const ranked_unit& r : ranked)
-      if (r.victim && r.violations == 0) chosen.push_back(r);
-    if (any_violating && any_other)
-      ::preempt::detail::go_sort_slice(chosen.begin(), chosen.end(), more_important);
-    for (const ranked_unit& r : chosen)
-      for (const unit_member<P>& m : units.members_of(all[r.unit]))
-        scratch.victims_.push_back(m.pod);
-    return {status::ok(), {scratch.victims_.data(), scratch.victims_.size()}, violations};
-  }
-};
-inline constexpr select_unit_victims_fn select_unit_victims{};
-
-}  // namespace workload
-PREEMPT_NAMESPACE_END
-
-#endif  // PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
-// ---- end preempt/workload/unit_victim_selection.hpp --------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
@@ -7912,7 +7029,6 @@ class node_dry_run {
   // lines no other worker touches.
   struct alignas(cache_line) worker {
     victim_scratch<pod_type> scratch;
-    workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
     std::optional<state_type> state;
     // The victims this worker kept in the current decision: in a parallel dry run, of every node
     // it evaluated, appended right after the selection (while they are in its cache, and without
@@ -7957,26 +7073,18 @@ class node_dry_run {
       if (budget_memo_.size() < nodes) budget_memo_.resize(nodes);
   }
 
-  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
-  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
-  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
-  // every worker's arena gets room for as many victims as all workers kept in any parallel dry
-  // run so far, since one worker may take every node.
+  // Before a parallel dry run: every worker gets its state and as much victim scratch as the
+  // largest any worker has needed, so a worker that rarely wins an item (more workers than free
+  // cores) does not grow its buffers in a later decision; every worker's arena gets room for as
+  // many victims as all workers kept in any parallel dry run so far, since one worker may take
+  // every node. A grouping's own scratch is its to prepare.
   template <class B>
-  void prepare_workers(const C& cluster, const B& budgets, bool grouped) {
+  void prepare_workers(const C& cluster, const B& budgets) {
     std::size_t pods = 0;
-    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
-    for (worker& wk : workers_) {
-      const auto u = wk.unit_scratch.reserved();
-      units.node_units = std::max(units.node_units, u.node_units);
-      units.units = std::max(units.units, u.units);
-      units.pods = std::max(units.pods, u.pods);
-      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
-    }
+    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.pods_reserved());
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
-      wk.unit_scratch.reserve(units, grouped ? budgets.budget_count() : 0);
       wk.arena.reserve(arena_room_);
     }
   }
@@ -7988,16 +7096,16 @@ class node_dry_run {
     arena_room_ = std::max(arena_room_, total);
   }
 
-  // Selects the victims on node `node_index` with worker `wk`'s state and scratch: the selection
-  // is built in `selection` (its victims point into the scratch until the worker's next node),
-  // with a candidate's upstream scores in `scores`. `units` is the decision's victim units with pod
-  // groups, null without. True when the branch and bound skipped the node (a candidate whose
-  // victims were not selected).
-  template <class B, class N>
-  bool select(std::size_t node_index, worker& wk, const pod_type& preemptor, const C& cluster,
-              const B& budgets, const N& nominations, const Policy& policy, timestamp now,
-              const score_bound& bound, const workload::unit_scratch<pod_type>* units,
-              victim_selection<pod_type>& selection, default_scores::vector& scores) {
+  // Selects the victims on node `node_index` with worker w's state and scratch, or the grouping's
+  // when it groups victims: the selection is built in `selection` (its victims point into the
+  // scratch until the worker's next node), with a candidate's upstream scores in `scores`. True
+  // when the branch and bound skipped the node (a candidate whose victims were not selected).
+  template <class G, class B, class N>
+  bool select(const G& grouping, std::size_t w, std::size_t node_index, const pod_type& preemptor,
+              const C& cluster, const B& budgets, const N& nominations, const Policy& policy,
+              timestamp now, const score_bound& bound, victim_selection<pod_type>& selection,
+              default_scores::vector& scores) {
+    worker& wk = workers_[w];
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
     const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
@@ -8013,15 +7121,14 @@ class node_dry_run {
       }
     if constexpr (foresees_rejections<state_type, pod_type> &&
                   every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      if (units == nullptr && none_nominated)
+      if (!G::groups_victims && none_nominated)
         if (const status* rejection = wk.state->foreseen_rejection(preemptor)) {
           ::new (slot) victim_selection<pod_type>{*rejection, {}, 0};
           return false;
         }
-    if (units != nullptr)
-      ::new (slot) victim_selection<pod_type>(::preempt::workload::select_unit_victims(
-          preemptor, node_index, cluster, *wk.state, *units, budgets, nominated, wk.unit_scratch,
-          policy));
+    if constexpr (G::groups_victims)
+      ::new (slot) victim_selection<pod_type>(grouping.select(
+          w, preemptor, node_index, cluster, *wk.state, budgets, nominated, policy));
     else
       select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, policy, wk,
                      slot);
@@ -8109,6 +7216,8 @@ PREEMPT_NAMESPACE_END
 // Complexity: O(items / grain) claims per batch plus the nodes' own cost. Allocation: the slots
 // and ready flags grow to the largest batch seen. No exceptions. Thread-safety: one run at a time.
 // Not available under PREEMPT_NO_THREADS (the evaluator then runs inline only).
+//
+// worth_handing_out(...) is the evaluator's rule for calling the helpers at all.
 #ifndef PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 #define PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 
@@ -8297,6 +7406,19 @@ constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers,
   return size;
 }
 
+// Whether a dry run goes to the helpers: not under the branch and bound (a node it rules out costs
+// less than handing it out), and only with `min_parallel_nodes` to select on: those the rejection
+// index leaves open (`indexed`, when the dry run goes through it), or every potential node; at
+// most the candidates wanted when sampling stops.
+template <class Runs>
+bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
+                       std::size_t min_parallel_nodes, bool bounding) {
+  if (bounding && min_parallel_nodes > 0) return false;
+  std::size_t work = std::min(potential.size(), wanted);
+  if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
+  return work >= min_parallel_nodes;
+}
+
 template <class P>
 class parallel_dry_run {
  public:
@@ -8455,6 +7577,11 @@ PREEMPT_NAMESPACE_END
 // O(1) per node of a rejected run (its diagnosis entry). Allocation: the index's own (when a
 // priority's tree is first built or the cluster grew), and the kinds' list growing to the most
 // kinds met. No exceptions of its own. One decision at a time.
+//
+// prepare_rejection_index<Policy, Node>(runs, enabled, cluster, preemptor) says whether a
+// decision's dry run goes through the index: with the policy's default victim eligibility, where
+// the cluster offers an index, `enabled` (the evaluator's config, victims not grouped) and the
+// index answers for the preemptor.
 #ifndef PREEMPT_DETAIL_REJECTION_RUNS_HPP
 #define PREEMPT_DETAIL_REJECTION_RUNS_HPP
 
@@ -8627,6 +7754,16 @@ class rejection_runs {
   std::vector<kind> kinds_;
 };
 
+template <class Policy, class Node, class Runs, class C, class P>
+bool prepare_rejection_index(Runs& runs, bool enabled, const C& cluster, const P& preemptor) {
+  if constexpr (offers_rejection_index<C, P> &&
+                every_lower_priority_pod_eligible<Policy, Node, P>())
+    return enabled && runs.prepare(cluster, preemptor);
+  else
+    return static_cast<void>(runs), static_cast<void>(enabled), static_cast<void>(cluster),
+           static_cast<void>(preemptor), false;
+}
+
 }  // namespace detail
 PREEMPT_NAMESPACE_END
 
@@ -8782,6 +7919,108 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_EVALUATOR_CONFIG_HPP
 // ---- end preempt/evaluator_config.hpp ----------------------------------------------------------
+// ---- begin preempt/victim_grouping.hpp ---------------------------------------------------------
+// preempt/victim_grouping.hpp - how the evaluator groups victims: a strategy a grouping layer
+// supplies (the pod groups of preempt/workload/unit_grouping.hpp), none by default.
+//
+// A type G models victim_grouping<G, P> when G::groups_victims says whether victims are grouped
+// and g.priority_of() is step 1's priority of a pod on the nominated node (a callable
+// const P& -> std::int32_t). no_victim_grouping groups nothing: every pod is a victim of its own,
+// select_victims decides on each node, and the rejection index, foreseen rejections and the
+// branch and bound apply. A grouping with groups_victims = true also answers, for one decision:
+//   g.prepare(cluster, now, workers)    after step 1: what its selections read (e.g. the victim
+//                                       units), and scratch for `workers` workers
+//   g.prepare_workers(budget_count)     before a parallel dry run: every worker's scratch as large
+//                                       as the largest any worker has needed
+//   g.select(w, preemptor, x, cluster, state, budgets, nominated, policy)
+//                                       the victims on node x on worker w: a victim_selection<P>
+//                                       (its victims in the worker's scratch until its next node)
+// victim_grouping_for<Groups, P> is the customization point of evaluator::evaluate(preemptor,
+// cluster, groups, ...): its `make(groups, storage)` returns the grouping for `groups`, keeping
+// its scratch in the evaluator's victim_grouping_storage. Here it is defined for no type: the
+// header that defines it (workload/unit_grouping.hpp for a workload::group_set) enables the call.
+//
+// victim_grouping_storage owns one object of a type the evaluator does not know, made on first use
+// (one allocation) and kept until the storage is destroyed or asked for another type. No
+// allocation otherwise; no exceptions of its own. Thread-safety: one user at a time.
+#ifndef PREEMPT_VICTIM_GROUPING_HPP
+#define PREEMPT_VICTIM_GROUPING_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+template <class G, class P>
+concept victim_grouping = requires(const G& g, const P& p) {
+  { G::groups_victims } -> std::convertible_to<bool>;
+  { g.priority_of()(p) } -> std::convertible_to<std::int32_t>;
+};
+
+// Every pod a victim of its own, with its own priority.
+struct no_victim_grouping {
+  static constexpr bool groups_victims = false;
+  static constexpr detail::priority_of_fn priority_of() noexcept { return {}; }
+};
+
+// Where a grouping keeps its scratch between decisions: one object of type T, made by get<T>().
+class victim_grouping_storage {
+ public:
+  victim_grouping_storage() = default;
+  victim_grouping_storage(victim_grouping_storage&& other) noexcept
+      : object_(std::exchange(other.object_, nullptr)),
+        destroy_(std::exchange(other.destroy_, nullptr)) {}
+  victim_grouping_storage& operator=(victim_grouping_storage&& other) noexcept {
+    if (this != &other) {
+      reset();
+      object_ = std::exchange(other.object_, nullptr);
+      destroy_ = std::exchange(other.destroy_, nullptr);
+    }
+    return *this;
+  }
+  ~victim_grouping_storage() { reset(); }
+
+  // The T held, value-initialized on first use (or after another type was held).
+  template <class T>
+  T& get() {
+    if (object_ == nullptr || destroy_ != &destroy<T>) {
+      reset();
+      object_ = new T();
+      destroy_ = &destroy<T>;
+    }
+    return *static_cast<T*>(object_);
+  }
+
+ private:
+  template <class T>
+  static void destroy(void* object) noexcept {
+    delete static_cast<T*>(object);
+  }
+  void reset() noexcept {
+    if (object_ != nullptr) destroy_(object_);
+    object_ = nullptr;
+    destroy_ = nullptr;
+  }
+
+  void* object_ = nullptr;
+  void (*destroy_)(void*) noexcept = nullptr;
+};
+
+// The customization point: specialize with `static G make(const Groups&,
+// victim_grouping_storage&)`, G a victim_grouping<G, P> whose groups_victims is true.
+template <class Groups, class P>
+struct victim_grouping_for {};
+
+// Whether evaluator::evaluate(preemptor, cluster, groups, ...) takes a Groups: some header defines
+// its grouping.
+template <class Groups, class P>
+concept victim_groups = requires(const Groups& groups, victim_grouping_storage& storage) {
+  { victim_grouping_for<Groups, P>::make(groups, storage) } -> victim_grouping<P>;
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_VICTIM_GROUPING_HPP
+// ---- end preempt/victim_grouping.hpp -----------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -8849,37 +8088,37 @@ class evaluator<C, Policy, Observer>
   const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
                                 const B& budgets, const N& nominations, const E& ex,
                                 const attempt& options = {}, Extenders&& extenders = {}) {
-    return evaluate(static_cast<const without_groups*>(nullptr), preemptor,
-                    detail::as_member_cluster(cluster), statuses, budgets, nominations, ex, options,
-                    extenders);
+    return evaluate(no_victim_grouping{}, preemptor, detail::as_member_cluster(cluster), statuses,
+                    budgets, nominations, ex, options, extenders);
   }
 
-  // The same with pod groups: each node's dry run selects whole victim units, and step 1 compares
-  // a pod on the nominated node by its group's priority; the preemptor keeps its own.
+  // The same with pod groups (a workload::group_set, with preempt/workload/unit_grouping.hpp):
+  // each node's dry run selects whole victim units, and step 1 compares a pod on the nominated
+  // node by its group's priority; the preemptor keeps its own.
   template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
             executor E, class Extenders = no_extenders>
-    requires workload::group_set<W, pod_type>
+    requires victim_groups<W, pod_type>
   const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const W& groups,
                                 const S& statuses, const B& budgets, const N& nominations,
                                 const E& ex, const attempt& options = {},
                                 Extenders&& extenders = {}) {
-    return evaluate(&groups, preemptor, detail::as_member_cluster(cluster), statuses, budgets,
-                    nominations, ex, options, extenders);
+    return evaluate(victim_grouping_for<W, pod_type>::make(groups, grouping_storage_), preemptor,
+                    detail::as_member_cluster(cluster), statuses, budgets, nominations, ex, options,
+                    extenders);
   }
 
  private:
   // The cluster as the internals read it: C, or a cluster_view of one adapted by its traits.
   using view_type = detail::member_cluster_t<C>;
-  using worker = typename detail::node_dry_run<view_type, Policy>::worker;
   static constexpr bool observes_nodes = detail::observes_every_node<Observer, pod_type>;
   // With parallel workers, results are merged while the batch is evaluated, except for an
   // observer of every node: it is called on the calling thread, in order, after the batch.
   static constexpr bool merges_while_evaluating = !observes_nodes;
 
-  // The decision in upstream's steps (Evaluator.evaluate); W is without_groups without pod groups.
-  struct without_groups {};
-  template <class W, class S, class B, class N, class E, class Extenders>
-  const decision_type& evaluate(const W* groups, const pod_type& preemptor,
+  // The decision in upstream's steps (Evaluator.evaluate), victims grouped by G.
+  template <class G, class S, class B, class N, class E, class Extenders>
+    requires victim_grouping<G, pod_type>
+  const decision_type& evaluate(const G& grouping, const pod_type& preemptor,
                                 const view_type& cluster, const S& statuses, const B& budgets,
                                 const N& nominations, const E& ex, const attempt& options,
                                 Extenders& extenders) {
@@ -8901,13 +8140,10 @@ class evaluator<C, Policy, Observer>
     //    not with policy Never, or while victims of an earlier preemption still terminate on its
     //    nominated node. With pod groups, the victim units are built once per decision.
     if (const status eligible = detail::check_eligibility_on(
-            cluster, preemptor, options.nominated_node, statuses, policy_, victim_priority(groups));
+            cluster, preemptor, options.nominated_node, statuses, policy_, grouping.priority_of());
         !eligible)
       return finish_message(decision_kind::not_eligible, eligible.reason());
-    if constexpr (!std::same_as<W, without_groups>) {
-      ::preempt::workload::build_victim_units(cluster, *groups, now_, units_);
-      grouped_ = true;
-    }
+    if constexpr (G::groups_victims) grouping.prepare(cluster, now_, nodes_.size());
 
     // 2) Find all preemption candidates (findCandidates): the potential nodes are those whose
     //    filter status is `unschedulable`, in cluster order; none: "Preemption is not helpful".
@@ -8923,12 +8159,15 @@ class evaluator<C, Policy, Observer>
     decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);
     lists_.set_wanted(decision_.candidates_wanted);
     bound_.start(detail::can_bound<Policy, Observer, Extenders, state_type, node_type, pod_type> &&
-                 config_.report_only_chosen && !grouped_);
+                 config_.report_only_chosen && !G::groups_victims);
     //    The dry run (DryRunPreemption), into two bounded candidate lists, until one candidate
     //    without violations is found and both hold `wanted`. Errors fail the attempt only when no
     //    candidate was found: no candidate is upstream's FitError, which clears the nomination.
-    dry_run(preemptor, cluster, budgets, nominations, ex);
-    collect_candidates(cluster);
+    dry_run(grouping, preemptor, cluster, budgets, nominations, ex);
+    //    The kept candidates, without violations first; bounded ones are only counted.
+    decision_.candidates_bounded =
+        lists_.template collect<pod_type>(cluster, nodes_, candidates_, candidate_scores_);
+    decision_.diagnosis = lists_.diagnosis();
     if (candidates_.empty()) {
       if (lists_.has_errors()) return finish_errors(cluster);
       return finish_unschedulable(cluster.size());
@@ -8942,14 +8181,6 @@ class evaluator<C, Policy, Observer>
     return finish_nominated(preemptor);
   }
 
-  // A pod's priority as step 1 compares it: its own, or with pod groups its group's.
-  static detail::priority_of_fn victim_priority(const without_groups*) noexcept { return {}; }
-  template <class W>
-  static auto victim_priority(const W* groups) noexcept {
-    return
-        [groups](const pod_type& p) { return ::preempt::workload::effective_priority(*groups, p); };
-  }
-
   void start_attempt(const pod_type& preemptor) {
     PREEMPT_ASSERT(!nodes_.empty(), "evaluator: evaluate on a moved-from evaluator");
     decision_ = decision_type{};
@@ -8957,46 +8188,41 @@ class evaluator<C, Policy, Observer>
     candidates_.clear();
     candidate_scores_.clear();
     nodes_.reset();
-    grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
   }
 
-  // One node's dry run on worker `wk` (preempt/detail/node_dry_run.hpp).
-  template <class B, class N>
-  bool select_on(std::size_t node_index, worker& wk, const pod_type& preemptor,
-                 const view_type& cluster, const B& budgets, const N& nominations,
-                 victim_selection<pod_type>& selection, default_scores::vector& scores) {
-    return nodes_.select(node_index, wk, preemptor, cluster, budgets, nominations, policy_, now_,
-                         bound_, grouped_ ? &units_ : nullptr, selection, scores);
-  }
-
-  template <class B, class N, class E>
-  void dry_run(const pod_type& preemptor, const view_type& cluster, const B& budgets,
-               const N& nominations, [[maybe_unused]] const E& ex) {
+  // The dry run: inline, or handed out to the helpers (detail::worth_handing_out).
+  template <class G, class B, class N, class E>
+  void dry_run(const G& grouping, const pod_type& preemptor, const view_type& cluster,
+               const B& budgets, const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
-    const bool indexed = prepare_index(preemptor, cluster);
+    // The cluster's rejection index, without grouped victims (detail/rejection_runs.hpp).
+    const bool indexed = detail::prepare_rejection_index<Policy, node_type>(
+        rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
-    if (!is_always_inline_v<E> && parallel_ && worth_handing_out(indexed)) {
-      dry_run_parallel(preemptor, cluster, budgets, nominations, ex);
+    if (!is_always_inline_v<E> && parallel_ &&
+        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
+                                  decision_.candidates_wanted, config_.min_parallel_nodes,
+                                  bound_.active())) {
+      dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }
 #endif
     // Sequentially: each node is merged as soon as it is evaluated, its victims read straight
     // from the scratch (no result slot, no copy).
     const std::size_t n = potential_.size();
-    worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
     default_scores::vector scores{};
     const auto evaluate_node = [&](std::size_t node_index) {
-      const bool bounded =
-          select_on(node_index, wk, preemptor, cluster, budgets, nominations, selection, scores);
+      const bool bounded = nodes_.select(grouping, 0, node_index, preemptor, cluster, budgets,
+                                         nominations, policy_, now_, bound_, selection, scores);
       return merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
                         scores, bounded);
     };
     if (indexed) {
       rejections_.template dry_run<!std::same_as<N, no_nominations>>(
           potential_, lists_, selection.outcome, evaluate_node,
-          [&](std::size_t i) { return has_nominated(nominations, i); },
+          [&](std::size_t i) { return detail::has_nominated<pod_type>(nominations, i); },
           [&](std::size_t i, const status& outcome) {
             detail::notify_node_evaluated(observer_, i, outcome, std::span<const pod_type* const>{},
                                           0);
@@ -9007,49 +8233,24 @@ class evaluator<C, Policy, Observer>
       if (evaluate_node(potential_[k])) break;
   }
 
-  // The cluster's rejection index, for this decision: with the policy's default victim
-  // eligibility, without pod groups, where the cluster offers one and it answers for the
-  // preemptor (preempt/rejection_index.hpp, detail/rejection_runs.hpp).
-  bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
-    if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
-                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      return config_.rejection_index && !grouped_ && rejections_.prepare(cluster, preemptor);
-    else
-      return static_cast<void>(preemptor), static_cast<void>(cluster), false;
-  }
-  template <class N>
-  static bool has_nominated(const N& nominations, std::size_t node_index) {
-    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    return std::ranges::begin(nominated) != std::ranges::end(nominated);
-  }
-
-  // Whether the dry run goes to the helpers: not under the branch and bound (a node it rules out
-  // costs less than handing it out), and only with enough nodes to select on (those the index
-  // leaves open, or every potential node; at most the candidates wanted when sampling stops).
-  bool worth_handing_out(bool indexed) const {
-    if (bound_.active() && config_.min_parallel_nodes > 0) return false;
-    std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
-    if (indexed)
-      work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
-    return work >= config_.min_parallel_nodes;
-  }
-
 #if !defined(PREEMPT_NO_THREADS)
   // The parallel dry run (preempt/detail/parallel_dry_run.hpp), this evaluator its host: the k-th
   // potential node evaluated on worker w (its victims to the worker's arena), then merged (victims
   // read only to tell an observer, called after the batch, when no worker writes an arena).
-  template <class B, class N>
+  template <class G, class B, class N>
   struct inputs {
+    const G* grouping;
     const pod_type* preemptor;
     const view_type* cluster;
     const B* budgets;
     const N* nominations;
   };
-  template <class B, class N>
+  template <class G, class B, class N>
   void evaluate_item(std::size_t k, std::size_t w, detail::item_result<pod_type>& out,
-                     const inputs<B, N>& in) {
-    out.bounded = select_on(potential_[k], nodes_[w], *in.preemptor, *in.cluster, *in.budgets,
-                            *in.nominations, out.selection, out.scores);
+                     const inputs<G, B, N>& in) {
+    out.bounded =
+        nodes_.select(*in.grouping, w, potential_[k], *in.preemptor, *in.cluster, *in.budgets,
+                      *in.nominations, policy_, now_, bound_, out.selection, out.scores);
     out.victims = nodes_.keep_victims(w, out.selection.victims);
     out.selection.victims = {};  // in the worker's scratch, until its next node
   }
@@ -9063,11 +8264,12 @@ class evaluator<C, Policy, Observer>
   }
   void begin_batch() noexcept { bound_.begin_batch(); }
 
-  template <class B, class N, class E>
-  void dry_run_parallel(const pod_type& preemptor, const view_type& cluster, const B& budgets,
-                        const N& nominations, const E& ex) {
-    nodes_.prepare_workers(cluster, budgets, grouped_);
-    const inputs<B, N> in{&preemptor, &cluster, &budgets, &nominations};
+  template <class G, class B, class N, class E>
+  void dry_run_parallel(const G& grouping, const pod_type& preemptor, const view_type& cluster,
+                        const B& budgets, const N& nominations, const E& ex) {
+    nodes_.prepare_workers(cluster, budgets);
+    if constexpr (G::groups_victims) grouping.prepare_workers(budgets.budget_count());
+    const inputs<G, B, N> in{&grouping, &preemptor, &cluster, &budgets, &nominations};
     bound_.begin_parallel();
     parallel_->template run<merges_while_evaluating>(potential_.size(), *this, in, ex);
     bound_.end_parallel();
@@ -9104,19 +8306,6 @@ class evaluator<C, Policy, Observer>
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
     bound_.note(k);  // the best candidate so far, for the branch and bound
-  }
-  // The kept candidates, without violations first; bounded ones are only counted.
-  void collect_candidates(const view_type& cluster) {
-    lists_.for_each([&](const detail::kept_candidate& k) {
-      if (k.bounded) {
-        ++decision_.candidates_bounded;
-        return;
-      }
-      candidates_.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
-                             nodes_.victims_of(k.victims), k.violations});
-      candidate_scores_.push_back(k.scores);
-    });
-    decision_.diagnosis = lists_.diagnosis();
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).
@@ -9191,9 +8380,8 @@ class evaluator<C, Policy, Observer>
   detail::potential_nodes potential_;
   detail::rejection_runs<detail::rejection_index_of_t<view_type, pod_type>> rejections_;
   detail::score_bound bound_;
-  timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
-  bool grouped_ = false;  // with pod groups: the victim units of the decision
-  workload::unit_scratch<pod_type> units_;
+  timestamp now_ = 0;  // the time of the current decision (see preempt/policy.hpp)
+  victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
   alignas(detail::cache_line) detail::candidate_lists lists_;
@@ -11874,6 +11062,413 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_UPSTREAM_PROFILE_HPP
 // ---- end preempt/upstream_profile.hpp ----------------------------------------------------------
+// ---- begin preempt/workload/build_victim_units.hpp ---------------------------------------------
+// preempt/workload/build_victim_units.hpp - the victim units of a whole cluster (Kubernetes
+// getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).
+//
+// build_victim_units(cluster, groups, now, scratch[, scan_order]) scans every node in order (the
+// order scan_order lists the node indices in, when given: upstream scans its snapshot's node list,
+// which interleaves the zones) and each node's pods in order. A pod without an `all` ancestor
+// (highest_all_ancestor) becomes a unit of its own: its effective priority, kind pod_group if it
+// names a PodGroup (even one that does not exist) and pod otherwise. The first pod met under an
+// `all` ancestor A creates A's unit, which holds every pod on every node whose highest `all`
+// ancestor is A (upstream: the scheduled pods of every PodGroup under A), in scan order; its
+// priority is the effective priority of that first pod and its kind is A's (pod_group or
+// composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
+// for a missing start time (`started` tells whether a member has one). Units come out in
+// construction order, which is also each unit's `order`.
+//
+// A minCount of a victim group is never consulted: only the disruption mode decides what is
+// evicted together.
+//
+// Complexity: O(n + p · max_tree_depth) for n nodes and p pods. Allocation: none once the scratch
+// has seen a cluster of this size (or after reserve). No exceptions of its own. Thread-safety: the
+// scratch is mutated; one per thread.
+//
+// The units and members refer to the scratch and to the cluster's pods: valid until the scratch
+// is used again or the cluster changes.
+#ifndef PREEMPT_WORKLOAD_BUILD_VICTIM_UNITS_HPP
+#define PREEMPT_WORKLOAD_BUILD_VICTIM_UNITS_HPP
+
+
+// ---- begin preempt/workload/group_set.hpp ------------------------------------------------------
+// preempt/workload/group_set.hpp - how the algorithms read the caller's pod groups (Kubernetes
+// PodGroup and CompositePodGroup objects, scheduling.k8s.io v1beta1 / v1alpha3), and the two
+// questions upstream asks of them: a pod's effective priority (GetPodPriority) and the highest
+// ancestor whose disruption mode is `all` (getHighestAllAncestor).
+//
+// Groups are numbered 0 .. group_count()-1, PodGroups and CompositePodGroups in one numbering. A
+// type W models `group_set<W, P>` for pods of type P when it answers, through const members:
+//   w.group_count()      how many groups there are
+//   w.group_of(p)        a group_link: whether p names a PodGroup (spec.schedulingGroup) and, when
+//                        that PodGroup exists, its number (no_group when it does not)
+//   w.kind(g)            group_kind::pod_group or group_kind::composite_pod_group
+//   w.parent(g)          the number of g's parent CompositePodGroup (parentCompositePodGroupName),
+//                        or no_group when g has none, when the parent object does not exist, or
+//                        when the CompositePodGroup feature is off (then every PodGroup is a root)
+//   w.disrupts_all(g)    g's spec.disruptionMode is `all` (`single` and unset are not)
+//   w.priority(g)        g's spec.priority; an unset priority is 0 (PodGroupPriority)
+// `no_groups` models the concept for clusters without pod groups: every pod is its own victim
+// unit and keeps its own priority, so the algorithms decide exactly as without workloads.
+//
+// effective_priority(groups, p) is upstream's GetPodPriority: a pod of no group, or of a
+// PodGroup that does not exist, has its own priority; otherwise the priority of the topmost group
+// reachable from its PodGroup through parents (at most max_tree_depth levels, upstream's
+// WorkloadMaxTreeDepth; the walk stops at a missing parent). highest_all_ancestor(groups, p) walks
+// the same chain and returns the topmost group in `all` mode, or no_group.
+//
+// Complexity: O(max_tree_depth) calls per question. No allocation; no exceptions of their own.
+// Thread-safety: read-only; as thread-safe as the caller's group set.
+#ifndef PREEMPT_WORKLOAD_GROUP_SET_HPP
+#define PREEMPT_WORKLOAD_GROUP_SET_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// "No group": no membership, no parent, no `all` ancestor.
+inline constexpr std::size_t no_group = std::numeric_limits<std::size_t>::max();
+
+// Upstream's WorkloadMaxTreeDepth: the longest PodGroup -> CompositePodGroup chain walked.
+inline constexpr std::size_t max_tree_depth = 4;
+
+enum class group_kind : std::uint8_t { pod_group, composite_pod_group };
+
+// What a pod says about its group: `member` when spec.schedulingGroup names a PodGroup; `group`
+// is that PodGroup's number, or no_group when the object does not exist.
+struct group_link {
+  bool member = false;
+  std::size_t group = no_group;
+
+  friend constexpr bool operator==(const group_link&, const group_link&) noexcept = default;
+};
+
+template <class W, class P>
+concept group_set = pod<P> && requires(const W& w, const P& p, std::size_t g) {
+  { w.group_count() } -> std::convertible_to<std::size_t>;
+  { w.group_of(p) } -> std::convertible_to<group_link>;
+  { w.kind(g) } -> std::convertible_to<group_kind>;
+  { w.parent(g) } -> std::convertible_to<std::size_t>;
+  { w.disrupts_all(g) } -> std::convertible_to<bool>;
+  { w.priority(g) } -> std::convertible_to<std::int32_t>;
+};
+
+// A cluster without pod groups.
+struct no_groups {
+  static constexpr std::size_t group_count() noexcept { return 0; }
+  template <class P>
+  static constexpr group_link group_of(const P&) noexcept {
+    return {};
+  }
+  static constexpr group_kind kind(std::size_t) noexcept { return group_kind::pod_group; }
+  static constexpr std::size_t parent(std::size_t) noexcept { return no_group; }
+  static constexpr bool disrupts_all(std::size_t) noexcept { return false; }
+  static constexpr std::int32_t priority(std::size_t) noexcept { return 0; }
+};
+
+// Kubernetes GetPodPriority: the priority a pod is compared with, as a victim and in eligibility.
+struct effective_priority_fn {
+  template <class W, pod P>
+    requires group_set<W, P>
+  constexpr std::int32_t operator()(const W& groups, const P& p) const {
+    const group_link link = groups.group_of(p);
+    if (!link.member || link.group == no_group) return ::preempt::priority_of(p);
+    std::size_t top = link.group;
+    std::size_t g = groups.parent(top);
+    for (std::size_t depth = 1; depth < max_tree_depth && g != no_group; ++depth) {
+      top = g;
+      g = groups.parent(g);
+    }
+    return static_cast<std::int32_t>(groups.priority(top));
+  }
+};
+inline constexpr effective_priority_fn effective_priority{};
+
+// Kubernetes getHighestAllAncestor: the topmost group in `all` disruption mode on the way up from
+// the pod's PodGroup, or no_group.
+struct highest_all_ancestor_fn {
+  template <class W, pod P>
+    requires group_set<W, P>
+  constexpr std::size_t operator()(const W& groups, const P& p) const {
+    const group_link link = groups.group_of(p);
+    if (!link.member || link.group == no_group) return no_group;
+    std::size_t highest = no_group;
+    std::size_t g = link.group;
+    for (std::size_t depth = 0; depth < max_tree_depth && g != no_group; ++depth) {
+      if (groups.disrupts_all(g)) highest = g;
+      g = groups.parent(g);
+    }
+    return highest;
+  }
+};
+inline constexpr highest_all_ancestor_fn highest_all_ancestor{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_GROUP_SET_HPP
+// ---- end preempt/workload/group_set.hpp --------------------------------------------------------
+// ---- begin preempt/workload/victim_unit.hpp ----------------------------------------------------
+// preempt/workload/victim_unit.hpp - a victim unit (upstream's Victim / DomainVictim) and the
+// order of importance between units (MoreImportantVictim, made total).
+//
+// Preemption evicts units, never parts of them. A pod whose group has no ancestor in `all`
+// disruption mode is a unit of its own; the pods of a group whose highest `all` ancestor is A are
+// one unit across nodes, keyed by A. A unit records its member pods (with their nodes), its
+// priority (the members' effective priority: the group's), its kind (upstream's victimRank:
+// CompositePodGroup 3 > PodGroup 2 > Pod 1; a pod that names a PodGroup is of kind pod_group even
+// as a unit of its own), its earliest member start time (a missing start time counts as the
+// injected `now`), and its construction order.
+//
+// more_important_unit(a, b) is upstream's MoreImportantVictim: higher priority; then higher kind;
+// then more member pods; then earlier earliest start time. Upstream sorts with an unstable sort
+// and stamps missing start times with the wall clock at construction, so equal units come out in
+// no reproducible order; here the construction order (node order, then the node's pod order, of
+// each unit's first pod) breaks the remaining ties, which makes the order total and gives the
+// answer upstream gives in practice (earlier-constructed units, stamped earlier, win).
+//
+// Complexity O(1) per comparison. No allocation; no exceptions. Values: thread-safe to copy.
+#ifndef PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+#define PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// Upstream's victim types; the values are victimRank.
+enum class unit_kind : std::uint8_t { pod = 1, pod_group = 2, composite_pod_group = 3 };
+
+// Upstream's EntityKeyType strings ("pod", "podgroup", "compositepodgroup"), also the
+// `preemptor` label of the workload metrics.
+constexpr std::string_view to_string(unit_kind k) noexcept {
+  switch (k) {
+    case unit_kind::pod: return "pod";
+    case unit_kind::pod_group: return "podgroup";
+    case unit_kind::composite_pod_group: return "compositepodgroup";
+  }
+  return "?";
+}
+
+// A member pod of a unit and the node it runs on.
+template <class P>
+struct unit_member {
+  const P* pod = nullptr;
+  std::size_t node = 0;
+};
+
+// One victim unit. Its members are scratch.members()[first, first + size).
+struct victim_unit {
+  std::uint32_t first = 0;
+  std::uint32_t size = 0;
+  std::int32_t priority = 0;
+  unit_kind kind = unit_kind::pod;
+  timestamp earliest_start = 0;
+  // Construction order: the last tie-break of the importance order.
+  std::uint32_t order = 0;
+  // Whether some member has a recorded start time. Without one the unit's earliest start is the
+  // moment it was built (`now`): units built later count as started later.
+  bool started = false;
+  // The `all` ancestor that keys a grouped unit; no_group for a unit of one pod.
+  std::size_t key = no_group;
+
+  // Upstream's IsGroup: the unit is, or stands for, a pod group (counted as a workload
+  // disruption).
+  constexpr bool is_group() const noexcept { return kind != unit_kind::pod; }
+};
+
+// Kubernetes MoreImportantVictim, with the construction order as the final tie-break.
+struct more_important_unit_fn {
+  constexpr bool operator()(const victim_unit& a, const victim_unit& b) const noexcept {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.kind != b.kind) return a.kind > b.kind;
+    if (a.size != b.size) return a.size > b.size;
+    if (a.earliest_start != b.earliest_start) return a.earliest_start < b.earliest_start;
+    return a.order < b.order;
+  }
+};
+inline constexpr more_important_unit_fn more_important_unit{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_VICTIM_UNIT_HPP
+// ---- end preempt/workload/victim_unit.hpp ------------------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// Working memory of build_victim_units, and where the units live. Grows to the largest cluster
+// seen and never shrinks.
+template <class P, class Allocator = std::allocator<P>>
+class unit_scratch {
+ public:
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  unit_scratch() = default;
+  explicit unit_scratch(const Allocator& alloc)
+      : units_(alloc),
+        members_(alloc),
+        pod_unit_(alloc),
+        by_cache_(alloc),
+        node_first_(alloc),
+        fill_(alloc),
+        slot_(alloc),
+        stamp_(alloc) {}
+
+  void reserve(std::size_t pods, std::size_t groups) {
+    units_.reserve(pods);
+    members_.reserve(pods);
+    pod_unit_.reserve(pods);
+    fill_.reserve(pods);
+    grow_groups(groups);
+  }
+
+  std::span<victim_unit> units() noexcept { return {units_.data(), units_.size()}; }
+  std::span<const victim_unit> units() const noexcept { return {units_.data(), units_.size()}; }
+  std::span<const unit_member<P>> members() const noexcept {
+    return {members_.data(), members_.size()};
+  }
+  // The unit of the k-th pod (in node order) of node i.
+  std::uint32_t unit_of(std::size_t node, std::size_t k) const noexcept {
+    return pod_unit_[node_first_[node] + k];
+  }
+  // The members of unit u, in scan order.
+  std::span<const unit_member<P>> members_of(const victim_unit& u) const noexcept {
+    return {members_.data() + u.first, u.size};
+  }
+
+ private:
+  friend struct build_victim_units_fn;
+
+  void grow_groups(std::size_t groups) {
+    if (slot_.size() < groups) {
+      slot_.resize(groups, 0);
+      stamp_.resize(groups, 0);
+    }
+  }
+  void start(std::size_t groups) {
+    units_.clear();
+    members_.clear();
+    pod_unit_.clear();
+    node_first_.clear();
+    fill_.clear();
+    grow_groups(groups);
+    if (++generation_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0u);
+      generation_ = 1;
+    }
+  }
+
+  std::vector<victim_unit, rebound<victim_unit>> units_;
+  std::vector<unit_member<P>, rebound<unit_member<P>>> members_;
+  std::vector<std::uint32_t, rebound<std::uint32_t>> pod_unit_;  // per pod, in node order
+  std::vector<std::uint32_t, rebound<std::uint32_t>> by_cache_;  // one node: cache slot -> pod
+  std::vector<std::size_t, rebound<std::size_t>> node_first_;    // per node: its first pod
+  std::vector<std::uint32_t, rebound<std::uint32_t>> fill_;      // per unit, while filling
+  std::vector<std::uint32_t, rebound<std::uint32_t>> slot_;      // per group: its unit
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stamp_;     // per group: slot is current
+  std::uint32_t generation_ = 0;
+};
+
+struct build_victim_units_fn {
+  template <cluster C, class W, class Allocator>
+    requires group_set<W, cluster_pod_t<C>>
+  std::span<victim_unit> operator()(const C& cluster, const W& groups, timestamp now,
+                                    unit_scratch<cluster_pod_t<C>, Allocator>& s,
+                                    std::span<const std::size_t> scan_order = {}) const {
+    using P = cluster_pod_t<C>;
+    s.start(static_cast<std::size_t>(groups.group_count()));
+    const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    PREEMPT_ASSERT(scan_order.empty() || scan_order.size() == nodes,
+                   "build_victim_units: scan_order lists every node once");
+    const auto node_at = [&](std::size_t j) { return scan_order.empty() ? j : scan_order[j]; };
+    s.node_first_.assign(nodes, 0);
+
+    // Pass 1: create the units in construction order, count their members. Each node's pods are
+    // scanned in the cache's order (upstream builds its victims from NodeInfo.Pods), which is the
+    // node order unless the node keeps the cache order apart (detail::cache_position).
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const std::size_t i = node_at(j);
+      PREEMPT_ASSERT(i < nodes, "build_victim_units: scan_order names a node beyond the cluster");
+      const std::size_t base = s.pod_unit_.size();
+      s.node_first_[i] = base;
+      const auto& pods = ::preempt::pods_of(cluster[i]);
+      const std::size_t n =
+          static_cast<std::size_t>(std::distance(std::ranges::begin(pods), std::ranges::end(pods)));
+      s.pod_unit_.resize(base + n);
+      s.by_cache_.resize(n);
+      for (std::size_t k = 0; k < n; ++k)
+        s.by_cache_[::preempt::detail::cache_position(cluster[i], k)] =
+            static_cast<std::uint32_t>(k);
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::size_t k = s.by_cache_[c];
+        const P& p = std::ranges::begin(pods)[static_cast<std::ptrdiff_t>(k)];
+        const std::size_t key = ::preempt::workload::highest_all_ancestor(groups, p);
+        const timestamp start = ::preempt::start_time_or(p, now);
+        std::uint32_t u = 0;
+        if (key == no_group) {
+          u = static_cast<std::uint32_t>(s.units_.size());
+          victim_unit unit;
+          unit.priority = ::preempt::workload::effective_priority(groups, p);
+          unit.kind = groups.group_of(p).member ? unit_kind::pod_group : unit_kind::pod;
+          unit.earliest_start = start;
+          unit.order = u;
+          s.units_.push_back(unit);
+        } else if (s.stamp_[key] == s.generation_) {
+          u = s.slot_[key];
+        } else {
+          u = static_cast<std::uint32_t>(s.units_.size());
+          victim_unit unit;
+          unit.priority = ::preempt::workload::effective_priority(groups, p);
+          unit.kind = groups.kind(key) == group_kind::composite_pod_group
+                          ? unit_kind::composite_pod_group
+                          : unit_kind::pod_group;
+          unit.earliest_start = start;
+          unit.order = u;
+          unit.key = key;
+          s.units_.push_back(unit);
+          s.stamp_[key] = s.generation_;
+          s.slot_[key] = u;
+        }
+        victim_unit& unit = s.units_[u];
+        ++unit.size;
+        unit.earliest_start = std::min(unit.earliest_start, start);
+        unit.started = unit.started || ::preempt::start_time_of(p).has_value();
+        s.pod_unit_[base + k] = u;
+      }
+    }
+
+    // Each unit's members are contiguous, in construction order.
+    std::uint32_t first = 0;
+    for (victim_unit& unit : s.units_) {
+      unit.first = first;
+      first += unit.size;
+    }
+    s.fill_.assign(s.units_.size(), 0u);
+    s.members_.resize(first);
+
+    // Pass 2: place every pod in its unit, in scan order.
+    std::size_t scanned = 0;
+    for (std::size_t j = 0; j < nodes; ++j) {
+      const std::size_t i = node_at(j);
+      for (const P& p : ::preempt::pods_of(cluster[i])) {
+        const std::uint32_t u = s.pod_unit_[scanned++];
+        s.members_[s.units_[u].first + s.fill_[u]++] = unit_member<P>{&p, i};
+      }
+    }
+    return s.units();
+  }
+};
+inline constexpr build_victim_units_fn build_victim_units{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_BUILD_VICTIM_UNITS_HPP
+// ---- end preempt/workload/build_victim_units.hpp -----------------------------------------------
 // ---- begin preempt/workload/group_decision.hpp -------------------------------------------------
 // preempt/workload/group_decision.hpp - what a pod-group evaluation returns (upstream's
 // PodGroupPostFilterResult and status, with the victims its executor receives).
@@ -12118,6 +11713,72 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_GROUP_METRICS_HPP
 // ---- end preempt/workload/group_metrics.hpp ----------------------------------------------------
+// ---- begin preempt/workload/group_preemptor.hpp ------------------------------------------------
+// preempt/workload/group_preemptor.hpp - a pod group as the preemptor (upstream's
+// podGroupPreemptor, newPodGroupPreemptor, resolvePreemptionPolicy).
+//
+// `group_preemptor<P>` is what the pod-group evaluator reads about the group being scheduled:
+//   priority         the group's priority (PodGroupPriority, CompositePodGroupPriority; unset = 0)
+//   policy           the group's resolved preemption policy (resolve_preemption_policy)
+//   kind             pod_group, or composite_pod_group for a CompositePodGroup root
+//   members          the group's unscheduled member pods of this cycle, in placement order
+//                    (already scheduled members are not part of it; they stay in the cluster and
+//                    are never victims, having the group's priority)
+//   nominated_nodes  empty, or per member its nominated node (status.nominatedNodeName) or
+//                    no_node
+// The spans are the caller's; they must outlive the evaluation and its decision.
+//
+// resolve_preemption_policy(group_policy, members, group_policy_enabled) is upstream's rule: with
+// the PodGroupPreemptionPolicy feature on, the group's spec.preemptionPolicy (unset means
+// PreemptLowerPriority, whatever the members say); with it off, Never when any member's
+// spec.preemptionPolicy is Never, else PreemptLowerPriority.
+//
+// Complexity O(members). No allocation; no exceptions. Values: thread-safe to copy.
+#ifndef PREEMPT_WORKLOAD_GROUP_PREEMPTOR_HPP
+#define PREEMPT_WORKLOAD_GROUP_PREEMPTOR_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// "No node": a member without a nomination, or without a place in a placement.
+inline constexpr std::size_t no_node = std::numeric_limits<std::size_t>::max();
+
+template <pod P>
+struct group_preemptor {
+  std::int32_t priority = 0;
+  preemption_policy policy = preemption_policy::preempt_lower_priority;
+  unit_kind kind = unit_kind::pod_group;
+  std::span<const P* const> members;
+  std::span<const std::size_t> nominated_nodes;
+
+  // Member i's nominated node, or no_node.
+  constexpr std::size_t nominated_node(std::size_t i) const noexcept {
+    return i < nominated_nodes.size() ? nominated_nodes[i] : no_node;
+  }
+};
+
+struct resolve_preemption_policy_fn {
+  template <pod P>
+  constexpr preemption_policy operator()(std::optional<preemption_policy> group_policy,
+                                         std::span<const P* const> members,
+                                         bool group_policy_enabled) const {
+    if (group_policy_enabled)
+      return group_policy.value_or(preemption_policy::preempt_lower_priority);
+    for (const P* m : members)
+      if (::preempt::preemption_policy_of(*m) == preemption_policy::never)
+        return preemption_policy::never;
+    return preemption_policy::preempt_lower_priority;
+  }
+};
+inline constexpr resolve_preemption_policy_fn resolve_preemption_policy{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_GROUP_PREEMPTOR_HPP
+// ---- end preempt/workload/group_preemptor.hpp --------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
@@ -12267,6 +11928,211 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_PLACEMENT_HPP
 // ---- end preempt/workload/placement.hpp --------------------------------------------------------
+// ---- begin preempt/workload/unit_budgets.hpp ---------------------------------------------------
+// preempt/workload/unit_budgets.hpp - disruption-budget classification of victim units (Kubernetes
+// FilterVictimsWithPDBViolation).
+//
+// classify_unit_budgets(ranked, units, scratch, budgets, tally) walks the units in the given order
+// (descending importance) on a fresh copy of every budget's disruptionsAllowed. For each member
+// pod, in member order, each budget the pod counts against (unless the pod is in its
+// disruptedPods) loses one allowed disruption; the first budget driven below zero makes the pod
+// violating, and that pod touches no further budget (upstream stops there). A unit is violating
+// when any member is; ranked_unit::violations counts its violating members (upstream's
+// ViolateCount), which is what a violating unit adds to the PDB-violation count when evicted.
+//
+// Complexity O(m · b) for m member pods and b budgets per pod. Allocation: none once the tally
+// has seen this many budgets. No exceptions of its own. Thread-safety: the tally is mutated; one
+// per thread.
+#ifndef PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+#define PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// A unit in an ordering, with what the algorithms learn about it.
+struct ranked_unit {
+  std::uint32_t unit = 0;        // index into the units
+  std::uint32_t violations = 0;  // violating member pods (ViolateCount)
+  bool victim = false;           // chosen for eviction
+  std::uint32_t position = 0;    // where the unit was met (a tie-break of a local order)
+};
+
+// A per-call copy of every budget's allowed disruptions, made lazily.
+template <class Allocator = std::allocator<std::int64_t>>
+class budget_tally {
+ public:
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  budget_tally() = default;
+  explicit budget_tally(const Allocator& alloc) : remaining_(alloc), stamps_(alloc) {}
+
+  void reserve(std::size_t budgets) { grow(budgets); }
+
+  // Forgets every copy.
+  void start(std::size_t budgets) {
+    grow(budgets);
+    if (++generation_ == 0) {
+      std::fill(stamps_.begin(), stamps_.end(), 0u);
+      generation_ = 1;
+    }
+  }
+
+  template <class B>
+  std::int64_t& remaining(std::size_t i, const B& budgets) {
+    if (stamps_[i] != generation_) {
+      stamps_[i] = generation_;
+      remaining_[i] = static_cast<std::int64_t>(budgets.disruptions_allowed(i));
+    }
+    return remaining_[i];
+  }
+
+ private:
+  void grow(std::size_t budgets) {
+    if (remaining_.size() < budgets) {
+      remaining_.resize(budgets, 0);
+      stamps_.resize(budgets, 0u);
+    }
+  }
+
+  std::vector<std::int64_t, rebound<std::int64_t>> remaining_;
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;
+  std::uint32_t generation_ = 0;
+};
+
+struct classify_unit_budgets_fn {
+  template <class P, class UnitAlloc, class B, class TallyAlloc>
+    requires budget_set<B, P>
+  void operator()(std::span<ranked_unit> ranked, std::span<const victim_unit> units,
+                  const unit_scratch<P, UnitAlloc>& scratch, const B& budgets,
+                  budget_tally<TallyAlloc>& tally) const {
+    tally.start(static_cast<std::size_t>(budgets.budget_count()));
+    for (ranked_unit& r : ranked) {
+      r.violations = 0;
+      for (const unit_member<P>& m : scratch.members_of(units[r.unit])) {
+        bool violating = false;
+        budgets.for_each_budget_of(*m.pod, [&](std::size_t i, bool already_disrupted) {
+          if (violating || already_disrupted) return;
+          if (--tally.remaining(i, budgets) < 0) violating = true;
+        });
+        if (violating) ++r.violations;
+      }
+    }
+  }
+};
+inline constexpr classify_unit_budgets_fn classify_unit_budgets{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_UNIT_BUDGETS_HPP
+// ---- end preempt/workload/unit_budgets.hpp -----------------------------------------------------
+// ---- begin preempt/workload/unit_eligibility.hpp -----------------------------------------------
+// preempt/workload/unit_eligibility.hpp - which units may be preempted, and whether a pod group
+// may preempt now (upstream's isPreemptionAllowed, isPreemptionAllowedAcrossAllVictimNodes,
+// preemptorEligibleToPreemptOthers and isOngoingPreemption).
+//
+// group_eligibility(preemptor, cluster, groups):
+//   - policy Never: not_eligible ("not eligible due to preemptionPolicy=Never.");
+//   - some member's nominated node hosts a pod of lower effective priority than the group that is
+//     terminating because a scheduler preempted it: ongoing (upstream v1.37 answers Success
+//     "ongoing preemption on nominated nodes" and keeps every member's current nomination,
+//     without searching for victims). Terminating pods on other nodes do not count, and a
+//     nominated node that became unresolvable gives no escape (as upstream);
+//   - otherwise eligible.
+// is_potential_victim_unit(unit, priority): strictly lower priority (terminating pods included),
+// the only condition of the pod-group path.
+// unit_eligible_everywhere(unit, members, cluster, preemptor, policy): the single-pod path's
+// condition: strictly lower priority than the preemptor pod, and the policy's
+// is_eligible_unit(node, unit, members, preemptor) (upstream IsEligiblePod, called once per
+// affected node) on every node that hosts a member; a policy without it but with the single-pod
+// hook is_eligible_victim(node, pod, preemptor) (preempt/policy.hpp) is asked about every member
+// on its node, so that clusters without groups decide as before.
+//
+// Complexity: group_eligibility is O(m² + pods on the members' nominated nodes · max_tree_depth)
+// for m members (each distinct nominated node is visited once); unit_eligible_everywhere O(k²) for
+// a unit of k members. No allocation; no exceptions of their own.
+#ifndef PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
+#define PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+inline constexpr std::string_view not_eligible_never =
+    "not eligible due to preemptionPolicy=Never.";
+inline constexpr std::string_view ongoing_preemption = "ongoing preemption on nominated nodes";
+
+enum class group_eligibility_kind : std::uint8_t { eligible, not_eligible, ongoing };
+
+struct group_eligibility_fn {
+  template <cluster C, class W>
+    requires group_set<W, cluster_pod_t<C>>
+  constexpr group_eligibility_kind operator()(const group_preemptor<cluster_pod_t<C>>& preemptor,
+                                              const C& cluster, const W& groups) const {
+    using P = cluster_pod_t<C>;
+    if (preemptor.policy == preemption_policy::never) return group_eligibility_kind::not_eligible;
+    const std::size_t nodes = static_cast<std::size_t>(cluster.size());
+    for (std::size_t i = 0; i < preemptor.members.size(); ++i) {
+      const std::size_t n = preemptor.nominated_node(i);
+      if (n >= nodes) continue;
+      bool seen = false;  // upstream visits each distinct nominated node once
+      for (std::size_t j = 0; j < i && !seen; ++j) seen = preemptor.nominated_node(j) == n;
+      if (seen) continue;
+      for (const P& p : ::preempt::pods_of(cluster[n]))
+        if (::preempt::workload::effective_priority(groups, p) < preemptor.priority &&
+            ::preempt::is_terminating_by_preemption(p))
+          return group_eligibility_kind::ongoing;
+    }
+    return group_eligibility_kind::eligible;
+  }
+};
+inline constexpr group_eligibility_fn group_eligibility{};
+
+struct is_potential_victim_unit_fn {
+  constexpr bool operator()(const victim_unit& unit,
+                            std::int32_t preemptor_priority) const noexcept {
+    return unit.priority < preemptor_priority;
+  }
+};
+inline constexpr is_potential_victim_unit_fn is_potential_victim_unit{};
+
+struct unit_eligible_everywhere_fn {
+  template <cluster C, class Policy>
+  constexpr bool operator()(const victim_unit& unit,
+                            std::span<const unit_member<cluster_pod_t<C>>> members,
+                            const C& cluster, const cluster_pod_t<C>& preemptor,
+                            const Policy& policy) const {
+    if (unit.priority >= ::preempt::priority_of(preemptor)) return false;
+    if constexpr (requires {
+                    policy.is_eligible_unit(cluster[std::size_t{}], unit, members, preemptor);
+                  }) {
+      for (std::size_t k = 0; k < members.size(); ++k) {
+        bool seen = false;  // once per affected node
+        for (std::size_t j = 0; j < k && !seen; ++j) seen = members[j].node == members[k].node;
+        if (seen) continue;
+        if (!policy.is_eligible_unit(cluster[members[k].node], unit, members, preemptor))
+          return false;
+      }
+    } else if constexpr (requires {
+                           policy.is_eligible_victim(cluster[std::size_t{}], preemptor, preemptor);
+                         }) {
+      for (const unit_member<cluster_pod_t<C>>& m : members)
+        if (!policy.is_eligible_victim(cluster[m.node], *m.pod, preemptor)) return false;
+    }
+    return true;
+  }
+};
+inline constexpr unit_eligible_everywhere_fn unit_eligible_everywhere{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
+// ---- end preempt/workload/unit_eligibility.hpp -------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
@@ -12622,6 +12488,339 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_GROUP_EVALUATOR_HPP
 // ---- end preempt/workload/group_evaluator.hpp --------------------------------------------------
+// ---- begin preempt/workload/unit_grouping.hpp --------------------------------------------------
+// preempt/workload/unit_grouping.hpp - pod groups in the single-pod evaluator (Kubernetes v1.37
+// with GenericWorkload): its victims are whole units, and step 1 compares a pod on the nominated
+// node by its group's priority; the preemptor keeps its own.
+//
+// unit_grouping<W, P> is the victim grouping (preempt/victim_grouping.hpp) of a group set W: once
+// per decision it builds the cluster's victim units (build_victim_units), and each node's dry run
+// selects whole units (select_unit_victims) with its worker's scratch; priority_of() is
+// effective_priority. victim_grouping_for<W, P> names it for every group_set W, which is what
+// makes evaluator::evaluate(preemptor, cluster, groups, ...) available. unit_grouping_scratch<P>
+// is what it keeps between decisions, in the evaluator's victim_grouping_storage: the units and
+// one selection scratch per worker.
+//
+// Complexity: build_victim_units' per decision, select_unit_victims' per node. Allocation: none
+// once the scratch has seen a cluster of this size with as many workers. No exceptions of its own.
+// Thread-safety: select on worker w from one thread at a time, different workers in parallel;
+// prepare and prepare_workers while no selection runs.
+#ifndef PREEMPT_WORKLOAD_UNIT_GROUPING_HPP
+#define PREEMPT_WORKLOAD_UNIT_GROUPING_HPP
+
+
+// ---- begin preempt/workload/unit_victim_selection.hpp ------------------------------------------
+// preempt/workload/unit_victim_selection.hpp - the victims on one node when pod groups are victims
+// (Kubernetes v1.37 SelectVictimsOnNode with GenericWorkload: pod groups are evicted as units).
+//
+// select_unit_victims(preemptor, x, cluster, state, units, budgets, nominated, scratch, policy)
+// follows upstream's SelectVictimsOnNode on node x, given the cluster's victim units
+// (build_victim_units, built once per decision), in upstream's six steps (listed at
+// select_unit_victims_fn): potential victim units, removed (their members elsewhere through
+// remove_pod_elsewhere where the state offers it), the fit with the nominated pods, importance
+// order and budgets, and the reprieve of whole units. Without pod groups (no_groups) every unit is
+// one pod and the answer is select_victims' (preempt/victim_selection.hpp): the same order, budgets
+// and victims.
+//
+// Complexity: O(p + v log v + (v + 1) fit checks + m · b) for p pods on x, v potential units, m
+// their members, b budgets per pod. Allocation: none once the scratch has seen a node this size.
+// Exceptions: none of its own. Thread-safety: the scratch and the state are mutated; one per
+// thread; `units` is only read and may be shared.
+//
+// The result refers to the scratch and to the cluster's pods.
+#ifndef PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+#define PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// Working memory of select_unit_victims; one per thread.
+template <class P, class Allocator = std::allocator<P>>
+class unit_selection_scratch {
+ public:
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  unit_selection_scratch() = default;
+  explicit unit_selection_scratch(const Allocator& alloc)
+      : ranked_(alloc),
+        chosen_(alloc),
+        victims_(alloc),
+        stamps_(alloc),
+        where_(alloc),
+        tally_(alloc) {}
+
+  void reserve(std::size_t units, std::size_t pods, std::size_t budgets) {
+    ranked_.reserve(units);
+    chosen_.reserve(units);
+    victims_.reserve(pods);
+    tally_.reserve(budgets);
+  }
+
+  // What the selections on this scratch have needed so far: the units met on one node, the units
+  // of the cluster (one stamp each) and the victims of one node. Another scratch given reserve(r,
+  // budgets) selects on the same nodes without growing.
+  struct room {
+    std::size_t node_units = 0;
+    std::size_t units = 0;
+    std::size_t pods = 0;
+  };
+  room reserved() const noexcept {
+    return {std::max(ranked_.capacity(), chosen_.capacity()), stamps_.capacity(),
+            victims_.capacity()};
+  }
+  void reserve(const room& r, std::size_t budgets) {
+    reserve(r.node_units, r.pods, budgets);
+    stamps_.reserve(r.units);
+    where_.reserve(r.units);
+  }
+
+ private:
+  friend struct select_unit_victims_fn;
+
+  void start(std::size_t units) {
+    ranked_.clear();
+    chosen_.clear();
+    victims_.clear();
+    if (stamps_.size() < units) stamps_.resize(units, 0u);
+    if (where_.size() < units) where_.resize(units, 0u);
+    if (++generation_ == 0) {
+      std::fill(stamps_.begin(), stamps_.end(), 0u);
+      generation_ = 1;
+    }
+  }
+
+  std::vector<ranked_unit, rebound<ranked_unit>> ranked_;
+  std::vector<ranked_unit, rebound<ranked_unit>> chosen_;  // the victim units, in upstream's order
+  std::vector<const P*, rebound<const P*>> victims_;
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stamps_;  // per unit: met on this node
+  std::vector<std::uint32_t, rebound<std::uint32_t>> where_;   // per unit met: its ranked_ entry
+  budget_tally<rebound<std::int64_t>> tally_;
+  std::uint32_t generation_ = 0;
+};
+
+// select_unit_victims: upstream's SelectVictimsOnNode on node x with victim units:
+//   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
+//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
+//      every node that hosts a member (unit_eligible_everywhere).
+//   2. Their members on node x are removed from x's state; for members on other nodes upstream
+//      only updates its PreFilter state (RemovePod with that node), which a state offering
+//      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
+//      inter-pod affinity counts); the fit is checked on x alone. Adding a unit back does the
+//      same in reverse. Members are visited in the unit's order.
+//   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
+//   4. The preemptor must fit with the nominated pods, or that status is the answer.
+//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//      the units in x's cache order: detail::go_sort_slice), classified by budgets
+//      (classify_unit_budgets: a unit violates if any member does).
+//   6. Reprieve, violating units first, then the others, each most important first: the unit's
+//      members on x are added back; if the preemptor no longer fits they are removed again and the
+//      unit is a victim (a violating unit adds its violating members to the count).
+// The victims are every member (on any node) of the victim units, units as upstream lists them:
+// the violating ones, then the others, re-sorted by importance when both kinds were potential.
+struct select_unit_victims_fn {
+  template <cluster C, class S, class UnitAlloc, class B, class Nominated, class Allocator,
+            class Policy = default_policy>
+    requires node_state<S, cluster_pod_t<C>> && budget_set<B, cluster_pod_t<C>> &&
+             nominated_range<Nominated, cluster_pod_t<C>>
+  victim_selection<cluster_pod_t<C>> operator()(
+      const cluster_pod_t<C>& preemptor, std::size_t x, const C& cluster, S& state,
+      const unit_scratch<cluster_pod_t<C>, UnitAlloc>& units, const B& budgets,
+      const Nominated& nominated, unit_selection_scratch<cluster_pod_t<C>, Allocator>& scratch,
+      const Policy& policy = {}) const {
+    using P = cluster_pod_t<C>;
+    const std::span<const victim_unit> all = units.units();
+    scratch.start(all.size());
+    auto& ranked = scratch.ranked_;
+
+    // Each unit stands where upstream builds it: at its first member in the cache's order of x.
+    constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
+    std::size_t k = 0;
+    for (const P& p : ::preempt::pods_of(cluster[x])) {
+      (void)p;
+      const std::size_t i = k++;
+      const std::uint32_t u = units.unit_of(x, i);
+      const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
+      if (scratch.stamps_[u] == scratch.generation_) {
+        if (const std::uint32_t at = scratch.where_[u]; at != not_eligible)
+          ranked[at].position = std::min(ranked[at].position, position);
+        continue;
+      }
+      scratch.stamps_[u] = scratch.generation_;
+      scratch.where_[u] = not_eligible;
+      if (::preempt::workload::unit_eligible_everywhere(all[u], units.members_of(all[u]), cluster,
+                                                        preemptor, policy)) {
+        scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
+        ranked.push_back(ranked_unit{u, 0, false, position});
+      }
+    }
+
+    // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
+    // state, those on other nodes through the state's PreFilter extensions only, when it has them
+    // (remove_pod_elsewhere/add_pod_elsewhere: kubernetes::filter_cluster).
+    constexpr bool updates_elsewhere = requires(S& s, const P& p, std::size_t n) {
+      s.remove_pod_elsewhere(p, n);
+      s.add_pod_elsewhere(p, n);
+    };
+    const auto each_member = [&](const victim_unit& u, auto&& op) -> status {
+      for (const unit_member<P>& m : units.members_of(u))
+        if (m.node == x || updates_elsewhere)
+          if (status st = op(*m.pod, m.node); !st) return st;
+      return status::ok();
+    };
+    const auto remove = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.remove_pod_elsewhere(p, node));
+      return status(state.remove_pod(p));
+    };
+    const auto add = [&](const P& p, [[maybe_unused]] std::size_t node) {
+      if constexpr (updates_elsewhere)
+        if (node != x) return status(state.add_pod_elsewhere(p, node));
+      return status(state.add_pod(p));
+    };
+
+    for (const ranked_unit& r : ranked)
+      if (status st = each_member(all[r.unit], remove); !st) return {st, {}, 0};
+    if (ranked.empty()) return {status::unresolvable(no_victims_reason), {}, 0};
+    if (status st = ::preempt::fits_with_nominated(state, preemptor, nominated); !st)
+      return {st, {}, 0};
+
+    // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
+    // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
+    // stands for the moment it was built, in that order (policy.hpp).
+    const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
+      victim_unit ua = all[a.unit], ub = all[b.unit];
+      ua.order = ua.started ? 0 : a.position + 1;
+      ub.order = ub.started ? 0 : b.position + 1;
+      return ::preempt::workload::more_important_unit(ua, ub);
+    };
+    std::sort(ranked.begin(), ranked.end(),
+              [](const ranked_unit& a, const ranked_unit& b) { return a.position < b.position; });
+    ::preempt::detail::go_sort_slice(ranked.begin(), ranked.end(), more_important);
+    ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked), all, units, budgets,
+                                               scratch.tally_);
+
+    std::int64_t violations = 0;
+    const auto reprieve = [&](ranked_unit& r) -> status {
+      if (status st = each_member(all[r.unit], add); !st) return st;
+      const status fit = ::preempt::passes_with_nominated(state, preemptor, nominated);
+      if (fit.code() == status_code::error) return fit;
+      if (fit) return status::ok();
+      if (status st = each_member(all[r.unit], remove); !st) return st;
+      r.victim = true;
+      violations += r.violations;
+      return status::ok();
+    };
+    for (ranked_unit& r : ranked)
+      if (r.violations != 0)
+        if (status st = reprieve(r); !st) return {st, {}, 0};
+    for (ranked_unit& r : ranked)
+      if (r.violations == 0)
+        if (status st = reprieve(r); !st) return {st, {}, 0};
+
+    // As upstream appends them: the violating victim units, then the others; re-sorted by
+    // importance (sort.Slice again) when there were potential units of both kinds.
+    bool any_violating = false, any_other = false;
+    for (const ranked_unit& r : ranked) (r.violations != 0 ? any_violating : any_other) = true;
+    auto& chosen = scratch.chosen_;
+    for (const ranked_unit& r : ranked)
+      if (r.victim && r.violations != 0) chosen.push_back(r);
+    for (const ranked_unit& r : ranked)
+      if (r.victim && r.violations == 0) chosen.push_back(r);
+    if (any_violating && any_other)
+      ::preempt::detail::go_sort_slice(chosen.begin(), chosen.end(), more_important);
+    for (const ranked_unit& r : chosen)
+      for (const unit_member<P>& m : units.members_of(all[r.unit]))
+        scratch.victims_.push_back(m.pod);
+    return {status::ok(), {scratch.victims_.data(), scratch.victims_.size()}, violations};
+  }
+};
+inline constexpr select_unit_victims_fn select_unit_victims{};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_UNIT_VICTIM_SELECTION_HPP
+// ---- end preempt/workload/unit_victim_selection.hpp --------------------------------------------
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// The units of the current decision and each worker's selection scratch.
+template <class P>
+struct unit_grouping_scratch {
+  // Aligned: what one worker writes per node is on lines no other worker touches.
+  struct alignas(::preempt::detail::cache_line) worker {
+    unit_selection_scratch<P> scratch;
+  };
+  unit_scratch<P> units;
+  std::vector<worker> workers;
+};
+
+template <class W, class P>
+  requires group_set<W, P>
+class unit_grouping {
+ public:
+  static constexpr bool groups_victims = true;
+
+  unit_grouping(const W& groups, unit_grouping_scratch<P>& scratch) noexcept
+      : groups_(&groups), scratch_(&scratch) {}
+
+  auto priority_of() const noexcept {
+    return [groups = groups_](const P& p) {
+      return ::preempt::workload::effective_priority(*groups, p);
+    };
+  }
+
+  template <class C>
+  void prepare(const C& cluster, timestamp now, std::size_t workers) const {
+    ::preempt::workload::build_victim_units(cluster, *groups_, now, scratch_->units);
+    if (scratch_->workers.size() < workers) scratch_->workers.resize(workers);
+  }
+
+  // Every worker's scratch as large as the largest any worker has needed, so a worker that rarely
+  // wins an item does not grow its scratch in a later decision.
+  void prepare_workers(std::size_t budget_count) const {
+    typename unit_selection_scratch<P>::room room;
+    for (const auto& wk : scratch_->workers) {
+      const auto r = wk.scratch.reserved();
+      room.node_units = std::max(room.node_units, r.node_units);
+      room.units = std::max(room.units, r.units);
+      room.pods = std::max(room.pods, r.pods);
+    }
+    for (auto& wk : scratch_->workers) wk.scratch.reserve(room, budget_count);
+  }
+
+  template <class C, class S, class B, class Nominated, class Policy>
+  victim_selection<P> select(std::size_t w, const P& preemptor, std::size_t x, const C& cluster,
+                             S& state, const B& budgets, const Nominated& nominated,
+                             const Policy& policy) const {
+    return ::preempt::workload::select_unit_victims(preemptor, x, cluster, state, scratch_->units,
+                                                    budgets, nominated,
+                                                    scratch_->workers[w].scratch, policy);
+  }
+
+ private:
+  const W* groups_;
+  unit_grouping_scratch<P>* scratch_;
+};
+
+}  // namespace workload
+
+template <class W, class P>
+  requires workload::group_set<W, P>
+struct victim_grouping_for<W, P> {
+  static workload::unit_grouping<W, P> make(const W& groups, victim_grouping_storage& storage) {
+    return {groups, storage.get<workload::unit_grouping_scratch<P>>()};
+  }
+};
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_UNIT_GROUPING_HPP
+// ---- end preempt/workload/unit_grouping.hpp ----------------------------------------------------
 
 #endif  // PREEMPT_PREEMPT_HPP
 // ---- end preempt/preempt.hpp -------------------------------------------------------------------

@@ -4,7 +4,7 @@
 // victims in descending importance and the number of victims that violate a disruption budget.
 // It is a view: the victims span refers to storage owned elsewhere (a victim_scratch, or the
 // evaluation's candidate store). `best_candidate` says which candidate the choice
-// (preempt/best_candidate.hpp) kept, and why.
+// (preempt/candidate_choice.hpp) kept, and why.
 //
 // No allocation; no exceptions.
 //

@@ -6,8 +6,10 @@
 // in evaluate() below: eligibility; the candidates: potential nodes, sampling, the dry run
 // (select_victims on each node, in candidate order from the offset, into two bounded candidate
 // lists; runs of nodes the cluster's rejection index rules out get their outcome without a
-// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking a
-// workload::group_set makes victims whole units (Kubernetes v1.37 with GenericWorkload).
+// selection, detail/rejection_runs.hpp); the extenders; the best candidate. The overload taking
+// pod groups selects whole victim units (Kubernetes v1.37 with GenericWorkload) through the victim
+// grouping (preempt/victim_grouping.hpp) that preempt/workload/unit_grouping.hpp supplies: this
+// header compiles no pod-group code, and that overload needs that header (or preempt.hpp).
 // evaluator_config::report_only_chosen turns on the branch and bound (detail/branch_and_bound.hpp);
 // more than one worker evaluates nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when
 // there are evaluator_config::min_parallel_nodes to select on. Either way the decision is the same:
@@ -36,9 +38,9 @@
 #include <utility>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
@@ -61,9 +63,8 @@
 #include "preempt/rejection_index.hpp"
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
+#include "preempt/victim_grouping.hpp"
 #include "preempt/victim_selection.hpp"
-#include "preempt/workload/group_set.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -131,37 +132,37 @@ class evaluator<C, Policy, Observer>
   const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const S& statuses,
                                 const B& budgets, const N& nominations, const E& ex,
                                 const attempt& options = {}, Extenders&& extenders = {}) {
-    return evaluate(static_cast<const without_groups*>(nullptr), preemptor,
-                    detail::as_member_cluster(cluster), statuses, budgets, nominations, ex, options,
-                    extenders);
+    return evaluate(no_victim_grouping{}, preemptor, detail::as_member_cluster(cluster), statuses,
+                    budgets, nominations, ex, options, extenders);
   }
 
-  // The same with pod groups: each node's dry run selects whole victim units, and step 1 compares
-  // a pod on the nominated node by its group's priority; the preemptor keeps its own.
+  // The same with pod groups (a workload::group_set, with preempt/workload/unit_grouping.hpp):
+  // each node's dry run selects whole victim units, and step 1 compares a pod on the nominated
+  // node by its group's priority; the preemptor keeps its own.
   template <class W, node_statuses S, budget_set<pod_type> B, nominations_of<pod_type> N,
             executor E, class Extenders = no_extenders>
-    requires workload::group_set<W, pod_type>
+    requires victim_groups<W, pod_type>
   const decision_type& evaluate(const pod_type& preemptor, const C& cluster, const W& groups,
                                 const S& statuses, const B& budgets, const N& nominations,
                                 const E& ex, const attempt& options = {},
                                 Extenders&& extenders = {}) {
-    return evaluate(&groups, preemptor, detail::as_member_cluster(cluster), statuses, budgets,
-                    nominations, ex, options, extenders);
+    return evaluate(victim_grouping_for<W, pod_type>::make(groups, grouping_storage_), preemptor,
+                    detail::as_member_cluster(cluster), statuses, budgets, nominations, ex, options,
+                    extenders);
   }
 
  private:
   // The cluster as the internals read it: C, or a cluster_view of one adapted by its traits.
   using view_type = detail::member_cluster_t<C>;
-  using worker = typename detail::node_dry_run<view_type, Policy>::worker;
   static constexpr bool observes_nodes = detail::observes_every_node<Observer, pod_type>;
   // With parallel workers, results are merged while the batch is evaluated, except for an
   // observer of every node: it is called on the calling thread, in order, after the batch.
   static constexpr bool merges_while_evaluating = !observes_nodes;
 
-  // The decision in upstream's steps (Evaluator.evaluate); W is without_groups without pod groups.
-  struct without_groups {};
-  template <class W, class S, class B, class N, class E, class Extenders>
-  const decision_type& evaluate(const W* groups, const pod_type& preemptor,
+  // The decision in upstream's steps (Evaluator.evaluate), victims grouped by G.
+  template <class G, class S, class B, class N, class E, class Extenders>
+    requires victim_grouping<G, pod_type>
+  const decision_type& evaluate(const G& grouping, const pod_type& preemptor,
                                 const view_type& cluster, const S& statuses, const B& budgets,
                                 const N& nominations, const E& ex, const attempt& options,
                                 Extenders& extenders) {
@@ -183,13 +184,10 @@ class evaluator<C, Policy, Observer>
     //    not with policy Never, or while victims of an earlier preemption still terminate on its
     //    nominated node. With pod groups, the victim units are built once per decision.
     if (const status eligible = detail::check_eligibility_on(
-            cluster, preemptor, options.nominated_node, statuses, policy_, victim_priority(groups));
+            cluster, preemptor, options.nominated_node, statuses, policy_, grouping.priority_of());
         !eligible)
       return finish_message(decision_kind::not_eligible, eligible.reason());
-    if constexpr (!std::same_as<W, without_groups>) {
-      ::preempt::workload::build_victim_units(cluster, *groups, now_, units_);
-      grouped_ = true;
-    }
+    if constexpr (G::groups_victims) grouping.prepare(cluster, now_, nodes_.size());
 
     // 2) Find all preemption candidates (findCandidates): the potential nodes are those whose
     //    filter status is `unschedulable`, in cluster order; none: "Preemption is not helpful".
@@ -205,12 +203,15 @@ class evaluator<C, Policy, Observer>
     decision_.candidates_wanted = preempt::number_of_candidates(config_.sampling, n);
     lists_.set_wanted(decision_.candidates_wanted);
     bound_.start(detail::can_bound<Policy, Observer, Extenders, state_type, node_type, pod_type> &&
-                 config_.report_only_chosen && !grouped_);
+                 config_.report_only_chosen && !G::groups_victims);
     //    The dry run (DryRunPreemption), into two bounded candidate lists, until one candidate
     //    without violations is found and both hold `wanted`. Errors fail the attempt only when no
     //    candidate was found: no candidate is upstream's FitError, which clears the nomination.
-    dry_run(preemptor, cluster, budgets, nominations, ex);
-    collect_candidates(cluster);
+    dry_run(grouping, preemptor, cluster, budgets, nominations, ex);
+    //    The kept candidates, without violations first; bounded ones are only counted.
+    decision_.candidates_bounded =
+        lists_.template collect<pod_type>(cluster, nodes_, candidates_, candidate_scores_);
+    decision_.diagnosis = lists_.diagnosis();
     if (candidates_.empty()) {
       if (lists_.has_errors()) return finish_errors(cluster);
       return finish_unschedulable(cluster.size());
@@ -224,14 +225,6 @@ class evaluator<C, Policy, Observer>
     return finish_nominated(preemptor);
   }
 
-  // A pod's priority as step 1 compares it: its own, or with pod groups its group's.
-  static detail::priority_of_fn victim_priority(const without_groups*) noexcept { return {}; }
-  template <class W>
-  static auto victim_priority(const W* groups) noexcept {
-    return
-        [groups](const pod_type& p) { return ::preempt::workload::effective_priority(*groups, p); };
-  }
-
   void start_attempt(const pod_type& preemptor) {
     PREEMPT_ASSERT(!nodes_.empty(), "evaluator: evaluate on a moved-from evaluator");
     decision_ = decision_type{};
@@ -239,46 +232,41 @@ class evaluator<C, Policy, Observer>
     candidates_.clear();
     candidate_scores_.clear();
     nodes_.reset();
-    grouped_ = false;
     detail::notify_attempt_started(observer_, preemptor);
   }
 
-  // One node's dry run on worker `wk` (preempt/detail/node_dry_run.hpp).
-  template <class B, class N>
-  bool select_on(std::size_t node_index, worker& wk, const pod_type& preemptor,
-                 const view_type& cluster, const B& budgets, const N& nominations,
-                 victim_selection<pod_type>& selection, default_scores::vector& scores) {
-    return nodes_.select(node_index, wk, preemptor, cluster, budgets, nominations, policy_, now_,
-                         bound_, grouped_ ? &units_ : nullptr, selection, scores);
-  }
-
-  template <class B, class N, class E>
-  void dry_run(const pod_type& preemptor, const view_type& cluster, const B& budgets,
-               const N& nominations, [[maybe_unused]] const E& ex) {
+  // The dry run: inline, or handed out to the helpers (detail::worth_handing_out).
+  template <class G, class B, class N, class E>
+  void dry_run(const G& grouping, const pod_type& preemptor, const view_type& cluster,
+               const B& budgets, const N& nominations, [[maybe_unused]] const E& ex) {
     nodes_.template prepare_memo<B>(cluster.size());
-    const bool indexed = prepare_index(preemptor, cluster);
+    // The cluster's rejection index, without grouped victims (detail/rejection_runs.hpp).
+    const bool indexed = detail::prepare_rejection_index<Policy, node_type>(
+        rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
-    if (!is_always_inline_v<E> && parallel_ && worth_handing_out(indexed)) {
-      dry_run_parallel(preemptor, cluster, budgets, nominations, ex);
+    if (!is_always_inline_v<E> && parallel_ &&
+        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
+                                  decision_.candidates_wanted, config_.min_parallel_nodes,
+                                  bound_.active())) {
+      dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }
 #endif
     // Sequentially: each node is merged as soon as it is evaluated, its victims read straight
     // from the scratch (no result slot, no copy).
     const std::size_t n = potential_.size();
-    worker& wk = nodes_[0];
     victim_selection<pod_type> selection;
     default_scores::vector scores{};
     const auto evaluate_node = [&](std::size_t node_index) {
-      const bool bounded =
-          select_on(node_index, wk, preemptor, cluster, budgets, nominations, selection, scores);
+      const bool bounded = nodes_.select(grouping, 0, node_index, preemptor, cluster, budgets,
+                                         nominations, policy_, now_, bound_, selection, scores);
       return merge_node(node_index, selection.outcome, selection.victims, selection.pdb_violations,
                         scores, bounded);
     };
     if (indexed) {
       rejections_.template dry_run<!std::same_as<N, no_nominations>>(
           potential_, lists_, selection.outcome, evaluate_node,
-          [&](std::size_t i) { return has_nominated(nominations, i); },
+          [&](std::size_t i) { return detail::has_nominated<pod_type>(nominations, i); },
           [&](std::size_t i, const status& outcome) {
             detail::notify_node_evaluated(observer_, i, outcome, std::span<const pod_type* const>{},
                                           0);
@@ -289,49 +277,24 @@ class evaluator<C, Policy, Observer>
       if (evaluate_node(potential_[k])) break;
   }
 
-  // The cluster's rejection index, for this decision: with the policy's default victim
-  // eligibility, without pod groups, where the cluster offers one and it answers for the
-  // preemptor (preempt/rejection_index.hpp, detail/rejection_runs.hpp).
-  bool prepare_index(const pod_type& preemptor, const view_type& cluster) {
-    if constexpr (detail::offers_rejection_index<view_type, pod_type> &&
-                  detail::every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      return config_.rejection_index && !grouped_ && rejections_.prepare(cluster, preemptor);
-    else
-      return static_cast<void>(preemptor), static_cast<void>(cluster), false;
-  }
-  template <class N>
-  static bool has_nominated(const N& nominations, std::size_t node_index) {
-    const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
-    return std::ranges::begin(nominated) != std::ranges::end(nominated);
-  }
-
-  // Whether the dry run goes to the helpers: not under the branch and bound (a node it rules out
-  // costs less than handing it out), and only with enough nodes to select on (those the index
-  // leaves open, or every potential node; at most the candidates wanted when sampling stops).
-  bool worth_handing_out(bool indexed) const {
-    if (bound_.active() && config_.min_parallel_nodes > 0) return false;
-    std::size_t work = std::min(potential_.size(), decision_.candidates_wanted);
-    if (indexed)
-      work = std::min(work, rejections_.open_nodes(potential_, config_.min_parallel_nodes));
-    return work >= config_.min_parallel_nodes;
-  }
-
 #if !defined(PREEMPT_NO_THREADS)
   // The parallel dry run (preempt/detail/parallel_dry_run.hpp), this evaluator its host: the k-th
   // potential node evaluated on worker w (its victims to the worker's arena), then merged (victims
   // read only to tell an observer, called after the batch, when no worker writes an arena).
-  template <class B, class N>
+  template <class G, class B, class N>
   struct inputs {
+    const G* grouping;
     const pod_type* preemptor;
     const view_type* cluster;
     const B* budgets;
     const N* nominations;
   };
-  template <class B, class N>
+  template <class G, class B, class N>
   void evaluate_item(std::size_t k, std::size_t w, detail::item_result<pod_type>& out,
-                     const inputs<B, N>& in) {
-    out.bounded = select_on(potential_[k], nodes_[w], *in.preemptor, *in.cluster, *in.budgets,
-                            *in.nominations, out.selection, out.scores);
+                     const inputs<G, B, N>& in) {
+    out.bounded =
+        nodes_.select(*in.grouping, w, potential_[k], *in.preemptor, *in.cluster, *in.budgets,
+                      *in.nominations, policy_, now_, bound_, out.selection, out.scores);
     out.victims = nodes_.keep_victims(w, out.selection.victims);
     out.selection.victims = {};  // in the worker's scratch, until its next node
   }
@@ -345,11 +308,12 @@ class evaluator<C, Policy, Observer>
   }
   void begin_batch() noexcept { bound_.begin_batch(); }
 
-  template <class B, class N, class E>
-  void dry_run_parallel(const pod_type& preemptor, const view_type& cluster, const B& budgets,
-                        const N& nominations, const E& ex) {
-    nodes_.prepare_workers(cluster, budgets, grouped_);
-    const inputs<B, N> in{&preemptor, &cluster, &budgets, &nominations};
+  template <class G, class B, class N, class E>
+  void dry_run_parallel(const G& grouping, const pod_type& preemptor, const view_type& cluster,
+                        const B& budgets, const N& nominations, const E& ex) {
+    nodes_.prepare_workers(cluster, budgets);
+    if constexpr (G::groups_victims) grouping.prepare_workers(budgets.budget_count());
+    const inputs<G, B, N> in{&grouping, &preemptor, &cluster, &budgets, &nominations};
     bound_.begin_parallel();
     parallel_->template run<merges_while_evaluating>(potential_.size(), *this, in, ex);
     bound_.end_parallel();
@@ -386,19 +350,6 @@ class evaluator<C, Policy, Observer>
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
     bound_.note(k);  // the best candidate so far, for the branch and bound
-  }
-  // The kept candidates, without violations first; bounded ones are only counted.
-  void collect_candidates(const view_type& cluster) {
-    lists_.for_each([&](const detail::kept_candidate& k) {
-      if (k.bounded) {
-        ++decision_.candidates_bounded;
-        return;
-      }
-      candidates_.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
-                             nodes_.victims_of(k.victims), k.violations});
-      candidate_scores_.push_back(k.scores);
-    });
-    decision_.diagnosis = lists_.diagnosis();
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).
@@ -473,9 +424,8 @@ class evaluator<C, Policy, Observer>
   detail::potential_nodes potential_;
   detail::rejection_runs<detail::rejection_index_of_t<view_type, pod_type>> rejections_;
   detail::score_bound bound_;
-  timestamp now_ = 0;     // the time of the current decision (see preempt/policy.hpp)
-  bool grouped_ = false;  // with pod groups: the victim units of the decision
-  workload::unit_scratch<pod_type> units_;
+  timestamp now_ = 0;  // the time of the current decision (see preempt/policy.hpp)
+  victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
   alignas(detail::cache_line) detail::candidate_lists lists_;

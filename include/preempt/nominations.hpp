@@ -85,6 +85,13 @@ decltype(auto) nominated_to(const N& n, std::size_t i) {
     return n.nominated_to(i);
 }
 
+// Whether pods are nominated to node i.
+template <class P, class N>
+bool has_nominated(const N& n, std::size_t i) {
+  const auto& nominated = ::preempt::detail::nominated_to<P>(n, i);
+  return std::ranges::begin(nominated) != std::ranges::end(nominated);
+}
+
 }  // namespace detail
 
 PREEMPT_NAMESPACE_END

@@ -7,9 +7,9 @@
 #ifndef PREEMPT_PREEMPT_HPP
 #define PREEMPT_PREEMPT_HPP
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
@@ -41,7 +41,9 @@
 #include "preempt/status.hpp"
 #include "preempt/upstream_profile.hpp"
 #include "preempt/version.hpp"
+#include "preempt/victim_grouping.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/group_decision.hpp"
 #include "preempt/workload/group_dispatch.hpp"
 #include "preempt/workload/group_evaluator.hpp"
@@ -51,8 +53,8 @@
 #include "preempt/workload/placement.hpp"
 #include "preempt/workload/unit_budgets.hpp"
 #include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/unit_grouping.hpp"
 #include "preempt/workload/unit_victim_selection.hpp"
 #include "preempt/workload/victim_unit.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 #endif  // PREEMPT_PREEMPT_HPP

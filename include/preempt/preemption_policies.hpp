@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/policy.hpp"

@@ -11,7 +11,7 @@
 #include <cstddef>
 
 #if PREEMPT_SIZE_PROBE >= 1
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/victim_selection.hpp"
 #endif
 #if PREEMPT_SIZE_PROBE >= 2

@@ -1,5 +1,5 @@
 // Workload-aware preemption: victim construction (preempt/workload/group_set.hpp,
-// victim_units.hpp, group_preemptor.hpp), upstream's types_test.go tables:
+// build_victim_units.hpp, group_preemptor.hpp), upstream's types_test.go tables:
 // TestGetHighestAllAncestor (WG40-WG48), TestNewPodGroupPreemptorResolvesPreemptionPolicy
 // (WG49-WG58), TestNewDomainForWorkloadPreemption (WG59-WG79), TestNewVictim / TestNewDomainVictim
 // (WG82-WG84, WG86), plus the total importance order.

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "output/text_safety.hpp"
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 
 namespace whatif {
 

@@ -32,7 +32,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/config.hpp"
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/detail/candidate_lists.hpp"

@@ -7,7 +7,8 @@
 // list of those with some, each capped at `wanted` (overflow dropped, as upstream). The dry run may
 // stop once both lists together hold `wanted` candidates, one of them without violations. A kept
 // candidate names where its victims are (a worker's arena: victims_at), its upstream scores and
-// whether the branch and bound skipped its selection (bounded).
+// whether the branch and bound skipped its selection (bounded); collect lists them for the
+// decision.
 //
 // Complexity: O(1) amortized per node (the distinct outcomes are matched against the most recent
 // few). Allocation: none once the vectors have grown to the largest dry run. No exceptions.
@@ -23,10 +24,12 @@
 #include <span>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
 #include "preempt/filter_statuses.hpp"
+#include "preempt/node.hpp"
 #include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -144,6 +147,25 @@ class candidate_lists {
   void for_each(F&& f) const {
     for (const kept_candidate& k : without_violations_) f(k);
     for (const kept_candidate& k : with_violations_) f(k);
+  }
+
+  // The kept candidates as a decision lists them (without violations first) appended to `out`,
+  // their scores to `scores`: each named from `cluster`, its victims from `arenas.victims_of`.
+  // Bounded ones are only counted: returns how many.
+  template <class P, class C, class Arenas>
+  std::size_t collect(const C& cluster, const Arenas& arenas, std::vector<candidate<P>>& out,
+                      std::vector<default_scores::vector>& scores) const {
+    std::size_t bounded = 0;
+    for_each([&](const kept_candidate& k) {
+      if (k.bounded) {
+        ++bounded;
+        return;
+      }
+      out.push_back({k.node_index, ::preempt::name_of(cluster[k.node_index]),
+                     arenas.victims_of(k.victims), k.violations});
+      scores.push_back(k.scores);
+    });
+    return bounded;
   }
 
   diagnosis_view diagnosis() const noexcept {

@@ -1,15 +1,16 @@
 // preempt/detail/node_dry_run.hpp - one node's dry run in an evaluation (upstream's
 // SelectVictimsOnNode as DryRunPreemption calls it), and the workers that run it.
 //
-// node_dry_run<C, Policy> owns the evaluation's workers (each with its node state, victim scratch,
-// unit scratch for pod groups, and the arena its kept victims go to) and the budget memo.
-// select(...) prepares a worker's state for a node and selects its victims, in this order: a node
-// the branch and bound rules out is a candidate whose victims are not selected; a node whose state
-// foresees the rejection is rejected without a selection; with pod groups, whole units are
-// selected (workload::select_unit_victims); otherwise select_victims runs, through the node's
-// budget memo where it applies (remembers_budgets: a node where no eviction can violate a budget
-// is selected without reading the budgets). A successful selection without victims is an error for
-// that node; a candidate gets its upstream scores here, while its victims are in the cache.
+// node_dry_run<C, Policy> owns the evaluation's workers (each with its node state, victim scratch
+// and the arena its kept victims go to) and the budget memo. select(grouping, w, ...) prepares
+// worker w's state for a node and selects its victims, in this order: a node the branch and bound
+// rules out is a candidate whose victims are not selected; without grouped victims, a node whose
+// state foresees the rejection is rejected without a selection; a grouping that groups victims
+// (preempt/victim_grouping.hpp) selects on the node itself (pod groups: whole units, with its own
+// per-worker scratch); otherwise select_victims runs, through the node's budget memo where it
+// applies (remembers_budgets: a node where no eviction can violate a budget is selected without
+// reading the budgets). A successful selection without victims is an error for that node; a
+// candidate gets its upstream scores here, while its victims are in the cache.
 //
 // Complexity: a node's prepare_state plus its selection. Allocation: none once the workers' buffers
 // have grown (prepare_workers gives every worker room for the largest node any worker has needed).
@@ -32,9 +33,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
 #include "preempt/budget.hpp"
 #include "preempt/candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/detail/branch_and_bound.hpp"
@@ -45,8 +46,6 @@
 #include "preempt/nominations.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
-#include "preempt/workload/unit_victim_selection.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace detail {
@@ -74,7 +73,6 @@ class node_dry_run {
   // lines no other worker touches.
   struct alignas(cache_line) worker {
     victim_scratch<pod_type> scratch;
-    workload::unit_selection_scratch<pod_type> unit_scratch;  // with pod groups
     std::optional<state_type> state;
     // The victims this worker kept in the current decision: in a parallel dry run, of every node
     // it evaluated, appended right after the selection (while they are in its cache, and without
@@ -119,26 +117,18 @@ class node_dry_run {
       if (budget_memo_.size() < nodes) budget_memo_.resize(nodes);
   }
 
-  // Before a parallel dry run: every worker gets its state and as much scratch (victim scratch,
-  // and unit scratch for pod groups) as the largest any worker has needed, so a worker that rarely
-  // wins an item (more workers than free cores) does not grow its buffers in a later decision;
-  // every worker's arena gets room for as many victims as all workers kept in any parallel dry
-  // run so far, since one worker may take every node.
+  // Before a parallel dry run: every worker gets its state and as much victim scratch as the
+  // largest any worker has needed, so a worker that rarely wins an item (more workers than free
+  // cores) does not grow its buffers in a later decision; every worker's arena gets room for as
+  // many victims as all workers kept in any parallel dry run so far, since one worker may take
+  // every node. A grouping's own scratch is its to prepare.
   template <class B>
-  void prepare_workers(const C& cluster, const B& budgets, bool grouped) {
+  void prepare_workers(const C& cluster, const B& budgets) {
     std::size_t pods = 0;
-    typename workload::unit_selection_scratch<pod_type>::room units;  // with pod groups
-    for (worker& wk : workers_) {
-      const auto u = wk.unit_scratch.reserved();
-      units.node_units = std::max(units.node_units, u.node_units);
-      units.units = std::max(units.units, u.units);
-      units.pods = std::max(units.pods, u.pods);
-      pods = std::max({pods, wk.scratch.pods_reserved(), u.pods});
-    }
+    for (worker& wk : workers_) pods = std::max(pods, wk.scratch.pods_reserved());
     for (worker& wk : workers_) {
       if (!wk.state) wk.state.emplace(cluster.make_state());
       wk.scratch.reserve(pods, budgets.budget_count());
-      wk.unit_scratch.reserve(units, grouped ? budgets.budget_count() : 0);
       wk.arena.reserve(arena_room_);
     }
   }
@@ -150,16 +140,16 @@ class node_dry_run {
     arena_room_ = std::max(arena_room_, total);
   }
 
-  // Selects the victims on node `node_index` with worker `wk`'s state and scratch: the selection
-  // is built in `selection` (its victims point into the scratch until the worker's next node),
-  // with a candidate's upstream scores in `scores`. `units` is the decision's victim units with pod
-  // groups, null without. True when the branch and bound skipped the node (a candidate whose
-  // victims were not selected).
-  template <class B, class N>
-  bool select(std::size_t node_index, worker& wk, const pod_type& preemptor, const C& cluster,
-              const B& budgets, const N& nominations, const Policy& policy, timestamp now,
-              const score_bound& bound, const workload::unit_scratch<pod_type>* units,
-              victim_selection<pod_type>& selection, default_scores::vector& scores) {
+  // Selects the victims on node `node_index` with worker w's state and scratch, or the grouping's
+  // when it groups victims: the selection is built in `selection` (its victims point into the
+  // scratch until the worker's next node), with a candidate's upstream scores in `scores`. True
+  // when the branch and bound skipped the node (a candidate whose victims were not selected).
+  template <class G, class B, class N>
+  bool select(const G& grouping, std::size_t w, std::size_t node_index, const pod_type& preemptor,
+              const C& cluster, const B& budgets, const N& nominations, const Policy& policy,
+              timestamp now, const score_bound& bound, victim_selection<pod_type>& selection,
+              default_scores::vector& scores) {
+    worker& wk = workers_[w];
     if (!wk.state) wk.state.emplace(cluster.make_state());
     cluster.prepare_state(node_index, *wk.state);
     const auto& nominated = detail::nominated_to<pod_type>(nominations, node_index);
@@ -175,15 +165,14 @@ class node_dry_run {
       }
     if constexpr (foresees_rejections<state_type, pod_type> &&
                   every_lower_priority_pod_eligible<Policy, node_type, pod_type>())
-      if (units == nullptr && none_nominated)
+      if (!G::groups_victims && none_nominated)
         if (const status* rejection = wk.state->foreseen_rejection(preemptor)) {
           ::new (slot) victim_selection<pod_type>{*rejection, {}, 0};
           return false;
         }
-    if (units != nullptr)
-      ::new (slot) victim_selection<pod_type>(::preempt::workload::select_unit_victims(
-          preemptor, node_index, cluster, *wk.state, *units, budgets, nominated, wk.unit_scratch,
-          policy));
+    if constexpr (G::groups_victims)
+      ::new (slot) victim_selection<pod_type>(grouping.select(
+          w, preemptor, node_index, cluster, *wk.state, budgets, nominated, policy));
     else
       select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, policy, wk,
                      slot);

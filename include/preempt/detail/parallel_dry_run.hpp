@@ -25,6 +25,8 @@
 // and ready flags grow to the largest batch seen. No exceptions. Thread-safety: one run at a time.
 // Not available under PREEMPT_NO_THREADS (the evaluator then runs inline only).
 //
+// worth_handing_out(...) is the evaluator's rule for calling the helpers at all.
+//
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
 #define PREEMPT_DETAIL_PARALLEL_DRY_RUN_HPP
@@ -39,7 +41,7 @@
 #include <memory>
 #include <vector>
 
-#include "preempt/best_candidate.hpp"
+#include "preempt/candidate_choice.hpp"
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/detail/candidate_lists.hpp"
 #include "preempt/detail/helper_crew.hpp"
@@ -78,6 +80,19 @@ constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers,
   std::size_t size = std::max(ahead, std::min(safe, max_batch));
   if (bounding) size = std::min(size, std::max(ahead, 2 * previous));
   return size;
+}
+
+// Whether a dry run goes to the helpers: not under the branch and bound (a node it rules out costs
+// less than handing it out), and only with `min_parallel_nodes` to select on: those the rejection
+// index leaves open (`indexed`, when the dry run goes through it), or every potential node; at
+// most the candidates wanted when sampling stops.
+template <class Runs>
+bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
+                       std::size_t min_parallel_nodes, bool bounding) {
+  if (bounding && min_parallel_nodes > 0) return false;
+  std::size_t work = std::min(potential.size(), wanted);
+  if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
+  return work >= min_parallel_nodes;
 }
 
 template <class P>

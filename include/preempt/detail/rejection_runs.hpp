@@ -14,6 +14,11 @@
 // priority's tree is first built or the cluster grew), and the kinds' list growing to the most
 // kinds met. No exceptions of its own. One decision at a time.
 //
+// prepare_rejection_index<Policy, Node>(runs, enabled, cluster, preemptor) says whether a
+// decision's dry run goes through the index: with the policy's default victim eligibility, where
+// the cluster offers an index, `enabled` (the evaluator's config, victims not grouped) and the
+// index answers for the preemptor.
+//
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_DETAIL_REJECTION_RUNS_HPP
 #define PREEMPT_DETAIL_REJECTION_RUNS_HPP
@@ -25,6 +30,7 @@
 
 #include "preempt/config.hpp"
 #include "preempt/detail/candidate_lists.hpp"
+#include "preempt/detail/victim_policy_traits.hpp"
 #include "preempt/rejection_index.hpp"
 #include "preempt/status.hpp"
 
@@ -119,6 +125,16 @@ class rejection_runs {
   Index index_;
   std::vector<kind> kinds_;
 };
+
+template <class Policy, class Node, class Runs, class C, class P>
+bool prepare_rejection_index(Runs& runs, bool enabled, const C& cluster, const P& preemptor) {
+  if constexpr (offers_rejection_index<C, P> &&
+                every_lower_priority_pod_eligible<Policy, Node, P>())
+    return enabled && runs.prepare(cluster, preemptor);
+  else
+    return static_cast<void>(runs), static_cast<void>(enabled), static_cast<void>(cluster),
+           static_cast<void>(preemptor), false;
+}
 
 }  // namespace detail
 PREEMPT_NAMESPACE_END

@@ -42,6 +42,7 @@
 #include "preempt/pod.hpp"
 #include "preempt/status.hpp"
 #include "preempt/upstream_profile.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/group_decision.hpp"
 #include "preempt/workload/group_preemptor.hpp"
 #include "preempt/workload/group_set.hpp"
@@ -49,7 +50,6 @@
 #include "preempt/workload/unit_budgets.hpp"
 #include "preempt/workload/unit_eligibility.hpp"
 #include "preempt/workload/victim_unit.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {

@@ -26,8 +26,8 @@
 
 #include "preempt/budget.hpp"
 #include "preempt/config.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/victim_unit.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {

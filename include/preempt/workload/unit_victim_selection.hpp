@@ -38,10 +38,10 @@
 #include "preempt/policy.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
+#include "preempt/workload/build_victim_units.hpp"
 #include "preempt/workload/unit_budgets.hpp"
 #include "preempt/workload/unit_eligibility.hpp"
 #include "preempt/workload/victim_unit.hpp"
-#include "preempt/workload/victim_units.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
