@@ -240,7 +240,7 @@ TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_
 // ---- TestPrepareCandidateAsyncSetsPreemptingSets ------------------------------------------------
 
 TEST_CASE_TEMPLATE(
-    "PS: in flight during every eviction; the last victim is evicted last, recorded only then", X,
+    "PS: in flight during every eviction, the last victim is evicted last, recorded only then", X,
     EVF_ASYNC_EXECUTORS) {
   for (std::size_t n = 0; n <= 4; ++n) {
     CAPTURE(n);
@@ -412,7 +412,7 @@ TEST_CASE_TEMPLATE(
 }
 
 TEST_CASE_TEMPLATE(
-    "NC: nothing to clear, nothing reported; a failed sync preemption clears nothing", X,
+    "NC: nothing to clear, nothing reported, a failed sync preemption clears nothing", X,
     EVF_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
@@ -766,7 +766,7 @@ TEST_CASE_TEMPLATE("VL: victims whose eviction failed are released and may be di
   CHECK(r.table.victims_in_flight() == (X::async ? 2u : 0u));  // inline keeps no claim
 }
 
-TEST_CASE_TEMPLATE("VL: reported victims leave the ledger; then they may be dispatched again", X,
+TEST_CASE_TEMPLATE("VL: reported victims leave the ledger, then they may be dispatched again", X,
                    EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p1 = s.add("p1", high);
@@ -1011,7 +1011,7 @@ TEST_CASE_TEMPLATE("apply: each decision kind", X, evf::inline_x, evf::manual_fi
 
 // ---- metrics ----------------------------------------------------------------------------------
 
-TEST_CASE("MT: metrics buckets (victims 1..64,+Inf; durations 0.01 s * 2^k, +Inf)") {
+TEST_CASE("MT: metrics buckets (victims: 1..64 and +Inf, durations: 0.01 s * 2^k and +Inf)") {
   preempt::metrics m;
   for (std::size_t v : {0u, 1u, 2u, 3u, 4u, 5u, 8u, 9u, 64u, 65u, 1000u}) m.record_victims(v);
   CHECK(m.victims_bucket(0) == 2);  // 0, 1
@@ -1219,7 +1219,7 @@ TEST_CASE("executor refusal of the eviction tasks: they run on the background th
 }
 #endif  // PREEMPT_HAS_EXCEPTIONS
 
-TEST_CASE("lifetime: the dispatcher copies the victims; the caller's pods may go away") {
+TEST_CASE("lifetime: the dispatcher copies the victims, the caller's pods may go away") {
   evf::scene s;
   const pod& p = s.add("p", high);
   rig<evf::manual_lifo> r(&s.names);

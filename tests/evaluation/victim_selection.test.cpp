@@ -103,7 +103,7 @@ TEST_CASE("DR6: the mid pod is preempted, the small low pod stays") {
   CHECK(fit_checks(r) == std::vector<int>{3, 2});  // 5 in total
 }
 
-TEST_CASE("DR7: mixed priorities; the high pod stays, the small ones go in importance order") {
+TEST_CASE("DR7: mixed priorities, the high pod stays, the small ones go in importance order") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1.1", mid, small());

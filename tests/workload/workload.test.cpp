@@ -266,7 +266,7 @@ TEST_CASE_TEMPLATE("WG15 a single lower-priority pod", X, WL_EXECUTORS) {
   check_case<X>(s, {.victims = {"p1"}});
 }
 
-TEST_CASE_TEMPLATE("WG16 lower priorities go first; equal priority is untouchable", X,
+TEST_CASE_TEMPLATE("WG16 lower priorities go first, equal priority is untouchable", X,
                    WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
@@ -277,7 +277,7 @@ TEST_CASE_TEMPLATE("WG16 lower priorities go first; equal priority is untouchabl
   check_case<X>(s, {.victims = {"p1", "p2"}});
 }
 
-TEST_CASE_TEMPLATE("WG17 minimum victims; ties broken by construction order", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE("WG17 minimum victims, ties broken by construction order", X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 3);
   for (const char* n : {"p1", "p2", "p3", "p4"}) s.add({.name = n, .node = "n1"});
@@ -551,7 +551,7 @@ void two_victims(wlf::scene& s) {
 }  // namespace
 
 TEST_CASE(
-    "group dispatch (manual executor): the group is gated while its evictions run; members "
+    "group dispatch (manual executor): the group is gated while its evictions run, members "
     "are nominated first") {
   wlf::scene s;
   two_victims(s);

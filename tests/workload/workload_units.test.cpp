@@ -473,7 +473,7 @@ TEST_CASE("importance order: priority, kind, size, earliest start, construction 
 // ---- single-pod preemption with pod groups as victims (v1.37 SelectVictimsOnNode) --------------
 
 TEST_CASE(
-    "single-pod victims on units: an all-mode group is evicted across nodes; a member has "
+    "single-pod victims on units: an all-mode group is evicted across nodes, a member has "
     "its group's priority") {
   wlf::scene s;
   s.node("n1", 2);
