@@ -170,7 +170,7 @@ std::vector<pc_case> pc_cases() {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE("PC1-PC10 [TestPrepareCandidate]: every row, sync and async", X, EVF_EXECUTORS) {
   for (const pc_case& pc : pc_cases()) {
     CAPTURE(pc.id);
     evf::scene s;
@@ -310,8 +310,7 @@ const std::vector<af_case>& af_cases() {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailure)", X,
-                   EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE("AF1-AF7 [TestAsyncPreemptionFailure]: every row", X, EVF_EXECUTORS) {
   for (const af_case& af : af_cases()) {
     CAPTURE(af.id);
     evf::scene s;
@@ -468,7 +467,9 @@ TEST_CASE_TEMPLATE("NC: when every victim is already terminating", X, EVF_EXECUT
 
 // ---- PE1-PE3 ----------------------------------------------------------------------------------
 
-TEST_CASE("PE1: gate off (inline dispatch): never gated, not even during the eviction") {
+TEST_CASE(
+    "PE1 [TestPreEnqueue/\"AsyncPreemption disabled, returns nil\"]: gate off (inline dispatch): "
+    "never gated, not even during the eviction") {
   evf::scene s;
   const pod& p = s.add("p", high);
   rig<evf::inline_x> r(&s.names);
@@ -484,8 +485,10 @@ TEST_CASE("PE1: gate off (inline dispatch): never gated, not even during the evi
 }
 
 TEST_CASE_TEMPLATE(
-    "PE2-PE3: gate on: the preemptor is gated until its evictions finish, others never", X,
-    EVF_ASYNC_EXECUTORS) {
+    "PE2-PE3 [TestPreEnqueue/\"AsyncPreemption enabled, same pod, returns "
+    "UnschedulableAndUnresolvable\", \"AsyncPreemption enabled, different pod, returns nil\"]: "
+    "gate on: the preemptor is gated until its evictions finish, others never",
+    X, EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
   const pod& other = s.add("other", high);
