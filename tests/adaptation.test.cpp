@@ -310,7 +310,7 @@ TEST_CASE("adaptation: a pod the traits call terminating is not evicted again") 
   CHECK(client.evicted == std::vector<std::string>{"running"});
 }
 
-TEST_CASE("adaptation: the clock; a pod without a start time is the newest, as upstream's now") {
+TEST_CASE("adaptation: the clock, a pod without a start time is the newest, as upstream's now") {
   // Two candidates whose victims tie on everything but time: one victim started at t0, the other
   // has no start time. Upstream reads time.Now() for it: later than t0, so that node wins the
   // "latest start" criterion. The default policy reads the system clock (it used to be 0, the

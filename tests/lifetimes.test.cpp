@@ -69,7 +69,7 @@ TEST_CASE("lifetimes: a decision bound by reference follows the evaluator's next
   CHECK(d.diagnosis.size() >= 1);
 }
 
-TEST_CASE("lifetimes: the ledger keeps its own copy; the caller may replace its pod object") {
+TEST_CASE("lifetimes: the ledger keeps its own copy, the caller may replace its pod object") {
   resource_cluster c;
   const std::size_t n = c.add_node("n", capacity(1000, 1000));
   c.add_pod(n, make(1, 0, 600));  // the only victim

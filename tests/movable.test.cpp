@@ -32,7 +32,7 @@ TEST_CASE("movable: a task_ref array starts empty") {
   CHECK(queue[0] == preempt::task_ref{});
 }
 
-TEST_CASE("movable: the nomination ledger moves its nominations; the moved-from one is empty") {
+TEST_CASE("movable: the nomination ledger moves its nominations, the moved-from one is empty") {
   const P a{1, 5, 0}, b{2, 7, 0};
   preempt::nomination_ledger<P> from(2);
   from.nominate(a, 1);

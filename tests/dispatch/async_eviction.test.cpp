@@ -324,7 +324,7 @@ TEST_CASE("async eviction: inline dispatch waits for the completion, and keeps t
 }
 
 #if PREEMPT_HAS_STOP_TOKEN
-TEST_CASE("stop token: outstanding evictions fail without the client; apply refuses new work") {
+TEST_CASE("stop token: outstanding evictions fail without the client, apply refuses new work") {
   evf::scene s;
   preempt::nomination_ledger<pod> ledger(2);
   preempt::in_flight_table<pod> table;
@@ -358,7 +358,7 @@ TEST_CASE("stop token: outstanding evictions fail without the client; apply refu
   CHECK(d.jobs_running() == 0);
 }
 
-TEST_CASE("stop token: the completion carries it; a client cancels its call and completes it") {
+TEST_CASE("stop token: the completion carries it, a client cancels its call and completes it") {
   evf::scene s;
   preempt::nomination_ledger<pod> ledger(1);
   preempt::in_flight_table<pod> table;

@@ -41,7 +41,7 @@ std::vector<uid> nominated_ids(const ledger_type& l, std::size_t node) {
 
 }  // namespace
 
-TEST_CASE("churn: remove_node drops and reports its nominations; later nodes move down") {
+TEST_CASE("churn: remove_node drops and reports its nominations, later nodes move down") {
   evf::scene s;
   const pod& a = s.add("a", low);
   const pod& b = s.add("b", mid);
@@ -95,7 +95,7 @@ TEST_CASE("churn: renumber_nodes moves nominations and keys, drops removed nodes
   CHECK(l.node_of(b.uid()) == std::optional<std::size_t>(3));
 }
 
-TEST_CASE("churn: add_node and resize_nodes grow the ledger; indices beyond it are refused") {
+TEST_CASE("churn: add_node and resize_nodes grow the ledger, indices beyond it are refused") {
   evf::scene s;
   const pod& a = s.add("a", low);
   ledger_type l(1);

@@ -170,7 +170,7 @@ std::vector<pc_case> pc_cases() {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE("PC1-PC10 [TestPrepareCandidate]: every row, sync and async", X, EVF_EXECUTORS) {
   for (const pc_case& pc : pc_cases()) {
     CAPTURE(pc.id);
     evf::scene s;
@@ -240,7 +240,7 @@ TEST_CASE_TEMPLATE("PC1-PC10: prepare candidate (TestPrepareCandidate)", X, EVF_
 // ---- TestPrepareCandidateAsyncSetsPreemptingSets ------------------------------------------------
 
 TEST_CASE_TEMPLATE(
-    "PS: in flight during every eviction; the last victim is evicted last, recorded only then", X,
+    "PS: in flight during every eviction, the last victim is evicted last, recorded only then", X,
     EVF_ASYNC_EXECUTORS) {
   for (std::size_t n = 0; n <= 4; ++n) {
     CAPTURE(n);
@@ -310,8 +310,7 @@ const std::vector<af_case>& af_cases() {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("AF1-AF7: async preemption failure (TestAsyncPreemptionFailure)", X,
-                   EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE("AF1-AF7 [TestAsyncPreemptionFailure]: every row", X, EVF_EXECUTORS) {
   for (const af_case& af : af_cases()) {
     CAPTURE(af.id);
     evf::scene s;
@@ -412,7 +411,7 @@ TEST_CASE_TEMPLATE(
 }
 
 TEST_CASE_TEMPLATE(
-    "NC: nothing to clear, nothing reported; a failed sync preemption clears nothing", X,
+    "NC: nothing to clear, nothing reported, a failed sync preemption clears nothing", X,
     EVF_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
@@ -468,7 +467,9 @@ TEST_CASE_TEMPLATE("NC: when every victim is already terminating", X, EVF_EXECUT
 
 // ---- PE1-PE3 ----------------------------------------------------------------------------------
 
-TEST_CASE("PE1: gate off (inline dispatch): never gated, not even during the eviction") {
+TEST_CASE(
+    "PE1 [TestPreEnqueue/\"AsyncPreemption disabled, returns nil\"]: gate off (inline dispatch): "
+    "never gated, not even during the eviction") {
   evf::scene s;
   const pod& p = s.add("p", high);
   rig<evf::inline_x> r(&s.names);
@@ -484,8 +485,10 @@ TEST_CASE("PE1: gate off (inline dispatch): never gated, not even during the evi
 }
 
 TEST_CASE_TEMPLATE(
-    "PE2-PE3: gate on: the preemptor is gated until its evictions finish, others never", X,
-    EVF_ASYNC_EXECUTORS) {
+    "PE2-PE3 [TestPreEnqueue/\"AsyncPreemption enabled, same pod, returns "
+    "UnschedulableAndUnresolvable\", \"AsyncPreemption enabled, different pod, returns nil\"]: "
+    "gate on: the preemptor is gated until its evictions finish, others never",
+    X, EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p = s.add("p", high);
   const pod& other = s.add("other", high);
@@ -766,7 +769,7 @@ TEST_CASE_TEMPLATE("VL: victims whose eviction failed are released and may be di
   CHECK(r.table.victims_in_flight() == (X::async ? 2u : 0u));  // inline keeps no claim
 }
 
-TEST_CASE_TEMPLATE("VL: reported victims leave the ledger; then they may be dispatched again", X,
+TEST_CASE_TEMPLATE("VL: reported victims leave the ledger, then they may be dispatched again", X,
                    EVF_ASYNC_EXECUTORS) {
   evf::scene s;
   const pod& p1 = s.add("p1", high);
@@ -1011,7 +1014,7 @@ TEST_CASE_TEMPLATE("apply: each decision kind", X, evf::inline_x, evf::manual_fi
 
 // ---- metrics ----------------------------------------------------------------------------------
 
-TEST_CASE("MT: metrics buckets (victims 1..64,+Inf; durations 0.01 s * 2^k, +Inf)") {
+TEST_CASE("MT: metrics buckets (victims: 1..64 and +Inf, durations: 0.01 s * 2^k and +Inf)") {
   preempt::metrics m;
   for (std::size_t v : {0u, 1u, 2u, 3u, 4u, 5u, 8u, 9u, 64u, 65u, 1000u}) m.record_victims(v);
   CHECK(m.victims_bucket(0) == 2);  // 0, 1
@@ -1219,7 +1222,7 @@ TEST_CASE("executor refusal of the eviction tasks: they run on the background th
 }
 #endif  // PREEMPT_HAS_EXCEPTIONS
 
-TEST_CASE("lifetime: the dispatcher copies the victims; the caller's pods may go away") {
+TEST_CASE("lifetime: the dispatcher copies the victims, the caller's pods may go away") {
   evf::scene s;
   const pod& p = s.add("p", high);
   rig<evf::manual_lifo> r(&s.names);

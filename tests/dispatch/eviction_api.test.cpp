@@ -322,7 +322,7 @@ TEST_CASE_TEMPLATE("eviction api: a budget's refusal goes down the failure path"
 }
 
 TEST_CASE(
-    "eviction api: a completion's refusal keeps the client's message; other failures are "
+    "eviction api: a completion's refusal keeps the client's message, other failures are "
     "not budget refusals") {
   evf::scene s;
   preempt::nomination_ledger<pod> ledger(1);

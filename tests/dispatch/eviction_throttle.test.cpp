@@ -121,7 +121,7 @@ struct wake_up_hooks {
 
 }  // namespace
 
-TEST_CASE("throttled_apply: held back, nominated, woken when the window opens; then evicted") {
+TEST_CASE("throttled_apply: held back, nominated, woken when the window opens, then evicted") {
   preempt::nomination_ledger<pod> ledger(2);
   preempt::in_flight_table<pod> in_flight;
   recording_client client;

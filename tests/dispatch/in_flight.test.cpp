@@ -38,7 +38,9 @@ struct informer {
 
 }  // namespace
 
-TEST_CASE("IR1: nothing in flight, no last victim: not running") {
+TEST_CASE(
+    "IR1 [TestIsPodRunningPreemption/\"preemptor not in preemptingSet\"]: nothing in flight, no "
+    "last victim: not running") {
   table_type t;
   const informer inf{{{victim1, victim_state::present}}};
   CHECK_FALSE(t.is_preemption_running(preemptor));
@@ -48,7 +50,9 @@ TEST_CASE("IR1: nothing in flight, no last victim: not running") {
   CHECK(t.preemptors_in_flight() == 0);
 }
 
-TEST_CASE("IR2: a last victim recorded for a preemptor not in flight: not running") {
+TEST_CASE(
+    "IR2 [TestIsPodRunningPreemption/\"preemptor not in preemptingSet, lastVictimSet not empty\"]: "
+    "a last victim recorded for a preemptor not in flight: not running") {
   table_type t;
   // The table keeps last victims inside the in-flight set: recording one for a preemptor that is
   // not in flight has no effect (and never makes it "running").
@@ -68,7 +72,9 @@ TEST_CASE("IR2: a last victim recorded for a preemptor not in flight: not runnin
   CHECK(t.last_victim_of(preemptor) == std::nullopt);
 }
 
-TEST_CASE("IR3: in flight, and only another pod has a last victim: running") {
+TEST_CASE(
+    "IR3 [TestIsPodRunningPreemption/\"preemptor in preemptingSet, no lastVictim for preemptor\"]: "
+    "in flight, and only another pod has a last victim: running") {
   table_type t;
   t.start(preemptor);
   const informer inf{{}};  // victim1 gone: irrelevant to `preemptor`
@@ -85,7 +91,9 @@ TEST_CASE("IR3: in flight, and only another pod has a last victim: running") {
   CHECK(t.last_victim_of(preemptor) == std::nullopt);
 }
 
-TEST_CASE("IR4: in flight, last victim absent from the cache: not running") {
+TEST_CASE(
+    "IR4 [TestIsPodRunningPreemption/\"preemptor in preemptingSet, victim in lastVictimSet, not in "
+    "PodLister\"]: in flight, last victim absent from the cache: not running") {
   table_type t;
   t.start(preemptor);
   t.set_last_victim(preemptor, victim1);
@@ -99,7 +107,9 @@ TEST_CASE("IR4: in flight, last victim absent from the cache: not running") {
   CHECK(t.in_flight(preemptor));  // the gate opens; the work is not over
 }
 
-TEST_CASE("IR5: in flight, last victim still present: running") {
+TEST_CASE(
+    "IR5 [TestIsPodRunningPreemption/\"preemptor in preemptingSet, victim in lastVictimSet and in "
+    "PodLister\"]: in flight, last victim still present: running") {
   table_type t;
   t.start(preemptor);
   t.set_last_victim(preemptor, victim1);
@@ -112,7 +122,10 @@ TEST_CASE("IR5: in flight, last victim still present: running") {
   CHECK(t.is_preemption_running(preemptor));
 }
 
-TEST_CASE("IR6: in flight, last victim present with a deletion timestamp: not running") {
+TEST_CASE(
+    "IR6 [TestIsPodRunningPreemption/\"preemptor in preemptingSet, victim in lastVictimSet and in "
+    "PodLister with deletion timestamp\"]: in flight, last victim present with a deletion "
+    "timestamp: not running") {
   table_type t;
   t.start(preemptor);
   t.set_last_victim(preemptor, victim_deleted);

@@ -135,7 +135,7 @@ TEST_CASE(
   CHECK(d2.kind == preempt::decision_kind::error);
 }
 
-TEST_CASE("in_flight_view: nodes hide the in-flight pods; states do not count them") {
+TEST_CASE("in_flight_view: nodes hide the in-flight pods, states do not count them") {
   world w;
   const std::size_t n2 = w.c.node("node2", fx::capacity(1000, 1000));
   w.c.add(n2, "x1", low, fx::res(300, 10));

@@ -73,7 +73,7 @@ TEST_CASE("ledger: nominate (override) records, replaces, and keeps nomination o
   CHECK(l.size() == 3);
 }
 
-TEST_CASE("ledger: nodes are added explicitly; unknown nodes are empty") {
+TEST_CASE("ledger: nodes are added explicitly, unknown nodes are empty") {
   evf::scene s;
   const pod& a = s.add("a", low);
   ledger_type l;  // no nodes

@@ -158,15 +158,22 @@ void run_pr(policy_case policy, bool expect_preemption) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("PR1: preempt the two low pods on node1, then not again", X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PR1 [TestPreempt/\"basic preemption logic\"]: preempt the two low pods on node1, then not "
+    "again",
+    X, EVF_EXECUTORS) {
   run_pr<X>(policy_case::lower_priority, true);
 }
 
-TEST_CASE_TEMPLATE("PR7: preemptionPolicy Never preempts nothing", X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PR7 [TestPreempt/\"no preempting in pod\"]: preemptionPolicy Never preempts nothing", X,
+    EVF_EXECUTORS) {
   run_pr<X>(policy_case::never, false);
 }
 
-TEST_CASE_TEMPLATE("PR8: preemptionPolicy unset is PreemptLowerPriority", X, EVF_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PR8 [TestPreempt/\"PreemptionPolicy is nil\"]: preemptionPolicy unset is PreemptLowerPriority",
+    X, EVF_EXECUTORS) {
   // Same as PR1 with the policy left at its default (model::pod_spec's default value).
   pr_world w({}, policy_case::unset);
   CHECK(w.preemptor->preemption_policy() == preempt::preemption_policy::preempt_lower_priority);

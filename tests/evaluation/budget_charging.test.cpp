@@ -54,7 +54,7 @@ struct counted_budgets {
 
 }  // namespace
 
-TEST_CASE("BC1: a visitor returning true ends budget_table's visit of the pod's budgets") {
+TEST_CASE("BC1 [ours]: a visitor returning true ends budget_table's visit of the pod's budgets") {
   preempt::model::budget_table t;
   // Budgets 0-5 in namespace 1, 6 and 7 in namespace 2. Pod k (1-6) is in budgets 0 .. k-1 of
   // namespace 1, and in budget 6 for even k; every third membership is a disrupted one.
@@ -91,7 +91,7 @@ TEST_CASE("BC1: a visitor returning true ends budget_table's visit of the pod's 
   CHECK(checked > 20);
 }
 
-TEST_CASE("BC2: a node without room even for the preemptor alone charges no budget") {
+TEST_CASE("BC2 [ours]: a node without room even for the preemptor alone charges no budget") {
   fx::named_cluster c;
   const std::size_t n1 = c.node("node1", fx::capacity(500, 500));
   c.add(n1, "keep", fx::very_high, fx::large());  // above the preemptor: never a victim

@@ -39,7 +39,7 @@ struct one_room {
 
 }  // namespace
 
-TEST_CASE("BE1: a pod counted by two budgets violates when either goes negative") {
+TEST_CASE("BE1 [ours]: a pod counted by two budgets violates when either goes negative") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1", mid, small());                  // in A and B
@@ -76,7 +76,7 @@ TEST_CASE("BE1: a pod counted by two budgets violates when either goes negative"
   }
 }
 
-TEST_CASE("BE1: a pod overdrawing two budgets is one violating victim") {
+TEST_CASE("BE1 [ours]: a pod overdrawing two budgets is one violating victim") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1", mid, small());
@@ -88,7 +88,7 @@ TEST_CASE("BE1: a pod overdrawing two budgets is one violating victim") {
   CHECK(r[0].violations == 1);
 }
 
-TEST_CASE("BE2: a budget of another namespace does not count") {
+TEST_CASE("BE2 [ours]: a budget of another namespace does not count") {
   one_room s(mid, low, "team-a");
   SUBCASE("budget in default, pods in team-a: nothing violates, importance order decides") {
     s.c.budget(0, {"a", "b"}, {}, "default");
@@ -104,7 +104,7 @@ TEST_CASE("BE2: a budget of another namespace does not count") {
   }
 }
 
-TEST_CASE("BE3: an empty or unmatched budget changes nothing") {
+TEST_CASE("BE3 [ours]: an empty or unmatched budget changes nothing") {
   one_room s;
   s.c.budget(0, {});  // a selector matching nothing
   s.c.budget(-3, {});
@@ -113,7 +113,7 @@ TEST_CASE("BE3: an empty or unmatched budget changes nothing") {
   CHECK(r[0].violations == 0);
 }
 
-TEST_CASE("BE4: disruptedPods are exempt and use none of the budget") {
+TEST_CASE("BE4 [ours]: disruptedPods are exempt and use none of the budget") {
   one_room s;
   SUBCASE("the exempt pod does not violate a budget that allows nothing") {
     s.c.budget(0, {"b"}, {"b"});
@@ -135,7 +135,7 @@ TEST_CASE("BE4: disruptedPods are exempt and use none of the budget") {
   }
 }
 
-TEST_CASE("BE5: negative priorities order and classify like any others") {
+TEST_CASE("BE5 [ours]: negative priorities order and classify like any others") {
   one_room s(neg, 2 * neg);  // a -100, b -200
   s.c.budget(1, {"a", "b"});
   // a is more important and spends the budget; b violates and is reprieved first.
@@ -144,7 +144,7 @@ TEST_CASE("BE5: negative priorities order and classify like any others") {
   CHECK(r[0].violations == 0);
 }
 
-TEST_CASE("BE5: a preemptor of negative priority preempts pods of lower negative priority") {
+TEST_CASE("BE5 [ours]: a preemptor of negative priority preempts pods of lower negative priority") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "a", neg, large());
@@ -155,7 +155,7 @@ TEST_CASE("BE5: a preemptor of negative priority preempts pods of lower negative
   CHECK(r[0].victims == name_list{"a", "b"});
 }
 
-TEST_CASE("BE6: a missing start time counts as the policy's now") {
+TEST_CASE("BE6 [ours]: a missing start time counts as the policy's now") {
   // x started at t5, y has no start time; same priority; one budget allowing one disruption.
   named_cluster c;
   const auto n1 = c.node("node1");
@@ -176,7 +176,7 @@ TEST_CASE("BE6: a missing start time counts as the policy's now") {
   }
 }
 
-TEST_CASE("BE7: budgets are not shared across nodes") {
+TEST_CASE("BE7 [ours]: budgets are not shared across nodes") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2"), n3 = c.node("node3");
   c.add(n1, "p1", mid, large());
@@ -192,7 +192,7 @@ TEST_CASE("BE7: budgets are not shared across nodes") {
   }
 }
 
-TEST_CASE("BE7: a scratch reused with more budgets starts every budget fresh") {
+TEST_CASE("BE7 [ours]: a scratch reused with more budgets starts every budget fresh") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "a", mid, small());
@@ -225,7 +225,7 @@ TEST_CASE("BE7: a scratch reused with more budgets starts every budget fresh") {
   CHECK(r.pdb_violations == 0);
 }
 
-TEST_CASE("BE8: a budget copy overdrawn stays overdrawn, whatever its allowed count") {
+TEST_CASE("BE8 [ours]: a budget copy overdrawn stays overdrawn, whatever its allowed count") {
   preempt::model::budget_table t;
   t.add_budget(0, 1);
   t.add_budget(0, -2);
@@ -271,7 +271,9 @@ struct error_case {
 
 }  // namespace
 
-TEST_CASE("PF11: a RemovePod error while removing the potential victims is the outcome") {
+TEST_CASE(
+    "PF11 [TestPostFilter/\"only one node but failed with TestPlugin\"]: a RemovePod error while "
+    "removing the potential victims is the node's outcome") {
   error_case s;
   for (int at : {1, 2}) {
     CAPTURE(at);
@@ -283,7 +285,7 @@ TEST_CASE("PF11: a RemovePod error while removing the potential victims is the o
   }
 }
 
-TEST_CASE("PF11: a RemovePod error while un-reprieving a victim is the outcome") {
+TEST_CASE("PF11 [ours]: a RemovePod error while un-reprieving a victim is the outcome") {
   // Room for p (200) and one small pod: a is reprieved, b must go. Removes: a, b, then b again.
   error_case s;
   {
@@ -297,7 +299,7 @@ TEST_CASE("PF11: a RemovePod error while un-reprieving a victim is the outcome")
   CHECK(r.victims.empty());
 }
 
-TEST_CASE("PF11: an AddPod error while reprieving is the outcome") {
+TEST_CASE("PF11 [ours]: an AddPod error while reprieving is the outcome") {
   error_case s;
   for (int at : {1, 2}) {
     CAPTURE(at);
@@ -308,7 +310,7 @@ TEST_CASE("PF11: an AddPod error while reprieving is the outcome") {
   }
 }
 
-TEST_CASE("PF11: a filter error at the first fit check is the outcome") {
+TEST_CASE("PF11 [ours]: a filter error at the first fit check is the outcome") {
   error_case s;
   const auto r = s.run(state_op::fits, 1);
   CHECK(r.outcome.code() == status_code::error);

@@ -77,7 +77,9 @@ named_cluster nodes_with(const std::vector<std::vector<victim_spec>>& nodes) {
 
 }  // namespace
 
-TEST_CASE("SB1: identical candidates: the first in node order") {
+TEST_CASE(
+    "SB1 [TestSelectBestCandidate/\"a pod that fits on both nodes when lower priority pods are "
+    "preempted\"]: identical candidates: the first in node order") {
   named_cluster c = nodes_with({{{mid, large()}}, {{mid, large()}}});
   const pod p = c.make("p", high, large());
   const choice ch = pick(c, p);
@@ -85,7 +87,9 @@ TEST_CASE("SB1: identical candidates: the first in node order") {
   CHECK(ch.deciding == default_scores::count);
 }
 
-TEST_CASE("SB2: the node whose most important victim has the lowest priority") {
+TEST_CASE(
+    "SB2 [TestSelectBestCandidate/\"node with min highest priority pod is picked\"]: the node "
+    "whose most important victim has the lowest priority") {
   named_cluster c = nodes_with({{{mid, medium()}, {mid, large()}},
                                 {{mid, medium()}, {low, medium()}},
                                 {{low, medium()}, {low, medium()}}});
@@ -95,7 +99,9 @@ TEST_CASE("SB2: the node whose most important victim has the lowest priority") {
   CHECK(ch.deciding == 1);
 }
 
-TEST_CASE("SB3: the smallest sum of victim priorities") {
+TEST_CASE(
+    "SB3 [TestSelectBestCandidate/\"when highest priorities are the same, minimum sum of "
+    "priorities is picked\"]: the smallest sum of victim priorities") {
   named_cluster c = nodes_with({{{mid, medium()}, {mid, large()}},
                                 {{mid, large()}, {low, medium()}},
                                 {{mid, medium()}, {mid, medium()}}});
@@ -105,7 +111,9 @@ TEST_CASE("SB3: the smallest sum of victim priorities") {
   CHECK(ch.deciding == 2);
 }
 
-TEST_CASE("SB4: fewer pods, but already decided by the shifted sum") {
+TEST_CASE(
+    "SB4 [TestSelectBestCandidate/\"when highest priority and sum are the same, minimum number of "
+    "pods is picked\"]: fewer pods, but already decided by the shifted sum") {
   named_cluster c = nodes_with({{{mid, small()}, {neg, small()}, {mid, small()}, {neg, small()}},
                                 {{mid, large()}, {neg, medium()}},
                                 {{mid, medium()}, {neg, small()}, {low, small()}}});
@@ -115,7 +123,9 @@ TEST_CASE("SB4: fewer pods, but already decided by the shifted sum") {
   CHECK(ch.deciding == 2);
 }
 
-TEST_CASE("SB5: the shifted sum keeps negative priorities from rewarding more victims") {
+TEST_CASE(
+    "SB5 [TestSelectBestCandidate/\"sum of adjusted priorities is considered\"]: the shifted sum "
+    "keeps negative priorities from rewarding more victims") {
   named_cluster c = nodes_with({{{mid, small()}, {neg, small()}, {neg, small()}},
                                 {{mid, large()}, {neg, medium()}},
                                 {{mid, medium()}, {neg, small()}, {low, small()}}});
@@ -139,7 +149,10 @@ TEST_CASE("SB5: the shifted sum keeps negative priorities from rewarding more vi
   CHECK(custom.deciding == 0);
 }
 
-TEST_CASE("SB7: the latest start time of the oldest highest-priority victim, per node") {
+TEST_CASE(
+    "SB7 [TestSelectBestCandidate/\"same priority, same number of victims, different start time "
+    "for each node's pod\"]: the latest start time of the oldest highest-priority victim, per "
+    "node") {
   named_cluster c = nodes_with({{{mid, medium(), 2}, {mid, medium(), 2}},
                                 {{mid, medium(), 3}, {mid, medium(), 3}},
                                 {{mid, medium(), 1}, {mid, medium(), 1}}});
@@ -149,7 +162,9 @@ TEST_CASE("SB7: the latest start time of the oldest highest-priority victim, per
   CHECK(ch.deciding == 4);
 }
 
-TEST_CASE("SB8: the latest earliest start time over all victims of a node") {
+TEST_CASE(
+    "SB8 [TestSelectBestCandidate/\"same priority, same number of victims, different start time "
+    "for all pods\"]: the latest earliest start time over all victims of a node") {
   named_cluster c = nodes_with({{{mid, medium(), 4}, {mid, medium(), 2}},
                                 {{mid, medium(), 5}, {mid, medium(), 1}},
                                 {{mid, medium(), 3}, {mid, medium(), 6}}});
@@ -159,7 +174,9 @@ TEST_CASE("SB8: the latest earliest start time over all victims of a node") {
   CHECK(ch.deciding == 4);
 }
 
-TEST_CASE("SB10: custom score functions: fewest containers among the victims") {
+TEST_CASE(
+    "SB10 [TestSelectCandidate/\"pod has different number of containers on each node\"]: custom "
+    "score functions: fewest containers among the victims") {
   named_cluster c = nodes_with({{{mid, large()}}, {{mid, large()}}, {{mid, large()}}});
   const std::map<pod_id, std::int64_t> containers{
       {c.pod_ids.at("p1"), 2}, {c.pod_ids.at("p2"), 1}, {c.pod_ids.at("p3"), 3}};
@@ -188,7 +205,7 @@ TEST_CASE("SB10: custom score functions: fewest containers among the victims") {
   }
 }
 
-TEST_CASE("BC1: no candidates, one candidate") {
+TEST_CASE("BC1 [ours]: no candidates, one candidate") {
   const std::vector<candidate<pod>> none;
   const auto b0 = preempt::pick_best_candidate<pod>(none);
   CHECK(b0.index == best_candidate::none);
@@ -204,7 +221,7 @@ TEST_CASE("BC1: no candidates, one candidate") {
   CHECK(b1.deciding_score == best_candidate::none);
 }
 
-TEST_CASE("BC2: fewest budget violations comes before everything else") {
+TEST_CASE("BC2 [ours]: fewest budget violations comes before everything else") {
   named_cluster c = nodes_with({{{low, large()}}, {{high, large()}}});
   c.budget(0, {"p1"});
   const pod p = c.make("p", very_high, large());
@@ -213,7 +230,7 @@ TEST_CASE("BC2: fewest budget violations comes before everything else") {
   CHECK(ch.deciding == 0);
 }
 
-TEST_CASE("BC3: fewest victims decides when the shifted sums tie") {
+TEST_CASE("BC3 [ours]: fewest victims decides when the shifted sums tie") {
   // node1: one mid victim. node2: mid and INT32_MIN, whose shifted priority is 0, so the sums tie.
   named_cluster c = nodes_with(
       {{{mid, small()}}, {{mid, small()}, {std::numeric_limits<std::int32_t>::min(), small()}}});
@@ -223,7 +240,7 @@ TEST_CASE("BC3: fewest victims decides when the shifted sums tie") {
   CHECK(ch.deciding == 3);
 }
 
-TEST_CASE("BC4: an empty list of score functions means the defaults") {
+TEST_CASE("BC4 [ours]: an empty list of score functions means the defaults") {
   named_cluster c = nodes_with({{{mid, medium()}, {mid, large()}},
                                 {{mid, medium()}, {low, medium()}},
                                 {{low, medium()}, {low, medium()}}});
@@ -236,7 +253,7 @@ TEST_CASE("BC4: an empty list of score functions means the defaults") {
   CHECK(ch.deciding == 1);
 }
 
-TEST_CASE("BC5: victims without start time count as `now`") {
+TEST_CASE("BC5 [ours]: victims without start time count as `now`") {
   named_cluster c = nodes_with({{{mid, medium(), std::nullopt}, {mid, medium(), std::nullopt}},
                                 {{mid, medium(), 5}, {mid, medium(), 5}}});
   const pod p = c.make("p", high, very_large());
@@ -252,7 +269,7 @@ TEST_CASE("BC5: victims without start time count as `now`") {
   }
 }
 
-TEST_CASE("BC6: on a full tie the order of the candidates decides") {
+TEST_CASE("BC6 [ours]: on a full tie the order of the candidates decides") {
   named_cluster c = nodes_with({{{mid, large()}}, {{mid, large()}}});
   const pod p = c.make("p", high, large());
   const auto results = select_on_each_node(c, p);
@@ -264,7 +281,7 @@ TEST_CASE("BC6: on a full tie the order of the candidates decides") {
   CHECK(ch.deciding == default_scores::count);
 }
 
-TEST_CASE("BC7: the deciding score is the first one after which the winner stands alone") {
+TEST_CASE("BC7 [ours]: the deciding score is the first one after which the winner stands alone") {
   // node1 and node2 tie on scores 0-2 and lose to nothing before score 3; node3 loses at score 1.
   constexpr std::int32_t lowest = std::numeric_limits<std::int32_t>::min();
   named_cluster c =
@@ -275,7 +292,7 @@ TEST_CASE("BC7: the deciding score is the first one after which the winner stand
   CHECK(ch.deciding == 3);
 }
 
-TEST_CASE("BC8: only the start times of the highest-priority victims count") {
+TEST_CASE("BC8 [ours]: only the start times of the highest-priority victims count") {
   // node1: mid t5, low t1; node2: mid t3, low t9. Among the mid victims node1's started later.
   named_cluster c = nodes_with(
       {{{mid, medium(), 5}, {low, medium(), 1}}, {{mid, medium(), 3}, {low, medium(), 9}}});

@@ -91,7 +91,9 @@ named_cluster one_per_node() {
 
 }  // namespace
 
-TEST_CASE("CS1: preemptible=yes label, preemptor high") {
+TEST_CASE(
+    "CS1 [TestCustomSelection/\"filter for matching pod label: high priority\"]: preemptible=yes "
+    "label, preemptor high") {
   label_setup s;
   const pod p = s.c.make("p", high, large());
   const preemptible_label_policy pol(s.yes);
@@ -109,19 +111,25 @@ TEST_CASE("CS1: preemptible=yes label, preemptor high") {
   CHECK(cands[best.index].node_name == "node3");
 }
 
-TEST_CASE("CS2: preemptible=yes label, preemptor mid") {
+TEST_CASE(
+    "CS2 [TestCustomSelection/\"filter for matching pod label: mid priority\"]: preemptible=yes "
+    "label, preemptor mid") {
   label_setup s;
   const pod p = s.c.make("p", mid, large());
   CHECK(candidates(s.c, p, preemptible_label_policy(s.yes)) == victim_map{{"node3", {"v3"}}});
 }
 
-TEST_CASE("CS3: preemptible=yes label, preemptor low") {
+TEST_CASE(
+    "CS3 [TestCustomSelection/\"filter for matching pod label: low priority\"]: preemptible=yes "
+    "label, preemptor low") {
   label_setup s;
   const pod p = s.c.make("p", low, large());
   CHECK(candidates(s.c, p, preemptible_label_policy(s.yes)).empty());
 }
 
-TEST_CASE("CS4: victims on node1 only, preemptor high") {
+TEST_CASE(
+    "CS4 [TestCustomSelection/\"filter for matching victim node: high priority\"]: victims on "
+    "node1 only, preemptor high") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2"), n3 = c.node("node3");
   c.add(n1, "v1", high, medium());
@@ -147,34 +155,44 @@ named_cluster cs5_cluster() {
 }
 }  // namespace
 
-TEST_CASE("CS5: victims on node1 only, preemptor mid") {
+TEST_CASE(
+    "CS5 [TestCustomSelection/\"filter for matching victim node: mid priority\"]: victims on node1 "
+    "only, preemptor mid") {
   named_cluster c = cs5_cluster();
   const pod p = c.make("p", mid, large());
   CHECK(candidates(c, p, node1_only_policy{}) == victim_map{{"node1", {"v3"}}});
   CHECK(candidates(c, p) == victim_map{{"node1", {"v3"}}, {"node3", {"v5"}}});
 }
 
-TEST_CASE("CS6: victims on node1 only, preemptor low") {
+TEST_CASE(
+    "CS6 [TestCustomSelection/\"filter for matching victim node: low priority\"]: victims on node1 "
+    "only, preemptor low") {
   named_cluster c = cs5_cluster();
   const pod p = c.make("p", low, large());
   CHECK(candidates(c, p, node1_only_policy{}).empty());
 }
 
-TEST_CASE("CS7: preemptors of priority >= high only, preemptor high") {
+TEST_CASE(
+    "CS7 [TestCustomSelection/\"only pods at or above specified priority can preempted: high "
+    "priority\"]: preemptors of priority >= high only, preemptor high") {
   named_cluster c = one_per_node();
   const pod p = c.make("p", high, large());
   CHECK(candidates(c, p, high_preemptor_policy{}) ==
         victim_map{{"node2", {"v2"}}, {"node3", {"v3"}}});
 }
 
-TEST_CASE("CS8: preemptors of priority >= high only, preemptor mid") {
+TEST_CASE(
+    "CS8 [TestCustomSelection/\"only pods at or above specified priority can preempted: mid "
+    "priority\"]: preemptors of priority >= high only, preemptor mid") {
   named_cluster c = one_per_node();
   const pod p = c.make("p", mid, large());
   CHECK(candidates(c, p, high_preemptor_policy{}).empty());
   CHECK(candidates(c, p) == victim_map{{"node3", {"v3"}}});  // the hook made the difference
 }
 
-TEST_CASE("CS9: victims of priority <= mid only") {
+TEST_CASE(
+    "CS9 [TestCustomSelection/\"only pods at or below specified priority can be preempted: high "
+    "priority\"]: victims of priority <= mid only") {
   named_cluster c = one_per_node();
   SUBCASE("preemptor high") {
     const pod p = c.make("p", high, large());
@@ -211,7 +229,7 @@ struct alphabetical_policy : preempt::default_policy {
 
 }  // namespace
 
-TEST_CASE("CO1: oldest start is more important") {
+TEST_CASE("CO1 [TestCustomOrdering/\"select newest pods\"]: oldest start is more important") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "v1", low, medium(), 2);
@@ -225,7 +243,9 @@ TEST_CASE("CO1: oldest start is more important") {
   CHECK(select_on_each_node(c, p)[0].victims == name_list{"v2", "v1"});
 }
 
-TEST_CASE("CO2: alphabetical name is more important") {
+TEST_CASE(
+    "CO2 [TestCustomOrdering/\"select alphabetically-last pods\"]: alphabetical name is more "
+    "important") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "foo", low, medium());
@@ -238,7 +258,7 @@ TEST_CASE("CO2: alphabetical name is more important") {
   CHECK(select_on_each_node(c, p)[0].victims == name_list{"foo", "bar"});
 }
 
-TEST_CASE("CO3: with a custom order, victims come out in that order across budget groups") {
+TEST_CASE("CO3 [ours]: with a custom order, victims come out in that order across budget groups") {
   // Alphabetical order; foo violates its budget and is reprieved first, but does not fit back.
   named_cluster c;
   const auto n1 = c.node("node1");

@@ -235,8 +235,10 @@ struct first_pod_only : preempt::default_policy {
 
 // ---- TestPostFilter --------------------------------------------------------------------------
 
-TEST_CASE_TEMPLATE("PF1: a higher-priority pod can be made schedulable", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF1 [TestPostFilter/\"pod with higher priority can be made schedulable\"]: a higher-priority "
+    "pod can be made schedulable",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "p1", low, small());
@@ -250,7 +252,10 @@ TEST_CASE_TEMPLATE("PF1: a higher-priority pod can be made schedulable", X,
   CHECK(d.choice.index == 0);
 }
 
-TEST_CASE_TEMPLATE("PF2: a pod of tied priority stays unschedulable", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF2 [TestPostFilter/\"pod with tied priority is still unschedulable\"]: a pod of tied "
+    "priority stays unschedulable",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "p1", low, small());
@@ -262,8 +267,10 @@ TEST_CASE_TEMPLATE("PF2: a pod of tied priority stays unschedulable", X, PREEMPT
   CHECK(diagnosis_list(c, d) == name_list{"node1:UnschedulableAndUnresolvable"});
 }
 
-TEST_CASE_TEMPLATE("PF3: an UnschedulableAndUnresolvable node is never tried", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF3 [TestPostFilter/\"preemption should respect filteredNodesStatuses\"]: an "
+    "UnschedulableAndUnresolvable node is never tried",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "p1", low, small());
@@ -278,8 +285,11 @@ TEST_CASE_TEMPLATE("PF3: an UnschedulableAndUnresolvable node is never tried", X
   CHECK(d.potential_nodes == 0);
 }
 
-TEST_CASE_TEMPLATE("PF4: a node absent from the filter map counts as UnschedulableAndUnresolvable",
-                   X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF4 [TestPostFilter/\"preemption should respect absent NodeToStatusReader entry meaning "
+    "UnschedulableAndUnresolvable\"]: a node absent from the filter map counts as "
+    "UnschedulableAndUnresolvable",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "p1", low, small());
@@ -296,8 +306,10 @@ TEST_CASE_TEMPLATE("PF4: a node absent from the filter map counts as Unschedulab
   check_nominated(c, d2, "node1", {"p1"});
 }
 
-TEST_CASE_TEMPLATE("PF5: preemption succeeds on the one node that has a lower-priority pod", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF5 [TestPostFilter/\"pod can be made schedulable on one node\"]: preemption succeeds on the "
+    "one node that has a lower-priority pod",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   const auto n2 = c.node("node2", one_pod_node());
@@ -314,8 +326,10 @@ TEST_CASE_TEMPLATE("PF5: preemption succeeds on the one node that has a lower-pr
   }
 }
 
-TEST_CASE_TEMPLATE("PF7: an extender keeping node1 only decides the nomination", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF7 [TestPostFilter/\"preemption result filtered out by extenders\"]: an extender keeping "
+    "node1 only decides the nomination",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   const auto n2 = c.node("node2", one_pod_node());
@@ -340,8 +354,10 @@ TEST_CASE_TEMPLATE("PF7: an extender keeping node1 only decides the nomination",
   CHECK(ext.seen == name_list{"node2", "node1"});
 }
 
-TEST_CASE_TEMPLATE("PF8: not enough resources even after removing every lower-priority pod", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF8 [TestPostFilter/\"no candidate nodes found, no enough resource after removing low "
+    "priority pods\"]: not enough resources even after removing every lower-priority pod",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", node_res());
   const auto n2 = c.node("node2", node_res());
@@ -357,8 +373,10 @@ TEST_CASE_TEMPLATE("PF8: not enough resources even after removing every lower-pr
         name_list{"node1:UnschedulableAndUnresolvable", "node2:UnschedulableAndUnresolvable"});
 }
 
-TEST_CASE_TEMPLATE("PF9: reasons of several nodes are counted and sorted", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF9 [TestPostFilter/\"no candidate nodes found with mixed reasons, no lower priority pod and "
+    "no enough CPU resource\"]: reasons of several nodes are counted and sorted",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   const auto n2 = c.node("node2", node_res());
@@ -380,8 +398,11 @@ TEST_CASE_TEMPLATE("PF9: reasons of several nodes are counted and sorted", X,
   }
 }
 
-TEST_CASE_TEMPLATE("PF10: unresolvable and absent nodes count as not helpful", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF10 [TestPostFilter/\"no candidate nodes found with mixed reason, 2 "
+    "UnschedulableAndUnresolvable nodes and 2 nodes don't have enough CPU resource\"]: "
+    "unresolvable and absent nodes count as not helpful",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", node_res());
   const auto n2 = c.node("node2", node_res());
@@ -405,8 +426,10 @@ TEST_CASE_TEMPLATE("PF10: unresolvable and absent nodes count as not helpful", X
   CHECK(d.potential_nodes == 2);
 }
 
-TEST_CASE_TEMPLATE("PF11: a RemovePod extension error on the only node fails the attempt", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF11 [TestPostFilter/\"only one node but failed with TestPlugin\"]: a RemovePod extension "
+    "error on the only node fails the attempt",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", capacity(1000, 1000));
   c.add(n1, "p1", low, small());
@@ -422,8 +445,10 @@ TEST_CASE_TEMPLATE("PF11: a RemovePod extension error on the only node fails the
   CHECK(diagnosis_list(c, d) == name_list{"node1:Error"});
 }
 
-TEST_CASE_TEMPLATE("PF12: an error on one node is ignored when another node is a candidate", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "PF12 [TestPostFilter/\"one failed with TestPlugin and the other pass\"]: an error on one node "
+    "is ignored when another node is a candidate",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", capacity(1000, 1000));
   const auto n2 = c.node("node2", capacity(400, 400));
@@ -444,8 +469,10 @@ TEST_CASE_TEMPLATE("PF12: an error on one node is ignored when another node is a
 
 // ---- TestDryRunPreemption --------------------------------------------------------------------
 
-TEST_CASE_TEMPLATE("DR1: a filter that rejects everything leaves no candidate", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR1 [TestDryRunPreemption/\"a pod that does not fit on any node\"]: a filter that rejects "
+    "everything leaves no candidate",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, small());
@@ -463,8 +490,10 @@ TEST_CASE_TEMPLATE("DR1: a filter that rejects everything leaves no candidate", 
   CHECK(tc.fit_checks(n2) == 1);
 }
 
-TEST_CASE_TEMPLATE("DR2: a fake filter failing everywhere defeats a filter that accepts all", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR2 [TestDryRunPreemption/\"a pod that fits with no preemption\"]: a fake filter failing "
+    "everywhere defeats a filter that accepts all",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, small());
@@ -481,8 +510,10 @@ TEST_CASE_TEMPLATE("DR2: a fake filter failing everywhere defeats a filter that 
   CHECK(tc.total_fit_checks() == 2);
 }
 
-TEST_CASE_TEMPLATE("DR3: a pod that would fit node1 without preemption", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR3 [TestDryRunPreemption/\"a pod that fits on one node with no preemption\"]: a pod that "
+    "would fit node1 without preemption",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, small());
@@ -514,8 +545,10 @@ TEST_CASE_TEMPLATE("DR3: a pod that would fit node1 without preemption", X,
   }
 }
 
-TEST_CASE_TEMPLATE("DR11: the fake filter failing everywhere on the DR4 nodes", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR11 [TestDryRunPreemption/\"get Unschedulable in the preemption phase when the filter "
+    "plugins filtering the nodes\"]: the fake filter failing everywhere on the DR4 nodes",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, large());
@@ -537,8 +570,10 @@ TEST_CASE_TEMPLATE("DR11: the fake filter failing everywhere on the DR4 nodes", 
   CHECK(tc.kept_fit_checks(d4) == 4);
 }
 
-TEST_CASE_TEMPLATE("DR16: the dry run stops after the wanted number of candidates", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR16 [TestDryRunPreemption/\"all nodes are possible candidates, but DefaultPreemptionArgs "
+    "limits to 2\"]: the dry run stops after the wanted number of candidates",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c = five_nodes();
   const pod p = c.make("p", high, large());
   tst::test_cluster tc(c);
@@ -555,8 +590,10 @@ TEST_CASE_TEMPLATE("DR16: the dry run stops after the wanted number of candidate
   CHECK(d.choice.deciding_score == preempt::default_scores::count);
 }
 
-TEST_CASE_TEMPLATE("DR17: nodes without victims do not count toward the wanted candidates", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR17 [TestDryRunPreemption/\"some nodes are not possible candidates, DefaultPreemptionArgs "
+    "limits to 2\"]: nodes without victims do not count toward the wanted candidates",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c = five_nodes(very_high, very_high);
   const pod p = c.make("p", high, large());
   tst::test_cluster tc(c);
@@ -570,7 +607,10 @@ TEST_CASE_TEMPLATE("DR17: nodes without victims do not count toward the wanted c
   check_nominated(c, d, "node1", {"p1"});
 }
 
-TEST_CASE_TEMPLATE("DR18: offsets across attempts, wrapping around", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR18 [TestDryRunPreemption/\"preemption offset across multiple scheduling cycles and wrap "
+    "around\"]: offsets across attempts, wrapping around",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c = five_nodes();
   const pod p1 = c.make("p", high, large());
   const pod p2 = c.make("q", high, large());
@@ -597,8 +637,10 @@ TEST_CASE_TEMPLATE("DR18: offsets across attempts, wrapping around", X, PREEMPT_
   CHECK(candidate_list(c, d.candidates) == expected[0]);
 }
 
-TEST_CASE_TEMPLATE("DR19: the search goes past the wanted count to find a node without violations",
-                   X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR19 [TestDryRunPreemption/\"preemption looks past numCandidates until a non-PDB violating "
+    "node is found\"]: the search goes past the wanted count to find a node without violations",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c = five_nodes();
   c.budget(0, {"p1", "p2", "p5"});  // app=foo, disruptionsAllowed 0
   const pod p = c.make("p", high, large());
@@ -618,8 +660,10 @@ TEST_CASE_TEMPLATE("DR19: the search goes past the wanted count to find a node w
   CHECK(d.choice.deciding_score == 0);  // fewest violations
 }
 
-TEST_CASE_TEMPLATE("DR20/DR21: a victim selection that returns the first pod of each node", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "DR20-DR21 [TestDryRunPreemption/\"no pdb violation\", \"pdb violation on each node\"]: a "
+    "victim selection that returns the first pod of each node",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", low, large());
@@ -628,14 +672,15 @@ TEST_CASE_TEMPLATE("DR20/DR21: a victim selection that returns the first pod of 
   c.add(n2, "q2", low, small());
   const pod p = c.make("p", high, large());
 
-  SUBCASE("DR20: no budget, no violation") {
+  SUBCASE("DR20 [TestDryRunPreemption/\"no pdb violation\"]: no budget, no violation") {
     run<X, preempt::model::resource_cluster, first_pod_only> r;
     const auto& d =
         r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(0));
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{p1}/0", "node2{p2}/0"});
     check_nominated(c, d, "node1", {"p1"}, 0);
   }
-  SUBCASE("DR21: each victim violates a budget") {
+  SUBCASE(
+      "DR21 [TestDryRunPreemption/\"pdb violation on each node\"]: each victim violates a budget") {
     c.budget(0, {"p1", "p2"});
     run<X, preempt::model::resource_cluster, first_pod_only> r;
     const auto& d =
@@ -647,7 +692,9 @@ TEST_CASE_TEMPLATE("DR20/DR21: a victim selection that returns the first pod of 
 
 // ---- TestPodEligibleToPreemptOthers ----------------------------------------------------------
 
-TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "EL1-EL5 [TestPodEligibleToPreemptOthers]: eligibility through the nominated node", X,
+    PREEMPT_TEST_EXECUTORS) {
   // node1: the nominated node, with a low pod that is terminating (with or without the
   // DisruptionTarget condition); node2: a low pod the preemptor may evict.
   const auto make = [](bool by_preemption) {
@@ -661,7 +708,9 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
   const std::string not_eligible_terminating =
       "preemption: not eligible due to a terminating pod on the nominated node.";
 
-  SUBCASE("EL1: nominated node UnschedulableAndUnresolvable, terminating pod without condition") {
+  SUBCASE(
+      "EL1 [TestPodEligibleToPreemptOthers/\"Pod with nominated node\"]: nominated node "
+      "UnschedulableAndUnresolvable, terminating pod without condition") {
     named_cluster c = make(false);
     const pod p = c.make("p", high, small());
     preempt::filter_statuses st(2, status_code::unschedulable);
@@ -670,7 +719,8 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
     const auto& d = r.evaluate(p, c.cluster, st, c.budgets, no_noms, nominated_to(0));
     check_nominated(c, d, "node2", {"p2"});
   }
-  SUBCASE("EL1': an unresolvable nominated node frees the pod even from a preempting victim") {
+  SUBCASE(
+      "EL1' [ours]: an unresolvable nominated node frees the pod even from a preempting victim") {
     named_cluster c = make(true);
     const pod p = c.make("p", high, small());
     preempt::filter_statuses st(2, status_code::unschedulable);
@@ -679,7 +729,8 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
     const auto& d = r.evaluate(p, c.cluster, st, c.budgets, no_noms, nominated_to(0));
     check_nominated(c, d, "node2", {"p2"});
   }
-  SUBCASE("EL2: no nominated node") {
+  SUBCASE(
+      "EL2 [TestPodEligibleToPreemptOthers/\"Pod without nominated node\"]: no nominated node") {
     named_cluster c = make(true);
     const pod p = c.make("p", high, small());
     run<X> r;
@@ -687,7 +738,9 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
         r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
     check_nominated(c, d, "node2", {"p2"});
   }
-  SUBCASE("EL3: preemptionPolicy Never") {
+  SUBCASE(
+      "EL3 [TestPodEligibleToPreemptOthers/\"Pod with 'PreemptNever' preemption policy\"]: "
+      "preemptionPolicy Never") {
     named_cluster c = make(false);
     preempt::model::pod_spec spec{.uid = 100,
                                   .priority = high,
@@ -713,7 +766,10 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
         r.evaluate(q, c.cluster, all_unschedulable(2), c.budgets, no_noms, at_offset(1));
     check_nominated(c, d3, "node2", {"p2"});
   }
-  SUBCASE("EL4: a lower-priority pod terminating by preemption on the nominated node") {
+  SUBCASE(
+      "EL4 [TestPodEligibleToPreemptOthers/\"preemption victim pod terminating, as indicated by "
+      "the dedicated DisruptionTarget condition\"]: a lower-priority pod terminating by preemption "
+      "on the nominated node") {
     named_cluster c = make(true);
     const pod p = c.make("p", high, small());
     run<X> r;
@@ -729,7 +785,7 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
         r.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(7));
     CHECK(d3.kind == decision_kind::nominated);
   }
-  SUBCASE("EL4': only a pod that would be a legal victim blocks") {
+  SUBCASE("EL4' [ours]: only a pod that would be a legal victim blocks") {
     named_cluster c = make(true);
     const pod tied = c.make("tied", low, small());  // the terminating pod is not lower
     run<X> r;
@@ -748,7 +804,9 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
         r2.evaluate(p, c.cluster, all_unschedulable(2), c.budgets, no_noms, nominated_to(0));
     check_nominated(c, d2, "node2", {"p2"});
   }
-  SUBCASE("EL5: a terminating pod without the DisruptionTarget condition does not block") {
+  SUBCASE(
+      "EL5 [TestPodEligibleToPreemptOthers/\"non-victim Pods terminating\"]: a terminating pod "
+      "without the DisruptionTarget condition does not block") {
     named_cluster c = make(false);
     const pod p = c.make("p", high, small());
     run<X> r;
@@ -760,8 +818,8 @@ TEST_CASE_TEMPLATE("EL1-EL5: eligibility through the nominated node", X, PREEMPT
 
 // ---- TestCallExtenders -----------------------------------------------------------------------
 
-TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE("EX1-EX8 [TestCallExtenders]: extenders on the single candidate node1{victim}",
+                   X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "victim", low, small());
@@ -773,25 +831,29 @@ TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X
     return r.evaluate(p, c.cluster, st, c.budgets, no_noms, {}, std::array<test_extender*, 1>{&e});
   };
 
-  SUBCASE("EX1: no extender") {
+  SUBCASE("EX1 [TestCallExtenders/\"no extenders\"]: no extender") {
     const auto& d = r.evaluate(p, c.cluster, st, c.budgets, no_noms);
     check_nominated(c, d, "node1", {"victim"});
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{victim}/0"});
   }
-  SUBCASE("EX2: an extender that echoes") {
+  SUBCASE("EX2 [TestCallExtenders/\"one extender supports preemption\"]: an extender that echoes") {
     test_extender e;
     const auto& d = with(e);
     check_nominated(c, d, "node1", {"victim"});
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{victim}/0"});
     CHECK(e.calls == 1);
   }
-  SUBCASE("EX3: a node returned without victims fails the attempt") {
+  SUBCASE(
+      "EX3 [TestCallExtenders/\"one extender with return no victims\"]: a node returned without "
+      "victims fails the attempt") {
     test_extender e;
     e.act = action::no_victims;
     const auto& d = with(e);
     check_error(d, "preemption: expected at least one victim pod on node \"node1\"");
   }
-  SUBCASE("EX4: an extender that does not support preemption is skipped") {
+  SUBCASE(
+      "EX4 [TestCallExtenders/\"one extender does not support preemption\"]: an extender that does "
+      "not support preemption is skipped") {
     test_extender e;
     e.act = action::drop_all;
     e.supports = false;
@@ -800,7 +862,7 @@ TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{victim}/0"});
     CHECK(e.calls == 0);
   }
-  SUBCASE("EX4': an extender not interested in the pod is skipped") {
+  SUBCASE("EX4' [ours]: an extender not interested in the pod is skipped") {
     test_extender e;
     e.act = action::drop_all;
     e.interested = false;
@@ -808,7 +870,9 @@ TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X
     check_nominated(c, d, "node1", {"victim"});
     CHECK(e.calls == 0);
   }
-  SUBCASE("EX5: an ignorable extender's node without victims is dropped") {
+  SUBCASE(
+      "EX5 [TestCallExtenders/\"one extender with no return victims and is ignorable\"]: an "
+      "ignorable extender's node without victims is dropped") {
     test_extender e;
     e.act = action::no_victims;
     e.ignorable = true;
@@ -819,7 +883,9 @@ TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X
     CHECK(d.candidates.empty());
     CHECK(d.node_name.empty());
   }
-  SUBCASE("EX6: an ignorable extender's error is skipped") {
+  SUBCASE(
+      "EX6 [TestCallExtenders/\"one extender returns error and is ignorable\"]: an ignorable "
+      "extender's error is skipped") {
     test_extender e;
     e.act = action::fail;
     e.ignorable = true;
@@ -828,13 +894,17 @@ TEST_CASE_TEMPLATE("EX1-EX8: extenders on the single candidate node1{victim}", X
     CHECK(candidate_list(c, d.candidates) == name_list{"node1{victim}/0"});
     CHECK(e.calls == 1);
   }
-  SUBCASE("EX7: a non-ignorable extender's error fails the attempt") {
+  SUBCASE(
+      "EX7 [TestCallExtenders/\"one extender returns error and is not ignorable\"]: a "
+      "non-ignorable extender's error fails the attempt") {
     test_extender e;
     e.act = action::fail;
     const auto& d = with(e);
     check_error(d, "preemption: extender preempt error");
   }
-  SUBCASE("EX8: with no candidate no extender runs") {
+  SUBCASE(
+      "EX8 [TestCallExtenders/\"one extender with empty victims input\"]: with no candidate no "
+      "extender runs") {
     const pod tied = c.make("tied", low, small());
     test_extender e;
     const auto& d =
@@ -903,8 +973,10 @@ TEST_CASE_TEMPLATE("extender chains: order, replaced victims, an empty result en
 // TestCallExtenders' EX3/EX7 expect no candidates from a failed extender call (upstream's
 // callExtenders returns nil). The decision's documented `candidates` are "the candidates after the
 // extenders".
-TEST_CASE_TEMPLATE("EX3/EX7: a failed extender call leaves no candidates in the decision", X,
-                   PREEMPT_TEST_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "EX3/EX7 [TestCallExtenders/\"one extender with return no victims\", \"one extender returns "
+    "error and is not ignorable\"]: a failed extender call leaves no candidates in the decision",
+    X, PREEMPT_TEST_EXECUTORS) {
   named_cluster c;
   const auto n1 = c.node("node1", one_pod_node());
   c.add(n1, "victim", low, small());

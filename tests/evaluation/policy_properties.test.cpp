@@ -179,7 +179,7 @@ TEST_CASE("policies on random clusters: valid, never worse than the default by t
   CHECK(hard_differs > 5);
 }
 
-TEST_CASE("policies on random nodes: min-cost is the exhaustive minimum; spare never more pinned") {
+TEST_CASE("policies on random nodes: min-cost is the exhaustive minimum, spare never more pinned") {
   std::size_t nodes = 0, spare_better = 0;
   for (std::uint64_t seed : rnd::seeds(300, 29)) {
     CAPTURE(seed);

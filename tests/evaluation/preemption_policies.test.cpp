@@ -198,7 +198,7 @@ TEST_CASE("hard_budgets: another victim set without violation, where upstream ex
   }
 }
 
-TEST_CASE("hard_budgets: unschedulable where every candidate violates; upstream nominates") {
+TEST_CASE("hard_budgets: unschedulable where every candidate violates, upstream nominates") {
   resource_cluster c;
   const auto n1 = c.add_node("n1", {4, 0, 110});
   c.add_pod(n1, pod(1, 10, 4));

@@ -1,5 +1,6 @@
 // Properties of victim selection and candidate choice on thousands of seeded random clusters,
-// checked against the naive reference (tests/support/reference.hpp) and against first principles.
+// checked against the naive reference (tests/reference/naive_preemption.hpp) and against first
+// principles.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,8 +8,8 @@
 #include <vector>
 
 #include "preempt/preempt.hpp"
+#include "reference/naive_preemption.hpp"
 #include "support/random_cluster.hpp"
-#include "support/reference.hpp"
 
 namespace {
 
@@ -49,6 +50,23 @@ bool fits_without(const rnd::world& w, std::size_t i, const std::vector<const po
   return preempt::fits_with_nominated(state, w.preemptor, nominated).is_success();
 }
 
+// The world in the naive reference's form: every nominated pod counts on every node.
+struct reference_world {
+  std::vector<std::vector<const pod*>> nominated;
+  naive_reference::input in;
+  explicit reference_world(const rnd::world& w) {
+    std::vector<const pod*> all;
+    for (const pod& n : w.nominated) all.push_back(&n);
+    nominated.assign(w.cluster.size(), all);
+    in.cluster = &w.cluster;
+    in.budgets = &w.reference_budgets;
+    in.nominated = &nominated;
+    in.now = w.now;
+  }
+  reference_world(const reference_world&) = delete;
+  reference_world& operator=(const reference_world&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("select_victims agrees with the naive reference on random clusters") {
@@ -57,14 +75,13 @@ TEST_CASE("select_victims agrees with the naive reference on random clusters") {
   for (const auto seed : rnd::seeds(3000)) {
     CAPTURE(seed);
     const rnd::world w = rnd::make_world(seed);
+    const reference_world ref(w);
     for (std::size_t i = 0; i < w.cluster.size(); ++i) {
       CAPTURE(i);
       std::vector<const pod*> victims;
       const outcome got = select(w, i, scratch, victims);
-      std::vector<const pod*> nominated;
-      for (const pod& n : w.nominated) nominated.push_back(&n);
-      const ref::result want =
-          ref::select_victims(w.cluster[i], w.preemptor, w.budgets, nominated, w.now);
+      const naive_reference::node_outcome want =
+          naive_reference::select_victims(w.preemptor, ref.in, i);
       CHECK(got.code == want.code);
       CHECK(got.reasons == want.reasons);
       CHECK(got.victims == want.victims);
@@ -95,34 +112,35 @@ TEST_CASE("select_victims agrees with the naive reference on random clusters") {
   CHECK(with_violations > 50);
 }
 
-TEST_CASE("pick_best_candidate equals the upstream elimination chain on random candidates") {
+TEST_CASE(
+    "pick_best_candidate equals the naive reference's elimination chain on random candidates") {
   preempt::victim_scratch<pod> scratch;
   for (const auto seed : rnd::seeds(1500)) {
     CAPTURE(seed);
     const rnd::world w = rnd::make_world(seed);
+    const reference_world ref(w);
     std::vector<std::vector<const pod*>> victim_store(w.cluster.size());
     std::vector<preempt::candidate<pod>> cands;
+    std::vector<naive_reference::node_outcome> ref_cands;
     for (std::size_t i = 0; i < w.cluster.size(); ++i) {
       std::vector<const pod*> victims;
       const outcome o = select(w, i, scratch, victims);
       if (o.code != preempt::status_code::success) continue;
       victim_store[i] = victims;
       cands.push_back({i, w.cluster[i].name(), victim_store[i], o.violations});
+      ref_cands.push_back({.node = i,
+                           .code = preempt::status_code::success,
+                           .reasons = {},
+                           .victims = o.victims,
+                           .violations = o.violations});
     }
     const auto best = preempt::pick_best_candidate<pod>(cands, w.now);
     if (cands.empty()) {
       CHECK(best.index == preempt::best_candidate::none);
       continue;
     }
-    // Upstream: filter by each score in turn, keep all maxima, stop when one is left.
-    std::vector<std::size_t> left(cands.size());
-    for (std::size_t k = 0; k < left.size(); ++k) left[k] = k;
-    const preempt::default_scores scores{w.now};
-    for (std::size_t k = 0; k < preempt::default_scores::count && left.size() > 1; ++k) {
-      std::int64_t top = INT64_MIN;
-      for (auto c : left) top = std::max(top, scores(k, cands[c]));
-      std::erase_if(left, [&](std::size_t c) { return scores(k, cands[c]) != top; });
-    }
-    CHECK(best.index == left.front());
+    // Upstream: filter by each score in turn, keep all maxima, stop when one is left; the first
+    // of a full tie.
+    CHECK(best.index == naive_reference::pick_one_node(ref.in, ref_cands));
   }
 }

@@ -76,7 +76,7 @@ std::vector<pod_id> unit_victims_on(const one_node& n, const pod& preemptor) {
 
 }  // namespace
 
-TEST_CASE("ST1: victims without a start time are ordered as the node lists them") {
+TEST_CASE("ST1 [ours]: victims without a start time are ordered as the node lists them") {
   // 20 pods without a start time, listed (cache order) with priorities 0, 1, 0, 1, ... and uids
   // 20, 19, ..., 1 (so that uid order is not listing order), of different sizes; the node is full
   // and the preemptor needs a third of it. (With one instant for every missing start time the
@@ -114,7 +114,7 @@ TEST_CASE("ST1: victims without a start time are ordered as the node lists them"
   CHECK(unit_victims_on(node, preemptor) == want);
 }
 
-TEST_CASE("ST2: a recorded start time comes before every missing one") {
+TEST_CASE("ST2 [ours]: a recorded start time comes before every missing one") {
   // Listed: uid 1 (no start), uid 2 (started at 500), uid 3 (no start); 300m each, node full.
   const one_node n(900, {{1, 300, std::nullopt}, {2, 300, 500}, {3, 300, std::nullopt}});
   const pod preemptor({.uid = 100, .priority = 10, .requests = {300, 0}, .start_time = {}});
@@ -123,7 +123,7 @@ TEST_CASE("ST2: a recorded start time comes before every missing one") {
   CHECK(unit_victims_on(n, preemptor) == std::vector<pod_id>{3});
 }
 
-TEST_CASE("ST3: more_important_as_built") {
+TEST_CASE("ST3 [ours]: more_important_as_built") {
   const preempt::default_policy policy{now};
   const pod missing_a({.uid = 1, .priority = 0, .requests = {}, .start_time = {}});
   const pod missing_b({.uid = 2, .priority = 0, .requests = {}, .start_time = {}});

@@ -48,7 +48,9 @@ flt::test_pod foo_pod(std::string name, std::int32_t prio) {
 
 // ---- TestDryRunPreemption, node by node ---------------------------------------------------------
 
-TEST_CASE("DR4: both nodes are candidates after preempting their mid pod") {
+TEST_CASE(
+    "DR4 [TestDryRunPreemption/\"a pod that fits on both nodes when lower priority pods are "
+    "preempted\"]: both nodes are candidates after preempting their mid pod") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, large());
@@ -65,7 +67,10 @@ TEST_CASE("DR4: both nodes are candidates after preempting their mid pod") {
   CHECK(fit_checks(r) == std::vector<int>{2, 2});  // 4 in total
 }
 
-TEST_CASE("DR5: running pods of higher priority are never victims") {
+TEST_CASE(
+    "DR5 [TestDryRunPreemption/\"a pod that would fit on the nodes, but other pods running are "
+    "higher priority, no preemption would happen\"]: running pods of higher priority are never "
+    "victims") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1", mid, large());
@@ -77,7 +82,7 @@ TEST_CASE("DR5: running pods of higher priority are never victims") {
   CHECK(fit_checks(r) == std::vector<int>{0, 0});
 }
 
-TEST_CASE("DR5: a pod of equal priority is never a victim") {
+TEST_CASE("DR5 [ours]: a pod of equal priority is never a victim") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1", mid, large());
@@ -87,7 +92,9 @@ TEST_CASE("DR5: a pod of equal priority is never a victim") {
   CHECK(r[0].fit_checks == 0);
 }
 
-TEST_CASE("DR6: the mid pod is preempted, the small low pod stays") {
+TEST_CASE(
+    "DR6 [TestDryRunPreemption/\"medium priority pod is preempted, but lower priority one stays as "
+    "it is small\"]: the mid pod is preempted, the small low pod stays") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1.1", low, small());
@@ -103,7 +110,9 @@ TEST_CASE("DR6: the mid pod is preempted, the small low pod stays") {
   CHECK(fit_checks(r) == std::vector<int>{3, 2});  // 5 in total
 }
 
-TEST_CASE("DR7: mixed priorities; the high pod stays, the small ones go in importance order") {
+TEST_CASE(
+    "DR7 [TestDryRunPreemption/\"mixed priority pods are preempted\"]: the high pod stays, the "
+    "small ones go in importance order") {
   named_cluster c;
   const auto n1 = c.node("node1"), n2 = c.node("node2");
   c.add(n1, "p1.1", mid, small());
@@ -122,7 +131,9 @@ TEST_CASE("DR7: mixed priorities; the high pod stays, the small ones go in impor
   CHECK(fit_checks(r) == std::vector<int>{4, 0});
 }
 
-TEST_CASE("DR9: the low pod whose anti-affinity rejects the preemptor is the only victim") {
+TEST_CASE(
+    "DR9 [TestDryRunPreemption/\"pod with anti-affinity is preempted\"]: the low pod whose "
+    "anti-affinity rejects the preemptor is the only victim") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node1"), flt::make_node("node2")};
   flt::test_pod p11 = foo_pod("p1.1", low);
@@ -141,7 +152,9 @@ TEST_CASE("DR9: the low pod whose anti-affinity rejects the preemptor is the onl
   CHECK(fit_checks(r) == std::vector<int>{3, 0});
 }
 
-TEST_CASE("DR10: topology spread over zone and hostname picks one pod per node") {
+TEST_CASE(
+    "DR10 [TestDryRunPreemption/\"preemption to resolve pod topology spread filter failure\"]: "
+    "topology spread over zone and hostname picks one pod per node") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node-a", "zone1"), flt::make_node("node-b", "zone1"),
              flt::make_node("node-x", "zone2")};
@@ -161,7 +174,9 @@ TEST_CASE("DR10: topology spread over zone and hostname picks one pod per node")
   CHECK(fit_checks(r) == std::vector<int>{3, 2, 0});  // 5 in total
 }
 
-TEST_CASE("DR12: two pods of one budget allowing one disruption: one violation") {
+TEST_CASE(
+    "DR12 [TestDryRunPreemption/\"preemption with violation of same pdb\"]: two pods of one budget "
+    "allowing one disruption: one violation") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1.1", mid, medium());
@@ -178,7 +193,10 @@ TEST_CASE("DR12: two pods of one budget allowing one disruption: one violation")
   CHECK(r[0].fit_checks == 3);
 }
 
-TEST_CASE("DR13: a disruptedPods entry for an unrelated pod changes nothing") {
+TEST_CASE(
+    "DR13 [TestDryRunPreemption/\"preemption with violation of the pdb with pod whose eviction was "
+    "processed, the victim doesn't belong to DisruptedPods\"]: a disruptedPods entry for an "
+    "unrelated pod changes nothing") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1.1", mid, medium());
@@ -195,7 +213,10 @@ TEST_CASE("DR13: a disruptedPods entry for an unrelated pod changes nothing") {
   CHECK(r[0].fit_checks == 3);
 }
 
-TEST_CASE("DR14: a victim listed in disruptedPods uses no budget: no violation") {
+TEST_CASE(
+    "DR14 [TestDryRunPreemption/\"preemption with violation of the pdb with pod whose eviction was "
+    "processed, the victim belongs to DisruptedPods\"]: a victim listed in disruptedPods uses no "
+    "budget: no violation") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1.1", mid, medium());
@@ -209,7 +230,7 @@ TEST_CASE("DR14: a victim listed in disruptedPods uses no budget: no violation")
   CHECK(r[0].fit_checks == 3);
 }
 
-TEST_CASE("DR14: the disrupted pod may come first in importance order") {
+TEST_CASE("DR14 [ours]: the disrupted pod may come first in importance order") {
   // p1.2 is older, so more important; it is exempt, and p1.1 takes the single disruption.
   named_cluster c;
   const auto n1 = c.node("node1");
@@ -222,7 +243,10 @@ TEST_CASE("DR14: the disrupted pod may come first in importance order") {
   CHECK(r[0].violations == 0);
 }
 
-TEST_CASE("PF8: no room even without every lower pod: the fit status is the answer") {
+TEST_CASE(
+    "PF8 [TestPostFilter/\"no candidate nodes found, no enough resource after removing low "
+    "priority pods\"]: per node, no room even without every lower pod: the fit status is the "
+    "answer") {
   named_cluster c;
   const auto n1 = c.node("node1", node_res()), n2 = c.node("node2", node_res());
   c.add(n1, "p1", low, small());
@@ -242,7 +266,7 @@ TEST_CASE("PF8: no room even without every lower pod: the fit status is the answ
 
 // ---- Reprieve order ----------------------------------------------------------------------------
 
-TEST_CASE("RV1: budget-violating pods are reprieved before the others") {
+TEST_CASE("RV1 [ours]: budget-violating pods are reprieved before the others") {
   // Room for the preemptor plus one of the two pods. In importance order a (mid) would be
   // reprieved; but b violates its budget, so b is tried first and stays.
   named_cluster c;
@@ -271,7 +295,8 @@ TEST_CASE("RV1: budget-violating pods are reprieved before the others") {
   }
 }
 
-TEST_CASE("RV2: with violating and non-violating victims, victims still come out by importance") {
+TEST_CASE(
+    "RV2 [ours]: with violating and non-violating victims, victims still come out by importance") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "a", high, small());
@@ -294,7 +319,7 @@ TEST_CASE("RV2: with violating and non-violating victims, victims still come out
   CHECK(r.pdb_violations == 1);
 }
 
-TEST_CASE("RV3: within the violating group the more important pod is reprieved first") {
+TEST_CASE("RV3 [ours]: within the violating group the more important pod is reprieved first") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "x", mid, medium());
@@ -307,7 +332,7 @@ TEST_CASE("RV3: within the violating group the more important pod is reprieved f
   CHECK(r[0].violations == 1);
 }
 
-TEST_CASE("RV4: a success without victims when every potential victim is reprieved") {
+TEST_CASE("RV4 [ours]: a success without victims when every potential victim is reprieved") {
   // Upstream's SelectVictimsOnNode returns success with no victims here; the dry run (not
   // select_victims) turns that into "expected at least one victim pod on node".
   named_cluster c;
@@ -321,7 +346,7 @@ TEST_CASE("RV4: a success without victims when every potential victim is repriev
   CHECK(candidates_of(r).empty());
 }
 
-TEST_CASE("RV5: after selection the state reflects the node without its victims") {
+TEST_CASE("RV5 [ours]: after selection the state reflects the node without its victims") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "p1.1", low, small());
@@ -373,7 +398,7 @@ struct nominee_setup {
 
 }  // namespace
 
-TEST_CASE("NP1: a nominee of equal or higher priority reserves its room") {
+TEST_CASE("NP1 [ours]: a nominee of equal or higher priority reserves its room") {
   nominee_setup s;
   SUBCASE("no nominee: v is reprieved, one fit check per step") {
     const auto o = s.run(preempt::no_nominated_pods<pod>);
@@ -398,7 +423,7 @@ TEST_CASE("NP1: a nominee of equal or higher priority reserves its room") {
   }
 }
 
-TEST_CASE("NP2: a nominee of lower priority is ignored") {
+TEST_CASE("NP2 [ours]: a nominee of lower priority is ignored") {
   nominee_setup s;
   const pod n = s.c.make("n", mid, medium());
   const std::vector<const pod*> nominated{&n};
@@ -409,7 +434,7 @@ TEST_CASE("NP2: a nominee of lower priority is ignored") {
   CHECK(o.added == std::vector<pod_id>{s.c.pod_ids.at("v")});  // n was never added
 }
 
-TEST_CASE("NP3: the preemptor itself is not counted as a nominee") {
+TEST_CASE("NP3 [ours]: the preemptor itself is not counted as a nominee") {
   nominee_setup s;
   // The nominator hands out copies: same uid, different object.
   const pod self({.uid = s.p.uid(), .priority = high, .requests = medium(), .start_time = 0});
@@ -428,7 +453,8 @@ TEST_CASE("NP3: the preemptor itself is not counted as a nominee") {
   }
 }
 
-TEST_CASE("NP4: a state that cannot add a nominee: an error at the first check, a no-fit later") {
+TEST_CASE(
+    "NP4 [ours]: a state that cannot add a nominee: an error at the first check, a no-fit later") {
   nominee_setup s;
   const pod n = s.c.make("n", high, medium());
   const std::vector<const pod*> nominated{&n};
@@ -490,7 +516,7 @@ struct needs_companion {
 
 }  // namespace
 
-TEST_CASE("NP5: fits_with_nominated requires both passes") {
+TEST_CASE("NP5 [ours]: fits_with_nominated requires both passes") {
   named_cluster c;
   const pod p = c.make("p", mid, small());
   const pod n = c.make("n", mid, small());
@@ -513,7 +539,7 @@ TEST_CASE("NP5: fits_with_nominated requires both passes") {
   }
 }
 
-TEST_CASE("NP6: fits_with_nominated with resources: pass 1 fails, state restored") {
+TEST_CASE("NP6 [ours]: fits_with_nominated with resources: pass 1 fails, state restored") {
   named_cluster c;
   const auto n1 = c.node("node1");
   c.add(n1, "q", low, large());
@@ -532,7 +558,8 @@ TEST_CASE("NP6: fits_with_nominated with resources: pass 1 fails, state restored
   CHECK(state.requested()[preempt::model::resource::cpu] == 300);
 }
 
-TEST_CASE("NP7: nominees through the filter state: anti-affinity of an equal-priority nominee") {
+TEST_CASE(
+    "NP7 [ours]: nominees through the filter state: anti-affinity of an equal-priority nominee") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node1")};
   c.nodes[0].pod_list = {{.name = "v", .prio = low, .cpu = 100, .mem = 100}};
@@ -555,7 +582,8 @@ TEST_CASE("NP7: nominees through the filter state: anti-affinity of an equal-pri
   }
 }
 
-TEST_CASE("NP8: a nominee add that fails during a reprieve must not leave the nominee behind") {
+TEST_CASE(
+    "NP8 [ours]: a nominee add that fails during a reprieve must not leave the nominee behind") {
   // Upstream adds nominees to a clone of the node and cycle state (addGENominatedPods), so a
   // failed AddPod cannot affect later checks. Here: node 400/400; v1 (mid) and v2 (low) of 100
   // each; nominees n1, n2 (high, 100 each); preemptor 100. The 5th add (n2, while reprieving v1)
@@ -582,7 +610,7 @@ TEST_CASE("NP8: a nominee add that fails during a reprieve must not leave the no
   CHECK(state.requested()[preempt::model::resource::pods] == 1);
 }
 
-TEST_CASE("NP9: a nominee that cannot be removed again during a reprieve is an error") {
+TEST_CASE("NP9 [ours]: a nominee that cannot be removed again during a reprieve is an error") {
   // Removing a nominee again is a RemovePod extension call; at the first fit check a failure is
   // the node's outcome (status error), and extension errors during the reprieve are errors too
   // (SelectVictimsOnNode's reprieve). Treating it as "does not fit" would go on with a state that

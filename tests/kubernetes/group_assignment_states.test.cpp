@@ -110,7 +110,8 @@ std::set<model::pod_id> victims(const model::resource_cluster& c, filtered_first
 
 }  // namespace
 
-TEST_CASE("GA1: anti-affinity: a victim on another node of the member's zone stays a victim") {
+TEST_CASE(
+    "GA1 [ours]: anti-affinity: a victim on another node of the member's zone stays a victim") {
   // node-a and node-b share zone z1. uid 1 (app=x, priority 0) runs on node-b; node-a is empty.
   // The member refuses app=x in its zone: with uid 1 gone it goes to node-a, and adding uid 1
   // back (on node-b, through the AddPod extension) makes node-a fail again.
@@ -137,7 +138,7 @@ TEST_CASE("GA1: anti-affinity: a victim on another node of the member's zone sta
   CHECK(kind == wl::group_decision_kind::preempt);
 }
 
-TEST_CASE("GA2: NodePorts: the victim holding the member's host port stays a victim") {
+TEST_CASE("GA2 [ours]: NodePorts: the victim holding the member's host port stays a victim") {
   // node-a holds uid 1 (hostPort 80) and uid 2 (hostPort 81), both priority 0; the member wants
   // hostPort 80. Reprieved most important first (equal: construction order): uid 1 back makes
   // the port conflict (victim); uid 2 back is fine.
@@ -162,7 +163,7 @@ TEST_CASE("GA2: NodePorts: the victim holding the member's host port stays a vic
   CHECK(kind == wl::group_decision_kind::preempt);
 }
 
-TEST_CASE("GA3: the assignment states follow each victim added back and removed again") {
+TEST_CASE("GA3 [ours]: the assignment states follow each victim added back and removed again") {
   // As GA1 with three pods on node-b: uid 1 (app=y), uid 2 (app=x), uid 3 (app=y), priorities
   // 30, 20, 10 (reprieved in that order). uid 2 comes back and is removed again: the member's
   // state must then count no app=x pod for uid 3's turn, or uid 3 would be evicted too.

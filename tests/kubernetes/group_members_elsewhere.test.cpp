@@ -63,7 +63,7 @@ std::vector<model::pod_id> nominate_node0(const view& v, const wlf::groups& grou
 
 }  // namespace
 
-TEST_CASE("CX1: anti-affinity: the group's member on the other node leaves too") {
+TEST_CASE("CX1 [ours]: anti-affinity: the group's member on the other node leaves too") {
   // node-a and node-b share zone z1; group g (disruption mode all, priority 0) has uid 1 on
   // node-a and uid 2 on node-b, both labelled app=g. The preemptor refuses app=g in its zone.
   const k8s::label_set z1a{{"zone", "z1"}}, z1b{{"zone", "z1"}}, g{{"app", "g"}}, none;
@@ -92,7 +92,7 @@ TEST_CASE("CX1: anti-affinity: the group's member on the other node leaves too")
   CHECK(outcome == "nominated");
 }
 
-TEST_CASE("CX2: spread: the group's member on another node lowers the global minimum") {
+TEST_CASE("CX2 [ours]: spread: the group's member on another node lowers the global minimum") {
   // maxSkew 1 over zone for app=web. z1 (node-a): uid 1 (group g) and uid 3 (priority 1000);
   // z2 (node-b): uid 2 (group g); z3 (node-c): uid 4 (priority 1000). The preemptor is web too.
   // Evicting g on node-a leaves z1 = 1 and, with the remote member gone, z2 = 0: the minimum is
@@ -127,7 +127,8 @@ TEST_CASE("CX2: spread: the group's member on another node lowers the global min
   CHECK(outcome == "unschedulable");
 }
 
-TEST_CASE("CX3: the overlays: a pod elsewhere changes the shared pair or only the pair count") {
+TEST_CASE(
+    "CX3 [ours]: the overlays: a pod elsewhere changes the shared pair or only the pair count") {
   const k8s::label_set z1a{{"zone", "z1"}}, z1b{{"zone", "z1"}}, z2{{"zone", "z2"}},
       g{{"app", "g"}}, none;
   const std::vector<k8s::node_facts> nodes{

@@ -153,7 +153,7 @@ void compare_paths(const random_node& w, const Budgets& budgets, path_counts& co
 
 }  // namespace
 
-TEST_CASE("BR1: the one-pass reprieve selects what the pod-by-pod reprieve selects") {
+TEST_CASE("BR1 [ours]: the one-pass reprieve selects what the pod-by-pod reprieve selects") {
   const preempt::no_budgets budgets;
   path_counts counts;
   const auto seeds = rnd::seeds(4000, 12);
@@ -172,7 +172,7 @@ TEST_CASE("BR1: the one-pass reprieve selects what the pod-by-pod reprieve selec
   CHECK(counts.one_pass_strict < counts.one_pass);
 }
 
-TEST_CASE("BU1: reprieve_removed_pods needs remove_lower_priority_pods as the last change") {
+TEST_CASE("BU1 [ours]: reprieve_removed_pods needs remove_lower_priority_pods as the last change") {
   preempt::model::resource_cluster c;
   const auto n = c.add_node("n", {1000, 1000, 10});
   for (std::uint64_t k = 1; k <= 3; ++k)
@@ -216,7 +216,8 @@ TEST_CASE("BU1: reprieve_removed_pods needs remove_lower_priority_pods as the la
   }
 }
 
-TEST_CASE("BU2: reprieve_removed_pods declines pods that are not strictly in importance order") {
+TEST_CASE(
+    "BU2 [ours]: reprieve_removed_pods declines pods that are not strictly in importance order") {
   preempt::model::resource_cluster c;
   const auto n = c.add_node("n", {1000, 1000, 10});
   const pod preemptor({.uid = 9, .priority = 5, .requests = {500, 100}, .start_time = {}});
@@ -247,7 +248,7 @@ TEST_CASE("BU2: reprieve_removed_pods declines pods that are not strictly in imp
   }
 }
 
-TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as fits does") {
+TEST_CASE("BU3 [ours]: a reprieve declined for want of room explains the rejection as fits does") {
   // Random nodes: after the removal, the reprieve with a rejection either selects (the rejection
   // untouched), or declines; declining where the preemptor does not fit, it must give exactly
   // fits' status (code and reasons), whatever the shortage: one dimension or several, the pod
@@ -301,7 +302,9 @@ TEST_CASE("BU3: a reprieve declined for want of room explains the rejection as f
   CHECK(missing_dimension > 0);
 }
 
-TEST_CASE("BR3: with budgets, the one-pass reprieve selects what the pod-by-pod reprieve selects") {
+TEST_CASE(
+    "BR3 [ours]: with budgets, the one-pass reprieve selects what the pod-by-pod reprieve "
+    "selects") {
   path_counts counts;
   const auto seeds = rnd::seeds(4000, 13);
   for (const std::uint64_t seed : seeds) {
@@ -378,7 +381,7 @@ bool every_lookup_prefetched(const std::vector<std::int64_t>& log) {
 
 }  // namespace
 
-TEST_CASE("BR4: prefetch_budgets_of comes before every lookup and changes no selection") {
+TEST_CASE("BR4 [ours]: prefetch_budgets_of comes before every lookup and changes no selection") {
   std::size_t lookups = 0;
   for (const std::uint64_t seed : rnd::seeds(600, 29)) {
     CAPTURE(seed);
@@ -427,7 +430,8 @@ TEST_CASE("BR4: prefetch_budgets_of comes before every lookup and changes no sel
   CHECK(lookups > 1000);
 }
 
-TEST_CASE("BR5: the flagged one-pass reprieve against the pod-by-pod reprieve, flag by flag") {
+TEST_CASE(
+    "BR5 [ours]: the flagged one-pass reprieve against the pod-by-pod reprieve, flag by flag") {
   // Each node's removed pods flagged violating at random (none, some, most or all of them): one
   // budget allowing no disruption, whose members are exactly the flagged pods, makes the
   // pod-by-pod path see the same classification.
@@ -499,7 +503,8 @@ TEST_CASE("BR5: the flagged one-pass reprieve against the pod-by-pod reprieve, f
 }
 
 TEST_CASE(
-    "BR6: with budgets on nodes of more than 64 pods, the one-pass reprieve selects the same") {
+    "BR6 [ours]: with budgets on nodes of more than 64 pods, the one-pass reprieve selects the "
+    "same") {
   // Violations are charged 64 pods at a time: nodes of 65 to 200 pods cross those boundaries.
   path_counts counts;
   for (const std::uint64_t seed : rnd::seeds(300, 37)) {

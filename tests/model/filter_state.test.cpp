@@ -23,7 +23,7 @@ test_pod labelled(std::string name, std::string key) {
 
 }  // namespace
 
-TEST_CASE("FS1: resources: pod slots, cpu and memory, each reported") {
+TEST_CASE("FS1 [ours]: resources: pod slots, cpu and memory, each reported") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node1")};
   c.nodes[0].max_pods = 2;
@@ -45,7 +45,8 @@ TEST_CASE("FS1: resources: pod slots, cpu and memory, each reported") {
   CHECK(ev.state.fits(p).is_success());
 }
 
-TEST_CASE("FS2: the incoming pod's anti-affinity rejects matching pods on the same node only") {
+TEST_CASE(
+    "FS2 [ours]: the incoming pod's anti-affinity rejects matching pods on the same node only") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node1"), flt::make_node("node2")};
   c.nodes[0].pod_list = {labelled("foo-1", "foo"), plain("other")};
@@ -67,7 +68,7 @@ TEST_CASE("FS2: the incoming pod's anti-affinity rejects matching pods on the sa
   }
 }
 
-TEST_CASE("FS3: an existing pod's anti-affinity rejects a matching incoming pod") {
+TEST_CASE("FS3 [ours]: an existing pod's anti-affinity rejects a matching incoming pod") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node1")};
   test_pod guard = plain("guard");
@@ -94,7 +95,7 @@ TEST_CASE("FS3: an existing pod's anti-affinity rejects a matching incoming pod"
   }
 }
 
-TEST_CASE("FS4: spread counts are cluster-wide and follow add/remove on any node's state") {
+TEST_CASE("FS4 [ours]: spread counts are cluster-wide and follow add/remove on any node's state") {
   // zone1: node-a (1 foo pod), node-b (none); zone2: node-x (none). maxSkew 1 on zone.
   flt::test_cluster c;
   c.nodes = {flt::make_node("node-a", "zone1"), flt::make_node("node-b", "zone1"),
@@ -129,7 +130,7 @@ TEST_CASE("FS4: spread counts are cluster-wide and follow add/remove on any node
   CHECK(counts.count(0, "zone2") == 0);
 }
 
-TEST_CASE("FS5: spread: self-match and missing topology label") {
+TEST_CASE("FS5 [ours]: spread: self-match and missing topology label") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node-a", "zone1"), flt::make_node("node-z")};  // node-z: no zone
   c.nodes[0].pod_list = {labelled("a1", "foo")};
@@ -151,7 +152,8 @@ TEST_CASE("FS5: spread: self-match and missing topology label") {
   }
 }
 
-TEST_CASE("FS6: state errors: removing a pod that is not there, adding one twice, wrong counts") {
+TEST_CASE(
+    "FS6 [ours]: state errors: removing a pod that is not there, adding one twice, wrong counts") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node1", "zone1")};
   c.nodes[0].pod_list = {plain("a")};
@@ -170,7 +172,7 @@ TEST_CASE("FS6: state errors: removing a pod that is not there, adding one twice
   CHECK(ev.state.fits(p).is_success());
 }
 
-TEST_CASE("FS7: select_victims leaves counts and state without the victims") {
+TEST_CASE("FS7 [ours]: select_victims leaves counts and state without the victims") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node-a", "zone1"), flt::make_node("node-x", "zone2")};
   c.nodes[0].pod_list = {labelled("a1", "foo"), labelled("a2", "foo")};
@@ -189,7 +191,9 @@ TEST_CASE("FS7: select_victims leaves counts and state without the victims") {
   CHECK(ev.state.fits(p).is_success());
 }
 
-TEST_CASE("PR2: topology spread end to end: node-b with victim pod-b1") {
+TEST_CASE(
+    "PR2 [TestPreempt/\"preemption for topology spread constraints\"]: topology spread end to end: "
+    "node-b with victim pod-b1") {
   flt::test_cluster c;
   c.nodes = {flt::make_node("node-a", "zone1"), flt::make_node("node-b", "zone1"),
              flt::make_node("node-x", "zone2")};

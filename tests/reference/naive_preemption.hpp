@@ -7,20 +7,20 @@
 // types it reads (model::resource_cluster, model::resource_pod) and the status/decision enums. It
 // serves twice:
 //   * as the oracle of tests/evaluation/differential.test.cpp (same node, victims, violation count,
-//   kind and
-//     message as preempt::evaluator on thousands of seeded random clusters);
+//     kind and message as preempt::evaluator on thousands of seeded random clusters) and of
+//     tests/evaluation/properties.test.cpp (select_victims node by node, pick_best_candidate);
 //   * as the "straightforward implementation" the benchmarks compare with (counter x_reference).
 //
 // Upstream's structure, kept on purpose:
 //   - every node evaluated gets a deep copy of its NodeInfo (name, allocatable, a copy of every
-//   pod,
-//     the aggregate of requests); removing a pod searches the copy's pod list by uid and swaps the
-//     last pod into its place, as NodeInfo.RemovePod does;
+//     pod, the aggregate of requests); removing a pod searches the copy's pod list by uid and
+//     swaps the last pod into its place, as NodeInfo.RemovePod does;
 //   - the filter (NodeResourcesFit) is re-run on that copy for the first check and for every
 //     reprieve; with nominated pods the copy is cloned again and the nominees added (two-pass rule,
 //     RunFilterPluginsWithNominatedPods), as addGENominatedPods does;
-//   - the potential victims are sorted on every node evaluation (a stable sort in node order, so
-//     that ties are deterministic: upstream's sort.Slice leaves them arbitrary);
+//   - the potential victims are sorted on every node evaluation with Go's sort.Slice
+//     (detail::go_sort_slice, checked against Go by the conformance suite), from the node's pods
+//     in the cache's order, as upstream sorts them;
 //   - the budget classification copies disruptionsAllowed of EVERY budget per node and tests every
 //     budget against every potential victim (namespace, then the selector stand-in: a sorted
 //     member list, then disruptedPods), as filterPodsWithPDBViolation does;
@@ -470,7 +470,14 @@ inline decision preempt(const pod& preemptor, const input& in) {
   return d;
 }
 
-// SelectVictimsOnNode alone (for the per-node benchmark): node `index`, no sampling.
+// pickOneNodeForPreemption alone: the index in `candidates` of the node upstream's default score
+// functions choose (the first of a full tie).
+inline std::size_t pick_one_node(const input& in, const std::vector<node_outcome>& candidates) {
+  return detail::pick_one(in, candidates);
+}
+
+// SelectVictimsOnNode alone (for the per-node benchmark and the property tests): node `index`, no
+// sampling.
 inline node_outcome select_victims(const pod& preemptor, const input& in, std::size_t index) {
   return detail::select_victims_on_node(in, index, preemptor);
 }

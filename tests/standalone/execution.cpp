@@ -165,7 +165,7 @@ TEST_CASE("dispatcher on our scheduler: async dispatch, the gate, and when_idle 
   CHECK(value == 2);
 }
 
-TEST_CASE("when_idle: a stop request completes it with set_stopped; the work goes on") {
+TEST_CASE("when_idle: a stop request completes it with set_stopped, the work goes on") {
   own ctx;
   preempt::nomination_ledger<pod> ledger(1);
   preempt::in_flight_table<pod> table;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "preempt/preempt.hpp"
+#include "reference/naive_preemption.hpp"
 
 namespace rnd {
 
@@ -36,6 +37,9 @@ struct shape {
 struct world {
   preempt::model::resource_cluster cluster;
   preempt::model::budget_table budgets;
+  // The same budgets as the generator made them, in the naive reference's form (its oracle does
+  // not read the library's budget index).
+  std::vector<naive_reference::budget> reference_budgets;
   std::vector<pod> nominated;  // not on any node
   pod preemptor{preempt::model::pod_spec{}};
   preempt::timestamp now = 1000;
@@ -63,6 +67,8 @@ inline world make_world(std::uint64_t seed, const shape& s = {}) {
     const auto ns = static_cast<std::uint32_t>(pick(g, 0, 1));
     const auto allowed = static_cast<std::int32_t>(pick(g, 0, 2));
     w.budgets.add_budget(ns, allowed);
+    w.reference_budgets.push_back(
+        {.namespace_id = ns, .allowed = allowed, .members = {}, .disrupted = {}});
   }
   for (std::size_t n = 0; n < node_count; ++n) {
     const auto i = w.cluster.add_node("node" + std::to_string(n + 1),
@@ -77,8 +83,14 @@ inline world make_world(std::uint64_t seed, const shape& s = {}) {
              .start_time = start,
              .namespace_id = static_cast<std::uint32_t>(pick(g, 0, 1))});
       for (std::size_t b = 0; b < budget_count; ++b) {
-        if (pick(g, 0, 2) == 0) w.budgets.add_member(b, p.uid());
-        if (pick(g, 0, 9) == 0) w.budgets.add_disrupted(b, p.uid());
+        if (pick(g, 0, 2) == 0) {
+          w.budgets.add_member(b, p.uid());
+          w.reference_budgets[b].members.push_back(p.uid());  // uids ascend: sorted
+        }
+        if (pick(g, 0, 9) == 0) {
+          w.budgets.add_disrupted(b, p.uid());
+          w.reference_budgets[b].disrupted.push_back(p.uid());
+        }
       }
       w.cluster.add_pod(i, std::move(p));
     }

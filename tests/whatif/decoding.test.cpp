@@ -270,7 +270,7 @@ TEST_CASE("DRA kinds: a ResourceSlice's devices, counters and capacity policies"
         preempt::kubernetes::dra::amount::of_units(40LL << 30));
 }
 
-TEST_CASE("DRA kinds: a ResourceClaim's requests, allocation and owner; a DeviceClass") {
+TEST_CASE("DRA kinds: a ResourceClaim's requests, allocation and owner, a DeviceClass") {
   const auto dump = decode_objects(R"([
     {"kind": "DeviceClass", "metadata": {"name": "gpu"},
      "spec": {"selectors": [{"cel": {"expression": "device.driver == \"x\""}}],

@@ -99,7 +99,10 @@ void check_case(wlf::scene& s, const expected& e, std::size_t min_count = 1,
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("WG1 priority: a pod of a group outranks a plain pod", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG1 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Priority: mix of no groups and pod "
+    "groups\"]: a pod of a group outranks a plain pod",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.group("pg1", false, low);
@@ -109,7 +112,10 @@ TEST_CASE_TEMPLATE("WG1 priority: a pod of a group outranks a plain pod", X, WL_
   check_case<X>(s, {.victims = {"p1"}});
 }
 
-TEST_CASE_TEMPLATE("WG2 priority: start time within a single-mode group", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG2 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Priority: StartTime of pods from same "
+    "group with disruption mode single \"]: start time within a single-mode group",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.group("pg1", false, low);
@@ -119,7 +125,10 @@ TEST_CASE_TEMPLATE("WG2 priority: start time within a single-mode group", X, WL_
   check_case<X>(s, {.victims = {"p1"}, .pgd = 1});
 }
 
-TEST_CASE_TEMPLATE("WG3 an all-mode group is not reprieved", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG3 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Pod group with disruption mode group not "
+    "reprieved\"]: an all-mode group is not reprieved",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 1);
   s.node("n2", 1);
@@ -130,7 +139,10 @@ TEST_CASE_TEMPLATE("WG3 an all-mode group is not reprieved", X, WL_EXECUTORS) {
   check_case<X>(s, {.victims = {"p1", "p2"}, .pgd = 1});
 }
 
-TEST_CASE_TEMPLATE("WG5 budgets: both pods name a PodGroup that does not exist", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG5 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PDB: Mixed groups\"]: budgets, both pods "
+    "name a PodGroup that does not exist",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.add({.name = "victim-pdb", .node = "n1", .group = "pg1", .foo = true});
@@ -156,22 +168,32 @@ void three_nodes(wlf::scene& s, std::int64_t cap, bool listed) {
 }
 }  // namespace
 
-TEST_CASE_TEMPLATE("WG6 group policy PreemptLowerPriority preempts", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG6 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup preemptor with "
+    "PreemptLowerPriority preemption policy performs preemption\"]: group policy "
+    "PreemptLowerPriority preempts",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 1, false);
   s.member("p");
   check_case<X>(s, {.victims = {"p1"}}, 1, preempt::preemption_policy::preempt_lower_priority);
 }
 
-TEST_CASE_TEMPLATE("WG7 group policy PreemptLowerPriority ignores a member's Never", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG7 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup preemptor with "
+    "PreemptLowerPriority preemption policy performs preemption, ignoring member pod preemption "
+    "policy\"]: group policy PreemptLowerPriority ignores a member's Never",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 1, false);
   s.member("p", wl::no_node, preempt::preemption_policy::never);
   check_case<X>(s, {.victims = {"p1"}}, 1, preempt::preemption_policy::preempt_lower_priority);
 }
 
-TEST_CASE_TEMPLATE("WG8 group policy Never: not eligible", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG8 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup preemptor with PreemptNever "
+    "policy does not perform preemption\"]: group policy Never: not eligible",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 100, false);
   s.member("p1-m");
@@ -183,8 +205,11 @@ TEST_CASE_TEMPLATE("WG8 group policy Never: not eligible", X, WL_EXECUTORS) {
                 1, preempt::preemption_policy::never);
 }
 
-TEST_CASE_TEMPLATE("WG9 a terminating pod on a member's nominated node: ongoing preemption", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG9 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Preemptor group is not eligible if any "
+    "member has nominated node with terminating pods\"]: a terminating pod on a member's nominated "
+    "node: ongoing preemption",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 100);
   s.add({.name = "victim", .node = "n1", .terminating = true});
@@ -201,7 +226,11 @@ TEST_CASE_TEMPLATE("WG9 a terminating pod on a member's nominated node: ongoing 
   CHECK(d.nominations[1] == wl::member_nomination{1, 0});
 }
 
-TEST_CASE_TEMPLATE("WG10 a terminating pod on a node no member is nominated to", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG10 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Preemptor group is eligible if "
+    "terminating pods are on non-nominated nodes\"]: a terminating pod on a node no member is "
+    "nominated to",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 1);
   s.node("n2", 1);
@@ -212,8 +241,11 @@ TEST_CASE_TEMPLATE("WG10 a terminating pod on a node no member is nominated to",
   check_case<X>(s, {.victims = {"other-victim", "victim"}});
 }
 
-TEST_CASE_TEMPLATE("WG11 a terminating pod whose all-mode group is of lower priority", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG11 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Preemptor group is not eligible if "
+    "nominated node has terminating pod belonging to a pod group of lower priority\"]: a "
+    "terminating pod whose all-mode group is of lower priority",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 100);
   s.group("victim-pg", true, low);
@@ -228,8 +260,11 @@ TEST_CASE_TEMPLATE("WG11 a terminating pod whose all-mode group is of lower prio
                     .kind = wl::group_decision_kind::ongoing});
 }
 
-TEST_CASE_TEMPLATE("WG13 a terminating pod whose single-mode group is of lower priority", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG13 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Preemptor group is not eligible if "
+    "nominated node has terminating pod belonging to a pod group of lower priority with "
+    "DisruptionModePod\"]: a terminating pod whose single-mode group is of lower priority",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 100);
   s.group("victim-pg", false, low);
@@ -244,8 +279,11 @@ TEST_CASE_TEMPLATE("WG13 a terminating pod whose single-mode group is of lower p
                     .kind = wl::group_decision_kind::ongoing});
 }
 
-TEST_CASE_TEMPLATE("WG14 a terminating pod whose group is of higher priority does not block", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG14 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Preemptor group is eligible if nominated "
+    "node has terminating pod belonging to a pod group of higher priority with nil "
+    "DisruptionMode\"]: a terminating pod whose group is of higher priority does not block",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.group_priority = mid;
   s.node("n1", 2);
@@ -258,7 +296,10 @@ TEST_CASE_TEMPLATE("WG14 a terminating pod whose group is of higher priority doe
   check_case<X>(s, {.victims = {"other-victim"}});
 }
 
-TEST_CASE_TEMPLATE("WG15 a single lower-priority pod", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG15 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Preempt single lower priority pod\"]: a "
+    "single lower-priority pod",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 1);
   s.add({.name = "p1", .node = "n1"});
@@ -266,8 +307,10 @@ TEST_CASE_TEMPLATE("WG15 a single lower-priority pod", X, WL_EXECUTORS) {
   check_case<X>(s, {.victims = {"p1"}});
 }
 
-TEST_CASE_TEMPLATE("WG16 lower priorities go first; equal priority is untouchable", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG16 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Priority: Prefer lower priority "
+    "victim\"]: lower priorities go first, equal priority is untouchable",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.add({.name = "p1", .node = "n1", .priority = low});
@@ -277,7 +320,10 @@ TEST_CASE_TEMPLATE("WG16 lower priorities go first; equal priority is untouchabl
   check_case<X>(s, {.victims = {"p1", "p2"}});
 }
 
-TEST_CASE_TEMPLATE("WG17 minimum victims; ties broken by construction order", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG17 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Efficiency: Preempt minimum number of "
+    "victims\"]: minimum victims, ties broken by construction order",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 3);
   for (const char* n : {"p1", "p2", "p3", "p4"}) s.add({.name = n, .node = "n1"});
@@ -285,7 +331,10 @@ TEST_CASE_TEMPLATE("WG17 minimum victims; ties broken by construction order", X,
   check_case<X>(s, {.victims = {"p3", "p4"}});
 }
 
-TEST_CASE_TEMPLATE("WG18 budgets: the non-violating victim is preferred", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG18 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PDB: Prefer non-violating victim\"]: the "
+    "non-violating victim is preferred",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.add({.name = "victim-pdb", .node = "n1", .foo = true});
@@ -295,21 +344,33 @@ TEST_CASE_TEMPLATE("WG18 budgets: the non-violating victim is preferred", X, WL_
   check_case<X>(s, {.victims = {"victim-no-pdb"}});
 }
 
-TEST_CASE_TEMPLATE("WG20 PreemptLowerPriority with single-mode group victims", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG20 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup preemptor with "
+    "PreemptLowerPriority preemption policy performs preemption with PodGroup victims\"]: "
+    "PreemptLowerPriority with single-mode group victims",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 1, true);
   s.member("p");
   check_case<X>(s, {.victims = {"p1"}}, 1, preempt::preemption_policy::preempt_lower_priority);
 }
 
-TEST_CASE_TEMPLATE("WG21 ... ignoring a member's Never", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG21 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup preemptor with "
+    "PreemptLowerPriority preemption policy performs preemption with PodGroup victims, ignoring "
+    "member pod preemption policy\"]: as WG20, ignoring a member's Never",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 1, true);
   s.member("p", wl::no_node, preempt::preemption_policy::never);
   check_case<X>(s, {.victims = {"p1"}}, 1, preempt::preemption_policy::preempt_lower_priority);
 }
 
-TEST_CASE_TEMPLATE("WG22 Never with group victims: not eligible", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG22 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup preemptor with PreemptNever "
+    "preemption policy does not perform preemption with PodGroup victims\"]: Never with group "
+    "victims: not eligible",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   three_nodes(s, 1, true);
   s.member("p1-m");
@@ -321,7 +382,11 @@ TEST_CASE_TEMPLATE("WG22 Never with group victims: not eligible", X, WL_EXECUTOR
                 1, preempt::preemption_policy::never);
 }
 
-TEST_CASE_TEMPLATE("WG23 budgets: an unavoidable violation is counted", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG23 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PDB: Prefer lower priority pod for "
+    "preemption, when preemption without pdb violation is not possible\"]: an unavoidable budget "
+    "violation is counted",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.add({.name = "p1", .node = "n1", .priority = low, .foo = true});
@@ -331,8 +396,10 @@ TEST_CASE_TEMPLATE("WG23 budgets: an unavoidable violation is counted", X, WL_EX
   check_case<X>(s, {.victims = {"p1"}, .pdbv = 1});
 }
 
-TEST_CASE_TEMPLATE("WG24 an all-mode group across two nodes is evicted as a whole", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG24 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup: Preempt group as a whole\"]: an "
+    "all-mode group across two nodes is evicted as a whole",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 1);
   s.node("n2", 0);
@@ -343,7 +410,10 @@ TEST_CASE_TEMPLATE("WG24 an all-mode group across two nodes is evicted as a whol
   check_case<X>(s, {.victims = {"p1", "p2"}, .pgd = 1});
 }
 
-TEST_CASE_TEMPLATE("WG25 a plain pod is preferred over an all-mode group", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG25 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup: Prefer single pod over podGroup "
+    "for preemption candidate\"]: a plain pod is preferred over an all-mode group",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 3);
   s.group("pg1", true, low);
@@ -354,8 +424,10 @@ TEST_CASE_TEMPLATE("WG25 a plain pod is preferred over an all-mode group", X, WL
   check_case<X>(s, {.victims = {"p1"}});
 }
 
-TEST_CASE_TEMPLATE("WG26 an all-mode group on one node against a higher plain pod", X,
-                   WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG26 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PodGroup: Preempt group as a whole on "
+    "single node\"]: an all-mode group on one node against a higher plain pod",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 3);
   s.group("pg1", true, low);
@@ -366,7 +438,10 @@ TEST_CASE_TEMPLATE("WG26 an all-mode group on one node against a higher plain po
   check_case<X>(s, {.victims = {"g1-1", "g1-2"}, .pgd = 1});
 }
 
-TEST_CASE_TEMPLATE("WG27 budgets: a unit violates if any member does", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG27 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"PDB: Unit violation if any member "
+    "violates\"]: a unit violates a budget if any member does",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 3);
   s.group("pg1", true, low);
@@ -384,7 +459,10 @@ const expected no_victims{.code = status_code::unschedulable_and_unresolvable,
                           .kind = wl::group_decision_kind::unschedulable};
 }
 
-TEST_CASE_TEMPLATE("WG28 only higher-priority pods: no victims", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG28 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Failure: Cannot preempt the victim with "
+    "higher priority\"]: only higher-priority pods: no victims",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.group_priority = mid;
   s.node("n1", 100);
@@ -393,7 +471,10 @@ TEST_CASE_TEMPLATE("WG28 only higher-priority pods: no victims", X, WL_EXECUTORS
   check_case<X>(s, no_victims);
 }
 
-TEST_CASE_TEMPLATE("WG29 only equal-priority pods: no victims", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG29 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Failure: Cannot preempt the victim with "
+    "equal priority\"]: only equal-priority pods: no victims",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.group_priority = mid;
   s.node("n1", 100);
@@ -402,7 +483,10 @@ TEST_CASE_TEMPLATE("WG29 only equal-priority pods: no victims", X, WL_EXECUTORS)
   check_case<X>(s, no_victims);
 }
 
-TEST_CASE_TEMPLATE("WG30 an empty node: no victims", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG30 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Failure: Cannot preempt if node is "
+    "empty\"]: an empty node: no victims",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.group_priority = mid;
   s.node("n1", 100);
@@ -410,7 +494,11 @@ TEST_CASE_TEMPLATE("WG30 an empty node: no victims", X, WL_EXECUTORS) {
   check_case<X>(s, no_victims);
 }
 
-TEST_CASE_TEMPLATE("WG32 a group's priority replaces its pods'", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG32 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Priority divergence: candidate victim "
+    "PodGroup has higher priority than the Pods from that group\"]: a group's priority replaces "
+    "its pods'",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.group_priority = mid;
   s.node("n1", 1);
@@ -457,37 +545,57 @@ void partial_placement(wlf::scene& s) {
 }
 }  // namespace
 
-TEST_CASE_TEMPLATE("WG33 gang: as many members as possible are placed", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG33 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Gang scheduling: schedule as many pods as "
+    "possible without preempting higher priority pods, but still more than minCount\"]: gang, as "
+    "many members as possible are placed",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   four_nodes_two_high(s);
   check_case<X>(s, {.victims = {"p1", "p2"}}, 1);
 }
 
-TEST_CASE_TEMPLATE("WG34 gang: a lower all-mode group is not reprieved", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG34 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Gang scheduling: do not reprieve victim "
+    "pod group of lower priority\"]: gang, a lower all-mode group is not reprieved",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   lower_all_group(s);
   check_case<X>(s, {.victims = {"v1", "v2", "v3"}, .pgd = 1}, 1);
 }
 
-TEST_CASE_TEMPLATE("WG36 basic: as many members as possible are placed", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG36 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Basic scheduling: schedule as many pods "
+    "as possible without preempting higher priority pods\"]: basic, as many members as possible "
+    "are placed",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   four_nodes_two_high(s);
   check_case<X>(s, {.victims = {"p1", "p2"}}, 1);
 }
 
-TEST_CASE_TEMPLATE("WG37 basic: a lower all-mode group is not reprieved", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG37 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Basic scheduling: do not reprieve victim "
+    "pod group of lower priority\"]: basic, a lower all-mode group is not reprieved",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   lower_all_group(s);
   check_case<X>(s, {.victims = {"v1", "v2", "v3"}, .pgd = 1}, 1);
 }
 
-TEST_CASE_TEMPLATE("WG38 basic: a group victim with a partial placement", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG38 [TestPodGroupEvaluator_SelectVictimsOnDomain/\"Basic scheduling: preempt a pod group "
+    "victim but do not schedule full pod group\"]: basic, a group victim with a partial placement",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   partial_placement(s);
   check_case<X>(s, {.victims = {"v1", "v2"}, .pgd = 1}, 1);
 }
 
-TEST_CASE_TEMPLATE("WG39 nominations only for the placed members", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG39 [TestPodGroupEvaluator_SelectVictimsOnDomain_NominatedNodes]: nominations only for the "
+    "placed members",
+    X, WL_EXECUTORS) {
   wlf::scene s;
   s.node("n1", 2);
   s.add({.name = "p3", .node = "n1"});
@@ -502,7 +610,10 @@ TEST_CASE_TEMPLATE("WG39 nominations only for the placed members", X, WL_EXECUTO
   CHECK(d.nominations[0] == wl::member_nomination{0, 0});
 }
 
-TEST_CASE_TEMPLATE("WG87-WG88 evaluation duration by result: Success and Error", X, WL_EXECUTORS) {
+TEST_CASE_TEMPLATE(
+    "WG87-WG88 [TestPodGroupPreemptionEvaluationDurationMetric/\"scheduling success\", "
+    "\"scheduling error\"]: evaluation duration by result, Success and Error",
+    X, WL_EXECUTORS) {
   for (const bool fail : {false, true}) {
     CAPTURE(fail);
     wlf::scene s;
@@ -551,7 +662,7 @@ void two_victims(wlf::scene& s) {
 }  // namespace
 
 TEST_CASE(
-    "group dispatch (manual executor): the group is gated while its evictions run; members "
+    "group dispatch (manual executor): the group is gated while its evictions run, members "
     "are nominated first") {
   wlf::scene s;
   two_victims(s);

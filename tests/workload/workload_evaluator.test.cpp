@@ -188,7 +188,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
 }
 
 TEST_CASE(
-    "evaluator with groups: every executor gives the same decision; units are evicted whole "
+    "evaluator with groups: every executor gives the same decision, units are evicted whole "
     "(random clusters)") {
   std::size_t whole_units_seen = 0;  // candidates evicting an all-mode unit of several pods
   for (std::uint32_t seed = 1; seed <= 40; ++seed) {

@@ -77,51 +77,68 @@ std::string ancestor(const wlf::scene& s, const std::string& pod_name) {
 
 // ---- TestGetHighestAllAncestor ----------------------------------------------------------------
 
-TEST_CASE("WG40-WG48 highest all-mode ancestor (getHighestAllAncestor)") {
+TEST_CASE("WG40-WG48 [TestGetHighestAllAncestor]: highest all-mode ancestor") {
   wlf::scene s;
   s.node("n1", 10);
-  SUBCASE("WG40 a pod without group: none") {
+  SUBCASE("WG40 [TestGetHighestAllAncestor/\"pod without group\"]: a pod without group: none") {
     s.add({.name = "p1", .node = "n1"});
     CHECK(ancestor(s, "p1") == "");
   }
-  SUBCASE("WG41 a PodGroup that does not exist: none") {
+  SUBCASE(
+      "WG41 [TestGetHighestAllAncestor/\"pod group missing from the lister\"]: a PodGroup that "
+      "does not exist: none") {
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "");
   }
-  SUBCASE("WG42 a single-mode PodGroup: none") {
+  SUBCASE(
+      "WG42 [TestGetHighestAllAncestor/\"pod group disruption mode single\"]: a single-mode "
+      "PodGroup: none") {
     s.group("pg1", false, 0);
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "");
   }
-  SUBCASE("WG43 an all-mode PodGroup: itself") {
+  SUBCASE(
+      "WG43 [TestGetHighestAllAncestor/\"pod group disruption mode All\"]: an all-mode PodGroup: "
+      "itself") {
     const std::size_t pg1 = s.group("pg1", true, 0);
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "pg:" + std::to_string(pg1));
   }
-  SUBCASE("WG44 single PodGroup under an all CompositePodGroup: the CompositePodGroup") {
+  SUBCASE(
+      "WG44 [TestGetHighestAllAncestor/\"parent CPG disruption mode All, child PG disruption mode "
+      "single\"]: single PodGroup under an all CompositePodGroup: the CompositePodGroup") {
     const std::size_t cpg1 = s.group("cpg1", true, 0, CPG::composite_pod_group);
     s.group("pg1", false, 0, CPG::pod_group, "cpg1");
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "cpg:" + std::to_string(cpg1));
   }
-  SUBCASE("WG45 single -> single -> all: the grandparent") {
+  SUBCASE(
+      "WG45 [TestGetHighestAllAncestor/\"grandparent CPG disruption mode All, parent CPG "
+      "disruption mode single, child PG disruption mode single\"]: single -> single -> all: the "
+      "grandparent") {
     const std::size_t cpg2 = s.group("cpg2", true, 0, CPG::composite_pod_group);
     s.group("cpg1", false, 0, CPG::composite_pod_group, "cpg2");
     s.group("pg1", false, 0, CPG::pod_group, "cpg1");
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "cpg:" + std::to_string(cpg2));
   }
-  SUBCASE("WG46 all under all: the highest wins") {
+  SUBCASE(
+      "WG46 [TestGetHighestAllAncestor/\"highest All parent wins (both have disruption mode "
+      "All)\"]: all under all: the highest wins") {
     const std::size_t cpg1 = s.group("cpg1", true, 0, CPG::composite_pod_group);
     s.group("pg1", true, 0, CPG::pod_group, "cpg1");
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "cpg:" + std::to_string(cpg1));
   }
-  SUBCASE("WG47 the PodGroup missing from the cache: none") {
+  SUBCASE(
+      "WG47 [TestGetHighestAllAncestor/\"pod group missing from cache lister\"]: the PodGroup "
+      "missing from the cache: none") {
     s.add({.name = "p1", .node = "n1", .group = "missing"});
     CHECK(ancestor(s, "p1") == "");
   }
-  SUBCASE("WG48 an all PodGroup whose parent is missing: the PodGroup") {
+  SUBCASE(
+      "WG48 [TestGetHighestAllAncestor/\"parent CPG missing from cache lister, child PG All "
+      "returned\"]: an all PodGroup whose parent is missing: the PodGroup") {
     const std::size_t pg1 = s.group("pg1", true, 0, CPG::pod_group, "cpg-missing");
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
     CHECK(ancestor(s, "p1") == "pg:" + std::to_string(pg1));
@@ -142,7 +159,9 @@ TEST_CASE("WG40-WG48 highest all-mode ancestor (getHighestAllAncestor)") {
 
 // ---- TestNewPodGroupPreemptorResolvesPreemptionPolicy -----------------------------------------
 
-TEST_CASE("WG49-WG58 the preemptor's preemption policy (resolvePreemptionPolicy)") {
+TEST_CASE(
+    "WG49-WG58 [TestNewPodGroupPreemptorResolvesPreemptionPolicy]: the preemptor's preemption "
+    "policy, every row") {
   using preempt::preemption_policy;
   constexpr auto never = preemption_policy::never;
   constexpr auto plp = preemption_policy::preempt_lower_priority;
@@ -174,13 +193,15 @@ TEST_CASE("WG49-WG58 the preemptor's preemption policy (resolvePreemptionPolicy)
 
 // ---- TestNewDomainForWorkloadPreemption -------------------------------------------------------
 
-TEST_CASE("WG59 no pods: no units") {
+TEST_CASE("WG59 [TestNewDomainForWorkloadPreemption/\"no pods\"]: no pods: no units") {
   wlf::scene s;
   s.node("n1", 10);
   CHECK(units_of(s).empty());
 }
 
-TEST_CASE("WG60 pods without groups: one unit each, own priority") {
+TEST_CASE(
+    "WG60 [TestNewDomainForWorkloadPreemption/\"pods without pod groups\"]: pods without groups: "
+    "one unit each, own priority") {
   wlf::scene s;
   s.node("n1", 10);
   s.node("n2", 10);
@@ -189,7 +210,9 @@ TEST_CASE("WG60 pods without groups: one unit each, own priority") {
   CHECK(units_of(s) == sorted({{{"p1"}, {"n1"}, 10}, {{"p2"}, {"n2"}, 20}}));
 }
 
-TEST_CASE("WG61 an all-mode group across nodes: one unit, the group's priority") {
+TEST_CASE(
+    "WG61 [TestNewDomainForWorkloadPreemption/\"pods with pod group (DisruptionModeAll)\"]: an "
+    "all-mode group across nodes: one unit, the group's priority") {
   wlf::scene s;
   s.node("n1", 10);
   s.node("n2", 10);
@@ -199,7 +222,9 @@ TEST_CASE("WG61 an all-mode group across nodes: one unit, the group's priority")
   CHECK(units_of(s) == sorted({{{"p1", "p2"}, {"n1", "n2"}, 50}}));
 }
 
-TEST_CASE("WG62 a single-mode group: one unit per pod, the group's priority") {
+TEST_CASE(
+    "WG62 [TestNewDomainForWorkloadPreemption/\"pods with pod group (DisruptionModeSingle)\"]: a "
+    "single-mode group: one unit per pod, the group's priority") {
   wlf::scene s;
   s.node("n1", 10);
   s.node("n2", 10);
@@ -209,7 +234,9 @@ TEST_CASE("WG62 a single-mode group: one unit per pod, the group's priority") {
   CHECK(units_of(s) == sorted({{{"p1"}, {"n1"}, 50}, {{"p2"}, {"n2"}, 50}}));
 }
 
-TEST_CASE("WG63 a mix of groups and plain pods") {
+TEST_CASE(
+    "WG63 [TestNewDomainForWorkloadPreemption/\"mix of pod groups and individual pods\"]: a mix of "
+    "groups and plain pods") {
   wlf::scene s;
   s.node("n1", 10);
   s.node("n2", 10);
@@ -223,7 +250,10 @@ TEST_CASE("WG63 a mix of groups and plain pods") {
         sorted({{{"p1", "p2"}, {"n1", "n2"}, 50}, {{"p3"}, {"n1"}, 60}, {{"p4"}, {"n2"}, 30}}));
 }
 
-TEST_CASE("WG64 pods naming a PodGroup that does not exist: one unit each, own priority") {
+TEST_CASE(
+    "WG64 [TestNewDomainForWorkloadPreemption/\"pods with pod group (DisruptionModeAll) but "
+    "missing pod group state in cache falls back to local pod preemption\"]: pods naming a "
+    "PodGroup that does not exist: one unit each, own priority") {
   wlf::scene s;
   s.node("n1", 10);
   s.node("n2", 10);
@@ -273,7 +303,11 @@ wlf::scene two_nodes(bool composite) {
 }
 }  // namespace
 
-TEST_CASE("WG65-WG66 all PodGroups under an all CompositePodGroup") {
+TEST_CASE(
+    "WG65-WG66 [TestNewDomainForWorkloadPreemption/\"CPG enabled: root CompositePodGroup with "
+    "DisruptionModeAll groups descendant pods of all child PodGroups\", \"CPG disabled: root "
+    "CompositePodGroup with DisruptionModeAll does not group descendant pods\"]: all PodGroups "
+    "under an all CompositePodGroup") {
   for (const bool cpg : {true, false}) {
     CAPTURE(cpg);
     wlf::scene s = two_nodes(cpg);
@@ -288,7 +322,12 @@ TEST_CASE("WG65-WG66 all PodGroups under an all CompositePodGroup") {
   }
 }
 
-TEST_CASE("WG67-WG68 single and all PodGroups under a single CompositePodGroup") {
+TEST_CASE(
+    "WG67-WG68 [TestNewDomainForWorkloadPreemption/\"CPG enabled: root CompositePodGroup with "
+    "DisruptionModeSingle does not group descendants of child PodGroups but respects individual "
+    "PodGroup DisruptionModes\", \"CPG disabled: root CompositePodGroup with DisruptionModeSingle "
+    "does not group child PodGroups and resolves PodGroup level DisruptionModes\"]: single and all "
+    "PodGroups under a single CompositePodGroup") {
   for (const bool cpg : {true, false}) {
     CAPTURE(cpg);
     wlf::scene s = two_nodes(cpg);
@@ -300,7 +339,11 @@ TEST_CASE("WG67-WG68 single and all PodGroups under a single CompositePodGroup")
   }
 }
 
-TEST_CASE("WG69-WG70 nested all CompositePodGroups") {
+TEST_CASE(
+    "WG69-WG70 [TestNewDomainForWorkloadPreemption/\"CPG enabled: root CompositePodGroup with "
+    "DisruptionModeAll groups all descendant pods under nested CompositePodGroups with "
+    "DisruptionModeAll\", \"CPG disabled: root CompositePodGroup with DisruptionModeAll with "
+    "nested CPGs does not group descendant pods\"]: nested all CompositePodGroups") {
   for (const bool cpg : {true, false}) {
     CAPTURE(cpg);
     wlf::scene s = two_nodes(cpg);
@@ -320,7 +363,12 @@ TEST_CASE("WG69-WG70 nested all CompositePodGroups") {
   }
 }
 
-TEST_CASE("WG71-WG72 an all CompositePodGroup and a single one under a single root") {
+TEST_CASE(
+    "WG71-WG72 [TestNewDomainForWorkloadPreemption/\"CPG enabled: root CompositePodGroup with "
+    "DisruptionModeSingle groups descendant pods only under nested CompositePodGroup with "
+    "DisruptionModeAll\", \"CPG disabled: root CompositePodGroup with DisruptionModeSingle with "
+    "nested CPG with DisruptionModeAll does not group descendant pods\"]: an all CompositePodGroup "
+    "and a single one under a single root") {
   for (const bool cpg : {true, false}) {
     CAPTURE(cpg);
     wlf::scene s = two_nodes(cpg);
@@ -339,7 +387,11 @@ TEST_CASE("WG71-WG72 an all CompositePodGroup and a single one under a single ro
   }
 }
 
-TEST_CASE("WG73-WG76 a gang CompositePodGroup: only the disruption mode matters") {
+TEST_CASE(
+    "WG73-WG76 [TestNewDomainForWorkloadPreemption/\"CPG enabled: gang CompositePodGroup with "
+    "DisruptionModeAll groups pods from different child PodGroups\" to \"CPG disabled: gang "
+    "CompositePodGroup with DisruptionModeSingle does not group pods from different child "
+    "PodGroups\"]: a gang CompositePodGroup, only the disruption mode matters") {
   for (const bool all : {true, false}) {
     for (const bool cpg : {true, false}) {
       CAPTURE(all);
@@ -359,7 +411,12 @@ TEST_CASE("WG73-WG76 a gang CompositePodGroup: only the disruption mode matters"
   }
 }
 
-TEST_CASE("WG77-WG78 an all root over single and all PodGroups") {
+TEST_CASE(
+    "WG77-WG78 [TestNewDomainForWorkloadPreemption/\"CPG enabled: root CompositePodGroup with "
+    "DisruptionModeAll groups all descendants as a single victim even if descendants have "
+    "DisruptionModeSingle\", \"CPG disabled: root CompositePodGroup with DisruptionModeAll does "
+    "not group descendants, only descendant PodGroup disruption modes are resolved\"]: an all root "
+    "over single and all PodGroups") {
   for (const bool cpg : {true, false}) {
     CAPTURE(cpg);
     wlf::scene s = two_nodes(cpg);
@@ -374,7 +431,10 @@ TEST_CASE("WG77-WG78 an all root over single and all PodGroups") {
   }
 }
 
-TEST_CASE("WG79 a missing parent CompositePodGroup: the ancestors that can be reached") {
+TEST_CASE(
+    "WG79 [TestNewDomainForWorkloadPreemption/\"CPG enabled: missing parent CompositePodGroup "
+    "falls back to available ancestor disruption mode\"]: a missing parent CompositePodGroup: the "
+    "ancestors that can be reached") {
   wlf::scene s = two_nodes(true);
   s.group("cpg-root", true, 10, CPG::composite_pod_group);
   s.group("cpg-mid2", true, 10, CPG::composite_pod_group, "cpg-root");
@@ -400,10 +460,14 @@ TEST_CASE("effective priority: the topmost reachable group's (GetPodPriority)") 
 
 // ---- TestNewVictim / TestNewDomainVictim -------------------------------------------------------
 
-TEST_CASE("WG82-WG84, WG86 unit construction: earliest start, kind, affected nodes") {
+TEST_CASE(
+    "WG82-WG84, WG86 [TestNewVictim and TestNewDomainVictim]: unit construction, earliest start, "
+    "kind, affected nodes") {
   constexpr preempt::timestamp now = 100;
   wl::unit_scratch<wlf::pod> scratch;
-  SUBCASE("WG82 one pod: its start time, kind pod") {
+  SUBCASE(
+      "WG82 [TestNewVictim/\"single pod without scheduling group\"]: one pod: its start time, kind "
+      "pod") {
     wlf::scene s = two_nodes(true);
     s.add({.name = "p1", .node = "n1", .start = 7});
     const auto units = wl::build_victim_units(s.cluster, s.grps, now, scratch);
@@ -412,7 +476,9 @@ TEST_CASE("WG82-WG84, WG86 unit construction: earliest start, kind, affected nod
     CHECK(units[0].kind == wl::unit_kind::pod);
     CHECK_FALSE(units[0].is_group());
   }
-  SUBCASE("WG83 start times missing, later, earlier: the earlier (missing counts as now)") {
+  SUBCASE(
+      "WG83 [TestNewVictim/\"multiple pods with mixed start times (including nil)\"]: start times "
+      "missing, later, earlier: the earlier (missing counts as now)") {
     wlf::scene s = two_nodes(true);
     s.group("pg1", true, 0);
     s.add({.name = "a", .node = "n1", .group = "pg1"});
@@ -423,7 +489,9 @@ TEST_CASE("WG82-WG84, WG86 unit construction: earliest start, kind, affected nod
     CHECK(units[0].earliest_start == 10);
     CHECK(units[0].size == 3);
   }
-  SUBCASE("WG84 a pod that names a PodGroup: kind pod_group, also alone") {
+  SUBCASE(
+      "WG84 [TestNewVictim/\"pod with scheduling group is constructed as pod group\"]: a pod that "
+      "names a PodGroup: kind pod_group, also alone") {
     wlf::scene s = two_nodes(true);
     s.add({.name = "p1", .node = "n1", .group = "missing"});
     const auto units = wl::build_victim_units(s.cluster, s.grps, now, scratch);
@@ -432,7 +500,9 @@ TEST_CASE("WG82-WG84, WG86 unit construction: earliest start, kind, affected nod
     CHECK(units[0].is_group());
     CHECK(units[0].earliest_start == now);
   }
-  SUBCASE("WG86 affected nodes: p1, p2 on n1 and p3 on n2") {
+  SUBCASE(
+      "WG86 [TestNewDomainVictim/\"multiple pods on same and different nodes deduplicates "
+      "affectedNodes\"]: affected nodes: p1, p2 on n1 and p3 on n2") {
     wlf::scene s = two_nodes(true);
     s.group("pg1", true, 0);
     s.add({.name = "p1", .node = "n1", .group = "pg1"});
@@ -473,7 +543,7 @@ TEST_CASE("importance order: priority, kind, size, earliest start, construction 
 // ---- single-pod preemption with pod groups as victims (v1.37 SelectVictimsOnNode) --------------
 
 TEST_CASE(
-    "single-pod victims on units: an all-mode group is evicted across nodes; a member has "
+    "single-pod victims on units: an all-mode group is evicted across nodes, a member has "
     "its group's priority") {
   wlf::scene s;
   s.node("n1", 2);
