@@ -48,7 +48,11 @@
 #include "io/kubectl.hpp"
 #include "io/loader.hpp"
 #include "output/one_line.hpp"
+#include "output/offsets_output.hpp"
 #include "output/output.hpp"
+#include "output/pending_output.hpp"
+#include "output/plan_output.hpp"
+#include "output/policies_output.hpp"
 #include "preempt/sampling.hpp"
 #include "stopwatch.hpp"
 

@@ -22,6 +22,8 @@
 // plan keeps the budget's status as the dump has it, and the disruption controller's recount
 // after those changes is not in the dump.
 //
+// Its outputs: output/plan_output.hpp.
+//
 // Cost: one decision per pending pod plus O(the node's pods) per change. Not thread-safe.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -70,10 +72,6 @@ const std::vector<std::string>& plan_assumptions();
 // Runs the plan on `a` (built from `dump`), which it changes.
 std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const options& opts,
                                     plan_result& out);
-
-// JSON ("kind": "Plan") and text.
-std::string to_json(const plan_result& p);
-std::string to_text(const plan_result& p, std::string_view origin);
 
 }  // namespace whatif
 

@@ -18,7 +18,7 @@
 #include "analysis/queue_entry.hpp"
 #include "analysis/unmodelled.hpp"
 #include "output/one_line.hpp"
-#include "output/output.hpp"
+#include "output/text_format.hpp"
 #include "preempt/preemption_policies.hpp"
 #include "preempt/victim_reasons.hpp"
 #include "stopwatch.hpp"
