@@ -29,7 +29,7 @@ struct offset_walk {
       std::size_t at = offset + k;
       if (at >= n) at -= n;
       const node_report& node = full.nodes[ring[at]];
-      if (node.status != "Success") continue;
+      if (node.status != preempt::status_code::success) continue;
       auto& list = node.pdb_violations == 0 ? without_violations : with_violations;
       if (list.size() < wanted) list.push_back(ring[at]);
       if (!without_violations.empty() &&

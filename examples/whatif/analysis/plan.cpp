@@ -173,7 +173,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
     const bool later = k + 1 < order.size();
     plan_step st;
     st.pod = i;
-    st.applied = "none";
+    st.applied = plan_change::none;
     pod_object p = object;
     p.nominated_node_name = state.nomination(i);
     if (auto e = a.decide(p, opts, st.decision)) return e;
@@ -201,7 +201,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       if (target == nowhere && r.nodes.size() == 1) target = state.node(r.nodes.front().name);
       if (target != nowhere) {
         state.bind(i, target, step);
-        st.applied = "bound";
+        st.applied = plan_change::bound;
         st.node = dump.nodes[target].name;
         out.bound.emplace_back(object.key(), st.node);
       } else {
@@ -224,11 +224,11 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
           out.cleared.push_back(c);
         }
       state.nominate(i, r.nominated_node);
-      st.applied = "nominated";
+      st.applied = plan_change::nominated;
       st.node = r.nominated_node;
     } else if (r.result == result_kind::unschedulable && !state.nomination(i).empty()) {
       state.nominate(i, "");
-      st.applied = "nomination cleared";
+      st.applied = plan_change::nomination_cleared;
       out.cleared.push_back(object.key());
     }
     for (const std::string& what : r.not_modelled) out.not_modelled.push_back(step + ": " + what);
@@ -236,7 +236,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       r.refuse(out.stopped);
       out.not_modelled.push_back(out.stopped);
     }
-    if (uncertain.empty() && st.applied != "none" && !r.not_modelled.empty()) uncertain = step;
+    if (uncertain.empty() && st.applied != plan_change::none && !r.not_modelled.empty()) uncertain = step;
     out.steps.push_back(std::move(st));
   }
   const std::size_t decided = out.steps.size();

@@ -41,11 +41,18 @@
 
 namespace whatif {
 
+// What a step applied to the cluster before the next decision (output/plan_output.hpp names it).
+enum class plan_change {
+  none,                // nothing (not-eligible, or nothing to clear)
+  nominated,           // the victims deleted, the nomination held, lower ones on the node cleared
+  bound,               // the pod bound to the one node it fits
+  nomination_cleared,  // unschedulable: its nomination cleared
+};
+
 struct plan_step {
   std::size_t pod = 0;  // index into cluster_dump::pods
   report decision;
-  // What was applied: "nominated", "bound", "nomination cleared" or "none".
-  std::string applied;
+  plan_change applied = plan_change::none;
   std::string node;  // the node bound to or nominated to ("" otherwise)
 };
 

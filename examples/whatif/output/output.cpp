@@ -15,6 +15,7 @@
 #include "output/text_format.hpp"
 #include "output/text_safety.hpp"
 #include "preempt/candidate_choice.hpp"
+#include "preempt/status.hpp"
 
 namespace whatif {
 
@@ -134,7 +135,7 @@ void append_nodes_json(std::string& o, const std::vector<node_report>& nodes) {
     o += "\"name\": ";
     json_string(o, n.name);
     o += ", \"status\": ";
-    json_string(o, n.status);
+    json_string(o, preempt::to_string(n.status));
     o += ", \"reason\": ";
     json_string(o, n.reason);
     o += ", \"victims\": ";
@@ -303,7 +304,7 @@ bool dry_run_shown(result_kind r) {
 // One row of the evaluated nodes' table.
 std::string evaluated_row(const report& r, const node_report& n, std::size_t w) {
   const bool chosen = n.name == r.nominated_node;
-  const bool success = n.status == "Success";
+  const bool success = n.status == preempt::status_code::success;
   std::string detail = n.reason;
   if (success) {
     std::string names;
@@ -312,7 +313,9 @@ std::string evaluated_row(const report& r, const node_report& n, std::size_t w) 
     if (n.victims.size() > 3) names += ", +" + std::to_string(n.victims.size() - 3) + " more";
     detail = n.reason.empty() ? names : names + " (" + n.reason + ")";
   }
-  const std::string outcome = chosen ? "nominated" : success ? "candidate" : n.status;
+  const std::string outcome = chosen    ? "nominated"
+                              : success ? "candidate"
+                                        : std::string(preempt::to_string(n.status));
   return "  " + pad(n.name, w + 2) + pad(outcome, 30) +
          pad(success ? std::to_string(n.pdb_violations) : std::string("-"), 5) + detail + "\n";
 }
@@ -353,7 +356,7 @@ void append_evaluated_nodes(std::string& o, const report& r) {
 void append_unresolvable(std::string& o, const report& r) {
   std::map<std::string, std::size_t> unresolvable;
   for (const node_report& n : r.nodes)
-    if (!n.evaluated && n.status == "UnschedulableAndUnresolvable") ++unresolvable[n.reason];
+    if (!n.evaluated && n.status == preempt::status_code::unschedulable_and_unresolvable) ++unresolvable[n.reason];
   if (unresolvable.empty() || r.result == result_kind::fits) return;
   std::vector<std::pair<std::size_t, std::string>> groups;
   std::size_t total = 0;

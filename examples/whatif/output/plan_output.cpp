@@ -36,7 +36,7 @@ void append_steps(std::string& o, const std::vector<plan_step>& steps) {
     const plan_step& st = steps[k];
     o += k ? ",\n    {" : "\n    {";
     o += "\"step\": " + std::to_string(k + 1) + ", \"applied\": ";
-    json_string(o, st.applied);
+    json_string(o, to_string(st.applied));
     o += ", \"node\": ";
     json_string(o, st.node);
     o += ",\n     \"decision\": " + step_decision(st.decision) + "}";
@@ -96,7 +96,7 @@ std::vector<std::string> step_row(std::size_t k, const plan_step& st) {
           r.preemptor,
           std::to_string(r.priority),
           std::string(to_string(r.result)),
-          st.applied,
+          std::string(to_string(st.applied)),
           st.node.empty() ? "-" : shown(st.node),
           victims,
           detail};
@@ -149,6 +149,16 @@ std::vector<std::string> plan_warnings(const plan_result& p) {
 }
 
 }  // namespace
+
+std::string_view to_string(plan_change c) noexcept {
+  switch (c) {
+    case plan_change::none: return "none";
+    case plan_change::nominated: return "nominated";
+    case plan_change::bound: return "bound";
+    case plan_change::nomination_cleared: return "nomination cleared";
+  }
+  return "none";
+}
 
 std::string to_json(const plan_result& p) {
   std::string o = "{\n  ";

@@ -24,6 +24,9 @@ namespace whatif {
 
 std::string to_json(const plan_result& p);
 
+// What a step applied as both outputs name it: "none", "nominated", "bound", "nomination cleared".
+std::string_view to_string(plan_change c) noexcept;
+
 // `origin` says where the input came from (shown in the header line).
 std::string to_text(const plan_result& p, std::string_view origin);
 
