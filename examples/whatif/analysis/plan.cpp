@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <unordered_map>
 
-
 namespace whatif {
 
 namespace {
@@ -236,7 +235,8 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       r.refuse(out.stopped);
       out.not_modelled.push_back(out.stopped);
     }
-    if (uncertain.empty() && st.applied != plan_change::none && !r.not_modelled.empty()) uncertain = step;
+    if (uncertain.empty() && st.applied != plan_change::none && !r.not_modelled.empty())
+      uncertain = step;
     out.steps.push_back(std::move(st));
   }
   const std::size_t decided = out.steps.size();

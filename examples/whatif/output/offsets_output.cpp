@@ -82,7 +82,7 @@ std::vector<std::string> outcome_row(const offset_outcome& oc, const report& r, 
   tied = oc.choices.size() > 1;
   if (tied) node = "one of " + node;
   const std::size_t n = r.evaluation_order.size();
-  return {percent(oc.offsets, n), std::to_string(oc.offsets), node, victims, pdb,
+  return {percent(oc.offsets, n),         std::to_string(oc.offsets), node, victims, pdb,
           std::to_string(oc.first_offset)};
 }
 

@@ -81,8 +81,7 @@ void append_victim_names(std::string& o, const std::vector<victim_info>& victims
 // `"<member>": {"ns/pod": "<value>", ...}` for the victims whose `field` is not empty (left out
 // when there are none).
 void append_victim_map(std::string& o, std::string_view member,
-                       const std::vector<victim_info>& victims,
-                       std::string victim_info::*field) {
+                       const std::vector<victim_info>& victims, std::string victim_info::*field) {
   bool any = false;
   for (const victim_info& v : victims) any = any || !(v.*field).empty();
   if (!any) return;
@@ -243,8 +242,8 @@ void append_choice(std::string& o, const report& r) {
 void append_nomination(std::string& o, const report& r) {
   o += "Decision: nominate node " + r.nominated_node + " and evict " +
        plural(r.victims.size(), "pod", "pods") + " (" +
-       plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
-       ")" + (sampled(r) ? ", at offset " + std::to_string(r.offset) + " (sampled)" : "") + ".\n";
+       plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") + ")" +
+       (sampled(r) ? ", at offset " + std::to_string(r.offset) + " (sampled)" : "") + ".\n";
   if (sampled(r))
     o += "Sampled: kube-scheduler starts its dry run at a random one of the " +
          std::to_string(r.potential_nodes) + " nodes preemption may help and stops at " +
@@ -356,7 +355,8 @@ void append_evaluated_nodes(std::string& o, const report& r) {
 void append_unresolvable(std::string& o, const report& r) {
   std::map<std::string, std::size_t> unresolvable;
   for (const node_report& n : r.nodes)
-    if (!n.evaluated && n.status == preempt::status_code::unschedulable_and_unresolvable) ++unresolvable[n.reason];
+    if (!n.evaluated && n.status == preempt::status_code::unschedulable_and_unresolvable)
+      ++unresolvable[n.reason];
   if (unresolvable.empty() || r.result == result_kind::fits) return;
   std::vector<std::pair<std::size_t, std::string>> groups;
   std::size_t total = 0;

@@ -45,8 +45,7 @@ void append_steps(std::string& o, const std::vector<plan_step>& steps) {
 }
 
 // "name": [{"pod": ..., "<value>": ...}, ...]
-void append_pairs(std::string& o, const char* name, const char* value,
-                  const pod_node_pairs& list) {
+void append_pairs(std::string& o, const char* name, const char* value, const pod_node_pairs& list) {
   o += std::string("\"") + name + "\": [";
   for (std::size_t k = 0; k < list.size(); ++k) {
     o += k ? ", {\"pod\": " : "{\"pod\": ";

@@ -3,8 +3,8 @@
 // (analysis/policies.hpp).
 //
 // JSON: {"apiVersion", "kind": "PolicyComparison", "preemptor": "ns/name",
-//        "kubernetesVersion": "1.37", "policies": ["min-cost", ...], "victimCost": "label:KEY" | "",
-//        "minRuntime": "10m" | "", "default": {Decision}, "withPolicies": {Decision},
+//        "kubernetesVersion": "1.37", "policies": ["min-cost", ...], "victimCost": "label:KEY" |
+//        "", "minRuntime": "10m" | "", "default": {Decision}, "withPolicies": {Decision},
 //        "difference": {"sameNode": bool, "sameVictims": bool, "victimsOnlyInDefault": [...],
 //                       "victimsOnlyWithPolicies": [...], "victims": {"default", "withPolicies"},
 //                       "cost": {...}, "pdbViolations": {...}, "budgetsExceeded": {...}}}
