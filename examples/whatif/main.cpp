@@ -18,10 +18,11 @@
 // Inputs are JSON or YAML, files or streams (`-` reads standard input). Nodes are taken in input
 // order; --offset N starts the dry run at the N-th node preemption may help (upstream draws it at
 // random), 0 by default, so the answer is deterministic. Exit status (exit_statuses below, also in
-// --help): 0 for every decision taken as kube-scheduler takes it (nominated, fits, not-eligible,
-// unschedulable), 2 for bad input, with one message naming the file, the object and the field, 3
-// for a decision that depends on something kube-scheduler reads and the tool does not model (the
-// output names each in `notModelled` and the warnings).
+// --help and examples/whatif/README.md): 0 for every decision taken as kube-scheduler takes it
+// (nominated, fits, not-eligible, unschedulable, ...) and for --help, 2 for bad input, a bad
+// command line or a failed kubectl, with one message naming the file, the object and the field,
+// 3 for a decision that depends on something kube-scheduler reads and the tool does not model
+// (the output names each in `notModelled` and the warnings). No other status is used.
 //
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
@@ -47,8 +48,12 @@
 #include "decode/kinds.hpp"
 #include "io/kubectl.hpp"
 #include "io/loader.hpp"
+#include "output/offsets_output.hpp"
 #include "output/one_line.hpp"
 #include "output/output.hpp"
+#include "output/pending_output.hpp"
+#include "output/plan_output.hpp"
+#include "output/policies_output.hpp"
 #include "preempt/sampling.hpp"
 #include "stopwatch.hpp"
 
@@ -60,8 +65,10 @@ constexpr int exit_not_modelled = 3;
 
 constexpr const char* exit_statuses =
     "Exit status:\n"
-    "  0  decided as kube-scheduler decides (nominated, fits, not-eligible, unschedulable, ...)\n"
-    "  2  bad input or command line: one line on stderr names the file, the object and the field\n"
+    "  0  decided as kube-scheduler decides (nominated, fits, not-eligible, unschedulable, ...);\n"
+    "     also --help\n"
+    "  2  bad input, command line or kubectl run: one line on stderr names the file, the object\n"
+    "     and the field (or the option, or the kubectl command and its error)\n"
     "  3  decided, but the answer depends on something kube-scheduler reads that the tool does\n"
     "     not model: each is named in the output (warnings \"not modelled: ...\", JSON "
     "notModelled)";

@@ -29,6 +29,7 @@
 #include "io/loader.hpp"
 #include "io/yaml_json.hpp"
 #include "output/output.hpp"
+#include "output/pending_output.hpp"
 
 namespace {
 

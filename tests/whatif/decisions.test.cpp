@@ -236,19 +236,19 @@ TEST_CASE("plan: each step is the decision on the dump with the earlier steps wr
     CHECK(names(r.victims) == names(st.decision.victims));
     CHECK(r.cleared_nominations == st.decision.cleared_nominations);
     whatif::pod_object& p = applied.pods[st.pod];
-    if (st.applied == "nominated") {
+    if (st.applied == whatif::plan_change::nominated) {
       ++nominated;
       for (const auto& v : r.victims) applied.pods[pod_index(applied, v.name)].phase = "Failed";
       cleared_by_others += r.cleared_nominations.size();
       for (const auto& c : r.cleared_nominations)
         applied.pods[pod_index(applied, c)].nominated_node_name.clear();
       p.nominated_node_name = st.node;
-    } else if (st.applied == "bound") {
+    } else if (st.applied == whatif::plan_change::bound) {
       ++bound;
       p.node_name = st.node;
       p.phase = "Running";
       p.nominated_node_name.clear();
-    } else if (st.applied == "nomination cleared") {
+    } else if (st.applied == whatif::plan_change::nomination_cleared) {
       ++cleared;
       p.nominated_node_name.clear();
     }

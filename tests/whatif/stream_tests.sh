@@ -191,6 +191,20 @@ case $case_name in
     grep -qxF -- "$line" "$root/README.md" || fail "README.md's kubectl get line differs"
     (cd "$work" && PATH="$fake_bin:$PATH" bash -c "$line")
     expect_same "$("$tool" --cluster "$work/cluster.json" --pod-name team/waiting -o json)" ;;
+  help-exit-statuses)
+    # The exit statuses --help lists are main.cpp's, and examples/whatif/README.md lists the same.
+    root="$scenarios/../../.."
+    out=$("$tool" --help) || fail "--help: exit status $?"
+    in_help=$(printf '%s\n' "$out" | sed -n '/^Exit status:/,$p' | grep -oE '^  [0-9]+  ' |
+      tr -d ' ' | sort -n | paste -sd' ' || true)
+    in_main=$(grep -oE 'constexpr int exit_[a-z_]+ = [0-9]+' "$root/examples/whatif/main.cpp" |
+      grep -oE '[0-9]+$' | sort -n | paste -sd' ' || true)
+    in_readme=$(grep -oE '^\* [0-9]+: ' "$root/examples/whatif/README.md" | grep -oE '[0-9]+' |
+      sort -n | paste -sd' ' || true)
+    [[ -n "$in_main" ]] || fail "no exit_* constants in main.cpp"
+    [[ "$in_help" == "$in_main" ]] || fail "--help lists exit statuses \"$in_help\", main.cpp uses \"$in_main\""
+    [[ "$in_readme" == "$in_main" ]] ||
+      fail "README.md lists exit statuses \"$in_readme\", main.cpp uses \"$in_main\"" ;;
   kubectl-flags-without-kubectl)
     expect_error "--context: only for reading the cluster through kubectl" \
       "$tool" --cluster "$data/cluster.json" --context prod --pod-name team/waiting ;;

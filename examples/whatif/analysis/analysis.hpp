@@ -24,6 +24,7 @@
 #include "io/loader.hpp"
 #include "preempt/policy_options.hpp"
 #include "preempt/sampling.hpp"
+#include "preempt/status.hpp"
 #include "preempt/upstream_profile.hpp"
 
 namespace whatif {
@@ -82,7 +83,8 @@ struct victim_info {
 
 struct node_report {
   std::string name;
-  std::string status;  // Success, Unschedulable, UnschedulableAndUnresolvable, Error
+  // The filter verdict, or the dry run's for an evaluated node (JSON: preempt::to_string).
+  preempt::status_code status = preempt::status_code::success;
   std::string reason;  // the reasons, joined by ", "
   std::vector<std::string> victims;
   std::int64_t pdb_violations = 0;

@@ -17,7 +17,8 @@
 // choice is made among them by the recorded scores (the lexicographic maximum, first found on full
 // ties, as preempt::pick_best_candidate). The candidates tied on every criterion with the chosen
 // one are an outcome of their own: upstream picks among them at random (a Go map's order).
-// tests/whatif/offsets.test.cpp checks every offset against analysis::decide at that offset.
+// tests/whatif/decisions.test.cpp checks every offset against analysis::decide at that offset.
+// Its outputs: output/offsets_output.hpp.
 //
 // Cost: one full dry run, then O(n · (nodes walked + candidates wanted)) for n potential nodes;
 // memory O(n) beyond the decision. Not thread-safe (as analysis::decide).
@@ -65,10 +66,6 @@ std::optional<load_error> decide_every_offset(const analysis& a, const pod_objec
 // `choices`. For tests and for decide_every_offset.
 void outcome_at(const offset_distribution& d, std::size_t offset,
                 std::vector<std::size_t>& choices);
-
-// JSON ("kind": "OffsetDistribution") and text.
-std::string to_json(const offset_distribution& d);
-std::string to_text(const offset_distribution& d, std::string_view origin);
 
 }  // namespace whatif
 

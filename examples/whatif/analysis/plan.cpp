@@ -7,9 +7,6 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "output/output.hpp"
-#include "output/text_safety.hpp"
-
 namespace whatif {
 
 namespace {
@@ -140,11 +137,6 @@ class plan_state {
   std::vector<char> known_;  // per pod: budgets_of_ is filled
 };
 
-std::string pad(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
 }  // namespace
 
 const std::vector<std::string>& plan_assumptions() {
@@ -180,7 +172,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
     const bool later = k + 1 < order.size();
     plan_step st;
     st.pod = i;
-    st.applied = "none";
+    st.applied = plan_change::none;
     pod_object p = object;
     p.nominated_node_name = state.nomination(i);
     if (auto e = a.decide(p, opts, st.decision)) return e;
@@ -208,7 +200,7 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       if (target == nowhere && r.nodes.size() == 1) target = state.node(r.nodes.front().name);
       if (target != nowhere) {
         state.bind(i, target, step);
-        st.applied = "bound";
+        st.applied = plan_change::bound;
         st.node = dump.nodes[target].name;
         out.bound.emplace_back(object.key(), st.node);
       } else {
@@ -231,11 +223,11 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
           out.cleared.push_back(c);
         }
       state.nominate(i, r.nominated_node);
-      st.applied = "nominated";
+      st.applied = plan_change::nominated;
       st.node = r.nominated_node;
     } else if (r.result == result_kind::unschedulable && !state.nomination(i).empty()) {
       state.nominate(i, "");
-      st.applied = "nomination cleared";
+      st.applied = plan_change::nomination_cleared;
       out.cleared.push_back(object.key());
     }
     for (const std::string& what : r.not_modelled) out.not_modelled.push_back(step + ": " + what);
@@ -243,7 +235,8 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
       r.refuse(out.stopped);
       out.not_modelled.push_back(out.stopped);
     }
-    if (uncertain.empty() && st.applied != "none" && !r.not_modelled.empty()) uncertain = step;
+    if (uncertain.empty() && st.applied != plan_change::none && !r.not_modelled.empty())
+      uncertain = step;
     out.steps.push_back(std::move(st));
   }
   const std::size_t decided = out.steps.size();
@@ -259,158 +252,6 @@ std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const
     if (!state.nomination(order[k]).empty())
       out.nominated.emplace_back(dump.pods[order[k]].key(), state.nomination(order[k]));
   return std::nullopt;
-}
-
-std::string to_json(const plan_result& p) {
-  std::string o = "{\n  ";
-  json_header(o, "Plan");
-  o += ",\n  \"mode\": \"plan\",\n  \"assumptions\": ";
-  json_strings(o, plan_assumptions());
-  o += ",\n  \"steps\": [";
-  for (std::size_t k = 0; k < p.steps.size(); ++k) {
-    const plan_step& st = p.steps[k];
-    std::string decision = to_json(st.decision);
-    decision.pop_back();  // its newline
-    std::string indented;
-    for (const char c : decision) {
-      indented += c;
-      if (c == '\n') indented += "    ";
-    }
-    o += k ? ",\n    {" : "\n    {";
-    o += "\"step\": " + std::to_string(k + 1) + ", \"applied\": ";
-    json_string(o, st.applied);
-    o += ", \"node\": ";
-    json_string(o, st.node);
-    o += ",\n     \"decision\": " + indented + "}";
-  }
-  o += p.steps.empty() ? "]" : "\n  ]";
-  o += ",\n  \"stopped\": ";
-  json_string(o, p.stopped);
-  o += ",\n  \"undecided\": ";
-  json_strings(o, p.undecided);
-  const auto pairs = [&](const char* name, const char* value,
-                         const std::vector<std::pair<std::string, std::string>>& list) {
-    o += std::string("\"") + name + "\": [";
-    for (std::size_t k = 0; k < list.size(); ++k) {
-      o += k ? ", {\"pod\": " : "{\"pod\": ";
-      json_string(o, list[k].first);
-      o += std::string(", \"") + value + "\": ";
-      json_string(o, list[k].second);
-      o += "}";
-    }
-    o += "]";
-  };
-  o += ",\n  \"finalState\": {\n    ";
-  pairs("bound", "node", p.bound);
-  o += ",\n    ";
-  pairs("nominated", "nominatedNodeName", p.nominated);
-  o += ",\n    \"evicted\": ";
-  json_strings(o, p.evicted);
-  o += ",\n    \"clearedNominations\": ";
-  json_strings(o, p.cleared);
-  o += ",\n    \"placedByScoring\": ";
-  json_strings(o, p.placed_by_scoring);
-  o += ",\n    \"pending\": ";
-  json_strings(o, p.pending);
-  o += "\n  }";
-  o += ",\n  \"warnings\": ";
-  json_strings(o, p.warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, p.not_modelled);
-  o += "\n}\n";
-  return o;
-}
-
-std::string to_text(const plan_result& p, std::string_view origin) {
-  std::string o = "Plan for the pending pods";
-  if (!origin.empty()) o += " (" + shown(origin) + ")";
-  if (p.steps.empty() && p.undecided.empty()) return o + ": none pending.\n";
-  o += ": in kube-scheduler's queue order, each decision applied before the next (victims "
-       "removed, the preemptor's nomination held, lower nominations on its node cleared, a pod "
-       "that fits one node bound there):\n\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"STEP", "POD", "PRIORITY", "DECISION", "APPLIED", "NODE", "VICTIMS", "DETAIL"}};
-  for (std::size_t k = 0; k < p.steps.size(); ++k) {
-    const plan_step& st = p.steps[k];
-    const report r = for_text(st.decision);
-    std::string victims = "-", detail;
-    if (r.result == result_kind::nominated) {
-      victims = std::to_string(r.victims.size());
-      for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
-        victims += (v ? ", " : ": ") + r.victims[v].name;
-      if (r.victims.size() > 2) victims += ", ...";
-      if (r.pdb_violations > 0) detail = std::to_string(r.pdb_violations) + " PDB violation(s)";
-    } else if (r.result == result_kind::fits) {
-      detail = "fits on " + std::to_string(r.nodes.size()) + " node(s) as they are";
-    } else {
-      detail = r.message;
-    }
-    if (r.not_modelled.size() > 0)
-      detail += (detail.empty() ? "" : "; ") + std::to_string(r.not_modelled.size()) +
-                " not modelled (see below)";
-    rows.push_back({std::to_string(k + 1), r.preemptor, std::to_string(r.priority),
-                    std::string(to_string(r.result)), st.applied,
-                    st.node.empty() ? "-" : shown(st.node), victims, detail});
-  }
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (std::size_t c = 0; c < row.size(); ++c)
-      line += " " + (c + 1 < row.size() ? pad(row[c], width[c] + 1) : row[c]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    o += line + "\n";
-  }
-  if (!p.stopped.empty()) {
-    o += "\nStopped at " + shown(p.stopped) + ".\n";
-    o += std::to_string(p.undecided.size()) + " later pod(s) undecided:";
-    for (const std::string& u : p.undecided) o += " " + shown(u);
-    o += "\n";
-  }
-  const auto list = [&](std::string_view title, const std::vector<std::string>& names) {
-    if (names.empty()) return;
-    o += "  " + std::string(title) + " (" + std::to_string(names.size()) + "):";
-    for (const std::string& n : names) o += " " + shown(n);
-    o += "\n";
-  };
-  const auto pair_list = [&](std::string_view title,
-                             const std::vector<std::pair<std::string, std::string>>& pairs) {
-    if (pairs.empty()) return;
-    o += "  " + std::string(title) + " (" + std::to_string(pairs.size()) + "):";
-    for (std::size_t k = 0; k < pairs.size(); ++k)
-      o += (k ? ", " : " ") + shown(pairs[k].first) + " -> " + shown(pairs[k].second);
-    o += "\n";
-  };
-  o += "\nFinal state:\n";
-  pair_list("bound", p.bound);
-  pair_list("nominated, waiting for their victims to go", p.nominated);
-  list("evicted", p.evicted);
-  list("nominations cleared", p.cleared);
-  list("placed by kube-scheduler's scoring, on a node the tool cannot tell", p.placed_by_scoring);
-  list("still pending without a nomination", p.pending);
-  if (p.bound.empty() && p.nominated.empty() && p.evicted.empty() && p.cleared.empty() &&
-      p.placed_by_scoring.empty() && p.pending.empty())
-    o += "  unchanged\n";
-  o += "\nAssumptions:\n";
-  for (const std::string& a : plan_assumptions()) o += "  " + a + "\n";
-  std::vector<std::string> warnings = p.warnings;
-  for (const plan_step& st : p.steps) {
-    const report& r = st.decision;
-    for (std::size_t w = r.dump_warnings; w < r.warnings.size(); ++w)
-      if (r.warnings[w].rfind("not modelled: ", 0) != 0)
-        warnings.push_back(r.preemptor + ": " + r.warnings[w]);
-  }
-  if (!warnings.empty()) {
-    o += "\nWarnings:\n";
-    for (const std::string& w : warnings) o += "  " + shown(w) + "\n";
-  }
-  if (!p.not_modelled.empty()) {
-    o += "\nNot modelled (the answer may not be kube-scheduler's):\n";
-    for (const std::string& w : p.not_modelled) o += "  " + shown(w) + "\n";
-  }
-  o += "\n(--pod-name NAMESPACE/NAME explains one decision in full, against the dump as it is)\n";
-  return o;
 }
 
 }  // namespace whatif

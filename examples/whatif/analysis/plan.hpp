@@ -22,6 +22,8 @@
 // plan keeps the budget's status as the dump has it, and the disruption controller's recount
 // after those changes is not in the dump.
 //
+// Its outputs: output/plan_output.hpp.
+//
 // Cost: one decision per pending pod plus O(the node's pods) per change. Not thread-safe.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -39,11 +41,18 @@
 
 namespace whatif {
 
+// What a step applied to the cluster before the next decision (output/plan_output.hpp names it).
+enum class plan_change {
+  none,                // nothing (not-eligible, or nothing to clear)
+  nominated,           // the victims deleted, the nomination held, lower ones on the node cleared
+  bound,               // the pod bound to the one node it fits
+  nomination_cleared,  // unschedulable: its nomination cleared
+};
+
 struct plan_step {
   std::size_t pod = 0;  // index into cluster_dump::pods
   report decision;
-  // What was applied: "nominated", "bound", "nomination cleared" or "none".
-  std::string applied;
+  plan_change applied = plan_change::none;
   std::string node;  // the node bound to or nominated to ("" otherwise)
 };
 
@@ -70,10 +79,6 @@ const std::vector<std::string>& plan_assumptions();
 // Runs the plan on `a` (built from `dump`), which it changes.
 std::optional<load_error> make_plan(analysis& a, const cluster_dump& dump, const options& opts,
                                     plan_result& out);
-
-// JSON ("kind": "Plan") and text.
-std::string to_json(const plan_result& p);
-std::string to_text(const plan_result& p, std::string_view origin);
 
 }  // namespace whatif
 

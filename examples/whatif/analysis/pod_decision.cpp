@@ -18,7 +18,7 @@
 #include "analysis/queue_entry.hpp"
 #include "analysis/unmodelled.hpp"
 #include "output/one_line.hpp"
-#include "output/output.hpp"
+#include "output/text_format.hpp"
 #include "preempt/preemption_policies.hpp"
 #include "preempt/victim_reasons.hpp"
 #include "stopwatch.hpp"
@@ -114,7 +114,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     const preempt::status& st = volumes->prefilter_outcome();
     for (std::size_t i = 0; i < n_nodes; ++i) {
       out.verdicts[i].name = dump.nodes[i].name;
-      out.verdicts[i].status = preempt::to_string(st.code());
+      out.verdicts[i].status = st.code();
       out.verdicts[i].reason = join_reasons(st.reasons());
       out.statuses.set(i, st.code());
     }
@@ -125,8 +125,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     for (std::size_t i = 0; i < n_nodes; ++i) {
       out.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
       out.verdicts[i].name = dump.nodes[i].name;
-      out.verdicts[i].status =
-          preempt::to_string(preempt::status_code::unschedulable_and_unresolvable);
+      out.verdicts[i].status = preempt::status_code::unschedulable_and_unresolvable;
       out.verdicts[i].reason = *devices.rejection();
     }
     return;
@@ -137,7 +136,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     v.name = n.name;
     if (prefiltered && !std::binary_search(named->begin(), named->end(), n.name)) {
       out.statuses.set(i, preempt::status_code::unschedulable_and_unresolvable);
-      v.status = preempt::to_string(preempt::status_code::unschedulable_and_unresolvable);
+      v.status = preempt::status_code::unschedulable_and_unresolvable;
       v.reason = std::string(k8s::prefilter_node_affinity_reason);
       continue;
     }
@@ -145,7 +144,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
         preemptor_object.placement, k8s::node_facts{n.name, &n.labels, n.taints, n.unschedulable});
     if (!f.passed()) {
       out.statuses.set(i, f.code);
-      v.status = preempt::to_string(f.code);
+      v.status = f.code;
       v.reason = f.reason;
       continue;
     }
@@ -156,12 +155,12 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     if (fit.is_success()) {
       if (const preempt::status& d = devices.verdict(i, refusals); !d.is_success()) {
         out.statuses.set(i, d.code());
-        v.status = preempt::to_string(d.code());
+        v.status = d.code();
         v.reason = join_reasons(d.reasons());
         continue;
       }
       out.statuses.set(i, preempt::status_code::success);
-      v.status = "Success";
+      v.status = preempt::status_code::success;
       out.feasible.push_back(i);
       continue;
     }
@@ -171,7 +170,7 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
     // a node another filter rejected first (NodePorts) gets the same status in the dry run.
     const auto code = fit.code();
     out.statuses.set(i, code);
-    v.status = preempt::to_string(code);
+    v.status = code;
     v.reason = join_reasons(fit.reasons());
   }
 }
@@ -393,7 +392,7 @@ void analysis::model::describe(const evaluator_type::decision_type& d,
   for (const auto diag : d.diagnosis) {
     node_report& v = filters.verdicts[diag.node_index];
     v.evaluated = true;
-    v.status = preempt::to_string(diag.outcome.code());
+    v.status = diag.outcome.code();
     v.reason = join_reasons(diag.outcome.reasons());
     if (diag.outcome.is_success()) {
       for (const pod* p : recorded.victims[diag.node_index]) v.victims.push_back(pod_name(p));

@@ -11,13 +11,7 @@
 //   --victim-reasons                    per victim, the filter condition its eviction relieves
 // Any policy (or a minimum runtime) turns the single-pod output into a PolicyComparison: the
 // default decision, the decision with the policies, and their difference in node, victims, cost
-// and budget violations. JSON:
-//   {"apiVersion", "kind": "PolicyComparison", "preemptor": "ns/name",
-//    "kubernetesVersion": "1.37", "policies": ["min-cost", ...], "victimCost": "label:KEY" | "",
-//    "minRuntime": "10m" | "", "default": {Decision}, "withPolicies": {Decision},
-//    "difference": {"sameNode": bool, "sameVictims": bool, "victimsOnlyInDefault": [...],
-//                   "victimsOnlyWithPolicies": [...], "victims": {"default", "withPolicies"},
-//                   "cost": {...}, "pdbViolations": {...}, "budgetsExceeded": {...}}}
+// and budget violations (output/policies_output.hpp writes it).
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_POLICIES_HPP
@@ -56,9 +50,6 @@ struct policy_comparison {
   policy_flags flags;
   std::string kubernetes_version;  // "1.37"
 };
-
-std::string to_json(const policy_comparison& c);
-std::string to_text(const policy_comparison& c, std::string_view origin);
 
 }  // namespace whatif
 

@@ -5,21 +5,20 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "output/json_writing.hpp"
+#include "output/text_format.hpp"
 #include "output/text_safety.hpp"
 #include "preempt/candidate_choice.hpp"
+#include "preempt/status.hpp"
 
 namespace whatif {
 
-// JSON text of `s`. Besides what JSON requires, DEL and the C1 controls (U+0080-U+009F) are
-// written as \u escapes too: output shown on a terminal cannot move it.
 std::string_view to_string(result_kind r) noexcept {
   switch (r) {
     case result_kind::none: return "";
@@ -37,55 +36,6 @@ std::string_view to_string(result_kind r) noexcept {
   return "";
 }
 
-void json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char ch = s[i];
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == 0x7f ||
-        (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-         static_cast<unsigned char>(s[i + 1]) < 0xa0)) {
-      char buf[8];
-      const unsigned code = c == 0x7f ? 0x7fu : static_cast<unsigned char>(s[++i]);
-      std::snprintf(buf, sizeof buf, "\\u%04x", code);
-      out += buf;
-      continue;
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-}
-
-void json_strings(std::string& out, const std::vector<std::string>& list) {
-  out += '[';
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (i) out += ", ";
-    json_string(out, list[i]);
-  }
-  out += ']';
-}
-
-void json_header(std::string& out, std::string_view kind) {
-  out += "\"apiVersion\": ";
-  json_string(out, json_api_version);
-  out += ",\n  \"kind\": ";
-  json_string(out, kind);
-}
-
 bool sampled(const report& r) {
   return r.potential_nodes > 0 && r.candidates_wanted < r.potential_nodes;
 }
@@ -98,119 +48,114 @@ std::vector<std::string> tied_on_every_criterion(const report& r) {
   return nodes;
 }
 
-namespace {
-
-std::string pad(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s;
-}
-
-std::string plural(std::size_t n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
-}
-
-}  // namespace
-
-std::string format_time(preempt::timestamp t) {
-  // Times beyond nanoseconds' range are held at its ends (decode::context::read_time).
-  if (t == std::numeric_limits<preempt::timestamp>::min()) return "before 1677-09-21T00:12:44Z";
-  if (t == std::numeric_limits<preempt::timestamp>::max()) return "after 2262-04-11T23:47:16Z";
-  // civil_from_days (Howard Hinnant).
-  std::int64_t secs = t / 1'000'000'000;
-  std::int64_t nanos = t % 1'000'000'000;
-  if (nanos < 0) {
-    nanos += 1'000'000'000;
-    --secs;
+std::string pod_heading(const report& r, std::string_view origin) {
+  std::string o = "Pod " + r.preemptor;
+  if (!origin.empty()) o += " (" + shown(origin) + ")";
+  o += "\n  priority " + std::to_string(r.priority);
+  if (!r.priority_class.empty()) o += " (PriorityClass " + r.priority_class + ")";
+  o += r.may_preempt ? ", may preempt lower-priority pods" : ", preemptionPolicy Never";
+  o += "\n  requests:";
+  if (r.requests.empty()) o += " nothing";
+  bool first = true;
+  for (const auto& [name, amount] : r.requests) {
+    o += first ? " " : ", ";
+    first = false;
+    o += name + " " + format_amount(name, amount);
   }
-  std::int64_t days = secs / 86400;
-  std::int64_t rem = secs % 86400;
-  if (rem < 0) {
-    rem += 86400;
-    --days;
-  }
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const std::int64_t day = doy - (153 * mp + 2) / 5 + 1;
-  const std::int64_t month = mp < 10 ? mp + 3 : mp - 9;
-  const std::int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const auto digits = [](std::int64_t v, std::size_t width) {
-    std::string d = std::to_string(v);
-    if (d.size() < width) d.insert(0, width - d.size(), '0');
-    return d;
-  };
-  std::string s = digits(year, 4) + "-" + digits(month, 2) + "-" + digits(day, 2) + "T" +
-                  digits(rem / 3600, 2) + ":" + digits(rem / 60 % 60, 2) + ":" +
-                  digits(rem % 60, 2);
-  if (nanos != 0) {
-    std::string frac = digits(nanos, 9);
-    while (frac.back() == '0') frac.pop_back();
-    s += "." + frac;
-  }
-  s += 'Z';
-  return s;
-}
-
-std::string format_amount(std::string_view resource, std::int64_t amount) {
-  if (resource == "cpu") {
-    if (amount % 1000 == 0) return std::to_string(amount / 1000);
-    return std::to_string(amount) + "m";
-  }
-  if (resource == "memory" || resource == "ephemeral-storage" ||
-      resource.substr(0, 10) == "hugepages-") {
-    constexpr std::pair<std::string_view, int> units[] = {{"Ei", 60}, {"Pi", 50}, {"Ti", 40},
-                                                          {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
-    for (const auto& [suffix, shift] : units) {
-      const std::int64_t unit = std::int64_t{1} << shift;
-      if (amount != 0 && amount % unit == 0)
-        return std::to_string(amount / unit) + std::string(suffix);
-    }
-  }
-  return std::to_string(amount);
+  o += "\n\n";
+  return o;
 }
 
 namespace {
 
-// With pod groups: "victimUnits": {"ns/pod": "PodGroup ns/name", ...} for the victims evicted
-// with their group's unit (left out when there are none, as without groups).
-void append_victim_units(std::string& o, const std::vector<victim_info>& victims) {
+// --- JSON ---
+
+// "victims": the victims' names.
+void append_victim_names(std::string& o, const std::vector<victim_info>& victims) {
+  o += ",\n  \"victims\": ";
+  std::vector<std::string> names;
+  for (const victim_info& v : victims) names.push_back(v.name);
+  json_strings(o, names);
+}
+
+// `"<member>": {"ns/pod": "<value>", ...}` for the victims whose `field` is not empty (left out
+// when there are none).
+void append_victim_map(std::string& o, std::string_view member,
+                       const std::vector<victim_info>& victims, std::string victim_info::*field) {
   bool any = false;
-  for (const victim_info& v : victims) any = any || !v.unit.empty();
+  for (const victim_info& v : victims) any = any || !(v.*field).empty();
   if (!any) return;
-  o += ",\n  \"victimUnits\": {";
+  o += ",\n  \"" + std::string(member) + "\": {";
   bool first = true;
   for (const victim_info& v : victims) {
-    if (v.unit.empty()) continue;
+    if ((v.*field).empty()) continue;
     o += first ? "" : ", ";
     first = false;
     json_string(o, v.name);
     o += ": ";
-    json_string(o, v.unit);
+    json_string(o, v.*field);
   }
   o += "}";
+}
+
+// With pod groups: "victimUnits": {"ns/pod": "PodGroup ns/name", ...} for the victims evicted
+// with their group's unit (left out when there are none, as without groups).
+void append_victim_units(std::string& o, const std::vector<victim_info>& victims) {
+  append_victim_map(o, "victimUnits", victims, &victim_info::unit);
 }
 
 // With --victim-reasons: "victimReasons": {"ns/pod": "Insufficient cpu; cpu: 2 asked, 500m
 // left", ...}, what keeping each victim alone would leave the preemptor short of.
 void append_victim_reasons(std::string& o, const std::vector<victim_info>& victims) {
-  bool any = false;
-  for (const victim_info& v : victims) any = any || !v.reason.empty();
-  if (!any) return;
-  o += ",\n  \"victimReasons\": {";
-  bool first = true;
-  for (const victim_info& v : victims) {
-    if (v.reason.empty()) continue;
-    o += first ? "" : ", ";
-    first = false;
-    json_string(o, v.name);
-    o += ": ";
-    json_string(o, v.reason);
+  append_victim_map(o, "victimReasons", victims, &victim_info::reason);
+}
+
+// The dry run's sampling: kube-scheduler draws the offset at random; `sampled` says whether
+// another offset could give another answer, `tiedCandidates` the candidates among which it picks
+// at random when they tie on every criterion.
+void append_dry_run(std::string& o, const report& r) {
+  if (r.potential_nodes == 0) {
+    o += ",\n  \"dryRun\": null";
+    return;
   }
+  o += ",\n  \"dryRun\": {\"potentialNodes\": " + std::to_string(r.potential_nodes) +
+       ", \"candidatesWanted\": " + std::to_string(r.candidates_wanted) +
+       ", \"offset\": " + std::to_string(r.offset) +
+       ", \"sampled\": " + (sampled(r) ? "true" : "false") + ", \"tiedCandidates\": ";
+  json_strings(o, tied_on_every_criterion(r));
   o += "}";
 }
+
+void append_nodes_json(std::string& o, const std::vector<node_report>& nodes) {
+  o += ",\n  \"nodes\": [";
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const node_report& n = nodes[i];
+    o += i ? ",\n    {" : "\n    {";
+    o += "\"name\": ";
+    json_string(o, n.name);
+    o += ", \"status\": ";
+    json_string(o, preempt::to_string(n.status));
+    o += ", \"reason\": ";
+    json_string(o, n.reason);
+    o += ", \"victims\": ";
+    json_strings(o, n.victims);
+    o += ", \"pdbViolations\": " + std::to_string(n.pdb_violations);
+    o += std::string(", \"evaluated\": ") + (n.evaluated ? "true" : "false") + "}";
+  }
+  o += nodes.empty() ? "]" : "\n  ]";
+}
+
+// "warnings" and "notModelled", and the end of the document.
+void append_warnings_json(std::string& o, const std::vector<std::string>& warnings,
+                          const std::vector<std::string>& not_modelled) {
+  o += ",\n  \"warnings\": ";
+  json_strings(o, warnings);
+  o += ",\n  \"notModelled\": ";
+  json_strings(o, not_modelled);
+  o += "\n}\n";
+}
+
+// --- text ---
 
 // The victims table of the text output; a GROUP column when some victim goes with its group.
 void append_victims_table(std::string& o, const std::vector<victim_info>& victims) {
@@ -247,21 +192,230 @@ void append_victims_table(std::string& o, const std::vector<victim_info>& victim
          "own, and its group's, which preemption compares)\n";
 }
 
-// Removes trailing spaces from every line (padded columns of empty cells).
-std::string trim_lines(const std::string& o) {
-  std::string trimmed;
-  trimmed.reserve(o.size());
-  std::size_t start = 0;
-  while (start < o.size()) {
-    std::size_t end = o.find('\n', start);
-    if (end == std::string::npos) end = o.size();
-    std::size_t last = end;
-    while (last > start && o[last - 1] == ' ') --last;
-    trimmed.append(o, start, last - start);
-    if (end < o.size()) trimmed += '\n';
-    start = end + 1;
+void append_warnings_text(std::string& o, const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return;
+  o += "\nWarnings:\n";
+  for (const std::string& w : warnings) o += "  " + w + "\n";
+}
+
+void append_fits(std::string& o, const report& r) {
+  o += "Decision: no preemption needed. The pod fits on " +
+       plural(r.nodes.size(), "node", "nodes") + " as they are:";
+  std::size_t listed = 0;
+  for (const node_report& n : r.nodes) {
+    if (listed++ == 10) {
+      o += " ...";
+      break;
+    }
+    o += " " + n.name;
   }
-  return trimmed;
+  o += "\n(the scheduler picks one of them by scoring; preemption does not run)\n";
+}
+
+// How the nominated node was chosen among the candidates, and the ties on the deciding criterion.
+void append_choice(std::string& o, const report& r) {
+  if (r.candidates <= 1) {
+    o += "It was the only candidate node.\n";
+    return;
+  }
+  o += "Chosen among " + std::to_string(r.candidates) +
+       " candidate nodes; decided by: " + r.decided_by + ".\n";
+  if (r.tie_break.size() > 1) {
+    std::size_t w = 0;
+    for (const auto& [node, value] : r.tie_break) w = std::max(w, node.size());
+    std::size_t listed = 0;
+    for (const auto& [node, value] : r.tie_break) {
+      if (listed++ == 8) {
+        o += "  ... and " +
+             plural(r.tie_break.size() - 8, "more tied candidate", "more tied candidates") + "\n";
+        break;
+      }
+      o += "  " + pad(node, w + 2) + value + (listed == 1 ? "  <- chosen" : "") + "\n";
+    }
+  }
+  if (const auto tied = tied_on_every_criterion(r); tied.size() > 1)
+    o += "Tied on every criterion: kube-scheduler picks one of these " +
+         std::to_string(tied.size()) +
+         " at random (its candidates are a Go map); the tool shows the first it found.\n";
+}
+
+void append_nomination(std::string& o, const report& r) {
+  o += "Decision: nominate node " + r.nominated_node + " and evict " +
+       plural(r.victims.size(), "pod", "pods") + " (" +
+       plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") + ")" +
+       (sampled(r) ? ", at offset " + std::to_string(r.offset) + " (sampled)" : "") + ".\n";
+  if (sampled(r))
+    o += "Sampled: kube-scheduler starts its dry run at a random one of the " +
+         std::to_string(r.potential_nodes) + " nodes preemption may help and stops at " +
+         plural(r.candidates_wanted, "candidate", "candidates") +
+         ", so another start may nominate another node (--offsets all shows the answer for "
+         "every start).\n";
+  append_choice(o, r);
+  if (!r.cleared_nominations.empty()) {
+    o += "Pods nominated to " + r.nominated_node + " with lower priority lose their nomination: ";
+    for (std::size_t i = 0; i < r.cleared_nominations.size(); ++i)
+      o += (i ? ", " : "") + r.cleared_nominations[i];
+    o += ".\n";
+  }
+  o += "\nVictims, most important first:\n";
+  append_victims_table(o, r.victims);
+  if (std::any_of(r.victims.begin(), r.victims.end(),
+                  [](const victim_info& v) { return !v.reason.empty(); })) {
+    o += "\nEvicted for (what keeping the victim alone would leave the pod short of):\n";
+    for (const victim_info& v : r.victims)
+      if (!v.reason.empty()) o += "  " + v.name + ": " + v.reason + "\n";
+  }
+}
+
+// The decision's paragraph, by its result.
+void append_decision(std::string& o, const report& r) {
+  switch (r.result) {
+    case result_kind::fits: append_fits(o, r); return;
+    case result_kind::nominated: append_nomination(o, r); return;
+    case result_kind::other_scheduler:
+      o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
+      return;
+    case result_kind::bound:
+    case result_kind::running:
+    case result_kind::gated:
+      o += "Decision: none; the pod is " +
+           std::string(r.result == result_kind::gated ? "gated" : "not pending") + ".\n  " +
+           r.message + "\n";
+      return;
+    case result_kind::not_eligible:
+      o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " +
+           r.message + "\n";
+      return;
+    default:
+      o += "Decision: preemption cannot help; the pod stays pending and its nomination, if any, "
+           "is cleared.\n  " +
+           r.message + "\n";
+  }
+}
+
+// Whether the dry run ran (its evaluated nodes are shown).
+bool dry_run_shown(result_kind r) {
+  return r != result_kind::fits && r != result_kind::not_eligible &&
+         r != result_kind::other_scheduler && r != result_kind::bound &&
+         r != result_kind::running && r != result_kind::gated;
+}
+
+// One row of the evaluated nodes' table.
+std::string evaluated_row(const report& r, const node_report& n, std::size_t w) {
+  const bool chosen = n.name == r.nominated_node;
+  const bool success = n.status == preempt::status_code::success;
+  std::string detail = n.reason;
+  if (success) {
+    std::string names;
+    for (std::size_t v = 0; v < n.victims.size() && v < 3; ++v)
+      names += (v ? ", " : "") + n.victims[v];
+    if (n.victims.size() > 3) names += ", +" + std::to_string(n.victims.size() - 3) + " more";
+    detail = n.reason.empty() ? names : names + " (" + n.reason + ")";
+  }
+  const std::string outcome = chosen    ? "nominated"
+                              : success ? "candidate"
+                                        : std::string(preempt::to_string(n.status));
+  return "  " + pad(n.name, w + 2) + pad(outcome, 30) +
+         pad(success ? std::to_string(n.pdb_violations) : std::string("-"), 5) + detail + "\n";
+}
+
+// The nodes the dry run evaluated, in its order (the first 30 and the nominated one).
+void append_evaluated_nodes(std::string& o, const report& r) {
+  o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
+       plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
+       std::to_string(r.offset) + ", looking for " +
+       plural(r.candidates_wanted, "candidate", "candidates") + "):\n";
+  if (!r.evaluation_order.empty()) {
+    std::size_t w = 4;
+    for (std::size_t i : r.evaluation_order) w = std::max(w, r.nodes[i].name.size());
+    o += "  " + pad("NODE", w + 2) + pad("OUTCOME", 30) + pad("PDB", 5) + "VICTIMS OR REASON\n";
+    constexpr std::size_t max_rows = 30;
+    std::size_t rows = 0, hidden = 0;
+    for (std::size_t i : r.evaluation_order) {
+      const node_report& n = r.nodes[i];
+      if (rows >= max_rows && n.name != r.nominated_node) {
+        ++hidden;
+        continue;
+      }
+      ++rows;
+      o += evaluated_row(r, n, w);
+    }
+    if (hidden > 0)
+      o += "  ... and " + plural(hidden, "more node", "more nodes") +
+           " (--output json lists every node)\n";
+  }
+  if (r.potential_nodes > r.evaluation_order.size())
+    o += "  " + plural(r.potential_nodes - r.evaluation_order.size(), "other node", "other nodes") +
+         " preemption may help " +
+         (r.potential_nodes - r.evaluation_order.size() == 1 ? "was" : "were") +
+         " not evaluated: enough candidates were found.\n";
+}
+
+// Nodes the filters ruled out for good, grouped by reason, most nodes first.
+void append_unresolvable(std::string& o, const report& r) {
+  std::map<std::string, std::size_t> unresolvable;
+  for (const node_report& n : r.nodes)
+    if (!n.evaluated && n.status == preempt::status_code::unschedulable_and_unresolvable)
+      ++unresolvable[n.reason];
+  if (unresolvable.empty() || r.result == result_kind::fits) return;
+  std::vector<std::pair<std::size_t, std::string>> groups;
+  std::size_t total = 0;
+  for (const auto& [reason, count] : unresolvable) {
+    groups.emplace_back(count, reason);
+    total += count;
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  o += "\nNodes preemption cannot help (" + std::to_string(total) + "):\n";
+  for (const auto& [count, reason] : groups)
+    o += "  " + pad(std::to_string(count), 6) + reason + "\n";
+}
+
+// A pod group's members and their nodes, under `heading`.
+void append_members(std::string& o, const group_report& r, std::string_view heading) {
+  o += std::string(heading);
+  std::size_t w = 4;
+  for (const auto& [name, node] : r.members) w = std::max(w, name.size());
+  for (const auto& [name, node] : r.members)
+    o += "  " + pad(name, w + 2) + (node.empty() ? std::string("-") : node) + "\n";
+}
+
+void append_group_nomination(std::string& o, const group_report& r) {
+  std::size_t placed = 0;
+  for (const auto& m : r.members) placed += m.second.empty() ? 0u : 1u;
+  o += "Decision: nominate " + std::to_string(placed) + " of " +
+       plural(r.members.size(), "member", "members") + " and evict " +
+       plural(r.victims.size(), "pod", "pods") + " (" +
+       plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
+       ", " + plural(r.pod_group_disruptions, "group disrupted", "groups disrupted") + ").\n  " +
+       r.message + "\n";
+  append_members(o, r, "\nNominations (members without a node keep none):\n");
+  if (!r.victims.empty()) {
+    o += "\nVictims, most important first:\n";
+    append_victims_table(o, r.victims);
+  }
+}
+
+// The group decision's paragraph, by its result.
+void append_group_decision(std::string& o, const group_report& r) {
+  switch (r.result) {
+    case result_kind::fits:
+      o += "Decision: no preemption needed. The group fits as the cluster is.\n";
+      append_members(o, r, "\nPlacement:\n");
+      return;
+    case result_kind::nominated: append_group_nomination(o, r); return;
+    case result_kind::ongoing:
+      o += "Decision: an earlier preemption for the group is still under way; every member keeps "
+           "its nomination.\n  " +
+           r.message + "\n";
+      append_members(o, r, "\nCurrent nominations:\n");
+      return;
+    case result_kind::not_eligible:
+      o += "Decision: the group may not preempt.\n  " + r.message + "\n";
+      return;
+    default:
+      o += "Decision: preemption cannot help; the group stays pending.\n  " + r.message + "\n";
+  }
 }
 
 }  // namespace
@@ -275,10 +429,7 @@ std::string to_json(const report& r) {
   json_string(o, to_string(r.result));
   o += ",\n  \"nominatedNodeName\": ";
   json_string(o, r.nominated_node);
-  o += ",\n  \"victims\": ";
-  std::vector<std::string> victims;
-  for (const victim_info& v : r.victims) victims.push_back(v.name);
-  json_strings(o, victims);
+  append_victim_names(o, r.victims);
   append_victim_units(o, r.victims);
   append_victim_reasons(o, r.victims);
   o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
@@ -286,205 +437,19 @@ std::string to_json(const report& r) {
   json_strings(o, r.cleared_nominations);
   o += ",\n  \"message\": ";
   json_string(o, r.message);
-  // The dry run's sampling: kube-scheduler draws the offset at random; `sampled` says whether
-  // another offset could give another answer, `tiedCandidates` the candidates among which it picks
-  // at random when they tie on every criterion.
-  if (r.potential_nodes == 0) {
-    o += ",\n  \"dryRun\": null";
-  } else {
-    o += ",\n  \"dryRun\": {\"potentialNodes\": " + std::to_string(r.potential_nodes) +
-         ", \"candidatesWanted\": " + std::to_string(r.candidates_wanted) +
-         ", \"offset\": " + std::to_string(r.offset) +
-         ", \"sampled\": " + (sampled(r) ? "true" : "false") + ", \"tiedCandidates\": ";
-    json_strings(o, tied_on_every_criterion(r));
-    o += "}";
-  }
-  o += ",\n  \"nodes\": [";
-  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
-    const node_report& n = r.nodes[i];
-    o += i ? ",\n    {" : "\n    {";
-    o += "\"name\": ";
-    json_string(o, n.name);
-    o += ", \"status\": ";
-    json_string(o, n.status);
-    o += ", \"reason\": ";
-    json_string(o, n.reason);
-    o += ", \"victims\": ";
-    json_strings(o, n.victims);
-    o += ", \"pdbViolations\": " + std::to_string(n.pdb_violations);
-    o += std::string(", \"evaluated\": ") + (n.evaluated ? "true" : "false") + "}";
-  }
-  o += r.nodes.empty() ? "]" : "\n  ]";
-  o += ",\n  \"warnings\": ";
-  json_strings(o, r.warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, r.not_modelled);
-  o += "\n}\n";
+  append_dry_run(o, r);
+  append_nodes_json(o, r.nodes);
+  append_warnings_json(o, r.warnings, r.not_modelled);
   return o;
 }
 
 std::string to_text(const report& decided, std::string_view origin) {
   const report r = for_text(decided);  // names from the dump as text_safety.hpp shows them
-  std::string o;
-  o += "Pod " + r.preemptor;
-  if (!origin.empty()) o += " (" + shown(origin) + ")";
-  o += "\n  priority " + std::to_string(r.priority);
-  if (!r.priority_class.empty()) o += " (PriorityClass " + r.priority_class + ")";
-  o += r.may_preempt ? ", may preempt lower-priority pods" : ", preemptionPolicy Never";
-  o += "\n  requests:";
-  if (r.requests.empty()) o += " nothing";
-  bool first = true;
-  for (const auto& [name, amount] : r.requests) {
-    o += first ? " " : ", ";
-    first = false;
-    o += name + " " + format_amount(name, amount);
-  }
-  o += "\n\n";
-
-  if (r.result == result_kind::fits) {
-    o += "Decision: no preemption needed. The pod fits on " +
-         plural(r.nodes.size(), "node", "nodes") + " as they are:";
-    std::size_t shown = 0;
-    for (const node_report& n : r.nodes) {
-      if (shown++ == 10) {
-        o += " ...";
-        break;
-      }
-      o += " " + n.name;
-    }
-    o += "\n(the scheduler picks one of them by scoring; preemption does not run)\n";
-  } else if (r.result == result_kind::nominated) {
-    o += "Decision: nominate node " + r.nominated_node + " and evict " +
-         plural(r.victims.size(), "pod", "pods") + " (" +
-         plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
-         ")" + (sampled(r) ? ", at offset " + std::to_string(r.offset) + " (sampled)" : "") + ".\n";
-    if (sampled(r))
-      o += "Sampled: kube-scheduler starts its dry run at a random one of the " +
-           std::to_string(r.potential_nodes) + " nodes preemption may help and stops at " +
-           plural(r.candidates_wanted, "candidate", "candidates") +
-           ", so another start may nominate another node (--offsets all shows the answer for "
-           "every start).\n";
-    if (r.candidates > 1) {
-      o += "Chosen among " + std::to_string(r.candidates) +
-           " candidate nodes; decided by: " + r.decided_by + ".\n";
-      if (r.tie_break.size() > 1) {
-        std::size_t w = 0;
-        for (const auto& [node, value] : r.tie_break) w = std::max(w, node.size());
-        std::size_t shown = 0;
-        for (const auto& [node, value] : r.tie_break) {
-          if (shown++ == 8) {
-            o += "  ... and " +
-                 plural(r.tie_break.size() - 8, "more tied candidate", "more tied candidates") +
-                 "\n";
-            break;
-          }
-          o += "  " + pad(node, w + 2) + value + (shown == 1 ? "  <- chosen" : "") + "\n";
-        }
-      }
-      if (const auto tied = tied_on_every_criterion(r); tied.size() > 1)
-        o += "Tied on every criterion: kube-scheduler picks one of these " +
-             std::to_string(tied.size()) +
-             " at random (its candidates are a Go map); the tool shows the first it found.\n";
-    } else {
-      o += "It was the only candidate node.\n";
-    }
-    if (!r.cleared_nominations.empty()) {
-      o += "Pods nominated to " + r.nominated_node + " with lower priority lose their nomination: ";
-      for (std::size_t i = 0; i < r.cleared_nominations.size(); ++i)
-        o += (i ? ", " : "") + r.cleared_nominations[i];
-      o += ".\n";
-    }
-    o += "\nVictims, most important first:\n";
-    append_victims_table(o, r.victims);
-    if (std::any_of(r.victims.begin(), r.victims.end(),
-                    [](const victim_info& v) { return !v.reason.empty(); })) {
-      o += "\nEvicted for (what keeping the victim alone would leave the pod short of):\n";
-      for (const victim_info& v : r.victims)
-        if (!v.reason.empty()) o += "  " + v.name + ": " + v.reason + "\n";
-    }
-  } else if (r.result == result_kind::other_scheduler) {
-    o += "Decision: none; the pod is not for this scheduler.\n  " + r.message + "\n";
-  } else if (r.result == result_kind::bound || r.result == result_kind::running ||
-             r.result == result_kind::gated) {
-    o += "Decision: none; the pod is " +
-         std::string(r.result == result_kind::gated ? "gated" : "not pending") + ".\n  " +
-         r.message + "\n";
-  } else if (r.result == result_kind::not_eligible) {
-    o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " + r.message +
-         "\n";
-  } else {
-    o += "Decision: preemption cannot help; the pod stays pending and its nomination, if any, is "
-         "cleared.\n  " +
-         r.message + "\n";
-  }
-
-  if (r.result != result_kind::fits && r.result != result_kind::not_eligible &&
-      r.result != result_kind::other_scheduler && r.result != result_kind::bound &&
-      r.result != result_kind::running && r.result != result_kind::gated) {
-    o += "\nEvaluated nodes (" + std::to_string(r.evaluation_order.size()) + " of " +
-         plural(r.potential_nodes, "node", "nodes") + " preemption may help, starting at offset " +
-         std::to_string(r.offset) + ", looking for " +
-         plural(r.candidates_wanted, "candidate", "candidates") + "):\n";
-    if (!r.evaluation_order.empty()) {
-      std::size_t w = 4;
-      for (std::size_t i : r.evaluation_order) w = std::max(w, r.nodes[i].name.size());
-      o += "  " + pad("NODE", w + 2) + pad("OUTCOME", 30) + pad("PDB", 5) + "VICTIMS OR REASON\n";
-      constexpr std::size_t max_rows = 30;
-      std::size_t rows = 0, hidden = 0;
-      for (std::size_t i : r.evaluation_order) {
-        const node_report& n = r.nodes[i];
-        const bool chosen = n.name == r.nominated_node;
-        if (rows >= max_rows && !chosen) {
-          ++hidden;
-          continue;
-        }
-        ++rows;
-        const bool success = n.status == "Success";
-        std::string detail = n.reason;
-        if (success) {
-          std::string names;
-          for (std::size_t v = 0; v < n.victims.size() && v < 3; ++v)
-            names += (v ? ", " : "") + n.victims[v];
-          if (n.victims.size() > 3) names += ", +" + std::to_string(n.victims.size() - 3) + " more";
-          detail = n.reason.empty() ? names : names + " (" + n.reason + ")";
-        }
-        const std::string outcome = chosen ? "nominated" : success ? "candidate" : n.status;
-        o += "  " + pad(n.name, w + 2) + pad(outcome, 30) +
-             pad(success ? std::to_string(n.pdb_violations) : std::string("-"), 5) + detail + "\n";
-      }
-      if (hidden > 0)
-        o += "  ... and " + plural(hidden, "more node", "more nodes") +
-             " (--output json lists every node)\n";
-    }
-    if (r.potential_nodes > r.evaluation_order.size())
-      o += "  " +
-           plural(r.potential_nodes - r.evaluation_order.size(), "other node", "other nodes") +
-           " preemption may help " +
-           (r.potential_nodes - r.evaluation_order.size() == 1 ? "was" : "were") +
-           " not evaluated: enough candidates were found.\n";
-  }
-
-  // Nodes the filters ruled out for good, grouped by reason.
-  std::map<std::string, std::size_t> unresolvable;
-  for (const node_report& n : r.nodes)
-    if (!n.evaluated && n.status == "UnschedulableAndUnresolvable") ++unresolvable[n.reason];
-  if (!unresolvable.empty() && r.result != result_kind::fits) {
-    std::vector<std::pair<std::size_t, std::string>> groups;
-    std::size_t total = 0;
-    for (const auto& [reason, count] : unresolvable) {
-      groups.emplace_back(count, reason);
-      total += count;
-    }
-    std::stable_sort(groups.begin(), groups.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    o += "\nNodes preemption cannot help (" + std::to_string(total) + "):\n";
-    for (const auto& [count, reason] : groups)
-      o += "  " + pad(std::to_string(count), 6) + reason + "\n";
-  }
-  if (!r.warnings.empty()) {
-    o += "\nWarnings:\n";
-    for (const std::string& w : r.warnings) o += "  " + w + "\n";
-  }
+  std::string o = pod_heading(r, origin);
+  append_decision(o, r);
+  if (dry_run_shown(r.result)) append_evaluated_nodes(o, r);
+  append_unresolvable(o, r);
+  append_warnings_text(o, r.warnings);
   return trim_lines(o);
 }
 
@@ -513,20 +478,13 @@ std::string to_json(const group_report& r) {
     o += "}";
   }
   o += r.members.empty() ? "]" : "\n  ]";
-  o += ",\n  \"victims\": ";
-  std::vector<std::string> victims;
-  for (const victim_info& v : r.victims) victims.push_back(v.name);
-  json_strings(o, victims);
+  append_victim_names(o, r.victims);
   append_victim_units(o, r.victims);
   o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
   o += ",\n  \"podGroupDisruptions\": " + std::to_string(r.pod_group_disruptions);
   o += ",\n  \"message\": ";
   json_string(o, r.message);
-  o += ",\n  \"warnings\": ";
-  json_strings(o, r.warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, r.not_modelled);
-  o += "\n}\n";
+  append_warnings_json(o, r.warnings, r.not_modelled);
   return o;
 }
 
@@ -539,121 +497,9 @@ std::string to_text(const group_report& decided, std::string_view origin) {
        std::to_string(r.scheduled_members) + " already scheduled\n";
   o += "  placement by this tool: " + r.placement +
        " (kube-scheduler places with its filters and scores, so it may choose other nodes)\n\n";
-  const auto placement = [&](std::string_view heading) {
-    o += std::string(heading);
-    std::size_t w = 4;
-    for (const auto& [name, node] : r.members) w = std::max(w, name.size());
-    for (const auto& [name, node] : r.members)
-      o += "  " + pad(name, w + 2) + (node.empty() ? std::string("-") : node) + "\n";
-  };
-  if (r.result == result_kind::fits) {
-    o += "Decision: no preemption needed. The group fits as the cluster is.\n";
-    placement("\nPlacement:\n");
-  } else if (r.result == result_kind::nominated) {
-    std::size_t placed = 0;
-    for (const auto& m : r.members) placed += m.second.empty() ? 0u : 1u;
-    o += "Decision: nominate " + std::to_string(placed) + " of " +
-         plural(r.members.size(), "member", "members") + " and evict " +
-         plural(r.victims.size(), "pod", "pods") + " (" +
-         plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations") +
-         ", " + plural(r.pod_group_disruptions, "group disrupted", "groups disrupted") + ").\n  " +
-         r.message + "\n";
-    placement("\nNominations (members without a node keep none):\n");
-    if (!r.victims.empty()) {
-      o += "\nVictims, most important first:\n";
-      append_victims_table(o, r.victims);
-    }
-  } else if (r.result == result_kind::ongoing) {
-    o += "Decision: an earlier preemption for the group is still under way; every member keeps "
-         "its nomination.\n  " +
-         r.message + "\n";
-    placement("\nCurrent nominations:\n");
-  } else if (r.result == result_kind::not_eligible) {
-    o += "Decision: the group may not preempt.\n  " + r.message + "\n";
-  } else {
-    o += "Decision: preemption cannot help; the group stays pending.\n  " + r.message + "\n";
-  }
-  if (!r.warnings.empty()) {
-    o += "\nWarnings:\n";
-    for (const std::string& w : r.warnings) o += "  " + w + "\n";
-  }
+  append_group_decision(o, r);
+  append_warnings_text(o, r.warnings);
   return trim_lines(o);
-}
-
-std::string to_json(const std::vector<report>& reports) {
-  std::string o = "{\n  ";
-  json_header(o, "PendingPods");
-  o += ",\n  \"mode\": \"independent\",\n  \"decisions\": [";
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    std::string one = to_json(reports[i]);
-    one.pop_back();  // its newline
-    o += i ? ",\n" : "\n";
-    o += one;
-  }
-  o += reports.empty() ? "]\n}\n" : "\n]\n}\n";
-  return o;
-}
-
-namespace {
-
-// One row of the --all-pending table: the decision in a few words.
-std::vector<std::string> table_row(const report& r) {
-  std::string victims = "-", detail;
-  if (r.result == result_kind::nominated) {
-    victims = std::to_string(r.victims.size());
-    for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
-      victims += (v ? ", " : ": ") + r.victims[v].name;
-    if (r.victims.size() > 2) victims += ", ...";
-    if (r.pdb_violations > 0)
-      detail =
-          plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations");
-  } else if (r.result == result_kind::fits) {
-    detail = "fits on " + plural(r.nodes.size(), "node", "nodes") + " as they are";
-  } else {
-    detail = r.message;
-  }
-  return {r.preemptor,
-          std::to_string(r.priority),
-          std::string(to_string(r.result)),
-          r.nominated_node.empty() ? "-" : r.nominated_node,
-          victims,
-          detail};
-}
-
-}  // namespace
-
-std::string to_text_table(const std::vector<report>& reports, std::string_view origin) {
-  std::string o = "Pending pods";
-  if (!origin.empty()) o += " (" + shown(origin) + ")";
-  if (reports.empty()) return o + ": none.\n";
-  o += ", in the scheduler's queue order (priority, then creation time), each decided on its own "
-       "against the same cluster:\n\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"POD", "PRIORITY", "DECISION", "NODE", "VICTIMS", "DETAIL"}};
-  for (const report& r : reports) rows.push_back(table_row(for_text(r)));
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (std::size_t c = 0; c < row.size(); ++c)
-      line += " " + (c + 1 < row.size() ? pad(row[c], width[c] + 1) : row[c]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    o += line + "\n";
-  }
-  std::vector<std::string> warnings(reports.front().warnings.begin(),
-                                    reports.front().warnings.begin() +
-                                        static_cast<std::ptrdiff_t>(reports.front().dump_warnings));
-  for (const report& r : reports)
-    for (std::size_t w = r.dump_warnings; w < r.warnings.size(); ++w)
-      warnings.push_back(r.preemptor + ": " + r.warnings[w]);
-  for (std::string& w : warnings) w = shown(w);
-  if (!warnings.empty()) {
-    o += "\nWarnings:\n";
-    for (const std::string& w : warnings) o += "  " + w + "\n";
-  }
-  o += "\n(--pod-name NAMESPACE/NAME explains one decision in full)\n";
-  return o;
 }
 
 }  // namespace whatif

@@ -1,4 +1,5 @@
-// examples/whatif/output/output.hpp - preempt-whatif's two outputs.
+// examples/whatif/output/output.hpp - preempt-whatif's outputs of one decision: a pod's and a pod
+// group's, as JSON and as text.
 //
 // JSON (the contract pinned by tests/whatif; its schema: examples/whatif/schema/
 // whatif-output.schema.json): one object with "apiVersion": "preempt-whatif/v1" and a "kind".
@@ -11,11 +12,10 @@
 //                      "tiedCandidates"},
 //    "nodes": [{"name", "status", "reason", "victims", "pdbViolations", "evaluated"}, ...],
 //    "warnings": ["...", ...], "notModelled": ["...", ...]}
-// With --all-pending: {"kind": "PendingPods", "mode": "independent", "decisions": [...]}, one per
-// pending pod in the scheduler's queue order, or a table. (--plan: plan.hpp; --offsets all:
-// offsets.hpp.)
 // Text: the decision first, then the victims, the evaluated nodes and the nodes preemption cannot
 // help, for people; names from the dump shown as text_safety.hpp escapes them.
+// The other modes' outputs: pending_output.hpp (--all-pending), plan_output.hpp (--plan),
+// offsets_output.hpp (--offsets all), policies_output.hpp (--policy, --min-runtime).
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WHATIF_OUTPUT_HPP
@@ -28,11 +28,6 @@
 #include "analysis/analysis.hpp"
 
 namespace whatif {
-
-// The version of the JSON contract, in every JSON output as "apiVersion" (with "kind": Decision,
-// PodGroupDecision, PendingPods, Plan or OffsetDistribution). The schema:
-// examples/whatif/schema/whatif-output.schema.json.
-inline constexpr std::string_view json_api_version = "preempt-whatif/v1";
 
 std::string to_json(const report& r);
 
@@ -51,31 +46,19 @@ std::string to_text(const report& r, std::string_view origin);
 std::string to_json(const group_report& r);
 std::string to_text(const group_report& r, std::string_view origin);
 
-// --all-pending: a JSON array of the decisions (each as to_json writes it), and a table for
-// people (one row per pod, the dump's warnings once, each pod's own warnings named).
-std::string to_json(const std::vector<report>& reports);
-std::string to_text_table(const std::vector<report>& reports, std::string_view origin);
-
-// JSON writing shared by the outputs: a string (control characters, DEL and C1 escaped), a list of
-// strings, and the "apiVersion" and "kind" members.
-// A decision's result as both outputs name it ("nominated", "not-eligible", ...; "" for none).
+// A decision's result as every output names it ("nominated", "not-eligible", ...; "" for none):
+// the one place result_kind becomes text.
 std::string_view to_string(result_kind r) noexcept;
 
-void json_string(std::string& out, std::string_view s);
-void json_strings(std::string& out, const std::vector<std::string>& list);
-void json_header(std::string& out, std::string_view kind);
+// The text output's first lines for a pod (its name, where it came from, its priority and
+// requests), a blank line after them. `r` as for_text (text_safety.hpp) returns it.
+std::string pod_heading(const report& r, std::string_view origin);
 
 // Whether the dry run was sampled (fewer candidates wanted than nodes preemption may help: the
 // random start may change the answer), and the candidates tied on every criterion with the
 // chosen one (kube-scheduler picks among them at random), the chosen first; empty otherwise.
 bool sampled(const report& r);
 std::vector<std::string> tied_on_every_criterion(const report& r);
-
-// "2024-05-01T10:00:05Z" (fractions of a second when present).
-std::string format_time(preempt::timestamp t);
-
-// A resource amount as Kubernetes would write it: "500m" / "6" for cpu, "12Gi" for bytes.
-std::string format_amount(std::string_view resource, std::int64_t amount);
 
 }  // namespace whatif
 

@@ -54,7 +54,6 @@ report for_text(const report& r) {
   escape(t.message);
   for (node_report& n : t.nodes) {
     escape(n.name);
-    escape(n.status);
     escape(n.reason);
     escape(n.victims);
   }
