@@ -15,7 +15,8 @@
 // records them in a deferred call whose arguments Go evaluates when the defer is declared, so it
 // reports "success" and about 0 s whatever happens.
 // `metrics_hooks{&m}` forwards the evaluator observer and dispatcher hook calls to `m`
-// (on_refused_by_budgets from the evaluator, on_throttled from throttled_apply); derive from it to add reactivate() and nominations_cleared().
+// (on_refused_by_budgets from the evaluator, on_throttled from throttled_apply); derive from it to
+// add reactivate() and nominations_cleared().
 //
 // Allocation: none. Thread-safe: relaxed atomic counters; a snapshot may mix concurrent updates.
 // The counters are 64-bit. Where 64-bit atomics are not lock-free (32-bit ARM before armv7,

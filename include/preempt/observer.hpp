@@ -88,7 +88,8 @@ void notify_candidate_chosen(O& o, const candidate<P>& c) {
 }
 
 template <class O, class P>
-constexpr bool observes_budget_refusals = requires(O& o, const P& p) { o.on_refused_by_budgets(p); };
+constexpr bool observes_budget_refusals =
+    requires(O& o, const P& p) { o.on_refused_by_budgets(p); };
 
 template <class O, class P>
 void notify_refused_by_budgets(O& o, const P& preemptor) {

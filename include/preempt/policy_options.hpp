@@ -66,7 +66,8 @@ inline constexpr std::string_view budget_violation_reason =
 
 // Whether a node's outcome is hard_budgets' rejection.
 constexpr bool is_budget_violation(const status& outcome) noexcept {
-  return outcome.code() == status_code::unschedulable && outcome.reason() == budget_violation_reason;
+  return outcome.code() == status_code::unschedulable &&
+         outcome.reason() == budget_violation_reason;
 }
 
 // Whether a dry run's nodes include one hard_budgets rejected (its distinct outcomes are visited,

@@ -240,8 +240,8 @@ TEST_CASE("metrics: budget refusals count decisions hard_budgets left without a 
   preempt::metrics m;
   policies pol;
   pol.options.hard_budgets = true;
-  preempt::evaluator<resource_cluster, policies, preempt::metrics_hooks> ev({}, pol,
-                                                                           preempt::metrics_hooks{&m});
+  preempt::evaluator<resource_cluster, policies, preempt::metrics_hooks> ev(
+      {}, pol, preempt::metrics_hooks{&m});
   const auto evaluate = [&](const resource_pod& me,
                             const preempt::model::budget_table& with) -> const auto& {
     return ev.evaluate(me, c, statuses, with, ledger.reader(), preempt::inline_executor{}, at);
@@ -268,8 +268,8 @@ TEST_CASE("metrics: budget refusals count decisions hard_budgets left without a 
   preempt::metrics up_metrics;
   preempt::evaluator<resource_cluster, preempt::default_policy, preempt::metrics_hooks> up(
       {}, {}, preempt::metrics_hooks{&up_metrics});
-  CHECK(up.evaluate(preemptor(4), c, statuses, budgets, ledger.reader(),
-                    preempt::inline_executor{}, at)
+  CHECK(up.evaluate(preemptor(4), c, statuses, budgets, ledger.reader(), preempt::inline_executor{},
+                    at)
             .kind == preempt::decision_kind::nominated);
   CHECK(up_metrics.budget_refusals() == 0);
 }

@@ -456,8 +456,7 @@ void analysis::model::explain_nomination(const cluster_view& view,
 // presence triggers (kubernetes::filter_cluster's for_each_victim_condition), read from the
 // PreFilter state of the cluster as the dry run saw it; nominated pods are not considered.
 void analysis::model::victim_conditions(const cluster_view& view,
-                                        const evaluator_type::decision_type& d,
-                                        report& out) const {
+                                        const evaluator_type::decision_type& d, report& out) const {
   cluster_view::state_type state = view.make_state();
   view.prepare_state(d.node_index, state);
   for (std::size_t i = 0; i < d.victims.size(); ++i) {
@@ -468,9 +467,10 @@ void analysis::model::victim_conditions(const cluster_view& view,
       std::string detail(c.subject);
       if (c.port != nullptr) {
         const std::string_view ip = c.port->host_ip;
-        detail = (ip.empty() || ip == k8s::bind_all_host_ip ? std::string() : std::string(ip) + ":") +
-                 std::to_string(c.port->port) + "/" +
-                 (c.port->protocol.empty() ? std::string("TCP") : c.port->protocol);
+        detail =
+            (ip.empty() || ip == k8s::bind_all_host_ip ? std::string() : std::string(ip) + ":") +
+            std::to_string(c.port->port) + "/" +
+            (c.port->protocol.empty() ? std::string("TCP") : c.port->protocol);
       }
       out.victims[i].conditions.push_back({std::string(k8s::to_string(c.kind)), detail});
     });

@@ -246,7 +246,8 @@ std::string condition_text(const victim_condition_info& c) {
     return "its anti-affinity rejects the pod (topologyKey " + d + ")";
   if (c.condition == "preemptor-anti-affinity")
     return "the pod's anti-affinity rejects it (topologyKey " + d + ")";
-  if (c.condition == "topology-spread") return "counted by the pod's spread (topologyKey " + d + ")";
+  if (c.condition == "topology-spread")
+    return "counted by the pod's spread (topologyKey " + d + ")";
   if (c.condition == "disk-conflict") return "its volume conflicts with the pod's disk " + d;
   if (c.condition == "read-write-once-pod") return "uses the ReadWriteOncePod claim " + d;
   if (c.condition == "csi-attach-slot") return "holds an attach slot of CSI driver " + d;

@@ -134,7 +134,7 @@ constexpr std::string_view to_string(victim_condition_kind k) noexcept {
 
 struct victim_condition {
   victim_condition_kind kind = victim_condition_kind::host_port;
-  std::string_view subject;          // topology key, disk, claim or driver; "" for a host port
+  std::string_view subject;         // topology key, disk, claim or driver; "" for a host port
   const host_port* port = nullptr;  // host_port: the pod's wanted port the victim holds
 };
 
@@ -283,12 +283,10 @@ class filter_cluster {
           visit(victim_condition{victim_condition_kind::read_write_once_pod, claim, nullptr});
       }
       if (o.checks_volumes())
-        o.volumes_->limits().for_each_slot_held(node_, f.volumes.attachable,
-                                                [&](std::string_view driver) {
-                                                  visit(victim_condition{
-                                                      victim_condition_kind::csi_attach_slot,
-                                                      driver, nullptr});
-                                                });
+        o.volumes_->limits().for_each_slot_held(
+            node_, f.volumes.attachable, [&](std::string_view driver) {
+              visit(victim_condition{victim_condition_kind::csi_attach_slot, driver, nullptr});
+            });
     }
 
     typename Base::state_type& base() noexcept { return base_; }

@@ -378,10 +378,11 @@ class node_volume_limits {
         return n.slot == s && (!n.needs_csi_node || has_csi_node(node));
       });
       if (!wanted) continue;
-      const bool held = std::any_of(volumes.begin(), volumes.end(), [&](const attachable_volume& v) {
-        return v.driver == drivers_[s] && (!v.needs_csi_node || has_csi_node(node)) &&
-               !attached_on(node, v.unique);
-      });
+      const bool held =
+          std::any_of(volumes.begin(), volumes.end(), [&](const attachable_volume& v) {
+            return v.driver == drivers_[s] && (!v.needs_csi_node || has_csi_node(node)) &&
+                   !attached_on(node, v.unique);
+          });
       if (held) visit(std::string_view(driver_names_[s]));
     }
   }
