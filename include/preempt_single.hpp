@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (78 headers), in one file, to copy into a project: include it and compile with
+// includes (79 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -296,6 +296,8 @@ PREEMPT_DETAIL_MEMBER_NAMED(on_eviction_failed)
 PREEMPT_DETAIL_MEMBER_NAMED(on_attempt_started)
 PREEMPT_DETAIL_MEMBER_NAMED(on_node_evaluated)
 PREEMPT_DETAIL_MEMBER_NAMED(on_candidate_chosen)
+PREEMPT_DETAIL_MEMBER_NAMED(on_refused_by_budgets)
+PREEMPT_DETAIL_MEMBER_NAMED(on_throttled)
 PREEMPT_DETAIL_MEMBER_NAMED(start_eviction)
 
 }  // namespace detail
@@ -5337,9 +5339,14 @@ PREEMPT_NAMESPACE_END
 //                                                         for every node the dry run keeps, in
 //                                                         evaluation order
 //   on_candidate_chosen(candidate)                        when a node is nominated
+//   on_refused_by_budgets(preemptor)                      when the dry run found no candidate
+//                                                         because the hard_budgets policy
+//                                                         rejected every node that would have
+//                                                         been one (preempt/policy_options.hpp,
+//                                                         refused_by_budgets)
 // All calls happen on the thread that called evaluate, never concurrently. A member of one of these
 // names that cannot be called with those arguments (const P&; std::size_t, const status&,
-// std::span<const P* const>, std::int64_t; const candidate<P>&) does not compile.
+// std::span<const P* const>, std::int64_t; const candidate<P>&; const P&) does not compile.
 //
 // No allocation; no exceptions of its own.
 #ifndef PREEMPT_OBSERVER_HPP
@@ -5378,6 +5385,11 @@ constexpr bool observer_hooks_fit() {
           requires(O& o, const candidate<P>& c) { o.on_candidate_chosen(c); },
       "observer: on_candidate_chosen exists but cannot be called as "
       "on_candidate_chosen(const preempt::candidate<P>& chosen)");
+  static_assert(
+      !has_member_named_on_refused_by_budgets<O> ||
+          requires(O& o, const P& p) { o.on_refused_by_budgets(p); },
+      "observer: on_refused_by_budgets exists but cannot be called as "
+      "on_refused_by_budgets(const P& preemptor)");
   return true;
 }
 
@@ -5396,6 +5408,15 @@ void notify_node_evaluated(O& o, std::size_t node_index, const status& outcome,
 template <class O, class P>
 void notify_candidate_chosen(O& o, const candidate<P>& c) {
   if constexpr (requires { o.on_candidate_chosen(c); }) o.on_candidate_chosen(c);
+}
+
+template <class O, class P>
+constexpr bool observes_budget_refusals =
+    requires(O& o, const P& p) { o.on_refused_by_budgets(p); };
+
+template <class O, class P>
+void notify_refused_by_budgets(O& o, const P& preemptor) {
+  if constexpr (observes_budget_refusals<O, P>) o.on_refused_by_budgets(preemptor);
 }
 
 }  // namespace detail
@@ -7919,6 +7940,81 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_EVALUATOR_CONFIG_HPP
 // ---- end preempt/evaluator_config.hpp ----------------------------------------------------------
+// ---- begin preempt/policy_options.hpp ----------------------------------------------------------
+// preempt/policy_options.hpp - which opt-in preemption policies are on, beyond upstream.
+//
+// Every member off (the default) is upstream's decision exactly. Each policy changes only what it
+// constrains:
+//   spare_reschedulable  among potential victims of equal priority that violate no budget, the
+//                        ones that could not run on another node are given back first (the
+//                        proposal of kubernetes/kubernetes#141227, PR #141926), so an eviction
+//                        falls on a pod that can be rescheduled; kept only where it does not
+//                        evict more such pinned pods than upstream's choice on that node
+//   min_cost             per node, the victim set of least total cost (a caller's cost per pod,
+//                        one by default) that makes room: exact on a node with at most
+//                        `exact_victims` potential victims within `exact_fit_checks` fit checks
+//                        (and 16 search steps per fit check), else the better of a greedy pass
+//                        in cost order and upstream's answer; candidates are chosen by total cost
+//                        first, then by upstream's criteria
+//   hard_budgets         a node whose victims, evicted together, would take any budget below
+//                        zero is no candidate (its status says so); upstream instead prefers the
+//                        least violating node. On such a node another victim set without a
+//                        violation is searched for (within the same bound) before it is rejected
+//   min_runtime          a pod that has run for less than this (start time to the policy's
+//                        clock, in timestamp units; a pod without a start time has not run) is no
+//                        potential victim
+// is_budget_violation(status) tells such a rejection; refused_by_budgets(diagnosis) whether a dry
+// run that found no candidate owes it to hard_budgets (some node was rejected so: without the
+// policy that node would have been a candidate).
+// The order of precedence when several are on: hard_budgets is a constraint, then min_cost's
+// total cost, then spare_reschedulable's count of pinned victims.
+//
+// No allocation; no exceptions; constexpr.
+#ifndef PREEMPT_POLICY_OPTIONS_HPP
+#define PREEMPT_POLICY_OPTIONS_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+struct policy_options {
+  bool spare_reschedulable = false;
+  bool min_cost = false;
+  bool hard_budgets = false;
+  std::optional<timestamp> min_runtime;
+  // The bound on the exact search of min_cost (and of hard_budgets' second try).
+  std::size_t exact_victims = 16;
+  std::size_t exact_fit_checks = 4096;
+
+  // Whether victims are chosen otherwise than upstream's reprieve does.
+  constexpr bool selects_differently() const noexcept {
+    return spare_reschedulable || min_cost || hard_budgets;
+  }
+  constexpr bool any() const noexcept { return selects_differently() || min_runtime.has_value(); }
+};
+
+// The status reason of a node hard_budgets rejects.
+inline constexpr std::string_view budget_violation_reason =
+    "Preemption would violate a PodDisruptionBudget";
+
+// Whether a node's outcome is hard_budgets' rejection.
+constexpr bool is_budget_violation(const status& outcome) noexcept {
+  return outcome.code() == status_code::unschedulable &&
+         outcome.reason() == budget_violation_reason;
+}
+
+// Whether a dry run's nodes include one hard_budgets rejected (its distinct outcomes are visited,
+// not every node).
+constexpr bool refused_by_budgets(const diagnosis_view& diagnosis) noexcept {
+  for (const status& outcome : diagnosis.outcomes())
+    if (::preempt::is_budget_violation(outcome)) return true;
+  return false;
+}
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_POLICY_OPTIONS_HPP
+// ---- end preempt/policy_options.hpp ------------------------------------------------------------
 // ---- begin preempt/victim_grouping.hpp ---------------------------------------------------------
 // preempt/victim_grouping.hpp - how the evaluator groups victims: a strategy a grouping layer
 // supplies (the pod groups of preempt/workload/unit_grouping.hpp), none by default.
@@ -8151,7 +8247,7 @@ class evaluator<C, Policy, Observer>
     potential_.find(cluster.size(), statuses);
     const std::size_t n = potential_.size();
     decision_.potential_nodes = n;
-    if (n == 0) return finish_unschedulable(cluster.size());
+    if (n == 0) return finish_unschedulable(preemptor, cluster.size());
     //    Sampling (GetOffsetAndNumCandidates): `wanted` candidates, from `attempt.offset` (taken
     //    modulo n) or the evaluator's next seeded offset, wrapping around.
     decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
@@ -8170,7 +8266,7 @@ class evaluator<C, Policy, Observer>
     decision_.diagnosis = lists_.diagnosis();
     if (candidates_.empty()) {
       if (lists_.has_errors()) return finish_errors(cluster);
-      return finish_unschedulable(cluster.size());
+      return finish_unschedulable(preemptor, cluster.size());
     }
 
     // 3) Interact with registered Extenders to filter out some candidates if needed.
@@ -8357,9 +8453,13 @@ class evaluator<C, Policy, Observer>
   const decision_type& finish_message(decision_kind kind, std::string_view text) {
     return finish(kind, messages_.prefixed(text));
   }
-  // No candidate: upstream's FitError over all nodes; the nomination is cleared.
-  const decision_type& finish_unschedulable(std::size_t total_nodes) {
+  // No candidate: upstream's FitError over all nodes; the nomination is cleared. An observer of
+  // budget refusals hears of it when hard_budgets rejected a node.
+  const decision_type& finish_unschedulable(const pod_type& preemptor, std::size_t total_nodes) {
     decision_.clear_nomination = true;
+    if constexpr (detail::observes_budget_refusals<Observer, pod_type>)
+      if (::preempt::refused_by_budgets(lists_.diagnosis()))
+        detail::notify_refused_by_budgets(observer_, preemptor);
     return finish(decision_kind::unschedulable,
                   messages_.fit_error(lists_.diagnosis(), total_nodes));
   }
@@ -8494,11 +8594,17 @@ PREEMPT_NAMESPACE_END
 //   async executions    scheduler_preemption_goroutines_execution_total{result}
 //   async durations     scheduler_preemption_goroutines_duration_seconds{result}
 //                       (buckets 0.01 s · 2^k for k = 0..19, then +Inf)
+// and, beyond upstream, for the opt-in policies (no upstream metric to match):
+//   budget refusals     decisions without a candidate because the hard_budgets policy rejected
+//                       every node that would have been one (preempt/policy_options.hpp)
+//   throttle holds      nominations throttled_apply held back under an eviction_throttle
+//                       (preempt/throttled_dispatch.hpp): the preemptor waits, nothing evicted
 // Unlike upstream, the duration and result are those of the finished work: upstream's goroutine
 // records them in a deferred call whose arguments Go evaluates when the defer is declared, so it
 // reports "success" and about 0 s whatever happens.
-// `metrics_hooks{&m}` forwards the evaluator observer and dispatcher hook calls to `m`; derive
-// from it to add reactivate() and nominations_cleared().
+// `metrics_hooks{&m}` forwards the evaluator observer and dispatcher hook calls to `m`
+// (on_refused_by_budgets from the evaluator, on_throttled from throttled_apply); derive from it to
+// add reactivate() and nominations_cleared().
 //
 // Allocation: none. Thread-safe: relaxed atomic counters; a snapshot may mix concurrent updates.
 // The counters are 64-bit. Where 64-bit atomics are not lock-free (32-bit ARM before armv7,
@@ -8580,7 +8686,18 @@ class metrics {
                                   std::memory_order_relaxed);
   }
 
+  void record_budget_refusal() noexcept {
+    budget_refusals_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void record_throttle_hold() noexcept { throttle_holds_.fetch_add(1, std::memory_order_relaxed); }
+
   std::uint64_t attempts() const noexcept { return attempts_.load(std::memory_order_relaxed); }
+  std::uint64_t budget_refusals() const noexcept {
+    return budget_refusals_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t throttle_holds() const noexcept {
+    return throttle_holds_.load(std::memory_order_relaxed);
+  }
   std::uint64_t victims_bucket(std::size_t b) const noexcept {
     return victims_[b].load(std::memory_order_relaxed);
   }
@@ -8602,6 +8719,8 @@ class metrics {
 
  private:
   detail::metric_counter attempts_{0};
+  detail::metric_counter budget_refusals_{0};
+  detail::metric_counter throttle_holds_{0};
   std::array<detail::metric_counter, victim_buckets> victims_{};
   std::array<detail::metric_counter, 2> executions_{};
   std::array<std::array<detail::metric_counter, duration_buckets>, 2> durations_{};
@@ -8619,6 +8738,14 @@ struct metrics_hooks {
   template <class P>
   void on_preemption_dispatched(const P&, std::size_t victims) const noexcept {
     sink->record_victims(victims);
+  }
+  template <class P>
+  void on_refused_by_budgets(const P&) const noexcept {
+    sink->record_budget_refusal();
+  }
+  template <class P>
+  void on_throttled(const P&) const noexcept {
+    sink->record_throttle_hold();
   }
   template <class P, class Duration>
   void on_async_finished(const P&, bool success, Duration elapsed) const noexcept {

@@ -60,6 +60,7 @@
 #include "preempt/nominations.hpp"
 #include "preempt/observer.hpp"
 #include "preempt/policy.hpp"
+#include "preempt/policy_options.hpp"
 #include "preempt/rejection_index.hpp"
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
@@ -195,7 +196,7 @@ class evaluator<C, Policy, Observer>
     potential_.find(cluster.size(), statuses);
     const std::size_t n = potential_.size();
     decision_.potential_nodes = n;
-    if (n == 0) return finish_unschedulable(cluster.size());
+    if (n == 0) return finish_unschedulable(preemptor, cluster.size());
     //    Sampling (GetOffsetAndNumCandidates): `wanted` candidates, from `attempt.offset` (taken
     //    modulo n) or the evaluator's next seeded offset, wrapping around.
     decision_.offset = options.offset ? *options.offset % n : offsets_.next(n);
@@ -214,7 +215,7 @@ class evaluator<C, Policy, Observer>
     decision_.diagnosis = lists_.diagnosis();
     if (candidates_.empty()) {
       if (lists_.has_errors()) return finish_errors(cluster);
-      return finish_unschedulable(cluster.size());
+      return finish_unschedulable(preemptor, cluster.size());
     }
 
     // 3) Interact with registered Extenders to filter out some candidates if needed.
@@ -401,9 +402,13 @@ class evaluator<C, Policy, Observer>
   const decision_type& finish_message(decision_kind kind, std::string_view text) {
     return finish(kind, messages_.prefixed(text));
   }
-  // No candidate: upstream's FitError over all nodes; the nomination is cleared.
-  const decision_type& finish_unschedulable(std::size_t total_nodes) {
+  // No candidate: upstream's FitError over all nodes; the nomination is cleared. An observer of
+  // budget refusals hears of it when hard_budgets rejected a node.
+  const decision_type& finish_unschedulable(const pod_type& preemptor, std::size_t total_nodes) {
     decision_.clear_nomination = true;
+    if constexpr (detail::observes_budget_refusals<Observer, pod_type>)
+      if (::preempt::refused_by_budgets(lists_.diagnosis()))
+        detail::notify_refused_by_budgets(observer_, preemptor);
     return finish(decision_kind::unschedulable,
                   messages_.fit_error(lists_.diagnosis(), total_nodes));
   }

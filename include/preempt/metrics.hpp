@@ -6,11 +6,17 @@
 //   async executions    scheduler_preemption_goroutines_execution_total{result}
 //   async durations     scheduler_preemption_goroutines_duration_seconds{result}
 //                       (buckets 0.01 s · 2^k for k = 0..19, then +Inf)
+// and, beyond upstream, for the opt-in policies (no upstream metric to match):
+//   budget refusals     decisions without a candidate because the hard_budgets policy rejected
+//                       every node that would have been one (preempt/policy_options.hpp)
+//   throttle holds      nominations throttled_apply held back under an eviction_throttle
+//                       (preempt/throttled_dispatch.hpp): the preemptor waits, nothing evicted
 // Unlike upstream, the duration and result are those of the finished work: upstream's goroutine
 // records them in a deferred call whose arguments Go evaluates when the defer is declared, so it
 // reports "success" and about 0 s whatever happens.
-// `metrics_hooks{&m}` forwards the evaluator observer and dispatcher hook calls to `m`; derive
-// from it to add reactivate() and nominations_cleared().
+// `metrics_hooks{&m}` forwards the evaluator observer and dispatcher hook calls to `m`
+// (on_refused_by_budgets from the evaluator, on_throttled from throttled_apply); derive from it to
+// add reactivate() and nominations_cleared().
 //
 // Allocation: none. Thread-safe: relaxed atomic counters; a snapshot may mix concurrent updates.
 // The counters are 64-bit. Where 64-bit atomics are not lock-free (32-bit ARM before armv7,
@@ -58,7 +64,18 @@ class metrics {
                                   std::memory_order_relaxed);
   }
 
+  void record_budget_refusal() noexcept {
+    budget_refusals_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void record_throttle_hold() noexcept { throttle_holds_.fetch_add(1, std::memory_order_relaxed); }
+
   std::uint64_t attempts() const noexcept { return attempts_.load(std::memory_order_relaxed); }
+  std::uint64_t budget_refusals() const noexcept {
+    return budget_refusals_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t throttle_holds() const noexcept {
+    return throttle_holds_.load(std::memory_order_relaxed);
+  }
   std::uint64_t victims_bucket(std::size_t b) const noexcept {
     return victims_[b].load(std::memory_order_relaxed);
   }
@@ -80,6 +97,8 @@ class metrics {
 
  private:
   detail::metric_counter attempts_{0};
+  detail::metric_counter budget_refusals_{0};
+  detail::metric_counter throttle_holds_{0};
   std::array<detail::metric_counter, victim_buckets> victims_{};
   std::array<detail::metric_counter, 2> executions_{};
   std::array<std::array<detail::metric_counter, duration_buckets>, 2> durations_{};
@@ -97,6 +116,14 @@ struct metrics_hooks {
   template <class P>
   void on_preemption_dispatched(const P&, std::size_t victims) const noexcept {
     sink->record_victims(victims);
+  }
+  template <class P>
+  void on_refused_by_budgets(const P&) const noexcept {
+    sink->record_budget_refusal();
+  }
+  template <class P>
+  void on_throttled(const P&) const noexcept {
+    sink->record_throttle_hold();
   }
   template <class P, class Duration>
   void on_async_finished(const P&, bool success, Duration elapsed) const noexcept {

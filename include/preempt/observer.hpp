@@ -7,9 +7,14 @@
 //                                                         for every node the dry run keeps, in
 //                                                         evaluation order
 //   on_candidate_chosen(candidate)                        when a node is nominated
+//   on_refused_by_budgets(preemptor)                      when the dry run found no candidate
+//                                                         because the hard_budgets policy
+//                                                         rejected every node that would have
+//                                                         been one (preempt/policy_options.hpp,
+//                                                         refused_by_budgets)
 // All calls happen on the thread that called evaluate, never concurrently. A member of one of these
 // names that cannot be called with those arguments (const P&; std::size_t, const status&,
-// std::span<const P* const>, std::int64_t; const candidate<P>&) does not compile.
+// std::span<const P* const>, std::int64_t; const candidate<P>&; const P&) does not compile.
 //
 // No allocation; no exceptions of its own.
 //
@@ -57,6 +62,11 @@ constexpr bool observer_hooks_fit() {
           requires(O& o, const candidate<P>& c) { o.on_candidate_chosen(c); },
       "observer: on_candidate_chosen exists but cannot be called as "
       "on_candidate_chosen(const preempt::candidate<P>& chosen)");
+  static_assert(
+      !has_member_named_on_refused_by_budgets<O> ||
+          requires(O& o, const P& p) { o.on_refused_by_budgets(p); },
+      "observer: on_refused_by_budgets exists but cannot be called as "
+      "on_refused_by_budgets(const P& preemptor)");
   return true;
 }
 
@@ -75,6 +85,15 @@ void notify_node_evaluated(O& o, std::size_t node_index, const status& outcome,
 template <class O, class P>
 void notify_candidate_chosen(O& o, const candidate<P>& c) {
   if constexpr (requires { o.on_candidate_chosen(c); }) o.on_candidate_chosen(c);
+}
+
+template <class O, class P>
+constexpr bool observes_budget_refusals =
+    requires(O& o, const P& p) { o.on_refused_by_budgets(p); };
+
+template <class O, class P>
+void notify_refused_by_budgets(O& o, const P& preemptor) {
+  if constexpr (observes_budget_refusals<O, P>) o.on_refused_by_budgets(preemptor);
 }
 
 }  // namespace detail

@@ -20,6 +20,9 @@
 //   min_runtime          a pod that has run for less than this (start time to the policy's
 //                        clock, in timestamp units; a pod without a start time has not run) is no
 //                        potential victim
+// is_budget_violation(status) tells such a rejection; refused_by_budgets(diagnosis) whether a dry
+// run that found no candidate owes it to hard_budgets (some node was rejected so: without the
+// policy that node would have been a candidate).
 // The order of precedence when several are on: hard_budgets is a constraint, then min_cost's
 // total cost, then spare_reschedulable's count of pinned victims.
 //
@@ -35,7 +38,9 @@
 #include <string_view>
 
 #include "preempt/config.hpp"
+#include "preempt/decision.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/status.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -58,6 +63,20 @@ struct policy_options {
 // The status reason of a node hard_budgets rejects.
 inline constexpr std::string_view budget_violation_reason =
     "Preemption would violate a PodDisruptionBudget";
+
+// Whether a node's outcome is hard_budgets' rejection.
+constexpr bool is_budget_violation(const status& outcome) noexcept {
+  return outcome.code() == status_code::unschedulable &&
+         outcome.reason() == budget_violation_reason;
+}
+
+// Whether a dry run's nodes include one hard_budgets rejected (its distinct outcomes are visited,
+// not every node).
+constexpr bool refused_by_budgets(const diagnosis_view& diagnosis) noexcept {
+  for (const status& outcome : diagnosis.outcomes())
+    if (::preempt::is_budget_violation(outcome)) return true;
+  return false;
+}
 
 PREEMPT_NAMESPACE_END
 

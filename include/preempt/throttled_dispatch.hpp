@@ -7,7 +7,9 @@
 //   - a nomination it holds back: the preemptor is nominated to the node (the room stays reserved
 //     for it, as upstream's nomination reserves it) and nothing is evicted; the result says until
 //     when (`retry_at`), and the hooks' optional reactivate_at(preemptor, retry_at) is called so
-//     that the caller's queue brings the preemptor back then (its next decision tries again).
+//     that the caller's queue brings the preemptor back then (its next decision tries again);
+//     the hooks' optional on_throttled(preemptor) is called too (a metric: metrics_hooks counts
+//     it as metrics::throttle_holds).
 // Throttles change no decision they do not constrain: with no limit (throttle_limits{}) every
 // nomination is admitted at once and this is dispatcher::apply.
 //
@@ -19,9 +21,11 @@
 #define PREEMPT_THROTTLED_DISPATCH_HPP
 
 #include <chrono>
+#include <type_traits>
 
 #include "preempt/config.hpp"
 #include "preempt/decision.hpp"
+#include "preempt/detail/hook_check.hpp"
 #include "preempt/dispatcher.hpp"
 #include "preempt/eviction_throttle.hpp"
 #include "preempt/pod.hpp"
@@ -48,6 +52,14 @@ throttled_result<typename Clock::time_point> throttled_apply(Dispatcher& dispatc
   const auto v = throttle.admit(preemptor, d.node_index, d.victims, now);
   if (v.admitted) return {dispatcher.apply(preemptor, d), false, {}};
   dispatcher.ledger().nominate(preemptor, d.node_index);
+  using hooks_type = std::remove_reference_t<decltype(dispatcher.hooks())>;
+  static_assert(
+      !detail::has_member_named_on_throttled<hooks_type> ||
+          requires(hooks_type& h) { h.on_throttled(preemptor); },
+      "throttled_apply: the hooks' on_throttled exists but cannot be called as "
+      "on_throttled(const P& preemptor)");
+  if constexpr (requires { dispatcher.hooks().on_throttled(preemptor); })
+    dispatcher.hooks().on_throttled(preemptor);
   if constexpr (requires { dispatcher.hooks().reactivate_at(preemptor, v.retry_at); })
     dispatcher.hooks().reactivate_at(preemptor, v.retry_at);
   return {dispatch_result{}, true, v.retry_at};

@@ -10,6 +10,7 @@
 
 #include "preempt/dispatcher.hpp"
 #include "preempt/eviction_throttle.hpp"
+#include "preempt/metrics.hpp"
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/throttled_dispatch.hpp"
 
@@ -114,7 +115,7 @@ struct recording_client {
   }
 };
 
-struct wake_up_hooks {
+struct wake_up_hooks : preempt::metrics_hooks {
   std::vector<clock_type::time_point>* wakes;
   void reactivate_at(const pod&, clock_type::time_point t) { wakes->push_back(t); }
 };
@@ -126,8 +127,9 @@ TEST_CASE("throttled_apply: held back, nominated, woken when the window opens, t
   preempt::in_flight_table<pod> in_flight;
   recording_client client;
   std::vector<clock_type::time_point> wakes;
+  preempt::metrics m;
   preempt::dispatcher<pod, preempt::inline_executor, recording_client, wake_up_hooks> dispatch(
-      ledger, in_flight, client, preempt::inline_executor{}, wake_up_hooks{&wakes});
+      ledger, in_flight, client, preempt::inline_executor{}, wake_up_hooks{{&m}, &wakes});
   throttle t({.window = 10s, .per_node = 1});
   const batch first({make(1)}), second({make(2)});
   preempt::decision<pod> d;
@@ -147,10 +149,13 @@ TEST_CASE("throttled_apply: held back, nominated, woken when the window opens, t
   CHECK(wakes == std::vector<clock_type::time_point>{at(10s)});
   CHECK(client.evicted.size() == 1);                                              // nothing evicted
   CHECK(ledger.node_of(other_preemptor.uid()) == std::optional<std::size_t>(0));  // nominated
+  CHECK(m.throttle_holds() == 1);
 
   const auto c = preempt::throttled_apply(dispatch, t, other_preemptor, d, at(10s));
   CHECK_FALSE(c.held_back);
   CHECK(client.evicted == std::vector<preempt::model::pod_id>{1, 2});
+  CHECK(m.throttle_holds() == 1);
+  CHECK(m.preemptions() == 2);
 
   SUBCASE("not a nomination: applied as it is") {
     preempt::decision<pod> none;

@@ -221,6 +221,57 @@ TEST_CASE("hard_budgets: unschedulable where every candidate violates, upstream 
   CHECK(d.kind == preempt::decision_kind::unschedulable);
   CHECK(d.message ==
         "preemption: 0/1 nodes are available: 1 Preemption would violate a PodDisruptionBudget.");
+  CHECK(preempt::refused_by_budgets(d.diagnosis));
+}
+
+TEST_CASE("metrics: budget refusals count decisions hard_budgets left without a candidate") {
+  // n1 only with a violation; n2 too small whatever is evicted.
+  resource_cluster c;
+  const auto n1 = c.add_node("n1", {4, 0, 110});
+  const auto n2 = c.add_node("n2", {2, 0, 110});
+  c.add_pod(n1, pod(1, 10, 4));
+  c.add_pod(n2, pod(2, 10, 2));
+  preempt::model::budget_table budgets, open_budgets;
+  budgets.add_member(budgets.add_budget(0, 0), 1);
+  open_budgets.add_member(open_budgets.add_budget(0, 1), 1);
+  preempt::filter_statuses statuses(2, preempt::status_code::unschedulable);
+  preempt::nomination_ledger<resource_pod> ledger(2);
+  const preempt::attempt at{.offset = 0, .nominated_node = std::nullopt};
+  preempt::metrics m;
+  policies pol;
+  pol.options.hard_budgets = true;
+  preempt::evaluator<resource_cluster, policies, preempt::metrics_hooks> ev(
+      {}, pol, preempt::metrics_hooks{&m});
+  const auto evaluate = [&](const resource_pod& me,
+                            const preempt::model::budget_table& with) -> const auto& {
+    return ev.evaluate(me, c, statuses, with, ledger.reader(), preempt::inline_executor{}, at);
+  };
+
+  const auto& refused = evaluate(preemptor(4), budgets);
+  CHECK(refused.kind == preempt::decision_kind::unschedulable);
+  CHECK(preempt::refused_by_budgets(refused.diagnosis));
+  CHECK(m.budget_refusals() == 1);
+  // Unschedulable for want of room alone: no refusal.
+  const auto& too_big = evaluate(preemptor(8), budgets);
+  CHECK(too_big.kind == preempt::decision_kind::unschedulable);
+  CHECK_FALSE(preempt::refused_by_budgets(too_big.diagnosis));
+  CHECK(m.budget_refusals() == 1);
+  // A candidate without violation (n2): nominated, no refusal although n1 was rejected.
+  CHECK(evaluate(preemptor(2), budgets).kind == preempt::decision_kind::nominated);
+  CHECK(m.budget_refusals() == 1);
+  // The budget allows it now: nominated.
+  CHECK(evaluate(preemptor(4), open_budgets).kind == preempt::decision_kind::nominated);
+  CHECK(m.budget_refusals() == 1);
+  CHECK(m.attempts() == 4);
+
+  // Upstream (no hard_budgets) never refuses.
+  preempt::metrics up_metrics;
+  preempt::evaluator<resource_cluster, preempt::default_policy, preempt::metrics_hooks> up(
+      {}, {}, preempt::metrics_hooks{&up_metrics});
+  CHECK(up.evaluate(preemptor(4), c, statuses, budgets, ledger.reader(), preempt::inline_executor{},
+                    at)
+            .kind == preempt::decision_kind::nominated);
+  CHECK(up_metrics.budget_refusals() == 0);
 }
 
 TEST_CASE("spare_reschedulable: of two equal-priority pods, the one that can run elsewhere goes") {

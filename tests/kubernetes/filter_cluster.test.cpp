@@ -262,3 +262,68 @@ TEST_CASE("kubernetes filter_cluster: NodeDeclaredFeatures runs last") {
   CHECK(preempt::select_victims(preemptor, c[0], plain, preempt::no_budgets{}, scratch)
             .is_candidate());
 }
+
+TEST_CASE("kubernetes filter_cluster: the conditions each victim's presence triggers") {
+  // n0 (zone z1): uid 1 holds port 80; uid 2's anti-affinity rejects web pods; uid 3 is a db pod
+  // the preemptor's anti-affinity rejects; uid 4 is a web pod the zone spread counts; uid 5 none
+  // of these (another namespace's web pod: not counted by the spread).
+  const k8s::label_set labels0{{"kubernetes.io/hostname", "n0"}, {"zone", "z1"}},
+      web{{"app", "web"}}, db{{"app", "db"}}, none;
+  const std::vector<k8s::node_facts> nodes{{"n0", &labels0, {}, false}};
+  std::vector<k8s::affinity_term> hate_web(1), hate_db(1);
+  hate_web[0].selector = k8s::label_selector{{{"app", "web"}}, {}};
+  hate_web[0].topology_key = "kubernetes.io/hostname";
+  hate_db[0].selector = k8s::label_selector{{{"app", "db"}}, {}};
+  hate_db[0].topology_key = "zone";
+  const std::vector<k8s::host_port> port80{{"", "TCP", 80}}, port81{{"", "TCP", 81}};
+  const std::vector<k8s::pod_filter_facts> pods{
+      {{"default", &none, false, {}}, port80},    // uid 1
+      {{"default", &none, false, hate_web}, {}},  // uid 2
+      {{"default", &db, false, {}}, port81},      // uid 3 (port 81: not wanted)
+      {{"default", &web, false, {}}, {}},         // uid 4
+      {{"other", &web, false, {}}, {}}};          // uid 5
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  for (model::pod_id u = 1; u <= 5; ++u) c.add_pod(0, make(u, 0, static_cast<std::int64_t>(u)));
+  view v(c, facts_of{&pods}, nodes_of{&nodes});
+  std::vector<k8s::spread_constraint> spread(1);
+  spread[0].topology_key = "zone";
+  spread[0].do_not_schedule = true;
+  spread[0].selector = k8s::label_selector{{{"app", "web"}}, {}};
+  const k8s::pod_placement placement;
+  v.prefilter(
+      k8s::placing_pod{{"default", &web, false, {}}, port80, {}, hate_db, spread, &placement}, {});
+  auto state = v.make_state();
+  v.prepare_state(0, state);
+  const auto conditions = [&](model::pod_id uid) {
+    std::vector<std::string> out;
+    state.for_each_victim_condition(c[0].pods()[uid - 1], [&](const k8s::victim_condition& k) {
+      std::string s(k8s::to_string(k.kind));
+      if (!k.subject.empty()) s += " " + std::string(k.subject);
+      if (k.port != nullptr) s += " " + std::to_string(k.port->port);
+      out.push_back(s);
+    });
+    return out;
+  };
+  using list = std::vector<std::string>;
+  CHECK(conditions(1) == list{"host-port 80"});
+  CHECK(conditions(2) == list{"victim-anti-affinity kubernetes.io/hostname"});
+  CHECK(conditions(3) == list{"preemptor-anti-affinity zone"});
+  CHECK(conditions(4) == list{"topology-spread zone"});
+  CHECK(conditions(5).empty());
+  // Read from the PreFilter, not the state's counts: the same with every pod removed.
+  for (const auto& p : c[0].pods()) REQUIRE(state.remove_pod(p).is_success());
+  CHECK(conditions(1) == list{"host-port 80"});
+  CHECK(conditions(4) == list{"topology-spread zone"});
+
+  SUBCASE("a preemptor with none of these filters: no condition") {
+    view plain(c, facts_of{&pods}, nodes_of{&nodes});
+    plain.prefilter(k8s::placing_pod{{"default", &none, false, {}}, {}, {}, {}, {}, nullptr}, {});
+    auto s = plain.make_state();
+    plain.prepare_state(0, s);
+    std::size_t n = 0;
+    for (const auto& p : c[0].pods())
+      s.for_each_victim_condition(p, [&](const k8s::victim_condition&) { ++n; });
+    CHECK(n == 0);
+  }
+}

@@ -590,6 +590,48 @@ scenario("all-pending", "--all-pending: every pending pod in queue order (priori
                             ("default/small-fry", "unschedulable", "")]))
 scenario("all-pending-text", "--all-pending as a table", lst(queue), None, args="--all-pending", expect=dict(text=True))
 
+# ---- Why each victim: the conditions beyond resources its presence triggers ----
+# node1 (zone a) is full: hp holds host port 8080, db is what the preemptor's anti-affinity
+# rejects, web is counted by its zone spread (zone b, on the tainted node2, has none), plain and
+# keep only take cpu. The preemptor (400m, app=web) wants port 8080, rejects app=db on the same
+# host and spreads app=web over zones with maxSkew 1. keep (mid) is given back; plain is evicted
+# for cpu alone (no condition); hp, db, web each for the condition they trigger.
+conditions_cluster = lst([
+    node("node1", labels={"kubernetes.io/hostname": "node1", "topology.kubernetes.io/zone": "a"}),
+    node("node2", taints=taint_x, labels={"kubernetes.io/hostname": "node2", "topology.kubernetes.io/zone": "b"}),
+    pod("hp", "node1", low, small, start=1, extra_spec={"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "100m", "memory": "100"}},
+         "ports": [{"containerPort": 8080, "hostPort": 8080}]}]}),
+    pod("db", "node1", low, small, start=2, labels={"app": "db"}),
+    pod("web", "node1", low, small, start=3, labels={"app": "web"}),
+    pod("plain", "node1", low, small, start=4),
+    pod("keep", "node1", mid, small, start=5)])
+conditions_preemptor = preemptor(high, (400, 100), meta={"labels": {"app": "web"}}, extra_spec={
+    "containers": [{"name": "c", "resources": {"requests": {"cpu": "400m", "memory": "100"}},
+                    "ports": [{"containerPort": 8080, "hostPort": 8080}]}],
+    "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}},
+    "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                   "whenUnsatisfiable": "DoNotSchedule",
+                                   "labelSelector": {"matchLabels": {"app": "web"}}}]})
+scenario("victim-conditions", "per victim, the preemptor's conditions beyond resources it triggers: a host port, the preemptor's anti-affinity, the zone spread; none for a victim evicted for cpu",
+         conditions_cluster, conditions_preemptor,
+         expect=dict(result="nominated", node="node1", victims=["default/hp", "default/db", "default/web", "default/plain"],
+                     conditions={"default/web": [{"condition": "topology-spread", "detail": "topology.kubernetes.io/zone"}],
+                                 "default/plain": [],
+                                 "default/db": [{"condition": "preemptor-anti-affinity", "detail": "kubernetes.io/hostname"}],
+                                 "default/hp": [{"condition": "host-port", "detail": "8080/TCP"}]}))
+scenario("victim-conditions-text", "the same, explained: the blocking conditions listed under the victims",
+         conditions_cluster, conditions_preemptor, args="--output text", expect=dict(text=True))
+# The victim's own anti-affinity against the preemptor (the other direction).
+scenario("victim-conditions-existing-anti-affinity", "a victim whose required anti-affinity rejects the preemptor: victim-anti-affinity",
+         lst([node("node1", labels={"kubernetes.io/hostname": "node1"}),
+              pod("loner", "node1", low, small, extra_spec={"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                  {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}})]),
+         preemptor(high, small, meta={"labels": {"app": "web"}}),
+         expect=dict(result="nominated", node="node1", victims=["default/loner"],
+                     conditions={"default/loner": [{"condition": "victim-anti-affinity", "detail": "kubernetes.io/hostname"}]}))
+
 # ---- Bad input shapes ----
 bad("bad-directory", "a directory given as the cluster", None, cluster=None, args="--cluster .")
 bad("bad-character-device", "a character device that is not a stream", None, cluster=None, args="--cluster /dev/null")
@@ -743,6 +785,7 @@ for name, s in scenarios.items():
     if 'violations' in e: check(out['pdbViolations'] == e['violations'], "pdbViolations")
     if 'message' in e: check(out['message'] == e['message'], "message")
     if 'cleared' in e: check(out['clearedNominations'] == e['cleared'], "clearedNominations")
+    if 'conditions' in e: check(out.get('victimConditions') == e['conditions'], "victimConditions")
     if 'candidates' in e:
         got = {n['name']: n['victims'] for n in out['nodes'] if n['evaluated'] and n['status'] == 'Success' and not n['reason']}
         check({k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in e['candidates'].items()}, "candidates")

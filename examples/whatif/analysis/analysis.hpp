@@ -66,6 +66,15 @@ enum class result_kind {
   error,            // a group: the evaluation failed
 };
 
+// A filter condition of the preemptor's that a victim's presence on the chosen node triggers
+// (kubernetes::filter_cluster's for_each_victim_condition): "host-port", "victim-anti-affinity",
+// "preemptor-anti-affinity", "topology-spread", "disk-conflict", "read-write-once-pod",
+// "csi-attach-slot"; the detail names the port, topology key, disk, claim or driver.
+struct victim_condition_info {
+  std::string condition;
+  std::string detail;
+};
+
 struct victim_info {
   std::string name;  // namespace/name
   std::int32_t priority = 0;
@@ -79,6 +88,9 @@ struct victim_info {
   // left"). With --victim-cost: its cost.
   std::string reason;
   std::int64_t cost = 1;
+  // The preemptor's filter conditions beyond resources that the victim triggers (every victim
+  // frees resources); empty for a victim on another node (evicted with its group's unit).
+  std::vector<victim_condition_info> conditions;
 };
 
 struct node_report {

@@ -294,6 +294,8 @@ struct analysis::model {
   void explain_nomination(const cluster_view& view, const evaluator_type::decision_type& d,
                           const pod& preemptor, const pod_object& preemptor_object,
                           const options& opts, const victim_costs* costs, report& out) const;
+  void victim_conditions(const cluster_view& view, const evaluator_type::decision_type& d,
+                         report& out) const;
   void explain_victims(const cluster_view& view, const evaluator_type::decision_type& d,
                        const pod& preemptor, const pod_object& preemptor_object, report& out) const;
   // --policy spare-reschedulable: could the pod run on a node other than its own?

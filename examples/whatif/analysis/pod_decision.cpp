@@ -420,6 +420,7 @@ void analysis::model::explain_nomination(const cluster_view& view,
     out.victims.push_back(victim(p));
     if (costs != nullptr) out.victims.back().cost = costs->of(*p);
   }
+  victim_conditions(view, d, out);
   if (opts.victim_reasons) explain_victims(view, d, preemptor, preemptor_object, out);
   // Upstream clears the nominations of strictly lower-priority pods on the chosen node. With
   // asynchronous preemption (the default since v1.33) that happens in the goroutine
@@ -446,6 +447,31 @@ void analysis::model::explain_nomination(const cluster_view& view,
     const std::int64_t chosen_cost = total_cost(d.candidates[d.choice.index]);
     explain_tie_break(d, opts.now, out.tie_break, k, [&](const auto& c) {
       return !opts.policies.min_cost || total_cost(c) == chosen_cost;
+    });
+  }
+}
+
+// Per victim on the chosen node, the preemptor's filter conditions beyond resources that its
+// presence triggers (kubernetes::filter_cluster's for_each_victim_condition), read from the
+// PreFilter state of the cluster as the dry run saw it; nominated pods are not considered.
+void analysis::model::victim_conditions(const cluster_view& view,
+                                        const evaluator_type::decision_type& d, report& out) const {
+  cluster_view::state_type state = view.make_state();
+  view.prepare_state(d.node_index, state);
+  for (std::size_t i = 0; i < d.victims.size(); ++i) {
+    bool here = false;
+    for (const pod& q : ::preempt::pods_of(view[d.node_index])) here = here || &q == d.victims[i];
+    if (!here) continue;  // evicted with its group's unit, on another node
+    state.for_each_victim_condition(*d.victims[i], [&](const k8s::victim_condition& c) {
+      std::string detail(c.subject);
+      if (c.port != nullptr) {
+        const std::string_view ip = c.port->host_ip;
+        detail =
+            (ip.empty() || ip == k8s::bind_all_host_ip ? std::string() : std::string(ip) + ":") +
+            std::to_string(c.port->port) + "/" +
+            (c.port->protocol.empty() ? std::string("TCP") : c.port->protocol);
+      }
+      out.victims[i].conditions.push_back({std::string(k8s::to_string(c.kind)), detail});
     });
   }
 }

@@ -157,6 +157,63 @@ void append_warnings_json(std::string& o, const std::vector<std::string>& warnin
 
 // --- text ---
 
+// "victimConditions": {"ns/pod": [{"condition": "host-port", "detail": "80/TCP"}, ...], ...}
+// for every victim, when some victim triggers a condition of the preemptor's beyond resources
+// (left out otherwise, so such a decision reads as before).
+void append_victim_conditions(std::string& o, const std::vector<victim_info>& victims) {
+  bool any = false;
+  for (const victim_info& v : victims) any = any || !v.conditions.empty();
+  if (!any) return;
+  o += ",\n  \"victimConditions\": {";
+  bool first = true;
+  for (const victim_info& v : victims) {
+    o += first ? "" : ", ";
+    first = false;
+    json_string(o, v.name);
+    o += ": [";
+    for (std::size_t k = 0; k < v.conditions.size(); ++k) {
+      o += k ? ", {\"condition\": " : "{\"condition\": ";
+      json_string(o, v.conditions[k].condition);
+      o += ", \"detail\": ";
+      json_string(o, v.conditions[k].detail);
+      o += "}";
+    }
+    o += "]";
+  }
+  o += "}";
+}
+
+// A victim condition in words.
+std::string condition_text(const victim_condition_info& c) {
+  const std::string& d = c.detail;
+  if (c.condition == "host-port") return "holds host port " + d;
+  if (c.condition == "victim-anti-affinity")
+    return "its anti-affinity rejects the pod (topologyKey " + d + ")";
+  if (c.condition == "preemptor-anti-affinity")
+    return "the pod's anti-affinity rejects it (topologyKey " + d + ")";
+  if (c.condition == "topology-spread")
+    return "counted by the pod's spread (topologyKey " + d + ")";
+  if (c.condition == "disk-conflict") return "its volume conflicts with the pod's disk " + d;
+  if (c.condition == "read-write-once-pod") return "uses the ReadWriteOncePod claim " + d;
+  if (c.condition == "csi-attach-slot") return "holds an attach slot of CSI driver " + d;
+  return c.condition + (d.empty() ? "" : " " + d);
+}
+
+// "Blocking the pod beyond resources": each victim's conditions in words, when some victim has one.
+void append_victim_conditions_text(std::string& o, const std::vector<victim_info>& victims) {
+  if (std::none_of(victims.begin(), victims.end(),
+                   [](const victim_info& v) { return !v.conditions.empty(); }))
+    return;
+  o += "\nBlocking the pod beyond resources (every victim frees resources):\n";
+  for (const victim_info& v : victims) {
+    if (v.conditions.empty()) continue;
+    std::string line;
+    for (const victim_condition_info& c : v.conditions)
+      line += (line.empty() ? "" : "; ") + condition_text(c);
+    o += "  " + v.name + ": " + line + "\n";
+  }
+}
+
 // The victims table of the text output; a GROUP column when some victim goes with its group.
 void append_victims_table(std::string& o, const std::vector<victim_info>& victims) {
   std::size_t w = 4, started_width = 22, unit_width = 0;
@@ -259,6 +316,7 @@ void append_nomination(std::string& o, const report& r) {
   }
   o += "\nVictims, most important first:\n";
   append_victims_table(o, r.victims);
+  append_victim_conditions_text(o, r.victims);
   if (std::any_of(r.victims.begin(), r.victims.end(),
                   [](const victim_info& v) { return !v.reason.empty(); })) {
     o += "\nEvicted for (what keeping the victim alone would leave the pod short of):\n";
@@ -431,6 +489,7 @@ std::string to_json(const report& r) {
   json_string(o, r.nominated_node);
   append_victim_names(o, r.victims);
   append_victim_units(o, r.victims);
+  append_victim_conditions(o, r.victims);
   append_victim_reasons(o, r.victims);
   o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
   o += ",\n  \"clearedNominations\": ";

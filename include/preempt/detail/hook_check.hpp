@@ -41,6 +41,8 @@ PREEMPT_DETAIL_MEMBER_NAMED(on_eviction_failed)
 PREEMPT_DETAIL_MEMBER_NAMED(on_attempt_started)
 PREEMPT_DETAIL_MEMBER_NAMED(on_node_evaluated)
 PREEMPT_DETAIL_MEMBER_NAMED(on_candidate_chosen)
+PREEMPT_DETAIL_MEMBER_NAMED(on_refused_by_budgets)
+PREEMPT_DETAIL_MEMBER_NAMED(on_throttled)
 PREEMPT_DETAIL_MEMBER_NAMED(start_eviction)
 
 }  // namespace detail

@@ -32,6 +32,30 @@
 // carries a prepared volume_filters that has something to check; a state's overlay of theirs
 // follows the pods added and removed (O(their volumes)), and no victim score bound is offered.
 //
+// Why a victim was chosen, beyond resources: a state's for_each_victim_condition(victim, visit)
+// calls visit(victim_condition) for each filter condition against the pod to place (the pod of
+// the last prefilter) that the victim's presence on the state's node triggers, read from the
+// PreFilter state and the victim's facts (not from the state's counts: the answer does not depend
+// on which pods the state has removed, and nominated pods are not considered), in this order:
+//   host_port                the victim holds a host port the pod wants (NodePorts); `port`
+//   victim_anti_affinity     a required anti-affinity term of the victim matches the pod, and the
+//                            node has its topology key (the existing pods' anti-affinity)
+//   preemptor_anti_affinity  a required anti-affinity term of the pod matches the victim, and the
+//                            node has its topology key
+//   topology_spread          a DoNotSchedule constraint's domain counts the victim (its namespace,
+//                            the selector, a node that takes part): the victim adds to the skew
+//   disk_conflict            a disk of the pod (gcePersistentDisk, awsElasticBlockStore, iscsi,
+//                            rbd) conflicts with a volume of the victim (VolumeRestrictions)
+//   read_write_once_pod      the victim uses a ReadWriteOncePod claim the pod wants
+//   csi_attach_slot          the victim holds an attach slot of a CSI driver the pod needs new
+//                            volumes of on a node with a limit for it (NodeVolumeLimits)
+// `subject` names what is involved: the topology key, the disk, the claim or the driver ("" for
+// a host port). Resources are not a condition: every victim frees what it requests (Base's
+// state tells amounts). DynamicResources yields none: its verdict does not depend on the node's
+// pods (the dry run frees no device). A condition is what the victim takes part in, not proof
+// that the pod would not fit with the victim alone kept (preempt/victim_reasons.hpp answers
+// that).
+//
 // Where Base offers a rejection index (preempt/rejection_index.hpp), the view offers it too for a
 // pod that wants no host port: every filter after Base's runs only where Base's passes.
 //
@@ -82,6 +106,36 @@ struct pod_filter_facts {
   pod_facts pod;
   std::span<const host_port> host_ports;
   pod_volume_facts volumes = {};  // VolumeRestrictions, NodeVolumeLimits
+};
+
+// A filter condition a victim's presence triggers against the pod to place (see the header).
+enum class victim_condition_kind : std::uint8_t {
+  host_port,
+  victim_anti_affinity,
+  preemptor_anti_affinity,
+  topology_spread,
+  disk_conflict,
+  read_write_once_pod,
+  csi_attach_slot,
+};
+
+constexpr std::string_view to_string(victim_condition_kind k) noexcept {
+  switch (k) {
+    case victim_condition_kind::host_port: return "host-port";
+    case victim_condition_kind::victim_anti_affinity: return "victim-anti-affinity";
+    case victim_condition_kind::preemptor_anti_affinity: return "preemptor-anti-affinity";
+    case victim_condition_kind::topology_spread: return "topology-spread";
+    case victim_condition_kind::disk_conflict: return "disk-conflict";
+    case victim_condition_kind::read_write_once_pod: return "read-write-once-pod";
+    case victim_condition_kind::csi_attach_slot: return "csi-attach-slot";
+  }
+  return "unknown";
+}
+
+struct victim_condition {
+  victim_condition_kind kind = victim_condition_kind::host_port;
+  std::string_view subject;         // topology key, disk, claim or driver; "" for a host port
+  const host_port* port = nullptr;  // host_port: the pod's wanted port the victim holds
 };
 
 // NodeDeclaredFeatures' reason: a node that does not declare a feature the pod requires.
@@ -194,6 +248,45 @@ class filter_cluster {
           owner_->lacks_features(node_))
         return std::nullopt;
       return base_.victim_score_bound(p, now);
+    }
+
+    // The conditions the victim's presence on this node triggers against the pod to place (see
+    // the header). O(the victim's ports, terms and volumes times the pod's).
+    template <class Visit>
+    void for_each_victim_condition(const pod_type& victim, Visit&& visit) const {
+      const filter_cluster& o = *owner_;
+      const pod_filter_facts& f = o.pod_facts_(victim);
+      if (o.checks_ports() && !f.host_ports.empty()) {
+        used_ports held;
+        held.add(f.host_ports);
+        for (const host_port& w : o.wanted_ports_)
+          if (held.conflicts(w)) visit(victim_condition{victim_condition_kind::host_port, {}, &w});
+      }
+      if (o.affinity_.active()) {
+        const node_facts& n = o.node_facts_(node_);
+        o.affinity_.for_each_anti_affinity_match(
+            f.pod, n.labels != nullptr ? *n.labels : o.no_labels_,
+            [&](bool existing, std::string_view key) {
+              visit(victim_condition{existing ? victim_condition_kind::victim_anti_affinity
+                                              : victim_condition_kind::preemptor_anti_affinity,
+                                     key, nullptr});
+            });
+      }
+      o.spread_.for_each_counting_constraint(node_, f.pod, [&](std::string_view key) {
+        visit(victim_condition{victim_condition_kind::topology_spread, key, nullptr});
+      });
+      if (o.checks_volumes() && o.volumes_->restrictions().active()) {
+        const auto& r = o.volumes_->restrictions();
+        if (const pod_volume* disk = r.conflicting_disk(f.volumes.volumes))
+          visit(victim_condition{victim_condition_kind::disk_conflict, disk->disk, nullptr});
+        if (const std::string_view claim = r.referenced_claim(f.volumes.volumes); !claim.empty())
+          visit(victim_condition{victim_condition_kind::read_write_once_pod, claim, nullptr});
+      }
+      if (o.checks_volumes())
+        o.volumes_->limits().for_each_slot_held(
+            node_, f.volumes.attachable, [&](std::string_view driver) {
+              visit(victim_condition{victim_condition_kind::csi_attach_slot, driver, nullptr});
+            });
     }
 
     typename Base::state_type& base() noexcept { return base_; }

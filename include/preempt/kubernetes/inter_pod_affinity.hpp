@@ -202,6 +202,24 @@ class inter_pod_affinity_prefilter {
   // Whether the plugin filters at all (upstream's PreFilter did not return Skip).
   bool active() const noexcept { return !skip_; }
 
+  // The required anti-affinity a placed pod `p`, on a node with `node_labels`, takes part in
+  // against the pod to place (what its presence there makes the filter count): visit(existing,
+  // topology_key) for each of p's own terms that matches the pod to place (existing: true,
+  // "existing pods anti-affinity") and each of the pod to place's terms that matches p (false,
+  // "pod anti-affinity"), where the node has the term's topology key. Nothing when the plugin is
+  // skipped. O(t · s).
+  template <class Visit>
+  void for_each_anti_affinity_match(const pod_facts& p, const label_set& node_labels,
+                                    Visit&& visit) const {
+    if (skip_) return;
+    for (const affinity_term& t : p.required_anti_affinity)
+      if (node_labels.find(t.topology_key) != nullptr &&
+          term_matches(t, p.ns, ns_, own_labels_, ns_labels_))
+        visit(true, std::string_view(t.topology_key));
+    for (const term& t : anti_)
+      if (node_labels.find(t.key) != nullptr && t.matches(p)) visit(false, std::string_view(t.key));
+  }
+
   // The count of a pair in a table as the PreFilter computed it.
   std::int64_t count(table tab, std::string_view key, std::string_view value) const noexcept {
     const auto& t = tables_[tab];

@@ -365,6 +365,28 @@ class node_volume_limits {
     return false;
   }
 
+  // The attach slots a pod with `volumes` holds on `node` against the pod to place's new volumes:
+  // visit(driver name) once per driver of the pod to place that has a limit on the node and of
+  // which the pod holds a counted volume no VolumeAttachment of the node already counts.
+  template <class Visit>
+  void for_each_slot_held(std::size_t node, std::span<const attachable_volume> volumes,
+                          Visit&& visit) const {
+    if (!active_) return;
+    for (std::size_t s = 0; s < drivers_.size(); ++s) {
+      if (!limit(node, s)) continue;
+      const bool wanted = std::any_of(new_.begin(), new_.end(), [&](const entry& n) {
+        return n.slot == s && (!n.needs_csi_node || has_csi_node(node));
+      });
+      if (!wanted) continue;
+      const bool held =
+          std::any_of(volumes.begin(), volumes.end(), [&](const attachable_volume& v) {
+            return v.driver == drivers_[s] && (!v.needs_csi_node || has_csi_node(node)) &&
+                   !attached_on(node, v.unique);
+          });
+      if (held) visit(std::string_view(driver_names_[s]));
+    }
+  }
+
   struct entry {
     std::uint32_t unique = 0;
     std::uint32_t slot = 0;

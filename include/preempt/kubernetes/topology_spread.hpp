@@ -189,6 +189,18 @@ class topology_spread_prefilter {
   bool active() const noexcept { return !constraints_.empty(); }
   std::size_t constraint_count() const noexcept { return constraints_.size(); }
 
+  // The constraints whose domain counts pod `p` of node `node` (as the overlay's update_on counts
+  // it): visit(topology_key) for each, in order. O(c · s).
+  template <class Visit>
+  void for_each_counting_constraint(std::size_t node, const pod_facts& p, Visit&& visit) const {
+    if (!active() || p.ns != ns_ || !node_has_keys_[node]) return;
+    const std::size_t c = constraints_.size();
+    for (std::size_t j = 0; j < c; ++j)
+      if (node_counted_[node * c + j] && node_domain_[node * c + j] >= 0 &&
+          constraints_[j].matches(p.label_or_empty()))
+        visit(std::string_view(constraints_[j].key));
+  }
+
  private:
   friend class topology_spread_overlay;
   struct constraint {

@@ -129,12 +129,24 @@ class volume_restrictions_prefilter {
         ++n;
     return n;
   }
+  // The first of the pod's ReadWriteOncePod claims a pod with these volumes references, or "".
+  std::string_view referenced_claim(std::span<const pod_volume> pod_volumes) const noexcept {
+    for (const pod_volume& v : pod_volumes)
+      if (v.source == volume_source::claim &&
+          std::find(claims_.begin(), claims_.end(), v.claim_name) != claims_.end())
+        return v.claim_name;
+    return {};
+  }
   // Does a pod with these volumes conflict with one of the pod's disks?
   bool conflicts(std::span<const pod_volume> pod_volumes) const noexcept {
-    if (!checks_disks_) return false;
+    return conflicting_disk(pod_volumes) != nullptr;
+  }
+  // The first of the pod's disks a pod with these volumes conflicts with, or nullptr.
+  const pod_volume* conflicting_disk(std::span<const pod_volume> pod_volumes) const noexcept {
+    if (!checks_disks_) return nullptr;
     for (const pod_volume& v : wanted_)
-      if (needs_restrictions_check(v) && volume_conflict(v, pod_volumes)) return true;
-    return false;
+      if (needs_restrictions_check(v) && volume_conflict(v, pod_volumes)) return &v;
+    return nullptr;
   }
 
  private:
