@@ -8064,12 +8064,14 @@ class victim_grouping_storage {
   victim_grouping_storage() = default;
   victim_grouping_storage(victim_grouping_storage&& other) noexcept
       : object_(std::exchange(other.object_, nullptr)),
-        destroy_(std::exchange(other.destroy_, nullptr)) {}
+        destroy_(std::exchange(other.destroy_, nullptr)),
+        type_(std::exchange(other.type_, nullptr)) {}
   victim_grouping_storage& operator=(victim_grouping_storage&& other) noexcept {
     if (this != &other) {
       reset();
       object_ = std::exchange(other.object_, nullptr);
       destroy_ = std::exchange(other.destroy_, nullptr);
+      type_ = std::exchange(other.type_, nullptr);
     }
     return *this;
   }
@@ -8078,15 +8080,22 @@ class victim_grouping_storage {
   // The T held, value-initialized on first use (or after another type was held).
   template <class T>
   T& get() {
-    if (object_ == nullptr || destroy_ != &destroy<T>) {
+    if (object_ == nullptr || type_ != &type_tag<T>::id) {
       reset();
       object_ = new T();
       destroy_ = &destroy<T>;
+      type_ = &type_tag<T>::id;
     }
     return *static_cast<T*>(object_);
   }
 
  private:
+  // A type's identity without RTTI: the address of a mutable variable of its own (function
+  // addresses may be folded by a linker's identical-code folding, constants merged).
+  template <class T>
+  struct type_tag {
+    static inline char id = 0;
+  };
   template <class T>
   static void destroy(void* object) noexcept {
     delete static_cast<T*>(object);
@@ -8095,10 +8104,12 @@ class victim_grouping_storage {
     if (object_ != nullptr) destroy_(object_);
     object_ = nullptr;
     destroy_ = nullptr;
+    type_ = nullptr;
   }
 
   void* object_ = nullptr;
   void (*destroy_)(void*) noexcept = nullptr;
+  const char* type_ = nullptr;
 };
 
 // The customization point: specialize with `static G make(const Groups&,
