@@ -203,7 +203,7 @@ class first_fit_placement {
         if (!members_[k].allowed[i]) continue;
         nominees.clear();
         for (const pod_type* q : nominated_(i))
-          if (std::find(assumed.begin(), assumed.end(), q) == assumed.end()) nominees.push_back(q);
+          if (!is_assumed(assumed, *q)) nominees.push_back(q);
         a->view.prepare_state(i, *a->state);
         if (preempt::fits_with_nominated(*a->state, *members[k], nominees).is_success()) {
           out[k] = i;
@@ -221,6 +221,14 @@ class first_fit_placement {
     message_ = std::to_string(placed) + " of " + std::to_string(members.size()) +
                " pending member(s) placed, " + std::to_string(needed) + " needed";
     return preempt::status::unschedulable(message_);
+  }
+
+  // Whether `q` is one of the assumed members. By identity, not address: the nominations are the
+  // ledger's own copies of the pods.
+  static bool is_assumed(std::span<const pod_type* const> assumed, const pod_type& q) {
+    return std::any_of(assumed.begin(), assumed.end(), [&](const pod_type* m) {
+      return ::preempt::uid_of(*m) == ::preempt::uid_of(q);
+    });
   }
 
   // Member k's state on its node, as its filters ran when it was placed (the last call placed it).

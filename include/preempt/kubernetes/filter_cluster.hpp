@@ -21,7 +21,7 @@
 // remove_pod/add_pod update (upstream's RemovePod/AddPod PreFilter extensions) without copying
 // any cluster-wide count. remove_pod_elsewhere/add_pod_elsewhere(p, node) apply those extensions
 // for a pod of another node (upstream's removal of a pod group's members on other nodes while one
-// node is evaluated), changing only the overlays.
+// node is evaluated), changing only the overlays (and VolumeRestrictions' claim count).
 //
 // A plugin whose PreFilter leaves it nothing to check costs nothing: without wanted host ports no
 // state tracks the ports in use, and when none of the three filters, a state is Base's own plus
@@ -196,8 +196,9 @@ class filter_cluster {
     }
     // upstream's RemovePod/AddPod PreFilter extensions for a pod of another node `node`: a
     // member of a pod group evicted whole (or added back) while this node is evaluated. Only the
-    // PreFilter state changes (PodTopologySpread's and InterPodAffinity's counts); neither node's
-    // pods nor ports do, as upstream mutates only the evaluated node's NodeInfo.
+    // PreFilter state changes (PodTopologySpread's and InterPodAffinity's counts, VolumeRestrictions'
+    // ReadWriteOncePod count); neither node's pods nor ports do, as upstream mutates only the
+    // evaluated node's NodeInfo.
     status remove_pod_elsewhere(const pod_type& p, std::size_t node) {
       update_elsewhere(p, node, -1);
       return status::ok();
@@ -303,6 +304,7 @@ class filter_cluster {
     void update_elsewhere(const pod_type& p, std::size_t node, std::int64_t delta) {
       if (!owner_->reads_pods_ || node == node_) return;
       const pod_filter_facts& f = owner_->pod_facts_(p);
+      volumes_.update_elsewhere(f.volumes, static_cast<int>(delta));
       spread_.update_on(node, f.pod, delta);
       if (owner_->affinity_.active()) {
         const node_facts& n = owner_->node_facts_(node);

@@ -149,6 +149,13 @@ class volume_filters_overlay {
     restrictions_.update(pod.volumes, sign);
     limits_.update(pod.attachable, sign);
   }
+  // A pod of another node leaves (-1) or joins (+1) while this node is evaluated: upstream's
+  // RemovePod/AddPod reach VolumeRestrictions' cluster-wide claim count only (NodeVolumeLimits
+  // has no such extension and counts this node's pods).
+  void update_elsewhere(const pod_volume_facts& pod, int sign) {
+    if (filters_ == nullptr || !filters_->reads_pods()) return;
+    restrictions_.update_elsewhere(pod.volumes, sign);
+  }
   status filter() const {
     if (filters_ == nullptr) return status::ok();
     if (!filters_->prefilter_outcome()) return filters_->prefilter_outcome();

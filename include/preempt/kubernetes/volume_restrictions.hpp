@@ -16,7 +16,8 @@
 // AddPod/RemovePod (the overlay's update) move that count by the number of the pod's
 // persistentVolumeClaim volumes whose claim NAME is one of the set (upstream compares names only,
 // in any namespace), so evicting the holder frees the claim in the dry run; the node's disk
-// conflicts follow the pods added and removed.
+// conflicts follow the pods added and removed. A pod of another node (a pod group's member evicted
+// with its group) moves the count only (update_elsewhere).
 //
 // Complexity: prefilter O(v log c) for v volumes and c claims; an update O(v · w) for the pod's
 // and the preemptor's volumes (zero work when the plugin is skipped). Allocation: prefilter only.
@@ -177,6 +178,13 @@ class volume_restrictions_overlay {
     if (!pre_->active()) return;
     delta_ += sign * pre_->references(pod_volumes);
     if (pre_->conflicts(pod_volumes)) conflicting_pods_ += sign;
+  }
+  // A pod of another node leaves (-1) or joins (+1) the cluster while this node is evaluated (a
+  // pod group's member evicted with its group): only the cluster-wide ReadWriteOncePod count
+  // moves, as upstream's RemovePod/AddPod do; this node's disks stay as they are.
+  void update_elsewhere(std::span<const pod_volume> pod_volumes, int sign) noexcept {
+    if (!pre_->active()) return;
+    delta_ += sign * pre_->references(pod_volumes);
   }
   status filter() const noexcept {
     if (!pre_->active()) return status::ok();
