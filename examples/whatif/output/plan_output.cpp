@@ -170,11 +170,7 @@ std::string to_json(const plan_result& p) {
   o += ",\n  \"undecided\": ";
   json_strings(o, p.undecided);
   append_final_state_json(o, p);
-  o += ",\n  \"warnings\": ";
-  json_strings(o, p.warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, p.not_modelled);
-  o += "\n}\n";
+  append_warnings_json(o, p.warnings, p.not_modelled);
   return o;
 }
 
