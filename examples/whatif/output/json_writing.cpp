@@ -69,4 +69,13 @@ void json_header(std::string& out, std::string_view kind) {
   json_string(out, kind);
 }
 
+void append_warnings_json(std::string& out, const std::vector<std::string>& warnings,
+                          const std::vector<std::string>& not_modelled) {
+  out += ",\n  \"warnings\": ";
+  json_strings(out, warnings);
+  out += ",\n  \"notModelled\": ";
+  json_strings(out, not_modelled);
+  out += "\n}\n";
+}
+
 }  // namespace whatif

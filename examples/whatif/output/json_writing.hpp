@@ -1,5 +1,7 @@
-// examples/whatif/output/json_writing.hpp - the pieces every JSON output of preempt-whatif is
-// written with: a string, a list of strings, and the "apiVersion" and "kind" members.
+// examples/whatif/output/json_writing.hpp - the pieces the JSON outputs of preempt-whatif are
+// written with: a string, a list of strings, the "apiVersion" and "kind" members that start every
+// document, and the "warnings" and "notModelled" members that end a decision (a pod's or a pod
+// group's), a plan and an offset distribution.
 //
 // Strings are escaped as JSON requires, and DEL and the C1 controls (U+0080-U+009F) as \u escapes
 // too, so output shown on a terminal cannot move it. O(length); no exceptions but allocation's.
@@ -27,6 +29,11 @@ void json_strings(std::string& out, const std::vector<std::string>& list);
 
 // Appends the members `"apiVersion": "preempt-whatif/v1",\n  "kind": "<kind>"`.
 void json_header(std::string& out, std::string_view kind);
+
+// Appends the last members, `,\n  "warnings": [...],\n  "notModelled": [...]`, and the end of the
+// document (`\n}\n`).
+void append_warnings_json(std::string& out, const std::vector<std::string>& warnings,
+                          const std::vector<std::string>& not_modelled);
 
 }  // namespace whatif
 

@@ -131,11 +131,7 @@ std::string to_json(const offset_distribution& d) {
   o += d.candidates_wanted < d.potential_nodes ? "true" : "false";
   o += ",\n  \"offsets\": " + std::to_string(every_node ? r.evaluation_order.size() : 0);
   append_outcomes_json(o, d);
-  o += ",\n  \"warnings\": ";
-  json_strings(o, r.warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, r.not_modelled);
-  o += "\n}\n";
+  append_warnings_json(o, r.warnings, r.not_modelled);
   return o;
 }
 

@@ -145,16 +145,6 @@ void append_nodes_json(std::string& o, const std::vector<node_report>& nodes) {
   o += nodes.empty() ? "]" : "\n  ]";
 }
 
-// "warnings" and "notModelled", and the end of the document.
-void append_warnings_json(std::string& o, const std::vector<std::string>& warnings,
-                          const std::vector<std::string>& not_modelled) {
-  o += ",\n  \"warnings\": ";
-  json_strings(o, warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, not_modelled);
-  o += "\n}\n";
-}
-
 // --- text ---
 
 // "victimConditions": {"ns/pod": [{"condition": "host-port", "detail": "80/TCP"}, ...], ...}

@@ -18,10 +18,7 @@ namespace {
 std::vector<std::string> table_row(const report& r) {
   std::string victims = "-", detail;
   if (r.result == result_kind::nominated) {
-    victims = std::to_string(r.victims.size());
-    for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
-      victims += (v ? ", " : ": ") + r.victims[v].name;
-    if (r.victims.size() > 2) victims += ", ...";
+    victims = victims_summary(r.victims);
     if (r.pdb_violations > 0)
       detail =
           plural(static_cast<std::size_t>(r.pdb_violations), "PDB violation", "PDB violations");

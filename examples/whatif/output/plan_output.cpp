@@ -78,10 +78,7 @@ std::vector<std::string> step_row(std::size_t k, const plan_step& st) {
   const report r = for_text(st.decision);
   std::string victims = "-", detail;
   if (r.result == result_kind::nominated) {
-    victims = std::to_string(r.victims.size());
-    for (std::size_t v = 0; v < r.victims.size() && v < 2; ++v)
-      victims += (v ? ", " : ": ") + r.victims[v].name;
-    if (r.victims.size() > 2) victims += ", ...";
+    victims = victims_summary(r.victims);
     if (r.pdb_violations > 0) detail = std::to_string(r.pdb_violations) + " PDB violation(s)";
   } else if (r.result == result_kind::fits) {
     detail = "fits on " + std::to_string(r.nodes.size()) + " node(s) as they are";
@@ -170,11 +167,7 @@ std::string to_json(const plan_result& p) {
   o += ",\n  \"undecided\": ";
   json_strings(o, p.undecided);
   append_final_state_json(o, p);
-  o += ",\n  \"warnings\": ";
-  json_strings(o, p.warnings);
-  o += ",\n  \"notModelled\": ";
-  json_strings(o, p.not_modelled);
-  o += "\n}\n";
+  append_warnings_json(o, p.warnings, p.not_modelled);
   return o;
 }
 

@@ -7,6 +7,8 @@
 #include <limits>
 #include <utility>
 
+#include "analysis/analysis.hpp"
+
 namespace whatif {
 
 std::string pad(std::string s, std::size_t width) {
@@ -32,6 +34,14 @@ std::string aligned_rows(const std::vector<std::vector<std::string>>& rows) {
     o += line + "\n";
   }
   return o;
+}
+
+std::string victims_summary(const std::vector<victim_info>& victims) {
+  std::string summary = std::to_string(victims.size());
+  for (std::size_t v = 0; v < victims.size() && v < 2; ++v)
+    summary += (v ? ", " : ": ") + victims[v].name;
+  if (victims.size() > 2) summary += ", ...";
+  return summary;
 }
 
 std::string trim_lines(const std::string& o) {
