@@ -196,9 +196,9 @@ class filter_cluster {
     }
     // upstream's RemovePod/AddPod PreFilter extensions for a pod of another node `node`: a
     // member of a pod group evicted whole (or added back) while this node is evaluated. Only the
-    // PreFilter state changes (PodTopologySpread's and InterPodAffinity's counts, VolumeRestrictions'
-    // ReadWriteOncePod count); neither node's pods nor ports do, as upstream mutates only the
-    // evaluated node's NodeInfo.
+    // PreFilter state changes (PodTopologySpread's and InterPodAffinity's counts,
+    // VolumeRestrictions' ReadWriteOncePod count); neither node's pods nor ports do, as upstream
+    // mutates only the evaluated node's NodeInfo.
     status remove_pod_elsewhere(const pod_type& p, std::size_t node) {
       update_elsewhere(p, node, -1);
       return status::ok();
