@@ -202,3 +202,35 @@ TEST_CASE("kubernetes volume restrictions: RemovePod and AddPod move the ReadWri
   overlay.update(volumes{claim("data")}, +1);
   CHECK(overlay.filter().code() == status_code::unschedulable);
 }
+
+TEST_CASE(
+    "kubernetes volume restrictions: a pod of another node moves the ReadWriteOncePod count "
+    "only") {
+  k8s::persistent_volume_claim c;
+  c.ns = "default";
+  c.name = "data";
+  c.access_modes = k8s::read_write_once_pod;
+  k8s::storage_catalog storage;
+  storage.add(c);
+  storage.index();
+  const k8s::pod_volume pd = disk(k8s::volume_source::gce_pd, "pd-1");
+  const volumes pod{claim("data"), pd};
+  k8s::volume_restrictions_prefilter pre;
+  pre.prefilter("default", pod, storage, [](auto, auto) { return true; });
+  REQUIRE(pre.active());
+  k8s::volume_restrictions_overlay overlay;
+  overlay.reset(&pre);
+  CHECK(overlay.filter().reason() == k8s::read_write_once_pod_conflict_reason);
+  // The claim's holder runs on another node and is evicted with its pod group: the cluster-wide
+  // count drops, as upstream's RemovePod extension does for any node's pod.
+  overlay.update_elsewhere(volumes{claim("data")}, -1);
+  CHECK(overlay.filter().is_success());
+  overlay.update_elsewhere(volumes{claim("data")}, +1);
+  CHECK(overlay.filter().reason() == k8s::read_write_once_pod_conflict_reason);
+  overlay.update_elsewhere(volumes{claim("data")}, -1);
+  // A disk on another node is not this node's conflict: only the evaluated node's pods count.
+  overlay.update_elsewhere(volumes{pd}, +1);
+  CHECK(overlay.filter().is_success());
+  overlay.update(volumes{pd}, +1);
+  CHECK(overlay.filter().reason() == k8s::disk_conflict_reason);
+}

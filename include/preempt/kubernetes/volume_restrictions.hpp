@@ -176,7 +176,7 @@ class volume_restrictions_overlay {
   // A pod joins (+1) or leaves (-1) the node: a pod of the node, or a nominated one.
   void update(std::span<const pod_volume> pod_volumes, int sign) noexcept {
     if (!pre_->active()) return;
-    delta_ += sign * pre_->references(pod_volumes);
+    update_elsewhere(pod_volumes, sign);
     if (pre_->conflicts(pod_volumes)) conflicting_pods_ += sign;
   }
   // A pod of another node leaves (-1) or joins (+1) the cluster while this node is evaluated (a
