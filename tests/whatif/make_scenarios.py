@@ -687,7 +687,9 @@ HAND_WRITTEN = {"bad-host-port", "bad-spread-policy", "bad-spread-when-unsatisfi
                 "offsets-all", "offsets-all-text", "offsets-all-not-sampled", "sampled-decision-text",
                 "plan", "plan-text", "plan-stops-where-scoring-places", "plan-nominated-node-first",
                 "plan-budget-recount", "plan-stops-at-pod-group", "pod-name-namespace-flag",
-                "group-namespace-flag"}
+                "group-namespace-flag",
+                # checked against kube-whatif (tests/conformance) when written
+                "group-assumed-member-nomination"}
 assert not HAND_WRITTEN & set(scenarios), "a hand-written scenario is also generated"
 
 def run_tool(d, args='', stdin_name=None, json_output=True):
