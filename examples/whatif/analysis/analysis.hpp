@@ -62,8 +62,9 @@ enum class result_kind {
   running,          // no decision at all (queue_entry.hpp): a pod of the dump, bound
   bound,            // spec.nodeName is set: never queued
   gated,            // held in the queue (scheduling gates, DynamicResources' PreEnqueue)
+  deleting,         // being deleted: kube-scheduler skips it when it leaves the queue
   ongoing,          // a group: an earlier preemption is still under way
-  error,            // a group: the evaluation failed
+  error,            // a group: its validation or the evaluation failed
 };
 
 // A filter condition of the preemptor's that a victim's presence on the chosen node triggers
@@ -175,11 +176,15 @@ struct group_report {
   std::string policy;      // PreemptLowerPriority or Never, as resolved
   std::string scheduling;  // "gang, minCount 3" or "basic"
   std::size_t scheduled_members = 0;
+  // Pending members being deleted (metadata.deletionTimestamp): kube-scheduler leaves them out
+  // of the cycle (skipPodGroupPodSchedule). With result `deleting`, every pending member is.
+  std::size_t deleting_members = 0;
   // The pending members in placement order, and where the tool placed each ("" = nowhere; for
   // `ongoing`, the member's current nomination).
   std::vector<std::pair<std::string, std::string>> members;
   // fits (no preemption needed), nominated (victims chosen, possibly none), ongoing (an earlier
-  // preemption is still under way), not_eligible, unschedulable, error
+  // preemption is still under way), not_eligible, unschedulable, deleting (no cycle runs), error
+  // (the group failed kube-scheduler's validation, message says why, or the evaluation failed)
   result_kind result = result_kind::none;
   std::string message;  // upstream's status message, "pod group preemption: ..." ("" for fits)
   std::vector<victim_info> victims;  // whole units, descending importance

@@ -103,23 +103,77 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   }
   for (std::size_t i = 0; i < dump->pods.size(); ++i)
     if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
+
+  // kube-scheduler's validatePodGroup (schedule_one_podgroup.go), before the cycle: the queued
+  // pods of the group's hierarchy (its pending pods of this scheduler, deleting ones included,
+  // in input order), then its scheduled ones, have one scheduler name, the root group's
+  // priority and, with PodGroupPreemptionPolicy off (v1.37's default), one preemption policy.
+  // The message is upstream's, for the first pod that differs.
+  const auto validation_error = [&](std::size_t top) -> std::optional<std::string> {
+    const auto in_hierarchy = [&](std::size_t group) {
+      for (std::size_t depth = 0; depth < wl::max_tree_depth && group != wl::no_group;
+           ++depth, group = groups.parent(group))
+        if (group == top) return true;
+      return false;
+    };
+    const auto policy_name = [](preempt::preemption_policy p) {
+      return std::string(p == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority");
+    };
+    const std::int32_t group_priority = groups.priority(top);
+    std::string first_scheduler;
+    std::optional<preempt::preemption_policy> first_policy;
+    const auto check = [&](const pod_object& o, std::int32_t priority,
+                           preempt::preemption_policy policy) -> std::optional<std::string> {
+      const std::string scheduler =
+          o.scheduler_name.empty() ? std::string(default_scheduler_name) : o.scheduler_name;
+      if (first_scheduler.empty()) first_scheduler = scheduler;
+      if (scheduler != first_scheduler)
+        return "all pods in a single pod group should have the same .spec.schedulerName set, "
+               "got: \"" +
+               scheduler + "\" and \"" + first_scheduler + "\"";
+      if (priority != group_priority)
+        return "all pods in a single pod group should have the same priority as the pod group's "
+               "priority, got " +
+               std::to_string(priority) + " and " + std::to_string(group_priority);
+      if (!first_policy) first_policy = policy;
+      if (policy != *first_policy)
+        return "all pods in a single pod group should have the same preemption policy, got " +
+               policy_name(policy) + " and " + policy_name(*first_policy);
+      return std::nullopt;
+    };
+    for (const pod& p : pending) {
+      const wl::group_link link = groups.links[p.uid() - 1];
+      if (!link.member || !in_hierarchy(link.group)) continue;
+      if (auto e = check(dump->pods[p.uid() - 1], p.priority(), p.preemption_policy())) return e;
+    }
+    for (std::size_t i = 0; i < dump->pods.size(); ++i) {
+      if (bound_node[i] == not_bound || !groups.links[i].member ||
+          !in_hierarchy(groups.links[i].group))
+        continue;
+      resolved_pod r;
+      if (resolve(*dump, dump->pods[i], dump->pods[i].key(), r)) continue;  // rejected at load
+      if (auto e = check(dump->pods[i], r.priority, r.policy)) return e;
+    }
+    return std::nullopt;
+  };
   for (const pod* p : member_pods)
     if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
       out.refuse(
           "Pod " + o.key() +
           ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
           "DynamicResources filter keeps only the nodes where the claims can be allocated)");
+  // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
+  std::size_t top = g;
+  for (std::size_t depth = 1, up = groups.parent(g);
+       depth < wl::max_tree_depth && up != wl::no_group; ++depth, up = groups.parent(up))
+    top = up;
+
   if (member_pods.empty())
     return load_error{
         "--pod-group " + key +
         ": the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName " + name +
         ", no spec.nodeName)"};
 
-  // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
-  std::size_t top = g;
-  for (std::size_t depth = 1, up = groups.parent(g);
-       depth < wl::max_tree_depth && up != wl::no_group; ++depth, up = groups.parent(up))
-    top = up;
   if (top != g)
     out.warnings.push_back(
         "the PodGroup belongs to " + group_labels[top] +
@@ -162,6 +216,36 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   } else {
     out.scheduling = "basic";
   }
+
+  if (std::optional<std::string> invalid = validation_error(top)) {
+    // kube-scheduler fails the cycle before scheduling (handlePodGroupFailureBeforeScheduling):
+    // the PodGroup's condition gets the message, the members' nominations are cleared.
+    out.result = result_kind::error;
+    out.message = std::move(*invalid);
+    for (const pod* p : member_pods) out.members.emplace_back(pod_name(p), std::string());
+    return std::nullopt;
+  }
+  // skipPodGroupPodSchedule: a member being deleted leaves the cycle (it stays in the queue).
+  std::vector<const pod*> deleting;
+  for (std::size_t k = 0; k < member_pods.size();)
+    if (dump->pods[member_pods[k]->uid() - 1].deleting) {
+      deleting.push_back(member_pods[k]);
+      member_pods.erase(member_pods.begin() + static_cast<std::ptrdiff_t>(k));
+      nominated.erase(nominated.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      ++k;
+    }
+  out.deleting_members = deleting.size();
+  if (member_pods.empty()) {
+    out.result = result_kind::deleting;
+    for (const pod* p : deleting) out.members.emplace_back(pod_name(p), std::string());
+    out.message =
+        "every pending member is being deleted (metadata.deletionTimestamp): kube-"
+        "scheduler skips them (skipPodGroupPodSchedule) and runs no cycle for the group";
+    return std::nullopt;
+  }
+  preemptor.members = std::span<const pod* const>(member_pods);
+  preemptor.nominated_nodes = std::span<const std::size_t>(nominated);
 
   for (const pod* p : member_pods)
     refuse_volumes(dump->pods[p->uid() - 1],

@@ -208,8 +208,11 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                            "\", not " + m.scheduler_name +
                            " (--scheduler-name): that scheduler decides for it"};
   if (!none) none = held_in_queue(preemptor_object);
+  // Skipped when it leaves the queue; DynamicResources' PreEnqueue, below, may hold it first.
+  if (!none && preemptor_object.resource_claims.empty())
+    none = skipped_when_popped(preemptor_object);
   if (none) {
-    out.result = none->result;  // running, bound, other-scheduler or gated
+    out.result = none->result;  // running, bound, other-scheduler, gated or deleting
     out.message = std::move(none->message);
     out.decide_seconds = clock.wall_seconds();
     out.decide_cpu_seconds = clock.cpu_seconds();
@@ -233,6 +236,13 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
                   "scheduler's queue until its claims exist and are its own; it neither "
                   "schedules nor preempts for it)";
     for (std::string& r : refusals) out.refuse(std::move(r));
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
+  if (std::optional<no_decision> skipped = skipped_when_popped(preemptor_object)) {
+    out.result = skipped->result;  // deleting: left the queue, skipped before any decision
+    out.message = std::move(skipped->message);
     out.decide_seconds = clock.wall_seconds();
     out.decide_cpu_seconds = clock.cpu_seconds();
     return std::nullopt;

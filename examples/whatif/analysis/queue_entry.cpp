@@ -39,4 +39,12 @@ std::optional<no_decision> held_in_queue(const pod_object& pod) {
   return std::nullopt;
 }
 
+std::optional<no_decision> skipped_when_popped(const pod_object& pod) {
+  if (!pod.deleting) return std::nullopt;
+  return no_decision{result_kind::deleting,
+                     "skip schedule deleting pod: " + clip(pod.key()) +
+                         " (metadata.deletionTimestamp is set: kube-scheduler skips the pod each "
+                         "time it leaves the queue; it neither schedules nor preempts for it)"};
+}
+
 }  // namespace whatif

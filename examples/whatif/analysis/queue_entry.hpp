@@ -12,6 +12,11 @@
 //            pod out of the active queue ("waiting for scheduling gates: [a b]"), so it is never
 //            scheduled and never preempts. Its nomination, if any, still counts: the queue adds
 //            every pod to the nominator, gated or not (PriorityQueue.addPod).
+//   deleting metadata.deletionTimestamp is set (a finalizer keeps the pod): the pod stays in the
+//            queue, and kube-scheduler skips it each time it leaves it ("skip schedule deleting
+//            pod", skipPodSchedule), so it is neither scheduled nor preempted for. Asked after
+//            the PreEnqueue checks: a gated pod never leaves the queue to be skipped. A manifest
+//            (--pod) never arrives so: the API server clears the field on create.
 // Pure functions of the objects; no allocation beyond the message; no exceptions.
 //
 // SPDX-License-Identifier: Apache-2.0
@@ -27,7 +32,7 @@
 namespace whatif {
 
 struct no_decision {
-  result_kind result;   // bound, running, gated
+  result_kind result;   // bound, running, gated, deleting
   std::string message;  // why, for people (gated: upstream's PreEnqueue message first)
 };
 
@@ -37,6 +42,9 @@ std::optional<no_decision> never_queued(const pod_object& pod, const pod_object*
 
 // gated.
 std::optional<no_decision> held_in_queue(const pod_object& pod);
+
+// deleting.
+std::optional<no_decision> skipped_when_popped(const pod_object& pod);
 
 }  // namespace whatif
 

@@ -30,6 +30,7 @@ std::string_view to_string(result_kind r) noexcept {
     case result_kind::running: return "running";
     case result_kind::bound: return "bound";
     case result_kind::gated: return "gated";
+    case result_kind::deleting: return "deleting";
     case result_kind::ongoing: return "ongoing";
     case result_kind::error: return "error";
   }
@@ -326,9 +327,12 @@ void append_decision(std::string& o, const report& r) {
     case result_kind::bound:
     case result_kind::running:
     case result_kind::gated:
+    case result_kind::deleting:
       o += "Decision: none; the pod is " +
-           std::string(r.result == result_kind::gated ? "gated" : "not pending") + ".\n  " +
-           r.message + "\n";
+           std::string(r.result == result_kind::gated      ? "gated"
+                       : r.result == result_kind::deleting ? "being deleted"
+                                                           : "not pending") +
+           ".\n  " + r.message + "\n";
       return;
     case result_kind::not_eligible:
       o += "Decision: the pod may not preempt now; any current nomination is kept.\n  " +
@@ -345,7 +349,7 @@ void append_decision(std::string& o, const report& r) {
 bool dry_run_shown(result_kind r) {
   return r != result_kind::fits && r != result_kind::not_eligible &&
          r != result_kind::other_scheduler && r != result_kind::bound &&
-         r != result_kind::running && r != result_kind::gated;
+         r != result_kind::running && r != result_kind::gated && r != result_kind::deleting;
 }
 
 // One row of the evaluated nodes' table.
@@ -461,6 +465,12 @@ void append_group_decision(std::string& o, const group_report& r) {
     case result_kind::not_eligible:
       o += "Decision: the group may not preempt.\n  " + r.message + "\n";
       return;
+    case result_kind::deleting:
+      o += "Decision: none; no cycle runs for the group.\n  " + r.message + "\n";
+      return;
+    case result_kind::error:
+      o += "Decision: none; the group's cycle fails with an error.\n  " + r.message + "\n";
+      return;
     default:
       o += "Decision: preemption cannot help; the group stays pending.\n  " + r.message + "\n";
   }
@@ -513,6 +523,8 @@ std::string to_json(const group_report& r) {
   o += ",\n  \"schedulingPolicy\": ";
   json_string(o, r.scheduling);
   o += ",\n  \"scheduledMembers\": " + std::to_string(r.scheduled_members);
+  if (r.deleting_members > 0)
+    o += ",\n  \"deletingMembers\": " + std::to_string(r.deleting_members);
   o += ",\n  \"result\": ";
   json_string(o, to_string(r.result));
   o += ",\n  \"placement\": ";
@@ -543,7 +555,11 @@ std::string to_text(const group_report& decided, std::string_view origin) {
   if (!origin.empty()) o += " (" + shown(origin) + ")";
   o += "\n  priority " + std::to_string(r.priority) + ", preemptionPolicy " + r.policy + ", " +
        r.scheduling + "; " + plural(r.members.size(), "pending member", "pending members") + ", " +
-       std::to_string(r.scheduled_members) + " already scheduled\n";
+       std::to_string(r.scheduled_members) + " already scheduled" +
+       (r.deleting_members > 0 && r.result != result_kind::deleting
+            ? ", " + std::to_string(r.deleting_members) + " being deleted (left out)"
+            : std::string()) +
+       "\n";
   o += "  placement by this tool: " + r.placement +
        " (kube-scheduler places with its filters and scores, so it may choose other nodes)\n\n";
   append_group_decision(o, r);

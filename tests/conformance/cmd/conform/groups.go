@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -102,7 +103,62 @@ func groupCase(c *gen.Case) (*gen.Case, string) {
 	}
 	c.PodGroups = append(c.PodGroups, pg)
 	c.Families = append(c.Families, GroupPreemptor)
+	validationAndDeletion(c, r, tmpl, ns)
 	return c, ns + "/pending"
+}
+
+// validationAndDeletion draws what kube-scheduler checks before a group's cycle (validatePodGroup:
+// every queued and scheduled member has the group's priority and one preemption policy) and what
+// it leaves out of it (members being deleted): the running members joined to the group mostly
+// take the group's priority and policy (else the cycle fails), now and then a pending member has
+// another priority, and members are being deleted (a finalizer keeps them), now and then all.
+func validationAndDeletion(c *gen.Case, r *rand.Rand, tmpl *v1.Pod, ns string) {
+	var pending, running []*v1.Pod
+	for _, p := range c.Pods {
+		if p.Namespace != ns || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil ||
+			*p.Spec.SchedulingGroup.PodGroupName != "pending" {
+			continue
+		}
+		if p.Spec.NodeName == "" {
+			pending = append(pending, p)
+		} else {
+			running = append(running, p)
+		}
+	}
+	if r.Float64() < 0.8 {
+		for _, p := range running {
+			p.Spec.Priority, p.Spec.PriorityClassName = nil, tmpl.Spec.PriorityClassName
+			if tmpl.Spec.Priority != nil {
+				v := *tmpl.Spec.Priority
+				p.Spec.Priority = &v
+			}
+			p.Spec.PreemptionPolicy = tmpl.Spec.PreemptionPolicy
+		}
+	}
+	if len(pending) > 0 && r.Float64() < 0.08 {
+		p := pending[r.Intn(len(pending))]
+		v := int32(0)
+		if p.Spec.Priority != nil {
+			v = *p.Spec.Priority - 1
+		}
+		p.Spec.Priority = &v
+	}
+	deleting := 0.0
+	switch x := r.Float64(); {
+	case x < 0.04:
+		deleting = 1
+	case x < 0.15:
+		deleting = 0.4
+	}
+	for _, p := range pending {
+		if r.Float64() < deleting {
+			t := metav1.NewTime(time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC))
+			p.DeletionTimestamp = &t
+			zero := int64(0)
+			p.DeletionGracePeriodSeconds = &zero
+			p.Finalizers = append(p.Finalizers, "example.com/cleanup")
+		}
+	}
 }
 
 // scale divides each request by n (a member asks for its share of the template's).
@@ -211,6 +267,9 @@ func compareGroups(up, pr *upstream.GroupReport) ([]compare.Diff, bool) {
 	}
 	if up.ScheduledMembers != pr.ScheduledMembers {
 		add("scheduledMembers", fmt.Sprint(up.ScheduledMembers), fmt.Sprint(pr.ScheduledMembers))
+	}
+	if up.DeletingMembers != pr.DeletingMembers {
+		add("deletingMembers", fmt.Sprint(up.DeletingMembers), fmt.Sprint(pr.DeletingMembers))
 	}
 	return out, unitSets
 }

@@ -239,15 +239,21 @@ func runCmd(args []string) error {
 	}
 	fmt.Printf("  upstream's results: %d nominated, %d unschedulable, %d not-eligible, %d fits",
 		outcomes["nominated"], outcomes["unschedulable"], outcomes["not-eligible"], outcomes["fits"])
-	for _, none := range []string{"gated", "bound", "running", "other-scheduler", "rejected"} {
+	for _, none := range []string{"gated", "deleting", "bound", "running", "other-scheduler", "rejected"} {
 		if outcomes[none] > 0 {
 			fmt.Printf(", %d %s", outcomes[none], none)
 		}
 	}
 	fmt.Println()
 	if len(groupOutcomes) > 0 {
-		fmt.Printf("  upstream's results for pending groups: %d nominated, %d unschedulable, %d not-eligible, %d ongoing, %d fits\n",
+		fmt.Printf("  upstream's results for pending groups: %d nominated, %d unschedulable, %d not-eligible, %d ongoing, %d fits",
 			groupOutcomes["nominated"], groupOutcomes["unschedulable"], groupOutcomes["not-eligible"], groupOutcomes["ongoing"], groupOutcomes["fits"])
+		for _, none := range []string{"error", "deleting", "rejected"} {
+			if groupOutcomes[none] > 0 {
+				fmt.Printf(", %d %s", groupOutcomes[none], none)
+			}
+		}
+		fmt.Println()
 	}
 	random.print(d.runs)
 	if d.model != "" {

@@ -123,10 +123,12 @@ func InUnitOrder(l []string, units map[string]string) []string {
 	return out
 }
 
-// gatedAlike: both say the pod is held out of the queue, preempt's message starting with the
-// PreEnqueue plugin's status message and explaining it further.
-func gatedAlike(up, pr *upstream.Report) bool {
-	return up.Result == "gated" && pr.Result == "gated" && up.Message != "" && strings.HasPrefix(pr.Message, up.Message)
+// explainedAlike: both say the pod is held out of the queue (gated) or skipped when it leaves it
+// (deleting), preempt's message starting with upstream's (the PreEnqueue plugin's status message,
+// or the skip event's) and explaining it further.
+func explainedAlike(up, pr *upstream.Report) bool {
+	return (up.Result == "gated" || up.Result == "deleting") && pr.Result == up.Result && up.Message != "" &&
+		strings.HasPrefix(pr.Message, up.Message)
 }
 
 // Compare lists the disagreements of preempt's report with upstream's.
@@ -179,7 +181,7 @@ func CompareUnits(up, pr *upstream.Report) ([]Diff, bool) {
 	if !equal(upCleared, pr.ClearedNominations) {
 		add("clearedNominations", "", list(upCleared), list(pr.ClearedNominations))
 	}
-	if up.Message != pr.Message && !gatedAlike(up, pr) {
+	if up.Message != pr.Message && !explainedAlike(up, pr) {
 		add("message", "", q(up.Message), q(pr.Message))
 	}
 	prNodes := map[string]upstream.NodeReport{}

@@ -40,7 +40,7 @@ const (
 	SamplingHeavy = "sampling-heavy" // 150 to 400 nodes, small minCandidateNodesPercentage/Absolute, any offset: the dry run stops early
 	StartTimes    = "start-times"    // bound pods without status.startTime, many per node (whole nodes of them, dense ones too)
 	Resize        = "resize"         // in-place resizes: containerStatuses' allocatedResources and resources above or below the spec, PodResizePending Infeasible or Deferred, pod-level status resources
-	Gates         = "gates"          // spec.schedulingGates on the preemptor and on pending pods
+	Gates         = "gates"          // spec.schedulingGates on the preemptor and on pending pods; pending pods being deleted
 	Manifests     = "manifests"      // the preemptor as a manifest (--pod): hostNetwork with containerPort only, runtimeClassName without overhead (RuntimeClasses with overhead, nodeSelector, tolerations), no not-ready/unreachable tolerations on nodes tainted so
 	Namespaces    = "namespaces"     // Namespace objects with several labels, namespaceSelector terms (matchLabels, matchExpressions) on the preemptor and on bound pods, namespaces without objects, dumps without any
 	Volumes       = "volumes"        // PVCs bound and unbound (Immediate, WaitForFirstConsumer), local and zonal PVs, RWOP claims, CSI attach limits (CSINode, VolumeAttachments), provisioners with allowedTopologies and storage capacity, missing PVCs/PVs, generic ephemeral volumes

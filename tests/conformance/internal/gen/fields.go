@@ -3,6 +3,7 @@ package gen
 import (
 	"math/rand"
 	"sort"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -16,6 +17,9 @@ import (
 
 // gates: the preemptor carries spec.schedulingGates about half of the time (kube-scheduler
 // never takes such a pod out of its queue); a pending pod of the dump is gated too, now and then.
+// Pods left in the queue being deleted (a finalizer holds them): the preemptor now and then
+// (kube-scheduler skips it when it leaves the queue), and a pending pod of the dump, nominated to
+// a node or not (its nomination still counts for the others).
 func (g *generator) gates() {
 	s := g.own[Gates]
 	if s.chance(0.5) {
@@ -31,6 +35,29 @@ func (g *generator) gates() {
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/quota"}}
 		g.c.Pods = append(g.c.Pods, p)
 	}
+	if s.chance(0.2) {
+		pendingDeletion(g.c.Preemptor)
+	}
+	if s.chance(0.3) {
+		p := g.newPod(g.pick(g.ns), g.pick(g.levels))
+		g.requests(p, 500, 256*mi, -1)
+		p.Status.Phase = v1.PodPending
+		if len(g.c.Nodes) > 0 && s.chance(0.7) {
+			p.Status.NominatedNodeName = g.c.Nodes[s.Intn(len(g.c.Nodes))].Name
+		}
+		pendingDeletion(p)
+		g.c.Pods = append(g.c.Pods, p)
+	}
+}
+
+// pendingDeletion marks a pending pod deleted while a finalizer keeps it: the API server sets
+// metadata.deletionTimestamp (with no grace period: the pod has no node) and keeps the object.
+func pendingDeletion(p *v1.Pod) {
+	t := metav1.NewTime(base.Add(2 * time.Hour))
+	p.DeletionTimestamp = &t
+	zero := int64(0)
+	p.DeletionGracePeriodSeconds = &zero
+	p.Finalizers = append(p.Finalizers, "example.com/cleanup")
 }
 
 // --- manifests -----------------------------------------------------------------------------

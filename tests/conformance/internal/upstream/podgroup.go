@@ -11,11 +11,15 @@ import (
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 )
@@ -39,10 +43,13 @@ type GroupReport struct {
 	PDBViolations    int64         `json:"pdbViolations"`
 	// PodGroupDisruptions is the number of victim units that are pod groups (a pod of a group in
 	// disruption mode single counts as one).
-	PodGroupDisruptions int      `json:"podGroupDisruptions"`
-	Message             string   `json:"message"`
-	Warnings            []string `json:"warnings"`
-	NotModelled         []string `json:"notModelled,omitempty"`
+	PodGroupDisruptions int `json:"podGroupDisruptions"`
+	// DeletingMembers: pending members being deleted, left out of the cycle
+	// (skipPodGroupPodSchedule); with result "deleting", every pending member is.
+	DeletingMembers int      `json:"deletingMembers,omitempty"`
+	Message         string   `json:"message"`
+	Warnings        []string `json:"warnings"`
+	NotModelled     []string `json:"notModelled,omitempty"`
 
 	// The referee's own fields. Units: as Report.Units, here named by the group evicted whole.
 	Units map[string]string `json:"units,omitempty"`
@@ -293,14 +300,7 @@ func (s *Scheduler) groupUnits(pods []*v1.Pod) map[string]string {
 // PodGroupEvaluator: eligibility, an ongoing preemption, every lower-priority unit removed, the
 // placement, units reprieved) and its actuation on the fake clientset.
 func (s *Scheduler) DecideGroup(ctx context.Context, pgInfo *framework.PodGroupInfo) (*GroupReport, error) {
-	r := &GroupReport{PodGroup: pgInfo.Namespace + "/" + pgInfo.Name, Placement: FirstFitPlacement,
-		Members: []GroupMember{}, Victims: []string{}, Warnings: []string{}, Calls: []string{}}
-	if pgInfo.PodGroup != nil && pgInfo.PodGroup.Spec.Priority != nil {
-		r.Priority = *pgInfo.PodGroup.Spec.Priority
-	}
-	if st, err := s.Snapshot.PodGroupStates().Get(pgInfo.Namespace, pgInfo.Name); err == nil {
-		r.ScheduledMembers = st.ScheduledPodsCount()
-	}
+	r := s.NewGroupReport(pgInfo)
 	groupState := framework.NewCycleState()
 	place := func(ctx context.Context) (*fwk.PodGroupAssignments, *fwk.Status) {
 		return s.placeFirstFit(ctx, pgInfo, groupState)
@@ -388,6 +388,81 @@ func (s *Scheduler) DecideGroup(ctx context.Context, pgInfo *framework.PodGroupI
 	s.recordCalls(calls)
 	r.Calls = calls.Calls
 	return r, nil
+}
+
+// NewGroupReport is the report's part that does not depend on the decision: the group, its
+// priority, its members already scheduled.
+func (s *Scheduler) NewGroupReport(pgInfo *framework.PodGroupInfo) *GroupReport {
+	r := &GroupReport{PodGroup: pgInfo.Namespace + "/" + pgInfo.Name, Placement: FirstFitPlacement,
+		Members: []GroupMember{}, Victims: []string{}, Warnings: []string{}, Calls: []string{}}
+	if pgInfo.PodGroup != nil && pgInfo.PodGroup.Spec.Priority != nil {
+		r.Priority = *pgInfo.PodGroup.Spec.Priority
+	}
+	if st, err := s.Snapshot.PodGroupStates().Get(pgInfo.Namespace, pgInfo.Name); err == nil {
+		r.ScheduledMembers = st.ScheduledPodsCount()
+	}
+	return r
+}
+
+// ValidateGroup is kube-scheduler's check before a pod group's cycle (Scheduler.validatePodGroup
+// and validateScheduledPods in schedule_one_podgroup.go, unexported there), with upstream's
+// messages: the queued pods (pgInfo.UnscheduledPods, in order), then the group's scheduled pods
+// (the snapshot's PodGroupState), have one .spec.schedulerName, the group's priority
+// (PodGroupPriority) and one preemption policy (the group's with PodGroupPreemptionPolicy on,
+// else the first pod's). A failure fails the cycle before scheduling: no preemption, the
+// members' nominations cleared (handlePodGroupFailureBeforeScheduling). For a standalone
+// PodGroup only (the referee decides a group of a CompositePodGroup hierarchy alone).
+func (s *Scheduler) ValidateGroup(pgInfo *framework.PodGroupInfo) error {
+	schedulerName := ""
+	podGroupPriority := schedutil.PodGroupPriority(pgInfo.PodGroup)
+	var pgPreemptionPolicy v1.PreemptionPolicy
+	gateOn := utilfeature.DefaultFeatureGate.Enabled(features.PodGroupPreemptionPolicy)
+	if gateOn {
+		pgPreemptionPolicy = v1.PreemptLowerPriority
+		if pg := pgInfo.PodGroup; pg != nil && pg.Spec.PreemptionPolicy != nil {
+			pgPreemptionPolicy = v1.PreemptionPolicy(*pg.Spec.PreemptionPolicy)
+		}
+	}
+	validatePod := func(pod *v1.Pod) error {
+		if pod.Spec.SchedulerName != schedulerName {
+			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", pod.Spec.SchedulerName, schedulerName)
+		}
+		if podPriority := corev1helpers.PodPriority(pod); podPriority != podGroupPriority {
+			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", podPriority, podGroupPriority)
+		}
+		pPreemptionPolicy := v1.PreemptLowerPriority
+		if pod.Spec.PreemptionPolicy != nil {
+			pPreemptionPolicy = *pod.Spec.PreemptionPolicy
+		}
+		if gateOn {
+			if pPreemptionPolicy != pgPreemptionPolicy {
+				return fmt.Errorf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %v and %v", pPreemptionPolicy, pgPreemptionPolicy)
+			}
+		} else if pgPreemptionPolicy == "" {
+			pgPreemptionPolicy = pPreemptionPolicy
+		} else if pPreemptionPolicy != pgPreemptionPolicy {
+			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %v and %v", pPreemptionPolicy, pgPreemptionPolicy)
+		}
+		return nil
+	}
+	for _, pod := range pgInfo.UnscheduledPods {
+		if schedulerName == "" {
+			schedulerName = pod.Spec.SchedulerName
+		}
+		if err := validatePod(pod); err != nil {
+			return err
+		}
+	}
+	st, err := s.Snapshot.PodGroupStates().Get(pgInfo.Namespace, pgInfo.Name)
+	if err != nil {
+		return fmt.Errorf("failed to get pod group state: %w", err)
+	}
+	for _, pod := range st.ScheduledPods() {
+		if err := validatePod(pod); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func typesName(p *v1.Pod) types.NamespacedName {

@@ -25,6 +25,9 @@ import (
 // decided for itself alone, with a warning: kube-scheduler schedules the whole hierarchy as one
 // unit, which the referee does not place.
 func DecideGroup(o Options) (*upstream.GroupReport, error) {
+	if o.SchedulerName == "" {
+		o.SchedulerName = v1.DefaultSchedulerName
+	}
 	if o.FeatureGates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(o.FeatureGates); err != nil {
 			return nil, BadInput{Err: fmt.Errorf("--feature-gates: %v", err)}
@@ -75,8 +78,10 @@ func DecideGroup(o Options) (*upstream.GroupReport, error) {
 			return nil, BadInput{Err: err}
 		}
 		pods = append(pods, p)
+		// The queue holds only the pods of the scheduler's profiles (responsibleForPod).
 		if p.Spec.NodeName == "" && p.Namespace == ns && p.Spec.SchedulingGroup != nil &&
-			p.Spec.SchedulingGroup.PodGroupName != nil && *p.Spec.SchedulingGroup.PodGroupName == name {
+			p.Spec.SchedulingGroup.PodGroupName != nil && *p.Spec.SchedulingGroup.PodGroupName == name &&
+			responsible(p, o.SchedulerName) {
 			members = append(members, p)
 		}
 	}
@@ -96,13 +101,54 @@ func DecideGroup(o Options) (*upstream.GroupReport, error) {
 		return nil, err
 	}
 	pgInfo := &framework.PodGroupInfo{Namespace: ns, Name: name, Type: fwk.PodGroupKeyType, UnscheduledPods: members, PodGroup: pg}
+	// Before the cycle (scheduleOnePodGroup): the group's validation over every queued member,
+	// then skipPodGroupPodSchedule leaves out the members being deleted.
+	if err := s.ValidateGroup(pgInfo); err != nil {
+		r := s.NewGroupReport(pgInfo)
+		r.Result, r.Message = "error", err.Error()
+		for _, p := range members {
+			r.Members = append(r.Members, upstream.GroupMember{Name: dump.Key(p)})
+		}
+		return r, nil
+	}
+	var live, deleting []*v1.Pod
+	for _, p := range members {
+		if p.DeletionTimestamp != nil {
+			deleting = append(deleting, p)
+		} else {
+			live = append(live, p)
+		}
+	}
+	if len(live) == 0 {
+		// No cycle runs (upstream logs each skip; the message is preempt-whatif's).
+		r := s.NewGroupReport(pgInfo)
+		r.Result, r.DeletingMembers = "deleting", len(deleting)
+		r.Message = "every pending member is being deleted (metadata.deletionTimestamp): kube-scheduler skips them " +
+			"(skipPodGroupPodSchedule) and runs no cycle for the group"
+		for _, p := range deleting {
+			r.Members = append(r.Members, upstream.GroupMember{Name: dump.Key(p)})
+		}
+		return r, nil
+	}
+	pgInfo.UnscheduledPods = live
 	r, err := s.DecideGroup(ctx, pgInfo)
 	if err != nil {
 		return nil, err
 	}
+	r.DeletingMembers = len(deleting)
 	if pg.Spec.ParentCompositePodGroupName != nil && utilfeature.DefaultFeatureGate.Enabled(features.CompositePodGroup) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the PodGroup belongs to CompositePodGroup %s/%s: kube-scheduler schedules the whole hierarchy as one unit; decided here for this PodGroup alone",
 			ns, *pg.Spec.ParentCompositePodGroupName))
 	}
 	return r, nil
+}
+
+// responsible tells whether the scheduler's queue holds the pod (responsibleForPod: its
+// spec.schedulerName is the profile's; unset is the default scheduler's).
+func responsible(p *v1.Pod, schedulerName string) bool {
+	name := p.Spec.SchedulerName
+	if name == "" {
+		name = v1.DefaultSchedulerName
+	}
+	return name == schedulerName
 }

@@ -329,7 +329,22 @@ func Decide(o Options) (*upstream.Report, error) {
 	if r := preEnqueue(ctx, s, preemptor); r != nil {
 		return r, nil
 	}
+	if r := skippedWhenPopped(preemptor); r != nil {
+		return r, nil
+	}
 	return s.Decide(ctx, preemptor)
+}
+
+// skippedWhenPopped answers for a pod that leaves the queue being deleted: scheduleOne skips it
+// (Scheduler.skipPodSchedule, case 1: metadata.deletionTimestamp set) before any scheduling or
+// preemption, "deleting" with its event's message. The pod stays queued (a pod with finalizers
+// is updated, not removed); a gated pod never leaves the queue, so preEnqueue answers first.
+func skippedWhenPopped(pod *v1.Pod) *upstream.Report {
+	if pod.DeletionTimestamp == nil {
+		return nil
+	}
+	return &upstream.Report{Preemptor: dump.Key(pod), Result: "deleting",
+		Message: fmt.Sprintf("skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)}
 }
 
 // notQueued answers for a pod kube-scheduler's queue never receives, in the order the API
