@@ -16,6 +16,9 @@
 //     waiting group with preemptionPolicy Never gets Success with its nominations kept, where
 //     v1.37 answers not eligible); and a group without any lower-priority unit is Unschedulable,
 //     no longer UnschedulableAndUnresolvable.
+//   - before a pod group's cycle, every group of its hierarchy must have the root's priority
+//     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
+//     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
 // Nothing else a decision reads differs between the two as far as the merged changes go: the
 // single-pod evaluator decides alike under both (its budgets come matched by the caller).
 //

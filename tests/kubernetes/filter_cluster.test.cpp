@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <string>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "preempt/budget.hpp"
 #include "preempt/kubernetes/filter_cluster.hpp"
+#include "preempt/kubernetes/volume_filters.hpp"
 #include "preempt/model/resource_cluster.hpp"
 #include "preempt/victim_selection.hpp"
 
@@ -326,4 +329,57 @@ TEST_CASE("kubernetes filter_cluster: the conditions each victim's presence trig
       s.for_each_victim_condition(p, [&](const k8s::victim_condition&) { ++n; });
     CHECK(n == 0);
   }
+}
+
+TEST_CASE("kubernetes filter_cluster: a victim's disk that conflicts with the pod's") {
+  // n0: uid 1 mounts GCE disk disk-1 read-only, uid 2 disk-2, uid 3 no volume. VolumeRestrictions
+  // rejects the node while a pod mounts the pod's disk, unless both mount it read-only.
+  const k8s::label_set labels0{{"kubernetes.io/hostname", "n0"}}, none;
+  const std::vector<k8s::node_facts> nodes{{"n0", &labels0, {}, false}};
+  const auto gce = [](std::string disk, bool read_only) {
+    k8s::pod_volume v;
+    v.name = "data";
+    v.source = k8s::volume_source::gce_pd;
+    v.disk = std::move(disk);
+    v.read_only = read_only;
+    return std::vector<k8s::pod_volume>{v};
+  };
+  const std::vector<k8s::pod_volume> disk1_ro = gce("disk-1", true), disk2 = gce("disk-2", false);
+  const std::vector<k8s::pod_filter_facts> pods{
+      {{"default", &none, false, {}}, {}, {disk1_ro, {}}},  // uid 1
+      {{"default", &none, false, {}}, {}, {disk2, {}}},     // uid 2
+      {{"default", &none, false, {}}, {}, {}}};             // uid 3
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  for (model::pod_id u = 1; u <= 3; ++u) c.add_pod(0, make(u, 0, static_cast<std::int64_t>(u)));
+  const k8s::storage_catalog catalog;
+  const k8s::volume_ids ids;
+  const k8s::attachable_names attachable;
+  const auto conditions_for = [&](const std::vector<k8s::pod_volume>& wanted) {
+    k8s::volume_filters volumes;
+    volumes.prepare(
+        k8s::volume_pod{{"default", "p", "uid-p"}, wanted, &attachable}, catalog, ids, 1,
+        [&](std::size_t i) -> const k8s::node_facts& { return nodes[i]; },
+        [](std::size_t) { return std::span<const k8s::attachable_volume>(); },
+        [](std::string_view, std::string_view) { return false; });
+    view v(c, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(k8s::placing_pod{{"default", &none, false, {}}, {}, {}, {}, {}, nullptr, {},
+                                 &volumes},
+                {});
+    auto state = v.make_state();
+    v.prepare_state(0, state);
+    std::vector<std::string> out;
+    for (const auto& p : c[0].pods())
+      state.for_each_victim_condition(p, [&](const k8s::victim_condition& k) {
+        out.push_back(std::to_string(p.uid()) + " " + std::string(k8s::to_string(k.kind)) + " " +
+                      std::string(k.subject));
+      });
+    return out;
+  };
+  using list = std::vector<std::string>;
+  // The pod mounts disk-1 read-write: uid 1's read-only mount of it conflicts.
+  CHECK(conditions_for(gce("disk-1", false)) == list{"1 disk-conflict disk-1"});
+  // Read-only on both sides: no conflict. disk-2 read-only against uid 2's read-write: conflict.
+  CHECK(conditions_for(gce("disk-1", true)).empty());
+  CHECK(conditions_for(gce("disk-2", true)) == list{"2 disk-conflict disk-2"});
 }

@@ -566,6 +566,38 @@ scenario('field-group-deleting',
          referee=True, gates='GenericWorkload=true')
 
 
+def hierarchy(child_priority):
+    """CompositePodGroup root (1000) over trainer (1000, pending t0) and its sibling evaluator."""
+    root = {'apiVersion': 'scheduling.k8s.io/v1alpha3', 'kind': 'CompositePodGroup',
+            'metadata': {'name': 'root', 'namespace': 'default'},
+            'spec': {'schedulingPolicy': {'basic': {}}, 'priority': 1000}}
+    items = trainer(member('t0'))
+    items[2]['spec']['parentCompositePodGroupName'] = 'root'
+    sibling = pod_group('evaluator', all_mode=False, priority=child_priority)
+    sibling['spec']['parentCompositePodGroupName'] = 'root'
+    return items + [root, sibling]
+
+
+scenario('k137-group-hierarchy-priority',
+         'kube-scheduler v1.37 checks a hierarchy\'s pods against the root\'s priority, not its '
+         'groups: the sibling PodGroup evaluator (500, no pods) under the root (1000) changes '
+         'nothing, and the group preempts v (decided for trainer alone, with the hierarchy '
+         'warning)',
+         hierarchy(500), args=GROUP_ARGS,
+         expect=dict(result='nominated', victims=['default/v']),
+         referee=True, gates='GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true')
+
+scenario('k138-group-hierarchy-priority',
+         '--kubernetes-version 1.38: kubernetes#141930 (merged for v1.38) checks every group of '
+         'the hierarchy against the root\'s priority too: evaluator has 500, the root 1000, so '
+         'the cycle fails (the message\'s wording is the PR\'s; v1.38 names the group in it, the '
+         'name here is in parentheses)',
+         hierarchy(500), args=GROUP_ARGS + ' --kubernetes-version 1.38',
+         expect=dict(result='error', contains=['all pod groups in a hierarchy should have the same '
+                                               'priority as the root pod group\'s priority, got '
+                                               '500 and 1000 (PodGroup default/evaluator)']))
+
+
 # ---- Writing and checking -------------------------------------------------------------------------
 
 def run(cmd, d):

@@ -120,6 +120,15 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
       return std::string(p == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority");
     };
     const std::int32_t group_priority = groups.priority(top);
+    // v1.38 (kubernetes#141930) checks the hierarchy's groups too: each has the root's priority.
+    // Its message names the group; the wording here is the PR's, the name in parentheses ours.
+    if (opts.profile == preempt::upstream_profile::kubernetes_1_38)
+      for (std::size_t h = 0; h < groups.group_count(); ++h)
+        if (h != top && in_hierarchy(h) && groups.priority(h) != group_priority)
+          return "all pod groups in a hierarchy should have the same priority as the root pod "
+                 "group's priority, got " +
+                 std::to_string(groups.priority(h)) + " and " + std::to_string(group_priority) +
+                 " (" + group_labels[h] + ")";
     std::string first_scheduler;
     std::optional<preempt::preemption_policy> first_policy;
     const auto check = [&](const pod_object& o, std::int32_t priority,
