@@ -182,6 +182,15 @@ scenario('field-deleting',
          expect=dict(result='deleting', contains=['skip schedule deleting pod: default/d']),
          referee=True)
 
+scenario('field-no-nodes',
+         'A cluster without nodes: schedulePod answers ErrNoNodesAvailable ("no nodes available to '
+         'schedule pods") before any filter, so preemption never runs and the pod stays pending',
+         [pod('v', None, 0, [container('app', '1', '1Gi')]),
+          pod('p', None, 1000, [container('app', '1', '1Gi')])],
+         args='--pod-name default/p',
+         expect=dict(result='unschedulable', contains=['no nodes available to schedule pods']),
+         referee=True)
+
 scenario('field-deleting-nominated',
          'A pending pod being deleted keeps its nomination in the queue\'s nominator until the '
          'object is gone: d\'s 3 CPU nominated to node-a keep p (1 CPU) from fitting there beside '

@@ -247,6 +247,15 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
     out.decide_cpu_seconds = clock.cpu_seconds();
     return std::nullopt;
   }
+  if (dump.nodes.empty()) {
+    // schedulePod answers ErrNoNodesAvailable before any filter: PostFilter (preemption) never
+    // runs, and the pod's nomination is cleared.
+    out.result = result_kind::unschedulable;
+    out.message = "no nodes available to schedule pods";
+    out.decide_seconds = clock.wall_seconds();
+    out.decide_cpu_seconds = clock.cpu_seconds();
+    return std::nullopt;
+  }
 
   k8s::attachable_names resolved;
   k8s::volume_filters volumes;

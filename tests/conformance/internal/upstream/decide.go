@@ -14,6 +14,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 
@@ -149,6 +150,12 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 	s.Recorder.reset()
 	r := &Report{Preemptor: dump.Key(pod), Victims: []string{}, ClearedNominations: []string{},
 		Nodes: []NodeReport{}, Warnings: []string{}, MayNominate: []string{}, Calls: []string{}}
+	if len(s.NodeOrder) == 0 {
+		// schedulePod returns ErrNoNodesAvailable before any filter: PostFilter never runs, and
+		// the failure handler clears the pod's nomination.
+		r.Result, r.Message = "unschedulable", scheduler.ErrNoNodesAvailable.Error()
+		return r, nil
+	}
 	state, statuses, feasible, err := s.Filter(ctx, pod)
 	if err != nil {
 		return nil, err
