@@ -575,6 +575,37 @@ scenario('field-group-deleting',
          referee=True, gates='GenericWorkload=true')
 
 
+def gang(min_count, *members):
+    items = trainer(*members)
+    items[2]['spec']['schedulingPolicy'] = {'gang': {'minCount': min_count}}
+    return items
+
+
+scenario('field-group-gang-below-min-count',
+         'GangScheduling\'s PreEnqueue holds every pod of a gang until the group has minCount '
+         'pods (pending or bound): 2 of 3 here, so no cycle runs ("waiting for minCount pods from '
+         'a gang to appear in scheduling queue") and t1 keeps its nomination; with minCount 2 the '
+         'group preempts v',
+         gang(3, member('t0'), member('t1', spec={}, meta=None)),
+         args=GROUP_ARGS,
+         expect=dict(result='gated', contains=['waiting for minCount pods from a gang']),
+         referee=True, gates='GenericWorkload=true')
+
+
+def topology_group():
+    items = trainer(member('t0'))
+    items[2]['spec']['schedulingConstraints'] = {'topology': [{'key': 'topology.kubernetes.io/zone'}]}
+    return items
+
+
+scenario('field-group-topology',
+         'A PodGroup with spec.schedulingConstraints.topology is placed by topology domain '
+         '(topology-aware workload scheduling), which the tool does not model: refused (exit 3), '
+         'decided without it',
+         topology_group(), args=GROUP_ARGS,
+         expect=dict(exit=3, result='nominated', contains=['schedulingConstraints.topology']))
+
+
 def hierarchy(child_priority):
     """CompositePodGroup root (1000) over trainer (1000, pending t0) and its sibling evaluator."""
     root = {'apiVersion': 'scheduling.k8s.io/v1alpha3', 'kind': 'CompositePodGroup',
@@ -590,11 +621,14 @@ def hierarchy(child_priority):
 scenario('k137-group-hierarchy-priority',
          'kube-scheduler v1.37 checks a hierarchy\'s pods against the root\'s priority, not its '
          'groups: the sibling PodGroup evaluator (500, no pods) under the root (1000) changes '
-         'nothing, and the group preempts v (decided for trainer alone, with the hierarchy '
-         'warning)',
+         'nothing here, and the group preempts v (decided for trainer alone: a hierarchy is '
+         'refused, exit 3, since kube-scheduler schedules it as one unit)',
          hierarchy(500), args=GROUP_ARGS,
-         expect=dict(result='nominated', victims=['default/v']),
-         referee=True, gates='GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true')
+         # A hierarchy is scheduled as one unit, not modelled: refused (exit 3), decided for the
+         # PodGroup alone. Not against kube-whatif: with CompositePodGroup on, GangScheduling
+         # holds the pods until every group of the tree has its pods (evaluator has none).
+         expect=dict(exit=3, result='nominated', victims=['default/v'],
+                     contains=['spec.parentCompositePodGroupName']))
 
 scenario('k138-group-hierarchy-priority',
          '--kubernetes-version 1.38: kubernetes#141930 (merged for v1.38) checks every group of '
@@ -602,7 +636,7 @@ scenario('k138-group-hierarchy-priority',
          'the cycle fails (the message\'s wording is the PR\'s; v1.38 names the group in it, the '
          'name here is in parentheses)',
          hierarchy(500), args=GROUP_ARGS + ' --kubernetes-version 1.38',
-         expect=dict(result='error', contains=['all pod groups in a hierarchy should have the same '
+         expect=dict(exit=3, result='error', contains=['all pod groups in a hierarchy should have the same '
                                                'priority as the root pod group\'s priority, got '
                                                '500 and 1000 (PodGroup default/evaluator)']))
 

@@ -183,15 +183,17 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
         ": the PodGroup has no pending member pod (spec.schedulingGroup.podGroupName " + name +
         ", no spec.nodeName)"};
 
+  // A hierarchy is scheduled as one unit (its readiness, placement and preemption), and a
+  // topology constraint places the group by topology domain: neither is modelled.
   if (top != g)
-    out.warnings.push_back(
-        "the PodGroup belongs to " + group_labels[top] +
-        ": kube-scheduler schedules the whole hierarchy as one unit; decided here "
-        "for this PodGroup's pending members, with the root's priority");
+    out.refuse("PodGroup " + key + ": spec.parentCompositePodGroupName: the PodGroup belongs to " +
+               group_labels[top] +
+               ", and kube-scheduler schedules the whole hierarchy as one unit (not modelled); "
+               "decided for this PodGroup's pending members alone, with the root's priority");
   if (object.topology)
-    out.warnings.push_back(
-        "the PodGroup's schedulingConstraints.topology was ignored (topology-aware "
-        "placement is not modelled)");
+    out.refuse("PodGroup " + key +
+               ": spec.schedulingConstraints.topology: topology-aware placement is not modelled "
+               "(decided without it)");
   wl::group_preemptor<pod> preemptor;
   preemptor.priority = groups.priority(top);
   preemptor.kind = wl::unit_kind::pod_group;
@@ -226,6 +228,19 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     out.scheduling = "basic";
   }
 
+  // GangScheduling's PreEnqueue keeps a gang's pods out of the active queue until the group has
+  // minCount pods (pending of this scheduler, gated and deleting ones included, or bound): no
+  // cycle runs, and the members keep their nominations.
+  if (object.gang &&
+      member_pods.size() + out.scheduled_members < static_cast<std::size_t>(object.min_count)) {
+    out.result = result_kind::gated;
+    out.message = "waiting for minCount pods from a gang to appear in scheduling queue";
+    for (std::size_t k = 0; k < member_pods.size(); ++k)
+      out.members.emplace_back(pod_name(member_pods[k]),
+                               nominated[k] == wl::no_node ? std::string()
+                                                           : dump->nodes[nominated[k]].name);
+    return std::nullopt;
+  }
   if (std::optional<std::string> invalid = validation_error(top)) {
     // kube-scheduler fails the cycle before scheduling (handlePodGroupFailureBeforeScheduling):
     // the PodGroup's condition gets the message, the members' nominations are cleared.

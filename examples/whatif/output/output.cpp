@@ -468,6 +468,12 @@ void append_group_decision(std::string& o, const group_report& r) {
     case result_kind::deleting:
       o += "Decision: none; no cycle runs for the group.\n  " + r.message + "\n";
       return;
+    case result_kind::gated:
+      o += "Decision: none; the group's pods are held in the queue (GangScheduling's PreEnqueue) "
+           "and keep their nominations.\n  " +
+           r.message + "\n";
+      append_members(o, r, "\nCurrent nominations:\n");
+      return;
     case result_kind::error:
       o += "Decision: none; the group's cycle fails with an error.\n  " + r.message + "\n";
       return;

@@ -248,7 +248,7 @@ func runCmd(args []string) error {
 	if len(groupOutcomes) > 0 {
 		fmt.Printf("  upstream's results for pending groups: %d nominated, %d unschedulable, %d not-eligible, %d ongoing, %d fits",
 			groupOutcomes["nominated"], groupOutcomes["unschedulable"], groupOutcomes["not-eligible"], groupOutcomes["ongoing"], groupOutcomes["fits"])
-		for _, none := range []string{"error", "deleting", "rejected"} {
+		for _, none := range []string{"gated", "error", "deleting", "rejected"} {
 			if groupOutcomes[none] > 0 {
 				fmt.Printf(", %d %s", groupOutcomes[none], none)
 			}

@@ -101,6 +101,29 @@ func DecideGroup(o Options) (*upstream.GroupReport, error) {
 		return nil, err
 	}
 	pgInfo := &framework.PodGroupInfo{Namespace: ns, Name: name, Type: fwk.PodGroupKeyType, UnscheduledPods: members, PodGroup: pg}
+	// The queue's PreEnqueue plugins first (GangScheduling holds every pod of a gang with fewer
+	// than minCount pods; SchedulingGates a pod with gates): only the pods they let in are queued.
+	var queued []*v1.Pod
+	var held *upstream.Report
+	for _, p := range members {
+		if r := preEnqueue(ctx, s, p); r != nil {
+			if held == nil {
+				held = r
+			}
+			continue
+		}
+		queued = append(queued, p)
+	}
+	if len(queued) == 0 {
+		r := s.NewGroupReport(pgInfo)
+		r.Result, r.Message = "gated", held.Message
+		for _, p := range members {
+			r.Members = append(r.Members, upstream.GroupMember{Name: dump.Key(p), NominatedNodeName: p.Status.NominatedNodeName})
+		}
+		return r, nil
+	}
+	members = queued
+	pgInfo.UnscheduledPods = members
 	// Before the cycle (scheduleOnePodGroup): the group's validation over every queued member,
 	// then skipPodGroupPodSchedule leaves out the members being deleted.
 	if err := s.ValidateGroup(pgInfo); err != nil {
