@@ -160,12 +160,28 @@ scenario('field-gates-all-pending',
          expect=dict(result='gated'))
 
 scenario('field-gates-pod-group',
-         '--pod-group with a gated member: with GenericWorkload the gated member stays out of the '
-         'queue and the group\'s cycle waits for it; not modelled: refused (exit 3)',
+         '--pod-group whose every pending member is gated: the SchedulingGates PreEnqueue plugin '
+         'keeps them all out of the active queue, so no cycle runs for the group (result gated, '
+         'the plugin\'s message); with some members gated and others not, the cycle of the '
+         'others is not modelled (refused, exit 3: field-gates-pod-group-partial)',
          [node('node-a', cpu='1'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
           pod_group('trainer', all_mode=False, priority=1000),
           pod('t0', None, 1000, [container('app', '1', '1Gi')],
               spec={'schedulingGroup': {'podGroupName': 'trainer'}, 'schedulingGates': GATES})],
+         args='--pod-group default/trainer',
+         expect=dict(result='gated', contains=['waiting for scheduling gates: [example.com/quota '
+                                               'example.com/approval]']),
+         referee=True, gates='GenericWorkload=true')
+
+scenario('field-gates-pod-group-partial',
+         '--pod-group with one member gated and one not: the queue lets in t1 alone; the group\'s '
+         'cycle with members held back is not modelled: refused (exit 3)',
+         [node('node-a', cpu='1'), pod('v', 'node-a', 0, [container('app', '1', '1Gi')]),
+          pod_group('trainer', all_mode=False, priority=1000),
+          pod('t0', None, 1000, [container('app', '1', '1Gi')],
+              spec={'schedulingGroup': {'podGroupName': 'trainer'}, 'schedulingGates': GATES}),
+          pod('t1', None, 1000, [container('app', '1', '1Gi')],
+              spec={'schedulingGroup': {'podGroupName': 'trainer'}})],
          args='--pod-group default/trainer',
          expect=dict(exit=3, contains=['spec.schedulingGates: a gated member']))
 

@@ -12,6 +12,7 @@
 
 #include "analysis/group_placement.hpp"
 #include "analysis/model.hpp"
+#include "analysis/queue_entry.hpp"
 #include "analysis/unmodelled.hpp"
 
 namespace whatif {
@@ -93,10 +94,6 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (const pod& p : pending) {
     const pod_object& o = dump->pods[p.uid() - 1];
     if (!o.pod_group || *o.pod_group != name || o.ns != ns) continue;
-    if (!o.scheduling_gates.empty())  // kept out of the queue: the group's cycle waits for it
-      out.refuse("Pod " + o.key() +
-                 ": spec.schedulingGates: a gated member stays out of the queue; the group's "
-                 "cycle with gated members is not modelled");
     member_pods.push_back(&p);
     const auto it = node_index.find(o.nominated_node_name);
     nominated.push_back(it == node_index.end() ? wl::no_node : it->second);
@@ -165,12 +162,6 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     }
     return std::nullopt;
   };
-  for (const pod* p : member_pods)
-    if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
-      out.refuse(
-          "Pod " + o.key() +
-          ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
-          "DynamicResources filter keeps only the nodes where the claims can be allocated)");
   // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
   std::size_t top = g;
   for (std::size_t depth = 1, up = groups.parent(g);
@@ -228,19 +219,52 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     out.scheduling = "basic";
   }
 
-  // GangScheduling's PreEnqueue keeps a gang's pods out of the active queue until the group has
-  // minCount pods (pending of this scheduler, gated and deleting ones included, or bound): no
-  // cycle runs, and the members keep their nominations.
-  if (object.gang &&
-      member_pods.size() + out.scheduled_members < static_cast<std::size_t>(object.min_count)) {
+  // The queue's PreEnqueue plugins, in the profile's order: SchedulingGates holds a member with
+  // gates; GangScheduling every pod of a gang until the group has minCount pods (pending of this
+  // scheduler, gated and deleting ones included, or bound). With no member let in, no cycle runs
+  // and the members keep their nominations; with some held back by gates only, the cycle of the
+  // others is not modelled.
+  const bool gang_short =
+      object.gang &&
+      member_pods.size() + out.scheduled_members < static_cast<std::size_t>(object.min_count);
+  const auto has_gates = [&](const pod* p) {
+    return !dump->pods[p->uid() - 1].scheduling_gates.empty();
+  };
+  const std::size_t with_gates =
+      static_cast<std::size_t>(std::count_if(member_pods.begin(), member_pods.end(), has_gates));
+  if (with_gates > 0 && with_gates < member_pods.size() && !gang_short)
+    for (const pod* p : member_pods)
+      if (has_gates(p))
+        out.refuse("Pod " + pod_name(p) +
+                   ": spec.schedulingGates: a gated member stays out of the queue; the group's "
+                   "cycle with gated members is not modelled");
+  if (gang_short || with_gates == member_pods.size()) {
     out.result = result_kind::gated;
-    out.message = "waiting for minCount pods from a gang to appear in scheduling queue";
+    // The first member's first plugin that holds it: SchedulingGates, DynamicResources (a claim
+    // missing, not created yet or being deleted), then GangScheduling.
+    const pod_object& first = dump->pods[member_pods.front()->uid() - 1];
+    std::vector<std::string> refusals;
+    dra_decision claims(*dump, devices);
+    if (!has_gates(member_pods.front()) && !first.resource_claims.empty())
+      claims.prefilter(first, refusals);
+    for (std::string& r : refusals) out.refuse(std::move(r));
+    out.message = has_gates(member_pods.front()) ? scheduling_gates_message(first)
+                  : claims.held_in_queue()
+                      ? *claims.rejection()
+                      : "waiting for minCount pods from a gang to appear in scheduling queue";
     for (std::size_t k = 0; k < member_pods.size(); ++k)
       out.members.emplace_back(pod_name(member_pods[k]),
                                nominated[k] == wl::no_node ? std::string()
                                                            : dump->nodes[nominated[k]].name);
     return std::nullopt;
   }
+  // Past the queue (DynamicResources' PreEnqueue may hold a member, its filter decides where).
+  for (const pod* p : member_pods)
+    if (const pod_object& o = dump->pods[p->uid() - 1]; !o.resource_claims.empty())
+      out.refuse(
+          "Pod " + o.key() +
+          ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
+          "DynamicResources filter keeps only the nodes where the claims can be allocated)");
   if (std::optional<std::string> invalid = validation_error(top)) {
     // kube-scheduler fails the cycle before scheduling (handlePodGroupFailureBeforeScheduling):
     // the PodGroup's condition gets the message, the members' nominations are cleared.

@@ -23,19 +23,21 @@ std::optional<no_decision> never_queued(const pod_object& pod, const pod_object*
   return std::nullopt;
 }
 
+std::string scheduling_gates_message(const pod_object& pod) {
+  // Go's %v of a []string: "[a b]".
+  std::string gates = "[";
+  for (std::size_t i = 0; i < pod.scheduling_gates.size(); ++i)
+    gates += (i > 0 ? " " : "") + clip(pod.scheduling_gates[i]);
+  return "waiting for scheduling gates: " + gates + "]";
+}
+
 std::optional<no_decision> held_in_queue(const pod_object& pod) {
-  if (!pod.scheduling_gates.empty()) {
-    // Go's %v of a []string: "[a b]".
-    std::string gates = "[";
-    for (std::size_t i = 0; i < pod.scheduling_gates.size(); ++i)
-      gates += (i > 0 ? " " : "") + clip(pod.scheduling_gates[i]);
-    gates += "]";
+  if (!pod.scheduling_gates.empty())
     return no_decision{result_kind::gated,
-                       "waiting for scheduling gates: " + gates +
+                       scheduling_gates_message(pod) +
                            " (spec.schedulingGates: kube-scheduler keeps the pod in its "
                            "queue until they are removed; it neither schedules nor "
                            "preempts for it)"};
-  }
   return std::nullopt;
 }
 

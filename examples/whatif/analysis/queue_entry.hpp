@@ -42,6 +42,8 @@ std::optional<no_decision> never_queued(const pod_object& pod, const pod_object*
 
 // gated.
 std::optional<no_decision> held_in_queue(const pod_object& pod);
+// The SchedulingGates plugin's status message: "waiting for scheduling gates: [a b]".
+std::string scheduling_gates_message(const pod_object& pod);
 
 // deleting.
 std::optional<no_decision> skipped_when_popped(const pod_object& pod);

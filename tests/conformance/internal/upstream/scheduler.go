@@ -391,8 +391,13 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 				return nil, fmt.Errorf("pod %s: %w", dump.Key(p), err)
 			}
 		} else if profiles.HandlesSchedulerName(p.Spec.SchedulerName) || opts.AllSchedulersNominations {
-			// As the scheduler's event handler does for a pending pod it is responsible for; the
-			// queue records the pod's status.nominatedNodeName in its nominator.
+			// As the scheduler's event handler does for a pending pod it is responsible for
+			// (addPodToSchedulingQueue): the pod joins its group's state in the cache (what
+			// GangScheduling's PreEnqueue counts), then the queue, which records the pod's
+			// status.nominatedNodeName in its nominator.
+			if genericWorkload && profiles.HandlesSchedulerName(p.Spec.SchedulerName) {
+				cache.AddPodGroupMember(p)
+			}
 			queue.Add(ctx, p)
 		}
 	}
