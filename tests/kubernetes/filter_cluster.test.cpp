@@ -4,8 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -363,9 +363,8 @@ TEST_CASE("kubernetes filter_cluster: a victim's disk that conflicts with the po
         [](std::size_t) { return std::span<const k8s::attachable_volume>(); },
         [](std::string_view, std::string_view) { return false; });
     view v(c, facts_of{&pods}, nodes_of{&nodes});
-    v.prefilter(k8s::placing_pod{{"default", &none, false, {}}, {}, {}, {}, {}, nullptr, {},
-                                 &volumes},
-                {});
+    v.prefilter(
+        k8s::placing_pod{{"default", &none, false, {}}, {}, {}, {}, {}, nullptr, {}, &volumes}, {});
     auto state = v.make_state();
     v.prepare_state(0, state);
     std::vector<std::string> out;

@@ -608,6 +608,21 @@ scenario('field-group-gang-below-min-count',
          referee=True, gates='GenericWorkload=true')
 
 
+scenario('group-victim-conditions',
+         'Why each victim of a pod group\'s preemption, beyond resources: t0 wants host port 8080, '
+         'which v holds on node-a; v\'s entry in victimConditions names the port (read against the '
+         'members nominated to its node)',
+         [node('node-a', cpu='2'),
+          pod('v', 'node-a', 0, [container('app', '1', '1Gi', ports=[{'containerPort': 8080, 'hostPort': 8080, 'protocol': 'TCP'}])]),
+          pod_group('trainer', all_mode=False, priority=1000),
+          pod('t0', None, 1000, [container('app', '1', '1Gi', ports=[{'containerPort': 8080, 'hostPort': 8080, 'protocol': 'TCP'}])],
+              spec={'schedulingGroup': {'podGroupName': 'trainer'}})],
+         args=GROUP_ARGS,
+         expect=dict(result='nominated', victims=['default/v'],
+                     contains=['"victimConditions"', '"condition": "host-port", "detail": "8080/TCP"']),
+         referee=True, gates='GenericWorkload=true')
+
+
 def topology_group():
     items = trainer(member('t0'))
     items[2]['spec']['schedulingConstraints'] = {'topology': [{'key': 'topology.kubernetes.io/zone'}]}

@@ -224,9 +224,8 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   // scheduler, gated and deleting ones included, or bound). With no member let in, no cycle runs
   // and the members keep their nominations; with some held back by gates only, the cycle of the
   // others is not modelled.
-  const bool gang_short =
-      object.gang &&
-      member_pods.size() + out.scheduled_members < static_cast<std::size_t>(object.min_count);
+  const bool gang_short = object.gang && member_pods.size() + out.scheduled_members <
+                                             static_cast<std::size_t>(object.min_count);
   const auto has_gates = [&](const pod* p) {
     return !dump->pods[p->uid() - 1].scheduling_gates.empty();
   };
@@ -253,9 +252,9 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
                       ? *claims.rejection()
                       : "waiting for minCount pods from a gang to appear in scheduling queue";
     for (std::size_t k = 0; k < member_pods.size(); ++k)
-      out.members.emplace_back(pod_name(member_pods[k]),
-                               nominated[k] == wl::no_node ? std::string()
-                                                           : dump->nodes[nominated[k]].name);
+      out.members.emplace_back(pod_name(member_pods[k]), nominated[k] == wl::no_node
+                                                             ? std::string()
+                                                             : dump->nodes[nominated[k]].name);
     return std::nullopt;
   }
   // Past the queue (DynamicResources' PreEnqueue may hold a member, its filter decides where).
@@ -370,6 +369,28 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     case wl::group_decision_kind::error: out.result = result_kind::error; break;
   }
   for (const pod* p : d.victims) out.victims.push_back(victim(p));
+  // Why each victim beyond resources: the conditions of each member nominated to the victim's
+  // node that the victim's presence triggers, from the cluster as the dump has it (the other
+  // members and the nominated pods not considered); a victim on a node no member goes to is
+  // evicted with its group's unit and triggers none.
+  for (const wl::member_nomination& nm : d.nominations) {
+    if (d.victims.empty() || nm.node >= n_nodes) continue;
+    cluster_view view(cluster, pod_facts_of{&pod_facts}, node_facts_of{&node_facts});
+    view.prefilter(placing[nm.member].pod, namespace_facts);
+    cluster_view::state_type state = view.make_state();
+    view.prepare_state(nm.node, state);
+    for (std::size_t i = 0; i < d.victims.size(); ++i) {
+      if (bound_node[d.victims[i]->uid() - 1] != nm.node) continue;
+      std::vector<victim_condition_info>& seen = out.victims[i].conditions;
+      state.for_each_victim_condition(*d.victims[i], [&](const k8s::victim_condition& c) {
+        victim_condition_info info = describe_condition(c);
+        if (std::none_of(seen.begin(), seen.end(), [&](const victim_condition_info& x) {
+              return x.condition == info.condition && x.detail == info.detail;
+            }))
+          seen.push_back(std::move(info));
+      });
+    }
+  }
   out.pdb_violations = d.pdb_violations;
   out.pod_group_disruptions = d.pod_group_disruptions;
   return std::nullopt;

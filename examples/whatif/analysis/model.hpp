@@ -136,6 +136,10 @@ std::optional<load_error> resolve(const cluster_dump& dump, const pod_object& p,
 
 inline constexpr std::size_t not_bound = static_cast<std::size_t>(-1);
 
+// A victim condition (kubernetes::filter_cluster's for_each_victim_condition) as the report shows
+// it: its name, and its subject (the port as "[ip:]port/protocol").
+victim_condition_info describe_condition(const k8s::victim_condition& c);
+
 // What the pod-dependent filters read of a pod of the model (uid = dump index + 1).
 struct pod_facts_of {
   const std::vector<k8s::pod_filter_facts>* facts;

@@ -482,17 +482,20 @@ void analysis::model::victim_conditions(const cluster_view& view,
     for (const pod& q : ::preempt::pods_of(view[d.node_index])) here = here || &q == d.victims[i];
     if (!here) continue;  // evicted with its group's unit, on another node
     state.for_each_victim_condition(*d.victims[i], [&](const k8s::victim_condition& c) {
-      std::string detail(c.subject);
-      if (c.port != nullptr) {
-        const std::string_view ip = c.port->host_ip;
-        detail =
-            (ip.empty() || ip == k8s::bind_all_host_ip ? std::string() : std::string(ip) + ":") +
-            std::to_string(c.port->port) + "/" +
-            (c.port->protocol.empty() ? std::string("TCP") : c.port->protocol);
-      }
-      out.victims[i].conditions.push_back({std::string(k8s::to_string(c.kind)), detail});
+      out.victims[i].conditions.push_back(describe_condition(c));
     });
   }
+}
+
+victim_condition_info describe_condition(const k8s::victim_condition& c) {
+  std::string detail(c.subject);
+  if (c.port != nullptr) {
+    const std::string_view ip = c.port->host_ip;
+    detail = (ip.empty() || ip == k8s::bind_all_host_ip ? std::string() : std::string(ip) + ":") +
+             std::to_string(c.port->port) + "/" +
+             (c.port->protocol.empty() ? std::string("TCP") : c.port->protocol);
+  }
+  return {std::string(k8s::to_string(c.kind)), std::move(detail)};
 }
 
 // --victim-reasons: on the chosen node with its victims gone, each victim given back alone; what

@@ -445,6 +445,7 @@ void append_group_nomination(std::string& o, const group_report& r) {
   if (!r.victims.empty()) {
     o += "\nVictims, most important first:\n";
     append_victims_table(o, r.victims);
+    append_victim_conditions_text(o, r.victims);
   }
 }
 
@@ -469,8 +470,8 @@ void append_group_decision(std::string& o, const group_report& r) {
       o += "Decision: none; no cycle runs for the group.\n  " + r.message + "\n";
       return;
     case result_kind::gated:
-      o += "Decision: none; the group's pods are held in the queue (GangScheduling's PreEnqueue) "
-           "and keep their nominations.\n  " +
+      o += "Decision: none; the group's pods are held in the queue (its PreEnqueue plugins) and "
+           "keep their nominations.\n  " +
            r.message + "\n";
       append_members(o, r, "\nCurrent nominations:\n");
       return;
@@ -547,6 +548,7 @@ std::string to_json(const group_report& r) {
   o += r.members.empty() ? "]" : "\n  ]";
   append_victim_names(o, r.victims);
   append_victim_units(o, r.victims);
+  append_victim_conditions(o, r.victims);
   o += ",\n  \"pdbViolations\": " + std::to_string(r.pdb_violations);
   o += ",\n  \"podGroupDisruptions\": " + std::to_string(r.pod_group_disruptions);
   o += ",\n  \"message\": ";

@@ -82,7 +82,7 @@ func runCmd(args []string) error {
 	failures := fs.String("failures", "", "directory to keep the disagreeing clusters in")
 	strict := fs.Bool("strict", false, "count clusters of families preempt does not model yet (gen.Unsupported) in the result")
 	verbose := fs.Bool("v", false, "print every disagreement")
-	runs := fs.Int("upstream-runs", 32, "how many times upstream may decide a cluster where it is random (victim units of several pods: until preempt agrees, past 8 only while the parts it disagrees on vary; every cluster R times with --parallelism above 1)")
+	runs := fs.Int("upstream-runs", 128, "how many times upstream may decide a cluster where it is random (victim units of several pods: until preempt agrees, past 64 only while the parts it disagrees on vary; every cluster R times with --parallelism above 1)")
 	groupShare := fs.Float64("group-share", 0.15, "with the pod-groups family: the share of clusters decided for a pending PodGroup (--pod-group, upstream's PodGroupPostFilter) instead of a pod")
 	parallelism := fs.Int("parallelism", 1, "the referee's parallelism (upstream's default is 16: every cluster is then decided --upstream-runs times and preempt's answer must be one of upstream's)")
 	if err := fs.Parse(args); err != nil {
