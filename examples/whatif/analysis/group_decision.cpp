@@ -68,6 +68,68 @@ using group_placement = group::first_fit_placement<preempt::model::resource_clus
 
 }  // namespace
 
+// kube-scheduler's validatePodGroup (schedule_one_podgroup.go), before the cycle: the queued
+// pods of the group's hierarchy (its pending pods of this scheduler, deleting ones included,
+// in input order), then its scheduled ones, have one scheduler name, the root group's
+// priority and, with PodGroupPreemptionPolicy off (v1.37's default), one preemption policy.
+// The message is upstream's, for the first pod that differs.
+std::optional<std::string> analysis::model::group_validation_error(std::size_t top) const {
+  const auto in_hierarchy = [&](std::size_t group) {
+    for (std::size_t depth = 0; depth < wl::max_tree_depth && group != wl::no_group;
+         ++depth, group = groups.parent(group))
+      if (group == top) return true;
+    return false;
+  };
+  const auto policy_name = [](preempt::preemption_policy p) {
+    return std::string(p == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority");
+  };
+  const std::int32_t group_priority = groups.priority(top);
+  // v1.38 (kubernetes#141930) checks the hierarchy's groups too: each has the root's priority.
+  // Its message names the group; the wording here is the PR's, the name in parentheses ours.
+  if (profile == preempt::upstream_profile::kubernetes_1_38)
+    for (std::size_t h = 0; h < groups.group_count(); ++h)
+      if (h != top && in_hierarchy(h) && groups.priority(h) != group_priority)
+        return "all pod groups in a hierarchy should have the same priority as the root pod "
+               "group's priority, got " +
+               std::to_string(groups.priority(h)) + " and " + std::to_string(group_priority) +
+               " (" + group_labels[h] + ")";
+  std::string first_scheduler;
+  std::optional<preempt::preemption_policy> first_policy;
+  const auto check = [&](const pod_object& o, std::int32_t priority,
+                         preempt::preemption_policy policy) -> std::optional<std::string> {
+    const std::string scheduler =
+        o.scheduler_name.empty() ? std::string(default_scheduler_name) : o.scheduler_name;
+    if (first_scheduler.empty()) first_scheduler = scheduler;
+    if (scheduler != first_scheduler)
+      return "all pods in a single pod group should have the same .spec.schedulerName set, "
+             "got: \"" +
+             scheduler + "\" and \"" + first_scheduler + "\"";
+    if (priority != group_priority)
+      return "all pods in a single pod group should have the same priority as the pod group's "
+             "priority, got " +
+             std::to_string(priority) + " and " + std::to_string(group_priority);
+    if (!first_policy) first_policy = policy;
+    if (policy != *first_policy)
+      return "all pods in a single pod group should have the same preemption policy, got " +
+             policy_name(policy) + " and " + policy_name(*first_policy);
+    return std::nullopt;
+  };
+  for (const pod& p : pending) {
+    const wl::group_link link = groups.links[p.uid() - 1];
+    if (!link.member || !in_hierarchy(link.group)) continue;
+    if (auto e = check(dump->pods[p.uid() - 1], p.priority(), p.preemption_policy())) return e;
+  }
+  for (std::size_t i = 0; i < dump->pods.size(); ++i) {
+    if (bound_node[i] == not_bound || !groups.links[i].member ||
+        !in_hierarchy(groups.links[i].group))
+      continue;
+    resolved_pod r;
+    if (resolve(*dump, dump->pods[i], dump->pods[i].key(), r)) continue;  // rejected at load
+    if (auto e = check(dump->pods[i], r.priority, r.policy)) return e;
+  }
+  return std::nullopt;
+}
+
 std::optional<load_error> analysis::decide_group(const std::string& key, const options& opts,
                                                  group_report& out) const {
   return model_->decide_group(key, opts, out);
@@ -101,67 +163,6 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   for (std::size_t i = 0; i < dump->pods.size(); ++i)
     if (bound_node[i] != not_bound && groups.links[i].group == g) ++out.scheduled_members;
 
-  // kube-scheduler's validatePodGroup (schedule_one_podgroup.go), before the cycle: the queued
-  // pods of the group's hierarchy (its pending pods of this scheduler, deleting ones included,
-  // in input order), then its scheduled ones, have one scheduler name, the root group's
-  // priority and, with PodGroupPreemptionPolicy off (v1.37's default), one preemption policy.
-  // The message is upstream's, for the first pod that differs.
-  const auto validation_error = [&](std::size_t top) -> std::optional<std::string> {
-    const auto in_hierarchy = [&](std::size_t group) {
-      for (std::size_t depth = 0; depth < wl::max_tree_depth && group != wl::no_group;
-           ++depth, group = groups.parent(group))
-        if (group == top) return true;
-      return false;
-    };
-    const auto policy_name = [](preempt::preemption_policy p) {
-      return std::string(p == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority");
-    };
-    const std::int32_t group_priority = groups.priority(top);
-    // v1.38 (kubernetes#141930) checks the hierarchy's groups too: each has the root's priority.
-    // Its message names the group; the wording here is the PR's, the name in parentheses ours.
-    if (opts.profile == preempt::upstream_profile::kubernetes_1_38)
-      for (std::size_t h = 0; h < groups.group_count(); ++h)
-        if (h != top && in_hierarchy(h) && groups.priority(h) != group_priority)
-          return "all pod groups in a hierarchy should have the same priority as the root pod "
-                 "group's priority, got " +
-                 std::to_string(groups.priority(h)) + " and " + std::to_string(group_priority) +
-                 " (" + group_labels[h] + ")";
-    std::string first_scheduler;
-    std::optional<preempt::preemption_policy> first_policy;
-    const auto check = [&](const pod_object& o, std::int32_t priority,
-                           preempt::preemption_policy policy) -> std::optional<std::string> {
-      const std::string scheduler =
-          o.scheduler_name.empty() ? std::string(default_scheduler_name) : o.scheduler_name;
-      if (first_scheduler.empty()) first_scheduler = scheduler;
-      if (scheduler != first_scheduler)
-        return "all pods in a single pod group should have the same .spec.schedulerName set, "
-               "got: \"" +
-               scheduler + "\" and \"" + first_scheduler + "\"";
-      if (priority != group_priority)
-        return "all pods in a single pod group should have the same priority as the pod group's "
-               "priority, got " +
-               std::to_string(priority) + " and " + std::to_string(group_priority);
-      if (!first_policy) first_policy = policy;
-      if (policy != *first_policy)
-        return "all pods in a single pod group should have the same preemption policy, got " +
-               policy_name(policy) + " and " + policy_name(*first_policy);
-      return std::nullopt;
-    };
-    for (const pod& p : pending) {
-      const wl::group_link link = groups.links[p.uid() - 1];
-      if (!link.member || !in_hierarchy(link.group)) continue;
-      if (auto e = check(dump->pods[p.uid() - 1], p.priority(), p.preemption_policy())) return e;
-    }
-    for (std::size_t i = 0; i < dump->pods.size(); ++i) {
-      if (bound_node[i] == not_bound || !groups.links[i].member ||
-          !in_hierarchy(groups.links[i].group))
-        continue;
-      resolved_pod r;
-      if (resolve(*dump, dump->pods[i], dump->pods[i].key(), r)) continue;  // rejected at load
-      if (auto e = check(dump->pods[i], r.priority, r.policy)) return e;
-    }
-    return std::nullopt;
-  };
   // Its priority: the group's, or with a CompositePodGroup hierarchy the root's.
   std::size_t top = g;
   for (std::size_t depth = 1, up = groups.parent(g);
@@ -264,7 +265,7 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
           "Pod " + o.key() +
           ": spec.resourceClaims: dynamic resource claims are not modelled (kube-scheduler's "
           "DynamicResources filter keeps only the nodes where the claims can be allocated)");
-  if (std::optional<std::string> invalid = validation_error(top)) {
+  if (std::optional<std::string> invalid = group_validation_error(top)) {
     // kube-scheduler fails the cycle before scheduling (handlePodGroupFailureBeforeScheduling):
     // the PodGroup's condition gets the message, the members' nominations are cleared.
     out.result = result_kind::error;

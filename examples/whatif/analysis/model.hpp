@@ -293,6 +293,9 @@ struct analysis::model {
                                     report& out) const;
   std::optional<load_error> decide_group(const std::string& key, const options& opts,
                                          group_report& out) const;
+  // Before a group's cycle: kube-scheduler's validatePodGroup over the hierarchy of root `top`,
+  // as `profile` checks it (group_decision.cpp); its error message, if any.
+  std::optional<std::string> group_validation_error(std::size_t top) const;
   void describe(const evaluator_type::decision_type& d, const recorded_nodes& recorded,
                 filter_pass& filters, report& out) const;
   void explain_nomination(const cluster_view& view, const evaluator_type::decision_type& d,

@@ -282,6 +282,10 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 // bound) happened in about half of the tries, and a deterministic disagreement costs little more.
 const certainAfter = 64
 
+// refusedCertainAfter is certainAfter for a cluster preempt refused (exit 3), which counts in
+// neither number: only "with upstream's answer anyway" reads its reruns.
+const refusedCertainAfter = 8
+
 // rerun decides the case again with upstream, up to d.runs times in all (every time with
 // everyRun), and counts the distinct answers. Preempt passes when it agrees with one answer
 // whole, or part by part: its decision (result, node, victims, budget violations, cleared
@@ -298,11 +302,15 @@ func (d deciders) rerun(o *outcome, refArgs []string) error {
 	}
 	seen := map[string]bool{key(o.up): true}
 	runs := []*upstream.Report{o.up}
+	certain := certainAfter
+	if o.refused {
+		certain = refusedCertainAfter // counted in neither number: a cheaper look suffices
+	}
 	for run := 2; run <= d.runs; run++ {
 		if !d.everyRun && compare.Unknown(o.diffs) == 0 {
 			break
 		}
-		if !d.everyRun && run > certainAfter && !d.stillRandom(runs, o.pr) {
+		if !d.everyRun && run > certain && !d.stillRandom(runs, o.pr) {
 			break
 		}
 		up, err := refereeDecide(refArgs)
