@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -55,6 +56,12 @@ import (
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 	"github.com/preempt/preempt/tests/conformance/internal/gen"
 )
+
+// The fake clientset's watchers buffer watch.DefaultChanSize events (100) and panic ("channel
+// full") when an actuation deletes more victims than that before the pod informer has read
+// them, which a busy machine allows (a 3,000-cluster run under CI's load did). A decision
+// deletes at most a cluster's pods, so a buffer of 1<<14 never fills.
+func init() { watch.DefaultChanSize = 1 << 14 }
 
 // PreemptionArgs are DefaultPreemptionArgs' sampling fields (nil: upstream's defaults).
 type PreemptionArgs struct {
