@@ -243,15 +243,16 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     // The first member's first plugin that holds it: SchedulingGates, DynamicResources (a claim
     // missing, not created yet or being deleted), then GangScheduling.
     const pod_object& first = dump->pods[member_pods.front()->uid() - 1];
-    std::vector<std::string> refusals;
-    dra_decision claims(*dump, devices);
-    if (!has_gates(member_pods.front()) && !first.resource_claims.empty())
+    out.message = "waiting for minCount pods from a gang to appear in scheduling queue";
+    if (!first.scheduling_gates.empty()) {
+      out.message = scheduling_gates_message(first);
+    } else if (!first.resource_claims.empty()) {
+      std::vector<std::string> refusals;
+      dra_decision claims(*dump, devices);
       claims.prefilter(first, refusals);
-    for (std::string& r : refusals) out.refuse(std::move(r));
-    out.message = has_gates(member_pods.front()) ? scheduling_gates_message(first)
-                  : claims.held_in_queue()
-                      ? *claims.rejection()
-                      : "waiting for minCount pods from a gang to appear in scheduling queue";
+      for (std::string& r : refusals) out.refuse(std::move(r));
+      if (claims.held_in_queue()) out.message = *claims.rejection();
+    }
     for (std::size_t k = 0; k < member_pods.size(); ++k)
       out.members.emplace_back(pod_name(member_pods[k]), nominated[k] == wl::no_node
                                                              ? std::string()
@@ -374,14 +375,17 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   // node that the victim's presence triggers, from the cluster as the dump has it (the other
   // members and the nominated pods not considered); a victim on a node no member goes to is
   // evicted with its group's unit and triggers none.
+  std::vector<std::size_t> here;  // the victims on the member's node
   for (const wl::member_nomination& nm : d.nominations) {
-    if (d.victims.empty() || nm.node >= n_nodes) continue;
+    here.clear();
+    for (std::size_t i = 0; i < d.victims.size(); ++i)
+      if (bound_node[d.victims[i]->uid() - 1] == nm.node) here.push_back(i);
+    if (here.empty()) continue;  // no victim there: no PreFilter to run for this member
     cluster_view view(cluster, pod_facts_of{&pod_facts}, node_facts_of{&node_facts});
     view.prefilter(placing[nm.member].pod, namespace_facts);
     cluster_view::state_type state = view.make_state();
     view.prepare_state(nm.node, state);
-    for (std::size_t i = 0; i < d.victims.size(); ++i) {
-      if (bound_node[d.victims[i]->uid() - 1] != nm.node) continue;
+    for (const std::size_t i : here) {
       std::vector<victim_condition_info>& seen = out.victims[i].conditions;
       state.for_each_victim_condition(*d.victims[i], [&](const k8s::victim_condition& c) {
         victim_condition_info info = describe_condition(c);
