@@ -382,3 +382,124 @@ TEST_CASE("kubernetes filter_cluster: a victim's disk that conflicts with the po
   CHECK(conditions_for(gce("disk-1", true)).empty());
   CHECK(conditions_for(gce("disk-2", true)) == list{"2 disk-conflict disk-2"});
 }
+
+namespace {
+
+// A resource cluster as a pod group's evaluator changes it before it places the group: pods of a
+// node removed, others added, and the node telling so (removed_pods(), added_pods()).
+class changed_cluster {
+ public:
+  class node_type {
+   public:
+    std::string_view name() const { return base_->name(); }
+    std::span<const model::resource_pod* const> pods() const { return pods_; }
+    std::span<const model::resource_pod* const> removed_pods() const { return removed_; }
+    std::span<const model::resource_pod* const> added_pods() const { return added_; }
+
+   private:
+    friend class changed_cluster;
+    const model::resource_node* base_ = nullptr;
+    std::vector<const model::resource_pod*> pods_, removed_, added_;
+  };
+  using state_type = model::resource_cluster::state_type;
+
+  explicit changed_cluster(const model::resource_cluster& base) : base_(&base), nodes_(base.size()) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      nodes_[i].base_ = &base[i];
+      for (const model::resource_pod& p : base[i].pods()) nodes_[i].pods_.push_back(&p);
+    }
+  }
+  void remove(std::size_t i, const model::resource_pod& p) {
+    std::erase(nodes_[i].pods_, &p);
+    nodes_[i].removed_.push_back(&p);
+  }
+  void add(std::size_t i, const model::resource_pod& p) {
+    nodes_[i].pods_.push_back(&p);
+    nodes_[i].added_.push_back(&p);
+  }
+
+  std::size_t size() const noexcept { return nodes_.size(); }
+  const node_type& operator[](std::size_t i) const noexcept { return nodes_[i]; }
+  state_type make_state() const { return base_->make_state(); }
+  void prepare_state(std::size_t i, state_type& s) const {
+    base_->prepare_state(i, s);
+    for (const model::resource_pod* p : nodes_[i].removed_) (void)s.remove_pod(*p);
+    for (const model::resource_pod* p : nodes_[i].added_) (void)s.add_pod(*p);
+  }
+
+ private:
+  const model::resource_cluster* base_;
+  std::vector<node_type> nodes_;
+};
+
+}  // namespace
+
+TEST_CASE("kubernetes filter_cluster: a node's removed pods drop their host ports as a set does") {
+  // n0: uids 1 and 2 both hold port 9090 (NodeInfo.UsedPorts holds it once). Removing uid 2 from
+  // the node's NodeInfo (the dry run's RemovePod, or a pod group's evaluator before it places the
+  // group) drops 9090 although uid 1 still holds it: HostPortInfo is a set.
+  const k8s::label_set none;
+  const std::vector<k8s::node_facts> nodes{{"n0", &none, {}, false}};
+  const std::vector<k8s::host_port> port9090{{"", "TCP", 9090}};
+  const std::vector<k8s::pod_filter_facts> pods{{{"default", &none, false, {}}, port9090},   // 1
+                                                {{"default", &none, false, {}}, port9090},   // 2
+                                                {{"default", &none, false, {}}, port9090}};  // 3
+  model::resource_cluster c;
+  c.add_node("n0", {10000, 1 << 30, 110});
+  c.add_pod(0, make(1, 1000, 1));
+  c.add_pod(0, make(2, 0, 2));
+  const model::resource_pod member = make(3, 100, 3);  // placed elsewhere, then added here
+  const model::resource_pod& removed = c[0].pods()[1];
+  REQUIRE(removed.uid() == 2);
+  const model::resource_pod preemptor = make(9, 100, 9);
+  const k8s::placing_pod wants9090{{"default", &none, false, {}}, port9090, {}, {}, {}, nullptr};
+  using changed_view = k8s::filter_cluster<changed_cluster, facts_of, nodes_of>;
+  const auto port_held = [&](auto& state) {
+    const preempt::status st = state.fits(preemptor);
+    return !st.reasons().empty() && st.reasons()[0] == k8s::node_ports_reason;
+  };
+
+  SUBCASE("the dry run's state: removing uid 2 frees the port") {
+    view plain(c, facts_of{&pods}, nodes_of{&nodes});
+    plain.prefilter(wants9090, {});
+    auto s = plain.make_state();
+    plain.prepare_state(0, s);
+    CHECK(port_held(s));
+    REQUIRE(s.remove_pod(removed).is_success());
+    CHECK(s.fits(preemptor).is_success());
+  }
+  SUBCASE("a node listing the pods left, and what was removed: the port is free as well") {
+    changed_cluster now(c);
+    now.remove(0, removed);
+    REQUIRE(now[0].pods().size() == 1);  // uid 1, which holds 9090
+    changed_view v(now, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(wants9090, {});
+    auto t = v.make_state();
+    v.prepare_state(0, t);
+    CHECK(t.fits(preemptor).is_success());
+    // Adding the removed pod back holds the port again; removing it drops it again (it counts
+    // as one of the node's: set semantics, not a nominated pod's temporary ports).
+    REQUIRE(t.add_pod(removed).is_success());
+    CHECK(port_held(t));
+    REQUIRE(t.remove_pod(removed).is_success());
+    CHECK(t.fits(preemptor).is_success());
+  }
+  SUBCASE("a pod added after the removal holds the port") {
+    changed_cluster now(c);
+    now.remove(0, removed);
+    now.add(0, member);
+    changed_view v(now, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(wants9090, {});
+    auto t = v.make_state();
+    v.prepare_state(0, t);
+    CHECK(port_held(t));
+  }
+  SUBCASE("nothing removed: the ports of the node's pods") {
+    changed_cluster now(c);
+    changed_view v(now, facts_of{&pods}, nodes_of{&nodes});
+    v.prefilter(wants9090, {});
+    auto t = v.make_state();
+    v.prepare_state(0, t);
+    CHECK(port_held(t));
+  }
+}

@@ -623,6 +623,29 @@ scenario('group-victim-conditions',
          referee=True, gates='GenericWorkload=true')
 
 
+def port9090(name, node_name, priority):
+    return pod(name, node_name, priority, [container('app', '1', '1Gi', ports=[
+        {'containerPort': 9090, 'hostPort': 9090, 'protocol': 'TCP'}])],
+        spec={'schedulingGroup': {'podGroupName': 'trainer'}} if node_name is None else None)
+
+
+scenario('group-host-port-held-twice',
+         'A host port held twice on one node (pods bound by nodeName skip NodePorts): h '
+         '(priority 2000, never a victim) and v (priority 0) both hold 9090/TCP on node-a; t0, '
+         'the trainer group\'s member, wants it, and node-b is full with w. Upstream\'s pod-group '
+         'evaluator removes the potential victims from each NodeInfo before it places the group, '
+         'and NodeInfo keeps the ports in use as a set (HostPortInfo.Remove drops 9090 though h '
+         'still holds it): t0 goes to node-a, evicting v. Rebuilding node-a from the pods left '
+         'kept 9090 held by h and sent t0 to node-b, evicting w (conformance seed 5755)',
+         [node('node-a', cpu='4'), node('node-b', cpu='2'),
+          port9090('h', 'node-a', 2000), port9090('v', 'node-a', 0),
+          pod('w', 'node-b', 0, [container('app', '2', '1Gi')]),
+          pod_group('trainer', all_mode=False, priority=1000), port9090('t0', None, 1000)],
+         args=GROUP_ARGS,
+         expect=dict(result='nominated', victims=['default/v']),
+         referee=True, gates='GenericWorkload=true')
+
+
 def topology_group():
     items = trainer(member('t0'))
     items[2]['spec']['schedulingConstraints'] = {'topology': [{'key': 'topology.kubernetes.io/zone'}]}

@@ -99,7 +99,9 @@ class recording_cluster {
 };
 
 // The cluster as one member's PreFilter and filters see it: Base's nodes less the pods removed,
-// with the pods added (the members placed before), each node's pods listed. A filter_cluster
+// with the pods added (the members placed before), each node's pods listed, and what was removed
+// and added (upstream's NodeInfo drops a removed pod's host ports though another pod of the node
+// holds them too: seed 5755 of the conformance draw, a port held twice on one node). A filter_cluster
 // keeps positions into these lists, so a changed_cluster is not changed once a view reads it.
 template <preempt::cluster Base>
 class changed_cluster {
@@ -111,6 +113,10 @@ class changed_cluster {
     std::string_view name() const { return preempt::name_of(*base_); }
     // Pointers: a node's pods() may yield proxies (preempt/pod.hpp, read through pods_of).
     std::span<const pod_type* const> pods() const { return {pods_.data(), pods_.size()}; }
+    // How pods() came to be (filter_cluster replays them on the host ports in use, which
+    // upstream's NodeInfo keeps as a set): the node's pods removed, then the pods added.
+    std::span<const pod_type* const> removed_pods() const { return removed_; }
+    std::span<const pod_type* const> added_pods() const { return added_; }
 
    private:
     friend class changed_cluster;

@@ -56,6 +56,14 @@
 // that the pod would not fit with the victim alone kept (preempt/victim_reasons.hpp answers
 // that).
 //
+// A node of Base may tell how its pods came to be, as upstream's NodeInfo does after RemovePod
+// and AddPod calls (a snapshot that a pod group's evaluator changed before it places the group):
+// members removed_pods() and added_pods(), ranges of const pod_type* (pods() lists the node's pods
+// now: the added ones included, the removed ones not). NodeInfo keeps the host ports in use as a
+// set (HostPortInfo), so a removal drops each port of the pod even where another pod of the node
+// holds it too; prepare_state replays that: the ports of pods(), less those of removed_pods(),
+// plus those of added_pods(). A removed pod counts as one of the node's in add_pod/remove_pod.
+//
 // Where Base offers a rejection index (preempt/rejection_index.hpp), the view offers it too for a
 // pod that wants no host port: every filter after Base's runs only where Base's passes.
 //
@@ -156,6 +164,15 @@ struct placing_pod {
   // must outlive the view's use.
   const volume_filters* volumes = nullptr;
 };
+
+namespace detail {
+// A node that tells how its pods came to be (see the header): removed_pods() and added_pods().
+template <class Node, class Pod>
+concept records_pod_changes = requires(const Node& n) {
+  { *std::ranges::begin(n.removed_pods()) } -> std::convertible_to<const Pod*>;
+  { *std::ranges::begin(n.added_pods()) } -> std::convertible_to<const Pod*>;
+};
+}  // namespace detail
 
 template <cluster Base, class PodFacts, class NodeFacts>
 class filter_cluster {
@@ -297,8 +314,13 @@ class filter_cluster {
     // Whether p is one of the node's pods (a victim or a reprieved pod) rather than a pod added
     // from elsewhere (a nominated pod, added and removed again around a fit check).
     bool on_node(const pod_type& p) const {
-      for (const auto& q : ::preempt::pods_of((*owner_->base_)[node_]))
+      const auto& node = (*owner_->base_)[node_];
+      for (const auto& q : ::preempt::pods_of(node))
         if (&q == &p) return true;
+      if constexpr (detail::records_pod_changes<cluster_node_t<Base>, pod_type>) {
+        for (const pod_type* q : node.removed_pods())
+          if (q == &p) return true;
+      }
       return false;
     }
     void update_elsewhere(const pod_type& p, std::size_t node, std::int64_t delta) {
@@ -416,9 +438,7 @@ class filter_cluster {
     base_->prepare_state(i, state.base_);
     state.node_ = i;
     state.ports_.clear();
-    if (checks_ports())
-      for (const auto& q : ::preempt::pods_of((*base_)[i]))
-        state.ports_.add(pod_facts_(q).host_ports);
+    if (checks_ports()) add_ports_in_use(i, state.ports_);
     state.volumes_.reset(volumes_, i);
     if (volumes_ != nullptr && volumes_->reads_pods())
       for (const auto& q : ::preempt::pods_of((*base_)[i]))
@@ -442,6 +462,15 @@ class filter_cluster {
   // NodePorts has nothing to check when the pod wants no host port: no state then tracks the
   // ports in use, and with the other two plugins skipped too, no state reads a pod's facts.
   bool checks_ports() const noexcept { return !wanted_ports_.empty(); }
+  // Node i's host ports in use, as upstream's NodeInfo.UsedPorts holds them (see the header).
+  void add_ports_in_use(std::size_t i, used_ports& ports) const {
+    const auto& node = (*base_)[i];
+    for (const auto& q : ::preempt::pods_of(node)) ports.add(pod_facts_(q).host_ports);
+    if constexpr (detail::records_pod_changes<cluster_node_t<Base>, pod_type>) {
+      for (const pod_type* q : node.removed_pods()) ports.remove(pod_facts_(*q).host_ports);
+      for (const pod_type* q : node.added_pods()) ports.add(pod_facts_(*q).host_ports);
+    }
+  }
   bool lacks_features(std::size_t i) const noexcept {
     return i < lacking_.size() && lacking_[i] != 0;
   }
