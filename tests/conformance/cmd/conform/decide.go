@@ -282,7 +282,7 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 // bound) happened in about half of the tries, and a deterministic disagreement costs little more.
 const certainAfter = 64
 
-// refusedCertainAfter is certainAfter for a cluster preempt refused (exit 3), which counts in
+// refusedCertainAfter bounds the runs of a cluster preempt refused (exit 3), which counts in
 // neither number: only "with upstream's answer anyway" reads its reruns.
 const refusedCertainAfter = 8
 
@@ -294,7 +294,7 @@ const refusedCertainAfter = 8
 // units afresh), so the nodes' outcomes are independent and any combination of outcomes seen is
 // one upstream can give. Without everyRun it stops at the first acceptance, and after
 // certainAfter runs when some part preempt disagrees on took one value only in every run (no
-// randomness there).
+// randomness there); a refused cluster after refusedCertainAfter runs, whatever they gave.
 func (d deciders) rerun(o *outcome, refArgs []string) error {
 	key := answerKey
 	if d.everyRun {
@@ -310,7 +310,7 @@ func (d deciders) rerun(o *outcome, refArgs []string) error {
 		if !d.everyRun && compare.Unknown(o.diffs) == 0 {
 			break
 		}
-		if !d.everyRun && run > certain && !d.stillRandom(runs, o.pr) {
+		if !d.everyRun && run > certain && (o.refused || !d.stillRandom(runs, o.pr)) {
 			break
 		}
 		up, err := refereeDecide(refArgs)
