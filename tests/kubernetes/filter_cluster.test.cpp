@@ -403,7 +403,8 @@ class changed_cluster {
   };
   using state_type = model::resource_cluster::state_type;
 
-  explicit changed_cluster(const model::resource_cluster& base) : base_(&base), nodes_(base.size()) {
+  explicit changed_cluster(const model::resource_cluster& base)
+      : base_(&base), nodes_(base.size()) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       nodes_[i].base_ = &base[i];
       for (const model::resource_pod& p : base[i].pods()) nodes_[i].pods_.push_back(&p);

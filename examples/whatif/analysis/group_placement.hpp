@@ -101,8 +101,9 @@ class recording_cluster {
 // The cluster as one member's PreFilter and filters see it: Base's nodes less the pods removed,
 // with the pods added (the members placed before), each node's pods listed, and what was removed
 // and added (upstream's NodeInfo drops a removed pod's host ports though another pod of the node
-// holds them too: seed 5755 of the conformance draw, a port held twice on one node). A filter_cluster
-// keeps positions into these lists, so a changed_cluster is not changed once a view reads it.
+// holds them too: seed 5755 of the conformance draw, a port held twice on one node). A
+// filter_cluster keeps positions into these lists, so a changed_cluster is not changed once a view
+// reads it.
 template <preempt::cluster Base>
 class changed_cluster {
  public:
