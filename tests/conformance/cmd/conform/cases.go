@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,6 +96,35 @@ func refereeArgs(dir string) []string {
 	return strings.Fields(string(data))
 }
 
+// groupCaseRuns is how many times upstream may decide a kept pending-group case before it is
+// said to no longer give expected.json (its pod-group path may be random: decideGroupCase).
+const groupCaseRuns = 8
+
+// checkGroupCase checks a kept pending-group case (args with --pod-group; expected.json is
+// upstream's group answer): whether upstream still gives expected.json, and preempt's outcome.
+func checkGroupCase(d deciders, dir string, args []string, expectedJSON []byte) (bool, outcome, error) {
+	var expected upstream.GroupReport
+	if err := json.Unmarshal(expectedJSON, &expected); err != nil {
+		return false, outcome{}, fmt.Errorf("%s/expected.json: %v", dir, err)
+	}
+	d.refereeArgs = refereeArgs(dir)
+	refArgs := append(append([]string(nil), args...), d.refereeArgs...)
+	still := false
+	for run := 0; run < groupCaseRuns && !still; run++ {
+		up, err := upstreamGroup(refArgs)
+		if err != nil {
+			return false, outcome{}, fmt.Errorf("%s: upstream: %v", dir, err)
+		}
+		diffs, _ := compareGroups(up, &expected)
+		still = len(diffs) == 0
+	}
+	if !still {
+		return false, outcome{}, nil
+	}
+	out, _, _, err := d.decideGroupCase(dir, args)
+	return true, out, err
+}
+
 // casesCmd checks the kept scenarios: each DIR/<case>/ holds cluster.json, pod.json, args and
 // expected.json, upstream's answer. Upstream must still give it (the referee did not move), and
 // preempt's deciders are compared with it.
@@ -130,11 +160,34 @@ func casesCmd(args []string) error {
 		if err != nil {
 			return err
 		}
-		var expected upstream.Report
 		data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 		if err != nil {
 			return err
 		}
+		if slices.Contains(args, "--pod-group") {
+			ok, out, err := checkGroupCase(d, dir, args, data)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !ok:
+				fmt.Printf("case %s: FAILED: upstream no longer answers expected.json\n", name)
+				failed++
+			case out.agree():
+				fmt.Printf("case %s: ok\n", name)
+				passed++
+			default:
+				fmt.Printf("case %s: FAILED (%s)\n", name, out.signature())
+				if *verbose {
+					for _, df := range out.diffs {
+						fmt.Printf("  %s\n", df)
+					}
+				}
+				failed++
+			}
+			continue
+		}
+		var expected upstream.Report
 		if err := json.Unmarshal(data, &expected); err != nil {
 			return fmt.Errorf("%s/expected.json: %v", dir, err)
 		}
