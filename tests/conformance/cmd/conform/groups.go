@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -172,31 +170,10 @@ func scale(l v1.ResourceList, n int64) {
 	}
 }
 
-// writeGroupCase stores the case in dir: cluster.json, args (--pod-group and the profile's
-// name), families.
+// writeGroupCase stores the case in dir as a pending-group case (gen.Case.Write with PodGroup).
 func writeGroupCase(c *gen.Case, key, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	cluster, err := c.ClusterJSON()
-	if err != nil {
-		return err
-	}
-	args := []string{"--pod-group", key}
-	if c.SchedulerName != "" {
-		args = append(args, "--scheduler-name", c.SchedulerName)
-	}
-	files := map[string][]byte{
-		"cluster.json": append(cluster, '\n'),
-		"args":         []byte(strings.Join(args, " ") + "\n"),
-		"families":     []byte(strings.Join(c.Families, ",") + "\n"),
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	c.PodGroup = key
+	return c.Write(dir)
 }
 
 // upstreamGroup runs kube-whatif --pod-group in this process.

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/preempt/preempt/tests/conformance/internal/gen"
+	"github.com/preempt/preempt/tests/conformance/internal/upstream"
 )
 
 // minimizeCmd shrinks a disagreeing case while the disagreement keeps its signature (the same
@@ -44,6 +45,7 @@ func minimizeCmd(args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 	trial := 0
+	var groupUp *upstream.GroupReport // a pending-group case's last upstream answer
 	signature := func(k *gen.Case) (string, outcome, error) {
 		trial++
 		dir := filepath.Join(tmp, fmt.Sprint(trial))
@@ -60,7 +62,16 @@ func minimizeCmd(args []string) error {
 		if err != nil {
 			return "", outcome{}, err
 		}
-		o, err := d.decide(dir, args, nil, model)
+		var o outcome
+		if k.PodGroup != "" {
+			var up *upstream.GroupReport
+			o, up, _, err = d.decideGroupCase(dir, args)
+			if err == nil && up != nil {
+				groupUp = up
+			}
+		} else {
+			o, err = d.decide(dir, args, nil, model)
+		}
 		os.RemoveAll(dir)
 		if err != nil {
 			return "", o, nil // upstream rejected the reduced input: not kept
@@ -151,7 +162,11 @@ func minimizeCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(*out, "expected.json"), o.up); err != nil {
+	var expected any = o.up
+	if cs.PodGroup != "" {
+		expected = groupUp // conform cases reads a group case's expected.json as a GroupReport
+	}
+	if err := writeJSON(filepath.Join(*out, "expected.json"), expected); err != nil {
 		return err
 	}
 	if err := keepFailure(*out, result{dir: *out, out: o}); err != nil {

@@ -49,6 +49,9 @@ type Case struct {
 	Preemptor              *v1.Pod
 	// PodName: the preemptor is a pending pod of the dump (--pod-name), else --pod pod.json.
 	PodName bool
+	// PodGroup: a pending PodGroup ("namespace/name") decided instead of a pod (--pod-group; its
+	// members are pods of the dump, and Preemptor is not written).
+	PodGroup string
 	// Percentage/Absolute: DefaultPreemptionArgs (nil: defaults); Offset: --offset.
 	Percentage *int32
 	Absolute   *int32

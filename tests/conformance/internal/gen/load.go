@@ -57,6 +57,8 @@ func Load(dir string) (*Case, error) {
 					c.Preemptor = p
 				}
 			}
+		case "--pod-group":
+			c.PodGroup = value
 		case "--scheduler-name":
 			c.SchedulerName = value
 		case "--offset":
@@ -78,8 +80,8 @@ func Load(dir string) (*Case, error) {
 			return nil, fmt.Errorf("%s/args: unknown option %s", dir, args[i])
 		}
 	}
-	if c.Preemptor == nil {
-		return nil, fmt.Errorf("%s/args: no --pod or --pod-name", dir)
+	if c.Preemptor == nil && c.PodGroup == "" {
+		return nil, fmt.Errorf("%s/args: no --pod, --pod-name or --pod-group", dir)
 	}
 	return c, nil
 }

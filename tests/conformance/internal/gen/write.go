@@ -53,7 +53,8 @@ func (c *Case) DeciderArgs(dir string) []string {
 }
 
 // Write stores the case in dir: cluster.json, pod.json, and args (the flags beyond --cluster,
-// one line) and families (one line).
+// one line) and families (one line). A PodGroup case has no pod.json, and args --pod-group and
+// the profile's name.
 func (c *Case) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -61,6 +62,17 @@ func (c *Case) Write(dir string) error {
 	cluster, err := c.ClusterJSON()
 	if err != nil {
 		return err
+	}
+	if c.PodGroup != "" {
+		args := []string{"--pod-group", c.PodGroup}
+		if c.SchedulerName != "" {
+			args = append(args, "--scheduler-name", c.SchedulerName)
+		}
+		return writeFiles(dir, map[string][]byte{
+			"cluster.json": append(cluster, '\n'),
+			"args":         []byte(strings.Join(args, " ") + "\n"),
+			"families":     []byte(strings.Join(c.Families, ",") + "\n"),
+		})
 	}
 	pod, err := c.PodJSON()
 	if err != nil {
@@ -72,12 +84,15 @@ func (c *Case) Write(dir string) error {
 	} else {
 		args = append([]string{"--pod", "pod.json"}, args...)
 	}
-	files := map[string][]byte{
+	return writeFiles(dir, map[string][]byte{
 		"cluster.json": append(cluster, '\n'),
 		"pod.json":     append(pod, '\n'),
 		"args":         []byte(strings.Join(args, " ") + "\n"),
 		"families":     []byte(strings.Join(c.Families, ",") + "\n"),
-	}
+	})
+}
+
+func writeFiles(dir string, files map[string][]byte) error {
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return err
