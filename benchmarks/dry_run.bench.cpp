@@ -11,7 +11,10 @@
 //             the same decision, checked against the full evaluation before timing)
 //   executor  inline = preempt::inline_executor (one thread); pool1 / pool2 = preempt::thread_pool
 //             with 1 / 2 threads and evaluator parallelism pool threads + 1 (the calling thread
-//             works too), i.e. 2 / 3 workers
+//             works too), i.e. 2 / 3 workers (at most as many as the machine's hardware threads:
+//             evaluator_config::workers_within_hardware), and the evaluator's own rule for handing
+//             a dry run out (min_parallel_nodes, min_parallel_pods; counter handed_out: 1 when the
+//             helpers were called): what a caller with a pool gets
 // The dry run starts at offset 0 every time (same nodes every iteration). Counters: see
 // support/measure.hpp, plus nodes_evaluated, victims and workers. Timing: thread CPU time for
 // inline, wall time for the pools (their helpers run on other threads; load-sensitive). The
@@ -55,6 +58,17 @@ preempt::thread_pool& pool(std::size_t threads) {
   return threads == 1 ? one : two;
 }
 
+// The pool's executor, counting the helpers it is handed.
+struct counting_executor {
+  preempt::pool_executor inner;
+  std::atomic<std::size_t>* handed;
+  void execute(preempt::task_ref t) const {
+    handed->fetch_add(1, std::memory_order_relaxed);
+    inner.execute(t);
+  }
+};
+std::atomic<std::size_t> helpers_handed{0};
+
 preempt::sampling_args sampling(bool full) {
   preempt::sampling_args a;
   if (full) a.min_candidate_nodes_percentage = 100;
@@ -67,7 +81,6 @@ void run(benchmark::State& state, const bench::world& w, bool full, bool bound, 
   preempt::evaluator_config cfg;
   cfg.sampling = sampling(full);
   cfg.parallelism = workers;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
   cfg.report_only_chosen = bound;
   evaluator ev(cfg);
   preempt::attempt at;
@@ -77,7 +90,9 @@ void run(benchmark::State& state, const bench::world& w, bool full, bool bound, 
                        preempt::no_nominations{}, ex, at);
   };
   // Warm-up, and the checks: a nomination with victims; the expected number of nodes evaluated.
+  const std::size_t handed_before = helpers_handed.load();
   const auto& d0 = evaluate();
+  const bool handed_out = helpers_handed.load() != handed_before;
   bench::expect(d0.kind == preempt::decision_kind::nominated && !d0.victims.empty(),
                 "dry run: no preemption");
   const std::size_t wanted = preempt::number_of_candidates(cfg.sampling, w.cluster.size());
@@ -127,6 +142,7 @@ void run(benchmark::State& state, const bench::world& w, bool full, bool bound, 
   state.counters["victims"] = static_cast<double>(victims);
   state.counters["candidates_bounded"] = static_cast<double>(bounded);
   state.counters["workers"] = static_cast<double>(workers);
+  state.counters["handed_out"] = handed_out ? 1 : 0;
   state.SetComplexityN(static_cast<benchmark::IterationCount>(pods));
   state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(pods));
 }
@@ -136,8 +152,12 @@ void BM_dry_run(benchmark::State& state, bool full, bool bound, exec_kind k,
   const bench::world& w = fixture(static_cast<std::size_t>(state.range(0)), per_node);
   switch (k) {
     case exec_kind::inline_: run(state, w, full, bound, 1, preempt::inline_executor{}); break;
-    case exec_kind::pool1: run(state, w, full, bound, 2, pool(1).get_executor()); break;
-    case exec_kind::pool2: run(state, w, full, bound, 3, pool(2).get_executor()); break;
+    case exec_kind::pool1:
+      run(state, w, full, bound, 2, counting_executor{pool(1).get_executor(), &helpers_handed});
+      break;
+    case exec_kind::pool2:
+      run(state, w, full, bound, 3, counting_executor{pool(2).get_executor(), &helpers_handed});
+      break;
   }
 }
 

@@ -4963,8 +4963,9 @@ PREEMPT_NAMESPACE_END
 // header compiles no pod-group code, and that overload needs that header (or preempt.hpp).
 // evaluator_config::report_only_chosen turns on the branch and bound (detail/branch_and_bound.hpp);
 // more than one worker evaluates nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when
-// there are evaluator_config::min_parallel_nodes to select on. Either way the decision is the same:
-// beyond upstream, every executor and parallelism gives the same answer.
+// there is enough to select on (evaluator_config::min_parallel_nodes, min_parallel_pods). Either
+// way the decision is the same: beyond upstream, every executor and parallelism gives the same
+// answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
 // node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
@@ -7245,11 +7246,13 @@ PREEMPT_NAMESPACE_END
 
 #if !defined(PREEMPT_NO_THREADS)
 
+#include <thread>
 
 // ---- begin preempt/detail/helper_crew.hpp ------------------------------------------------------
 // preempt/detail/helper_crew.hpp - lending helpers to an executor for one batch of work, safely.
 //
-// helper_crew(workers) owns `workers - 1` helpers. run(job, ex) processes every item of `job`:
+// helper_crew(workers) owns `workers - 1` helpers. run(job, ex[, max_helpers]) processes every item
+// of `job`:
 // the calling thread is worker 0 and takes items itself; helper w (1 <= w < workers, and
 // w < job.count) is handed to `ex` as a task_ref that, when it runs, takes items too as worker
 // w. Items are claimed `job.grain` at a time through one atomic counter, so each runs exactly
@@ -7326,11 +7329,12 @@ class helper_crew {
   // Workers, the calling thread included.
   std::size_t size() const noexcept { return size_; }
 
-  // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`.
+  // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`
+  // (at most `max_helpers` of them).
   template <class E>
-  void run(crew_job& job, const E& ex) noexcept {
+  void run(crew_job& job, const E& ex, std::size_t max_helpers = static_cast<std::size_t>(-1)) noexcept {
     job_.store(&job, std::memory_order_seq_cst);
-    for (std::size_t w = 1; w < size_ && w < job.count; ++w) lend(w, ex);
+    for (std::size_t w = 1; w < size_ && w < job.count && w <= max_helpers; ++w) lend(w, ex);
     job.run_items(0);
     for (std::size_t d = job.done.load(std::memory_order_acquire); d < job.count;
          d = job.done.load(std::memory_order_acquire))
@@ -7427,17 +7431,51 @@ constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers,
   return size;
 }
 
+// Pods on a node, counted by the range's size where it knows it.
+template <class R>
+std::size_t pod_count(R&& pods) {
+  if constexpr (std::ranges::sized_range<R>)
+    return static_cast<std::size_t>(std::ranges::size(pods));
+  else
+    return static_cast<std::size_t>(std::ranges::distance(pods));
+}
+
+// The pods on `nodes` potential nodes, estimated from the first ones in candidate order (at most
+// pod_sample_nodes of them): the work a dry run over them does is mostly one look at each pod.
+inline constexpr std::size_t pod_sample_nodes = 16;
+template <class View>
+std::size_t estimated_pods(const View& cluster, const potential_nodes& potential,
+                           std::size_t nodes) {
+  const std::size_t sample = std::min({potential.size(), nodes, pod_sample_nodes});
+  if (sample == 0) return 0;
+  std::size_t pods = 0;
+  for (std::size_t k = 0; k < sample; ++k)
+    pods += ::preempt::detail::pod_count(::preempt::pods_of(cluster[potential[k]]));
+  return pods / sample * nodes + pods % sample * nodes / sample;
+}
+
 // Whether a dry run goes to the helpers: not under the branch and bound (a node it rules out costs
-// less than handing it out), and only with `min_parallel_nodes` to select on: those the rejection
-// index leaves open (`indexed`, when the dry run goes through it), or every potential node; at
-// most the candidates wanted when sampling stops.
-template <class Runs>
+// less than handing it out), and only with enough to select on: the nodes the rejection index
+// leaves open (`indexed`, when the dry run goes through it), or every potential node, at most the
+// candidates wanted when sampling stops; at least `min_parallel_nodes` of them, or nodes carrying
+// at least `min_parallel_pods` pods (`pods_on(nodes)`: estimated, asked only then).
+template <class Runs, class PodsOn>
 bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
-                       std::size_t min_parallel_nodes, bool bounding) {
+                       std::size_t min_parallel_nodes, std::size_t min_parallel_pods,
+                       bool bounding, const PodsOn& pods_on) {
   if (bounding && min_parallel_nodes > 0) return false;
   std::size_t work = std::min(potential.size(), wanted);
   if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
-  return work >= min_parallel_nodes;
+  if (work >= min_parallel_nodes) return true;
+  return min_parallel_pods > 0 && work > 0 && pods_on(work) >= min_parallel_pods;
+}
+
+// The helpers a parallel batch lends at most: within the hardware, one fewer than the threads the
+// machine runs at once (the calling thread works too; more threads than that only wait for each
+// other, and a batch waits for the slowest); otherwise, or when the machine does not say, no limit.
+inline std::size_t hardware_helpers(bool within_hardware) {
+  const unsigned threads = within_hardware ? std::thread::hardware_concurrency() : 0;
+  return threads == 0 ? static_cast<std::size_t>(-1) : threads - 1;
 }
 
 template <class P>
@@ -7445,8 +7483,11 @@ class parallel_dry_run {
  public:
   using result = item_result<P>;
 
-  explicit parallel_dry_run(std::size_t workers)
-      : crew_(std::make_unique<helper_crew>(workers)), gate_(std::make_unique<merge_gate>()) {}
+  // `max_helpers`: the helpers a batch lends at most (see hardware_helpers).
+  parallel_dry_run(std::size_t workers, std::size_t max_helpers)
+      : crew_(std::make_unique<helper_crew>(workers)),
+        gate_(std::make_unique<merge_gate>()),
+        max_helpers_(max_helpers) {}
 
   // How many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
   // counter less; more, smaller ones balance uneven nodes better).
@@ -7475,7 +7516,7 @@ class parallel_dry_run {
           static_cast<batch<MergesWhileEvaluating, Host, Inputs>*>(j.context)->evaluate_item(item,
                                                                                              w);
         };
-        crew_->run(job, ex);
+        crew_->run(job, ex, max_helpers_);
       }
       const bool stop = b.finish(count);
       base += count;
@@ -7573,6 +7614,7 @@ class parallel_dry_run {
 
   std::unique_ptr<helper_crew> crew_;  // its helpers point at it: it never moves
   std::unique_ptr<merge_gate> gate_;
+  std::size_t max_helpers_;
   std::vector<result> results_;
 };
 
@@ -7921,11 +7963,21 @@ struct evaluator_config {
   // the runs of nodes it rules out their outcome without selecting their victims: the same
   // decision, diagnosis and observer calls. Off: every potential node is selected on.
   bool rejection_index = true;
-  // With more than one worker, a dry run with fewer nodes to select on than this stays on the
-  // calling thread: the potential nodes (those the rejection index leaves open), at most the
-  // candidates sampling wants; so does a dry run under the branch and bound (report_only_chosen),
-  // where a node costs less than handing it out. 0: every dry run goes to the helpers.
+  // With more than one worker, the dry run goes to the helpers when it has at least
+  // min_parallel_nodes nodes to select on (the potential nodes the rejection index leaves open, at
+  // most the candidates sampling wants), or nodes carrying at least min_parallel_pods pods
+  // (estimated from the first 16 in candidate order: a dry run's work is mostly one look at each
+  // pod, so a few hundred large nodes are worth handing out; 0: the node count alone decides).
+  // Smaller dry runs stay on the calling thread, and so does one under the branch and bound
+  // (report_only_chosen), where a node costs less than handing it out. min_parallel_nodes 0:
+  // every dry run goes to the helpers.
   std::size_t min_parallel_nodes = 1024;
+  std::size_t min_parallel_pods = 10000;
+  // A dry run handed out lends at most std::thread::hardware_concurrency() - 1 helpers (the
+  // calling thread works too): more workers than the machine runs at once only wait for each
+  // other. false: every one of the parallelism's workers takes part (an executor that runs tasks
+  // elsewhere, or a test of many workers on a small machine).
+  bool workers_within_hardware = true;
 };
 
 // Per-attempt inputs.
@@ -8168,7 +8220,8 @@ class evaluator<C, Policy, Observer>
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
     config_.max_batch = std::max(config_.max_batch, nodes_.size() * config_.chunk);
 #if !defined(PREEMPT_NO_THREADS)
-    if (nodes_.size() > 1) parallel_.emplace(nodes_.size());
+    if (nodes_.size() > 1)
+      parallel_.emplace(nodes_.size(), detail::hardware_helpers(config_.workers_within_hardware));
 #endif
   }
 
@@ -8308,9 +8361,10 @@ class evaluator<C, Policy, Observer>
         rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
     if (!is_always_inline_v<E> && parallel_ &&
-        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
-                                  decision_.candidates_wanted, config_.min_parallel_nodes,
-                                  bound_.active())) {
+        detail::worth_handing_out(
+            indexed ? &rejections_ : nullptr, potential_, decision_.candidates_wanted,
+            config_.min_parallel_nodes, config_.min_parallel_pods, bound_.active(),
+            [&](std::size_t nodes) { return detail::estimated_pods(cluster, potential_, nodes); })) {
       dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }

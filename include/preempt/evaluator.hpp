@@ -12,8 +12,9 @@
 // header compiles no pod-group code, and that overload needs that header (or preempt.hpp).
 // evaluator_config::report_only_chosen turns on the branch and bound (detail/branch_and_bound.hpp);
 // more than one worker evaluates nodes ahead in parallel batches (detail/parallel_dry_run.hpp) when
-// there are evaluator_config::min_parallel_nodes to select on. Either way the decision is the same:
-// beyond upstream, every executor and parallelism gives the same answer.
+// there is enough to select on (evaluator_config::min_parallel_nodes, min_parallel_pods). Either
+// way the decision is the same: beyond upstream, every executor and parallelism gives the same
+// answer.
 //
 // Complexity: O(n) to find potential nodes, plus one node's dry run (preempt/detail/
 // node_dry_run.hpp) per node evaluated. Allocation: none per node or per decision in steady state
@@ -106,7 +107,8 @@ class evaluator<C, Policy, Observer>
     config_.chunk = std::max<std::size_t>(config_.chunk, 1);
     config_.max_batch = std::max(config_.max_batch, nodes_.size() * config_.chunk);
 #if !defined(PREEMPT_NO_THREADS)
-    if (nodes_.size() > 1) parallel_.emplace(nodes_.size());
+    if (nodes_.size() > 1)
+      parallel_.emplace(nodes_.size(), detail::hardware_helpers(config_.workers_within_hardware));
 #endif
   }
 
@@ -246,9 +248,10 @@ class evaluator<C, Policy, Observer>
         rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
     if (!is_always_inline_v<E> && parallel_ &&
-        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
-                                  decision_.candidates_wanted, config_.min_parallel_nodes,
-                                  bound_.active())) {
+        detail::worth_handing_out(
+            indexed ? &rejections_ : nullptr, potential_, decision_.candidates_wanted,
+            config_.min_parallel_nodes, config_.min_parallel_pods, bound_.active(),
+            [&](std::size_t nodes) { return detail::estimated_pods(cluster, potential_, nodes); })) {
       dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }

@@ -43,11 +43,21 @@ struct evaluator_config {
   // the runs of nodes it rules out their outcome without selecting their victims: the same
   // decision, diagnosis and observer calls. Off: every potential node is selected on.
   bool rejection_index = true;
-  // With more than one worker, a dry run with fewer nodes to select on than this stays on the
-  // calling thread: the potential nodes (those the rejection index leaves open), at most the
-  // candidates sampling wants; so does a dry run under the branch and bound (report_only_chosen),
-  // where a node costs less than handing it out. 0: every dry run goes to the helpers.
+  // With more than one worker, the dry run goes to the helpers when it has at least
+  // min_parallel_nodes nodes to select on (the potential nodes the rejection index leaves open, at
+  // most the candidates sampling wants), or nodes carrying at least min_parallel_pods pods
+  // (estimated from the first 16 in candidate order: a dry run's work is mostly one look at each
+  // pod, so a few hundred large nodes are worth handing out; 0: the node count alone decides).
+  // Smaller dry runs stay on the calling thread, and so does one under the branch and bound
+  // (report_only_chosen), where a node costs less than handing it out. min_parallel_nodes 0:
+  // every dry run goes to the helpers.
   std::size_t min_parallel_nodes = 1024;
+  std::size_t min_parallel_pods = 10000;
+  // A dry run handed out lends at most std::thread::hardware_concurrency() - 1 helpers (the
+  // calling thread works too): more workers than the machine runs at once only wait for each
+  // other. false: every one of the parallelism's workers takes part (an executor that runs tasks
+  // elsewhere, or a test of many workers on a small machine).
+  bool workers_within_hardware = true;
 };
 
 // Per-attempt inputs.

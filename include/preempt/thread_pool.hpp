@@ -9,7 +9,9 @@
 //
 // A worker that runs out of tasks polls the queue for a short while (idle_poll) before it sleeps,
 // so a task queued right after the last one (the next batch of a parallel dry run) starts without
-// the cost of waking a sleeping thread; it yields the processor between polls.
+// the cost of waking a sleeping thread; it yields the processor between polls. One worker polls
+// at a time (the others sleep at once): on a machine with fewer cores than threads, polling
+// workers would take the processor from the ones that work.
 //
 // Allocation: the queue is a ring buffer that grows geometrically (reserve() avoids it). No
 // exceptions of its own beyond those of std::thread construction. Thread-safety: every member may
@@ -110,7 +112,12 @@ class thread_pool {
     for (;;) {
       if (count_ == 0 && !stopping_) {
         lock.unlock();
-        poll_for_work();
+        // One worker polls at a time: the others would only take processor time from the
+        // threads that work (the next task wakes one of them anyway).
+        if (polling_.exchange(true, std::memory_order_acquire) == false) {
+          poll_for_work();
+          polling_.store(false, std::memory_order_release);
+        }
         lock.lock();
       }
       wake_.wait(lock, [this] { return count_ > 0 || stopping_; });
@@ -153,6 +160,7 @@ class thread_pool {
   std::size_t active_workers_ = 0;
   bool stopping_ = false;
   std::atomic<bool> stopping_polled_{false};  // stopping_, for the polling workers
+  std::atomic<bool> polling_{false};          // a worker polls (at most one at a time)
   std::vector<std::thread> workers_;
 };
 

@@ -128,6 +128,7 @@ evaluator make(const scenario& s, bool bound, std::size_t parallelism) {
   cfg.sampling = s.args;
   cfg.parallelism = parallelism;
   cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = 2;
   cfg.report_only_chosen = bound;
   return evaluator(cfg, preempt::default_policy{s.now});

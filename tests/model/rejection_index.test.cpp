@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "preempt/manual_executor.hpp"
@@ -350,4 +352,94 @@ TEST_CASE("an evaluator with helpers keeps small or bounded dry runs on the call
   always.min_parallel_nodes = 0;
   CHECK(decide(always, ctx) == sampled_inline);
   CHECK(ctx.ran() > ran);
+}
+
+TEST_CASE("an evaluator with helpers hands out a sampled dry run over nodes with many pods") {
+  // 300 nodes, 100 candidates wanted (sampling's absolute minimum): few nodes, but with 110 pods
+  // each there are 11,000 pods to look at, more than min_parallel_pods (10,000); with 40 pods each
+  // 4,000, fewer.
+  const auto build = [](int pods_per_node) {
+    cluster c;
+    preempt::model::pod_id uid = 1;
+    for (int i = 0; i < 300; ++i) {
+      const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 120});
+      for (int p = 0; p < pods_per_node; ++p)
+        c.add_pod(n, pod({.uid = uid++,
+                          .priority = p % 3,
+                          .requests = {4000 / pods_per_node, 10},
+                          .start_time = {}}));
+    }
+    return c;
+  };
+  const pod preemptor({.uid = 900000, .priority = 10, .requests = {500, 10}, .start_time = {}});
+  const auto decide = [&](const cluster& c, preempt::evaluator_config cfg,
+                          preempt::manual_context& ctx) {
+    cfg.parallelism = 3;
+    preempt::evaluator<cluster> ev(cfg);
+    const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+    const std::string s = describe(ev.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                               preempt::no_nominations{}, ctx.get_executor()));
+    ctx.drain();
+    return s;
+  };
+  const auto decide_inline = [&](const cluster& c) {
+    preempt::evaluator<cluster> ev;
+    const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+    return describe(ev.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                preempt::no_nominations{}, preempt::inline_executor{}));
+  };
+  const cluster large = build(110);
+  const cluster small = build(40);
+  preempt::manual_context ctx;
+  CHECK(decide(large, {}, ctx) == decide_inline(large));
+  CHECK(ctx.ran() > 0);
+  const std::size_t ran = ctx.ran();
+  CHECK(decide(small, {}, ctx) == decide_inline(small));
+  CHECK(ctx.ran() == ran);
+  // The pod rule off: the node count alone decides (100 < 1024).
+  preempt::evaluator_config nodes_only;
+  nodes_only.min_parallel_pods = 0;
+  CHECK(decide(large, nodes_only, ctx) == decide_inline(large));
+  CHECK(ctx.ran() == ran);
+  // Under the branch and bound: on the calling thread, however many pods.
+  preempt::evaluator_config bounded;
+  bounded.report_only_chosen = true;
+  (void)decide(large, bounded, ctx);
+  CHECK(ctx.ran() == ran);
+}
+
+TEST_CASE("an evaluator lends no more helpers than the machine runs threads at once") {
+  cluster c;
+  for (int i = 0; i < 2000; ++i) {
+    const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
+    c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(i + 1),
+                      .priority = 0,
+                      .requests = {3000, 1000},
+                      .start_time = {}}));
+  }
+  const pod preemptor({.uid = 9000, .priority = 10, .requests = {2000, 100}, .start_time = {}});
+  const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+  const std::size_t threads = std::thread::hardware_concurrency();
+  // Helpers still queued on the manual executor after the evaluation: each is lent once.
+  const auto lent = [&](bool within_hardware) {
+    preempt::evaluator_config cfg;
+    cfg.sampling.min_candidate_nodes_percentage = 100;
+    cfg.parallelism = (threads == 0 ? 4 : threads) + 3;
+    cfg.workers_within_hardware = within_hardware;
+    preempt::evaluator<cluster> ev(cfg);
+    preempt::manual_context ctx;
+    const auto& d = ev.evaluate(preemptor, c, statuses, preempt::no_budgets{},
+                                preempt::no_nominations{}, ctx.get_executor());
+    CHECK(d.kind == preempt::decision_kind::nominated);
+    const std::size_t queued = ctx.pending();
+    ctx.drain();
+    return std::pair{queued, cfg.parallelism - 1};
+  };
+  const auto every = lent(false);
+  CHECK(every.first == every.second);
+  const std::size_t within = lent(true).first;
+  if (threads == 0)
+    CHECK(within == every.second);  // the machine does not say: no limit
+  else
+    CHECK(within == threads - 1);
 }

@@ -100,6 +100,7 @@ preempt::evaluator_config config(preempt::sampling_args sampling = {}) {
   cfg.sampling = sampling;
   cfg.parallelism = X::parallelism;
   cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = X::chunk;
   return cfg;
 }

@@ -164,6 +164,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
       preempt::evaluator_config c;
       c.parallelism = 3;
       c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 1;
       return c;
     }());
@@ -176,6 +177,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
       preempt::evaluator_config c;
       c.parallelism = 2;
       c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 2;
       return c;
     }());
@@ -258,6 +260,7 @@ TEST_CASE(
       preempt::evaluator_config c;
       c.parallelism = 3;
       c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 1;
       return c;
     }());
@@ -268,6 +271,7 @@ TEST_CASE(
       preempt::evaluator_config c;
       c.parallelism = 2;
       c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 2;
       return c;
     }());

@@ -1,6 +1,7 @@
 // preempt/detail/helper_crew.hpp - lending helpers to an executor for one batch of work, safely.
 //
-// helper_crew(workers) owns `workers - 1` helpers. run(job, ex) processes every item of `job`:
+// helper_crew(workers) owns `workers - 1` helpers. run(job, ex[, max_helpers]) processes every item
+// of `job`:
 // the calling thread is worker 0 and takes items itself; helper w (1 <= w < workers, and
 // w < job.count) is handed to `ex` as a task_ref that, when it runs, takes items too as worker
 // w. Items are claimed `job.grain` at a time through one atomic counter, so each runs exactly
@@ -84,11 +85,12 @@ class helper_crew {
   // Workers, the calling thread included.
   std::size_t size() const noexcept { return size_; }
 
-  // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`.
+  // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`
+  // (at most `max_helpers` of them).
   template <class E>
-  void run(crew_job& job, const E& ex) noexcept {
+  void run(crew_job& job, const E& ex, std::size_t max_helpers = static_cast<std::size_t>(-1)) noexcept {
     job_.store(&job, std::memory_order_seq_cst);
-    for (std::size_t w = 1; w < size_ && w < job.count; ++w) lend(w, ex);
+    for (std::size_t w = 1; w < size_ && w < job.count && w <= max_helpers; ++w) lend(w, ex);
     job.run_items(0);
     for (std::size_t d = job.done.load(std::memory_order_acquire); d < job.count;
          d = job.done.load(std::memory_order_acquire))

@@ -39,12 +39,15 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <ranges>
+#include <thread>
 #include <vector>
 
 #include "preempt/candidate_choice.hpp"
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/detail/candidate_lists.hpp"
 #include "preempt/detail/helper_crew.hpp"
+#include "preempt/node.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
 
@@ -82,17 +85,51 @@ constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers,
   return size;
 }
 
+// Pods on a node, counted by the range's size where it knows it.
+template <class R>
+std::size_t pod_count(R&& pods) {
+  if constexpr (std::ranges::sized_range<R>)
+    return static_cast<std::size_t>(std::ranges::size(pods));
+  else
+    return static_cast<std::size_t>(std::ranges::distance(pods));
+}
+
+// The pods on `nodes` potential nodes, estimated from the first ones in candidate order (at most
+// pod_sample_nodes of them): the work a dry run over them does is mostly one look at each pod.
+inline constexpr std::size_t pod_sample_nodes = 16;
+template <class View>
+std::size_t estimated_pods(const View& cluster, const potential_nodes& potential,
+                           std::size_t nodes) {
+  const std::size_t sample = std::min({potential.size(), nodes, pod_sample_nodes});
+  if (sample == 0) return 0;
+  std::size_t pods = 0;
+  for (std::size_t k = 0; k < sample; ++k)
+    pods += ::preempt::detail::pod_count(::preempt::pods_of(cluster[potential[k]]));
+  return pods / sample * nodes + pods % sample * nodes / sample;
+}
+
 // Whether a dry run goes to the helpers: not under the branch and bound (a node it rules out costs
-// less than handing it out), and only with `min_parallel_nodes` to select on: those the rejection
-// index leaves open (`indexed`, when the dry run goes through it), or every potential node; at
-// most the candidates wanted when sampling stops.
-template <class Runs>
+// less than handing it out), and only with enough to select on: the nodes the rejection index
+// leaves open (`indexed`, when the dry run goes through it), or every potential node, at most the
+// candidates wanted when sampling stops; at least `min_parallel_nodes` of them, or nodes carrying
+// at least `min_parallel_pods` pods (`pods_on(nodes)`: estimated, asked only then).
+template <class Runs, class PodsOn>
 bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
-                       std::size_t min_parallel_nodes, bool bounding) {
+                       std::size_t min_parallel_nodes, std::size_t min_parallel_pods,
+                       bool bounding, const PodsOn& pods_on) {
   if (bounding && min_parallel_nodes > 0) return false;
   std::size_t work = std::min(potential.size(), wanted);
   if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
-  return work >= min_parallel_nodes;
+  if (work >= min_parallel_nodes) return true;
+  return min_parallel_pods > 0 && work > 0 && pods_on(work) >= min_parallel_pods;
+}
+
+// The helpers a parallel batch lends at most: within the hardware, one fewer than the threads the
+// machine runs at once (the calling thread works too; more threads than that only wait for each
+// other, and a batch waits for the slowest); otherwise, or when the machine does not say, no limit.
+inline std::size_t hardware_helpers(bool within_hardware) {
+  const unsigned threads = within_hardware ? std::thread::hardware_concurrency() : 0;
+  return threads == 0 ? static_cast<std::size_t>(-1) : threads - 1;
 }
 
 template <class P>
@@ -100,8 +137,11 @@ class parallel_dry_run {
  public:
   using result = item_result<P>;
 
-  explicit parallel_dry_run(std::size_t workers)
-      : crew_(std::make_unique<helper_crew>(workers)), gate_(std::make_unique<merge_gate>()) {}
+  // `max_helpers`: the helpers a batch lends at most (see hardware_helpers).
+  parallel_dry_run(std::size_t workers, std::size_t max_helpers)
+      : crew_(std::make_unique<helper_crew>(workers)),
+        gate_(std::make_unique<merge_gate>()),
+        max_helpers_(max_helpers) {}
 
   // How many claims of a batch's nodes each worker makes (fewer, larger claims touch the shared
   // counter less; more, smaller ones balance uneven nodes better).
@@ -130,7 +170,7 @@ class parallel_dry_run {
           static_cast<batch<MergesWhileEvaluating, Host, Inputs>*>(j.context)->evaluate_item(item,
                                                                                              w);
         };
-        crew_->run(job, ex);
+        crew_->run(job, ex, max_helpers_);
       }
       const bool stop = b.finish(count);
       base += count;
@@ -228,6 +268,7 @@ class parallel_dry_run {
 
   std::unique_ptr<helper_crew> crew_;  // its helpers point at it: it never moves
   std::unique_ptr<merge_gate> gate_;
+  std::size_t max_helpers_;
   std::vector<result> results_;
 };
 
