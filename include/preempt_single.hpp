@@ -7332,7 +7332,8 @@ class helper_crew {
   // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`
   // (at most `max_helpers` of them).
   template <class E>
-  void run(crew_job& job, const E& ex, std::size_t max_helpers = static_cast<std::size_t>(-1)) noexcept {
+  void run(crew_job& job, const E& ex,
+           std::size_t max_helpers = static_cast<std::size_t>(-1)) noexcept {
     job_.store(&job, std::memory_order_seq_cst);
     for (std::size_t w = 1; w < size_ && w < job.count && w <= max_helpers; ++w) lend(w, ex);
     job.run_items(0);
@@ -7461,8 +7462,8 @@ std::size_t estimated_pods(const View& cluster, const potential_nodes& potential
 // at least `min_parallel_pods` pods (`pods_on(nodes)`: estimated, asked only then).
 template <class Runs, class PodsOn>
 bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
-                       std::size_t min_parallel_nodes, std::size_t min_parallel_pods,
-                       bool bounding, const PodsOn& pods_on) {
+                       std::size_t min_parallel_nodes, std::size_t min_parallel_pods, bool bounding,
+                       const PodsOn& pods_on) {
   if (bounding && min_parallel_nodes > 0) return false;
   std::size_t work = std::min(potential.size(), wanted);
   if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
@@ -8361,10 +8362,12 @@ class evaluator<C, Policy, Observer>
         rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
     if (!is_always_inline_v<E> && parallel_ &&
-        detail::worth_handing_out(
-            indexed ? &rejections_ : nullptr, potential_, decision_.candidates_wanted,
-            config_.min_parallel_nodes, config_.min_parallel_pods, bound_.active(),
-            [&](std::size_t nodes) { return detail::estimated_pods(cluster, potential_, nodes); })) {
+        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
+                                  decision_.candidates_wanted, config_.min_parallel_nodes,
+                                  config_.min_parallel_pods, bound_.active(),
+                                  [&](std::size_t nodes) {
+                                    return detail::estimated_pods(cluster, potential_, nodes);
+                                  })) {
       dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }

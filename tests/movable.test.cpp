@@ -88,8 +88,8 @@ TEST_CASE("movable: a moved evaluator decides as before") {
     return (*d.victims[0]).id;
   };
   preempt::evaluator_config config;
-  config.parallelism = 2;         // with a helper crew
-  config.min_parallel_nodes = 0;  // the helpers take any dry run
+  config.parallelism = 2;                  // with a helper crew
+  config.min_parallel_nodes = 0;           // the helpers take any dry run
   config.workers_within_hardware = false;  // every worker, whatever the machine
   preempt::evaluator<tiny::cluster<>> first(config);
   CHECK(decide(first) == 1u);

@@ -248,10 +248,12 @@ class evaluator<C, Policy, Observer>
         rejections_, config_.rejection_index && !G::groups_victims, cluster, preemptor);
 #if !defined(PREEMPT_NO_THREADS)
     if (!is_always_inline_v<E> && parallel_ &&
-        detail::worth_handing_out(
-            indexed ? &rejections_ : nullptr, potential_, decision_.candidates_wanted,
-            config_.min_parallel_nodes, config_.min_parallel_pods, bound_.active(),
-            [&](std::size_t nodes) { return detail::estimated_pods(cluster, potential_, nodes); })) {
+        detail::worth_handing_out(indexed ? &rejections_ : nullptr, potential_,
+                                  decision_.candidates_wanted, config_.min_parallel_nodes,
+                                  config_.min_parallel_pods, bound_.active(),
+                                  [&](std::size_t nodes) {
+                                    return detail::estimated_pods(cluster, potential_, nodes);
+                                  })) {
       dry_run_parallel(grouping, preemptor, cluster, budgets, nominations, ex);
       return;
     }

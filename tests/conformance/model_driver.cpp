@@ -338,7 +338,7 @@ int decide(model_case& m, const cluster_view& view, filter_pass& f, const Policy
   preempt::evaluator_config config;
   config.sampling = m.sampling;
   config.parallelism = m.parallelism;
-  config.min_parallel_nodes = 0;  // the helpers take any dry run
+  config.min_parallel_nodes = 0;           // the helpers take any dry run
   config.workers_within_hardware = false;  // every worker, whatever the machine
   (void)now;
   preempt::evaluator<cluster_view, Policy, recorder> ev(config, policy,

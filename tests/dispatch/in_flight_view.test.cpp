@@ -48,7 +48,7 @@ template <class X>
 preempt::evaluator_config config_for() {
   preempt::evaluator_config cfg;
   cfg.parallelism = X::async ? 3 : 1;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = 1;
   return cfg;

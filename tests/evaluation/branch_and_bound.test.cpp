@@ -127,7 +127,7 @@ evaluator make(const scenario& s, bool bound, std::size_t parallelism) {
   preempt::evaluator_config cfg;
   cfg.sampling = s.args;
   cfg.parallelism = parallelism;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = 2;
   cfg.report_only_chosen = bound;

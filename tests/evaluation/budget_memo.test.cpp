@@ -80,7 +80,7 @@ preempt::evaluator_config every_node(std::size_t parallelism = 1) {
   preempt::evaluator_config cfg;
   cfg.sampling.min_candidate_nodes_percentage = 100;
   cfg.parallelism = parallelism;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = 1;
   return cfg;

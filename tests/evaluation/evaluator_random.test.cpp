@@ -425,7 +425,7 @@ preempt::evaluator_config config(std::size_t parallelism, std::size_t chunk,
   preempt::evaluator_config cfg;
   cfg.sampling = a;
   cfg.parallelism = parallelism;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = chunk;
   return cfg;

@@ -58,7 +58,7 @@ evaluator make_evaluator() {
   preempt::evaluator_config cfg;
   cfg.sampling.min_candidate_nodes_percentage = 100;  // every node: batches of 24, 48, 96, ...
   cfg.parallelism = 3;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.report_only_chosen = true;
   return evaluator(cfg);
@@ -200,7 +200,7 @@ TEST_CASE("with pod groups, a helper that took no item during the warm-up alloca
   preempt::evaluator_config cfg;
   cfg.sampling.min_candidate_nodes_percentage = 100;
   cfg.parallelism = 3;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   preempt::evaluator<preempt::model::resource_cluster> ev(cfg);
   steering st;

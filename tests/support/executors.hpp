@@ -99,7 +99,7 @@ preempt::evaluator_config config(preempt::sampling_args sampling = {}) {
   preempt::evaluator_config cfg;
   cfg.sampling = sampling;
   cfg.parallelism = X::parallelism;
-  cfg.min_parallel_nodes = 0;  // the helpers take any dry run
+  cfg.min_parallel_nodes = 0;           // the helpers take any dry run
   cfg.workers_within_hardware = false;  // every worker, whatever the machine
   cfg.chunk = X::chunk;
   return cfg;

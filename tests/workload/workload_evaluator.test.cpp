@@ -163,7 +163,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
     evaluator pooled([] {
       preempt::evaluator_config c;
       c.parallelism = 3;
-      c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.min_parallel_nodes = 0;           // the helpers take any dry run
       c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 1;
       return c;
@@ -176,7 +176,7 @@ TEST_CASE("evaluator with no_groups decides as without groups, on every executor
     evaluator manual_ev([] {
       preempt::evaluator_config c;
       c.parallelism = 2;
-      c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.min_parallel_nodes = 0;           // the helpers take any dry run
       c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 2;
       return c;
@@ -259,7 +259,7 @@ TEST_CASE(
     evaluator pooled([] {
       preempt::evaluator_config c;
       c.parallelism = 3;
-      c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.min_parallel_nodes = 0;           // the helpers take any dry run
       c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 1;
       return c;
@@ -270,7 +270,7 @@ TEST_CASE(
     evaluator manual_ev([] {
       preempt::evaluator_config c;
       c.parallelism = 2;
-      c.min_parallel_nodes = 0;  // the helpers take any dry run
+      c.min_parallel_nodes = 0;           // the helpers take any dry run
       c.workers_within_hardware = false;  // every worker, whatever the machine
       c.chunk = 2;
       return c;

@@ -88,7 +88,8 @@ class helper_crew {
   // Runs every item of `job` with the calling thread as worker 0 and helpers 1..size-1 on `ex`
   // (at most `max_helpers` of them).
   template <class E>
-  void run(crew_job& job, const E& ex, std::size_t max_helpers = static_cast<std::size_t>(-1)) noexcept {
+  void run(crew_job& job, const E& ex,
+           std::size_t max_helpers = static_cast<std::size_t>(-1)) noexcept {
     job_.store(&job, std::memory_order_seq_cst);
     for (std::size_t w = 1; w < size_ && w < job.count && w <= max_helpers; ++w) lend(w, ex);
     job.run_items(0);

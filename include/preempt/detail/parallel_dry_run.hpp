@@ -115,8 +115,8 @@ std::size_t estimated_pods(const View& cluster, const potential_nodes& potential
 // at least `min_parallel_pods` pods (`pods_on(nodes)`: estimated, asked only then).
 template <class Runs, class PodsOn>
 bool worth_handing_out(const Runs* indexed, const potential_nodes& potential, std::size_t wanted,
-                       std::size_t min_parallel_nodes, std::size_t min_parallel_pods,
-                       bool bounding, const PodsOn& pods_on) {
+                       std::size_t min_parallel_nodes, std::size_t min_parallel_pods, bool bounding,
+                       const PodsOn& pods_on) {
   if (bounding && min_parallel_nodes > 0) return false;
   std::size_t work = std::min(potential.size(), wanted);
   if (indexed != nullptr) work = std::min(work, indexed->open_nodes(potential, min_parallel_nodes));
