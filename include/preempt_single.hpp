@@ -7435,10 +7435,13 @@ constexpr std::size_t next_batch_size(std::size_t previous, std::size_t workers,
 // Pods on a node, counted by the range's size where it knows it.
 template <class R>
 std::size_t pod_count(R&& pods) {
-  if constexpr (std::ranges::sized_range<R>)
+  if constexpr (std::ranges::sized_range<R>) {
     return static_cast<std::size_t>(std::ranges::size(pods));
-  else
-    return static_cast<std::size_t>(std::ranges::distance(pods));
+  } else {  // counted (libc++ 14 has no std::ranges::distance)
+    std::size_t n = 0;
+    for (auto it = std::ranges::begin(pods); it != std::ranges::end(pods); ++it) ++n;
+    return n;
+  }
 }
 
 // The pods on `nodes` potential nodes, estimated from the first ones in candidate order (at most
