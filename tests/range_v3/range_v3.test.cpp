@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "preempt/manual_executor.hpp"
 #include "preempt/preempt.hpp"
 
 // range-v3's any_view checks its casts with typeid unless NDEBUG is defined: without run-time type
@@ -334,4 +335,29 @@ TEST_CASE("range-v3: a decision read with range-v3's algorithms and views") {
                                              ranges::views::transform([](const auto& c) {
                                                return std::string(c.node_name);
                                              })) == std::vector<std::string>{"host-a", "host-b"});
+}
+
+TEST_CASE("range-v3: the evaluator counts an unsized views::filter of pods to decide on helpers") {
+  // Hand out by pods only (min_parallel_pods 1, min_parallel_nodes above the cluster's size): the
+  // helpers are called only if the filtered ranges were counted.
+  const sched::world w = sched::small_world();
+  const auto cluster = sched::cluster_of<sched::filtered_node>(w);
+  using cluster_type = std::remove_cvref_t<decltype(cluster)>;
+  static_assert(
+      !std::ranges::sized_range<decltype(std::declval<const sched::filtered_node&>().pods())>);
+  preempt::evaluator_config cfg;
+  cfg.parallelism = 2;
+  cfg.min_parallel_nodes = 1000;
+  cfg.min_parallel_pods = 1;
+  cfg.workers_within_hardware = false;
+  preempt::evaluator<cluster_type> ev(cfg);
+  preempt::manual_context ctx;
+  const auto& d = ev.evaluate(sched::preemptor, cluster, sched::all_unschedulable{},
+                              preempt::no_budgets{}, preempt::no_nominations{}, ctx.get_executor(),
+                              preempt::attempt{.offset = 0, .nominated_node = std::nullopt});
+  REQUIRE(d.kind == preempt::decision_kind::nominated);
+  CHECK(d.node_name == "host-b");
+  CHECK(sched::victim_uids(d) == std::vector<std::uint64_t>{2});
+  ctx.drain();
+  CHECK(ctx.ran() > 0);
 }
