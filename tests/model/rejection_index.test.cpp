@@ -283,15 +283,23 @@ TEST_CASE("the index finds one run where every node rejects the preemptor alike"
   CHECK(index.bytes() > 0);
 }
 
-TEST_CASE("a decision through the index visits one node per kind of rejection") {
+namespace {
+// `nodes` nodes of 4000m / 8000 / 110 pods, each with one priority-0 pod of `cpu` millicores.
+cluster one_pod_per_node(int nodes, std::int64_t cpu) {
   cluster c;
-  for (int i = 0; i < 4096; ++i) {
+  for (int i = 0; i < nodes; ++i) {
     const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
     c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(i + 1),
                       .priority = 0,
-                      .requests = {1000, 1000},
+                      .requests = {cpu, 1000},
                       .start_time = {}}));
   }
+  return c;
+}
+}  // namespace
+
+TEST_CASE("a decision through the index visits one node per kind of rejection") {
+  const cluster c = one_pod_per_node(4096, 1000);
   const pod big({.uid = 9000, .priority = 10, .requests = {4500, 100}, .start_time = {}});
   preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
   const counting_state_cluster counted{&c};
@@ -305,14 +313,7 @@ TEST_CASE("a decision through the index visits one node per kind of rejection") 
 }
 
 TEST_CASE("an evaluator with helpers keeps small or bounded dry runs on the calling thread") {
-  cluster c;
-  for (int i = 0; i < 3000; ++i) {
-    const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
-    c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(i + 1),
-                      .priority = 0,
-                      .requests = {3000, 1000},
-                      .start_time = {}}));
-  }
+  const cluster c = one_pod_per_node(3000, 3000);
   const pod preemptor({.uid = 9000, .priority = 10, .requests = {2000, 100}, .start_time = {}});
   const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
   const auto decide = [&](preempt::evaluator_config cfg, preempt::manual_context& ctx) {
@@ -409,14 +410,7 @@ TEST_CASE("an evaluator with helpers hands out a sampled dry run over nodes with
 }
 
 TEST_CASE("an evaluator lends no more helpers than the machine runs threads at once") {
-  cluster c;
-  for (int i = 0; i < 2000; ++i) {
-    const std::size_t n = c.add_node("n" + std::to_string(i), {4000, 8000, 110});
-    c.add_pod(n, pod({.uid = static_cast<preempt::model::pod_id>(i + 1),
-                      .priority = 0,
-                      .requests = {3000, 1000},
-                      .start_time = {}}));
-  }
+  const cluster c = one_pod_per_node(2000, 3000);
   const pod preemptor({.uid = 9000, .priority = 10, .requests = {2000, 100}, .start_time = {}});
   const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
   const std::size_t threads = std::thread::hardware_concurrency();
