@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"k8s.io/klog/v2"
 )
@@ -41,6 +42,18 @@ func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: conform run|cases|minimize|async|gosort ... (see cmd/conform/main.go)")
 		os.Exit(2)
+	}
+	// CONFORM_CPUPROFILE=FILE writes a CPU profile of the whole command (go tool pprof FILE).
+	if path := os.Getenv("CONFORM_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "conform: CONFORM_CPUPROFILE: %v\n", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var err error
 	switch os.Args[1] {
