@@ -171,8 +171,23 @@ func where(name string, i int, inList bool) string {
 
 // decodeObject decodes one object with upstream's scheme and applies the API defaults.
 func decodeObject(raw json.RawMessage, defaultKind string) (runtime.Object, string, error) {
-	// Most objects name their kind and apiVersion: decode them as they are. Otherwise the
-	// missing fields are filled in (through a generic map) before decoding.
+	// Most objects name their kind and apiVersion: the scheme decodes them as they are, and an
+	// object of a kind the dump does not keep is ignored. Whatever the scheme cannot decode at
+	// once (a missing kind or apiVersion, a kind it does not know, malformed JSON) takes the
+	// path below, which reads the object's head first, fills in the missing fields (through a
+	// generic map) and reports errors.
+	if obj, gvk, err := decoder.Decode(raw, nil, nil); err == nil {
+		if _, known := defaultAPIVersion[gvk.Kind]; !known {
+			return nil, gvk.Kind, nil
+		}
+		return defaulted(obj, gvk, gvk.Kind)
+	}
+	return decodeByHead(raw, defaultKind)
+}
+
+// decodeByHead decodes one object after reading its kind and apiVersion, filling in the missing
+// ones: what decodeObject does for the objects the scheme cannot decode as they are.
+func decodeByHead(raw json.RawMessage, defaultKind string) (runtime.Object, string, error) {
 	var head struct {
 		Kind       json.RawMessage `json:"kind"`
 		APIVersion json.RawMessage `json:"apiVersion"`
@@ -223,6 +238,12 @@ func decodeKnown(fixed []byte, kind string) (runtime.Object, string, error) {
 	if err != nil {
 		return nil, kind, err
 	}
+	return defaulted(obj, gvk, kind)
+}
+
+// defaulted applies the API defaults to a decoded object, converted to the version the
+// scheduler's informers list.
+func defaulted(obj runtime.Object, gvk *schema.GroupVersionKind, kind string) (runtime.Object, string, error) {
 	legacyscheme.Scheme.Default(obj)
 	if want, ok := storedVersion[gvk.Group]; ok && gvk.Version != want.Version {
 		converted, err := legacyscheme.Scheme.ConvertToVersion(obj, want)

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -35,7 +36,35 @@ func (c *Case) ClusterJSON() ([]byte, error) {
 		l.Items = append(l.Items, x)
 	}
 	l.Items = append(l.Items, c.extraObjects()...)
-	return json.MarshalIndent(l, "", " ")
+	return listJSON(l)
+}
+
+// listJSON writes a List with one item a line: as readable with grep as an indented dump, and
+// cheaper to write and to read for both deciders than one (a run writes thousands of them).
+func listJSON(l list) ([]byte, error) {
+	head, err := json.Marshal(struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}{l.APIVersion, l.Kind})
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-1])
+	b.WriteString(`,"items":[`)
+	for i, x := range l.Items {
+		item, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n")
+		b.Write(item)
+	}
+	b.WriteString("\n]}")
+	return b.Bytes(), nil
 }
 
 // PodJSON is the preemptor as a Pod object.
