@@ -10,8 +10,9 @@
 // A worker that runs out of tasks polls the queue for a short while (idle_poll) before it sleeps,
 // so a task queued right after the last one (the next batch of a parallel dry run) starts without
 // the cost of waking a sleeping thread; it yields the processor between polls. One worker polls
-// at a time (the others sleep at once): on a machine with fewer cores than threads, polling
-// workers would take the processor from the ones that work.
+// at a time (the others sleep at once), and a task queued while it polls wakes no other worker:
+// on a machine with fewer cores than threads, polling workers would take the processor from the
+// ones that work.
 //
 // Allocation: the queue is a ring buffer that grows geometrically (reserve() avoids it). No
 // exceptions of its own beyond those of std::thread construction. Thread-safety: every member may
@@ -83,6 +84,7 @@ class thread_pool {
   friend class pool_executor;
 
   void push(task_ref t) {
+    bool poller_takes_it = false;
     {
       std::unique_lock lock(mutex_);
       if (stopping_ && active_workers_ == 0) {
@@ -94,8 +96,13 @@ class thread_pool {
       ring_[(head_ + count_) % ring_.size()] = t;
       ++count_;
       queued_.store(count_, std::memory_order_release);
+      // A polling worker takes the only queued task without being woken: waking a sleeping
+      // worker as well would only have it poll beside the others. Nothing is missed: a poller
+      // clears polling_ before it takes the lock to wait, so a push that still reads it set
+      // holds the lock before that worker looks at count_ under it, and the worker finds the task.
+      poller_takes_it = count_ == 1 && polling_.load(std::memory_order_acquire);
     }
-    wake_.notify_one();
+    if (!poller_takes_it) wake_.notify_one();
   }
 
   void grow_to(std::size_t n) {
