@@ -71,8 +71,9 @@ var Unsupported = map[string]bool{}
 
 // UpstreamRandom lists the families where kube-scheduler v1.37 itself answers differently from
 // run to run on the same cluster (a victim unit's pods are listed from the PodGroupState in Go map
-// order; pickOneNodeForPreemption reads the priority of a unit's first pod, a random member): their
-// disagreements are reported apart, as the unsupported ones are, and fail a run only with --strict.
+// order; pickOneNodeForPreemption reads the priority of a unit's first pod, a random member).
+// `--families deterministic` leaves them out; in every other draw their clusters count like the
+// others, compared as known-differences.md says (units' pods as sets, mayNominate, reruns).
 var UpstreamRandom = map[string]bool{PodGroups: true}
 
 // ParseFamilies reads a comma-separated list ("" or "all": every family; "supported": those
