@@ -1,7 +1,8 @@
 // tests/conformance/model_driver.cpp - the library itself against kube-scheduler: reads the text
 // form of a cluster of the model families (internal/gen/model.go documents it), builds the ready
 // model (model::resource_cluster, model::budget_table, a nomination_ledger) under
-// kubernetes::filter_cluster (NodePorts, PodTopologySpread, InterPodAffinity), filters the
+// kubernetes::filter_cluster (NodePorts, PodTopologySpread, InterPodAffinity), pod groups as
+// victim units (a workload::group_set: the evaluator's grouped overload), filters the
 // preemptor on every node (NodeAffinity's PreFilter, kubernetes::filter_node, then the view's
 // state with fits_with_nominated),
 // runs preempt::evaluator with the case's hooks (candidate extenders, custom score functions, a
@@ -47,6 +48,8 @@
 #include "preempt/kubernetes/filters.hpp"
 #include "preempt/preempt.hpp"
 #include "preempt/thread_pool.hpp"
+#include "preempt/workload/group_set.hpp"
+#include "preempt/workload/unit_grouping.hpp"
 
 namespace {
 
@@ -260,6 +263,28 @@ int gosort() {
 
 namespace {
 
+namespace wl = preempt::workload;
+
+// The text form's PodGroups as the library reads them (a workload::group_set): `group` lines,
+// and each pod's spec.schedulingGroup by uid. No CompositePodGroups: every group is a root.
+struct group_table {
+  struct entry {
+    bool all = false;
+    std::int32_t priority = 0;
+  };
+  std::vector<entry> entries;
+  std::vector<wl::group_link> links;  // by uid
+  std::size_t group_count() const noexcept { return entries.size(); }
+  wl::group_link group_of(const pod& p) const noexcept {
+    return p.uid() < links.size() ? links[p.uid()] : wl::group_link{};
+  }
+  wl::group_kind kind(std::size_t) const noexcept { return wl::group_kind::pod_group; }
+  std::size_t parent(std::size_t) const noexcept { return wl::no_group; }
+  bool disrupts_all(std::size_t g) const noexcept { return entries[g].all; }
+  std::int32_t priority(std::size_t g) const noexcept { return entries[g].priority; }
+};
+static_assert(wl::group_set<group_table, pod>);
+
 // Everything the text form says, built into the library's types.
 struct model_case {
   model::resource_names names;
@@ -290,6 +315,10 @@ struct model_case {
   preempt::sampling_args sampling;
   std::size_t offset = 0;
   std::size_t parallelism = 1;
+  // Pod groups: with any pod naming one, the evaluator selects whole victim units (as
+  // kube-scheduler does with GenericWorkload).
+  group_table groups;
+  bool grouped = false;
 };
 
 // What the pod-dependent filters read of a pod of the model (by uid).
@@ -344,10 +373,18 @@ int decide(model_case& m, const cluster_view& view, filter_pass& f, const Policy
   preempt::evaluator<cluster_view, Policy, recorder> ev(config, policy,
                                                         recorder{&recorded, &recorded_violations});
   const preempt::attempt at{.offset = m.offset, .nominated_node = m.preemptor_nominated};
-  const auto& d = m.extenders.empty() ? ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
-                                                    m.ledger->reader(), executor, at)
-                                      : ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
-                                                    m.ledger->reader(), executor, at, m.extenders);
+  const auto& d = [&]() -> const auto& {
+    if (m.grouped)
+      return m.extenders.empty()
+                 ? ev.evaluate(*m.preemptor, view, m.groups, f.statuses, m.budgets,
+                               m.ledger->reader(), executor, at)
+                 : ev.evaluate(*m.preemptor, view, m.groups, f.statuses, m.budgets,
+                               m.ledger->reader(), executor, at, m.extenders);
+    return m.extenders.empty() ? ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
+                                             m.ledger->reader(), executor, at)
+                               : ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
+                                             m.ledger->reader(), executor, at, m.extenders);
+  }();
   const auto keys = [&](const auto& pods) {
     std::vector<std::string> out;
     for (const pod* p : pods) out.push_back(m.pod_keys[p->uid()]);
@@ -451,7 +488,8 @@ int main(int argc, char** argv) {
   }
 
   model_case m;
-  std::map<std::string, std::size_t> node_index, namespaces, uid_of;
+  std::map<std::string, std::size_t> node_index, namespaces, uid_of, group_index;
+  std::vector<std::pair<model::pod_id, std::string>> pod_groups;  // a pod's group=KEY
   m.pending.reserve(pending_count);
   m.ledger.emplace(node_count);
   const preempt::timestamp now = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -517,12 +555,18 @@ int main(int argc, char** argv) {
       m.pod_ns.push_back(l.fields["ns"]);
       m.pod_deleting.push_back(l.fields["deleting"] == "1");
       uid_of[l.key] = uid;
+      if (const auto g = l.fields.find("group"); g != l.fields.end())
+        pod_groups.emplace_back(uid, g->second);
       if (l.fields["node"] != "-") {
         m.cluster.add_pod(find(node_index, l.fields["node"]), pod(spec_of(l, uid)));
       } else {
         m.pending.emplace_back(spec_of(l, uid));
         m.ledger->nominate(m.pending.back(), find(node_index, l.fields["nominated"]));
       }
+    } else if (l.kind == "group") {
+      group_index[l.key] = m.groups.entries.size();
+      m.groups.entries.push_back(group_table::entry{
+          l.fields["all"] == "1", static_cast<std::int32_t>(number("prio", l))});
     } else if (l.kind == "pdb") {
       const std::size_t b = m.budgets.add_budget(namespace_id(l.fields["ns"]),
                                                  static_cast<std::int32_t>(number("allowed", l)));
@@ -626,6 +670,15 @@ int main(int argc, char** argv) {
   if (!m.preemptor) {
     std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": no preemptor line\n";
     return 2;
+  }
+
+  // Each pod's group, now that every group is known: a PodGroup that does not exist leaves the
+  // pod a victim of its own with its own priority (group_link{true, no_group}).
+  m.groups.links.assign(m.pod_keys.size(), wl::group_link{});
+  for (const auto& [uid, key] : pod_groups) {
+    const auto it = group_index.find(key);
+    m.groups.links[uid] = wl::group_link{true, it == group_index.end() ? wl::no_group : it->second};
+    m.grouped = true;
   }
 
   // The facts of the pod-dependent filters, now that nothing moves any more.

@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,6 +26,10 @@ import (
 //	unschedulable NAME                             spec.unschedulable
 //	pod KEY ns=NS prio=P policy=lower|never start=UNIX_NS|- node=NAME|- nominated=NAME|-
 //	    deleting=0|1 preempting=0|1 req CPU_AND_OTHER_REQUESTS...
+//	    [group=KEY]                                 spec.schedulingGroup: the PodGroup KEY
+//	                                                (namespace/name; it may not exist)
+//	group KEY all=0|1 prio=P                        a PodGroup: disruption mode all, its priority
+//	                                                as admission resolves it
 //	pdb KEY ns=NS allowed=N members=KEY,... disrupted=KEY,...
 //	preemptor KEY ns=NS prio=P policy=lower|never start=UNIX_NS|- nominated=NAME|- req ...
 //	toleration KEY key=K op=Exists|Equal value=V effect=E   the preemptor's tolerations
@@ -125,6 +130,9 @@ func (c *Case) ModelText() (string, error) {
 				nominated = q.Status.NominatedNodeName
 			}
 			fmt.Fprintf(&b, " nominated=%s deleting=%d preempting=%d", nominated, deleting, preempting)
+			if g := q.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+				fmt.Fprintf(&b, " group=%s/%s", q.Namespace, *g.PodGroupName)
+			}
 		} else {
 			nominated := "-"
 			if nodes[q.Status.NominatedNodeName] {
@@ -135,6 +143,17 @@ func (c *Case) ModelText() (string, error) {
 		fmt.Fprintf(&b, " req %s\n", amounts(effective(q)))
 		podFacts(&b, q, kind == "preemptor")
 		return nil
+	}
+	for _, pg := range c.PodGroups {
+		prio, err := groupPriority(pg, d.Classes)
+		if err != nil {
+			return "", err
+		}
+		all := 0
+		if pg.Spec.DisruptionMode != nil && pg.Spec.DisruptionMode.All != nil {
+			all = 1
+		}
+		fmt.Fprintf(&b, "group %s/%s all=%d prio=%d\n", pg.Namespace, pg.Name, all, prio)
 	}
 	preemptorKey := dump.Key(c.Preemptor)
 	var bound []*v1.Pod
@@ -190,6 +209,34 @@ func (c *Case) ModelText() (string, error) {
 	}
 	fmt.Fprintf(&b, "args percentage=%d absolute=%d offset=%d parallelism=%d\n", pct, abs, c.Offset, c.Hooks.Parallelism)
 	return b.String(), nil
+}
+
+// groupPriority is a PodGroup's priority as the API server's Priority admission plugin resolves
+// it at creation (dump.AdmitGroups, which the referee runs): spec.priority when the group carries
+// it, else the value of the class spec.priorityClassName names, else the global default class's
+// (the lowest of several), else 0.
+func groupPriority(pg *schedulingv1beta1.PodGroup, classes []*schedulingv1.PriorityClass) (int32, error) {
+	if pg.Spec.Priority != nil {
+		return *pg.Spec.Priority, nil
+	}
+	if name := pg.Spec.PriorityClassName; name != "" {
+		for _, c := range classes {
+			if c.Name == name {
+				return c.Value, nil
+			}
+		}
+		return 0, fmt.Errorf("PodGroup %s/%s: spec.priorityClassName: no PriorityClass %q", pg.Namespace, pg.Name, name)
+	}
+	var def *schedulingv1.PriorityClass
+	for _, c := range classes {
+		if c.GlobalDefault && (def == nil || c.Value < def.Value) {
+			def = c
+		}
+	}
+	if def != nil {
+		return def.Value, nil
+	}
+	return 0, nil
 }
 
 // pairs prints a map as sorted KEY=VALUE tokens.
