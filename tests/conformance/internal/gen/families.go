@@ -55,12 +55,12 @@ var All = []string{Resources, Priorities, PDBs, Nominated, Terminating, Sampling
 // ModelFamilies tells the families the model driver's text form expresses (what the library
 // represents without a JSON loader: resources with the ready model, the node filters of
 // kubernetes::filter_node, NodePorts, PodTopologySpread and InterPodAffinity through
-// kubernetes::filter_cluster, and pod groups as victim units through the workload API's
-// group_set).
+// kubernetes::filter_cluster with namespaces' labels for namespaceSelector terms, and pod
+// groups as victim units through the workload API's group_set).
 var ModelFamilies = map[string]bool{Resources: true, Priorities: true, PDBs: true, Nominated: true,
 	Terminating: true, Sampling: true, Taints: true, NodeAffinity: true, HostPorts: true,
 	PodAffinity: true, Spread: true, PodGroups: true, Dense: true, Ties: true, SamplingHeavy: true,
-	StartTimes: true, Resize: true}
+	StartTimes: true, Resize: true, Namespaces: true}
 
 // ResourceOnly is ModelFamilies under its former name ("resource-only" in --families).
 var ResourceOnly = ModelFamilies
