@@ -375,11 +375,10 @@ int decide(model_case& m, const cluster_view& view, filter_pass& f, const Policy
   const preempt::attempt at{.offset = m.offset, .nominated_node = m.preemptor_nominated};
   const auto& d = [&]() -> const auto& {
     if (m.grouped)
-      return m.extenders.empty()
-                 ? ev.evaluate(*m.preemptor, view, m.groups, f.statuses, m.budgets,
-                               m.ledger->reader(), executor, at)
-                 : ev.evaluate(*m.preemptor, view, m.groups, f.statuses, m.budgets,
-                               m.ledger->reader(), executor, at, m.extenders);
+      return m.extenders.empty() ? ev.evaluate(*m.preemptor, view, m.groups, f.statuses, m.budgets,
+                                               m.ledger->reader(), executor, at)
+                                 : ev.evaluate(*m.preemptor, view, m.groups, f.statuses, m.budgets,
+                                               m.ledger->reader(), executor, at, m.extenders);
     return m.extenders.empty() ? ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
                                              m.ledger->reader(), executor, at)
                                : ev.evaluate(*m.preemptor, view, f.statuses, m.budgets,
@@ -565,8 +564,8 @@ int main(int argc, char** argv) {
       }
     } else if (l.kind == "group") {
       group_index[l.key] = m.groups.entries.size();
-      m.groups.entries.push_back(group_table::entry{
-          l.fields["all"] == "1", static_cast<std::int32_t>(number("prio", l))});
+      m.groups.entries.push_back(
+          group_table::entry{l.fields["all"] == "1", static_cast<std::int32_t>(number("prio", l))});
     } else if (l.kind == "pdb") {
       const std::size_t b = m.budgets.add_budget(namespace_id(l.fields["ns"]),
                                                  static_cast<std::int32_t>(number("allowed", l)));
