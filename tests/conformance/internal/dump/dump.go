@@ -256,11 +256,20 @@ func defaulted(obj runtime.Object, gvk *schema.GroupVersionKind, kind string) (r
 	return obj, kind, nil
 }
 
-// AddFile adds the objects of one dump file. The objects are decoded once per distinct file
-// content in this process (decodedFiles) and each call gets its own deep copies, so that a
-// referee deciding one cluster several times pays the API scheme's decoding once.
+// AddFile adds the objects of one dump file. The objects of a file up to memoMaxBytes are
+// decoded once per distinct file content in this process (decodedFiles) and each call gets its
+// own deep copies, so that a referee deciding one cluster several times pays the API scheme's
+// decoding once; a larger file (the scale runs' dumps of millions of pods) is decoded each time
+// and its objects handed over as they are, without a second copy in memory.
 func (d *Dump) AddFile(name string, data []byte) error {
-	objs, err := decodedFiles.decode(name, data)
+	var objs []runtime.Object
+	var err error
+	copied := len(data) <= memoMaxBytes
+	if copied {
+		objs, err = decodedFiles.decode(name, data)
+	} else {
+		objs, err = decodeFile(name, data)
+	}
 	if err != nil {
 		return err
 	}
@@ -270,7 +279,10 @@ func (d *Dump) AddFile(name string, data []byte) error {
 			d.Others++
 			continue
 		}
-		obj := stored.DeepCopyObject()
+		obj := stored
+		if copied {
+			obj = stored.DeepCopyObject()
+		}
 		switch o := obj.(type) {
 		case *v1.Pod:
 			d.Pods = append(d.Pods, o)
@@ -356,6 +368,9 @@ type memoEntry struct {
 }
 
 const memoCapacity = 16
+
+// memoMaxBytes is the largest file decodedFiles remembers (generated clusters are a few MB).
+const memoMaxBytes = 64 << 20
 
 var decodedFiles fileMemo
 
