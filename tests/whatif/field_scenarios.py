@@ -695,6 +695,47 @@ scenario('k138-group-hierarchy-priority',
                                                '500 and 1000 (PodGroup default/evaluator)']))
 
 
+def composite(name, priority, all_mode=False):
+    return {'apiVersion': 'scheduling.k8s.io/v1alpha3', 'kind': 'CompositePodGroup',
+            'metadata': {'name': name, 'namespace': 'default'},
+            'spec': {'schedulingPolicy': {'basic': {}}, 'priority': priority,
+                     'disruptionMode': {'all': {}} if all_mode else {'single': {}}}}
+
+
+def hierarchy_victims(root_priority):
+    """node-a (4 CPU): a1 (3 CPU) of PodGroup g1 (priority 0) under CompositePodGroup root, and
+    a2 (1 CPU, no group); the preemptor p (1000) needs 2 CPU."""
+    g1 = pod_group('g1', all_mode=False, priority=0)
+    g1['spec']['parentCompositePodGroupName'] = 'root'
+    return [node('node-a'),
+            pod('a1', 'node-a', 0, [container('app', '3', '1Gi')],
+                spec={'schedulingGroup': {'podGroupName': 'g1'}}),
+            pod('a2', 'node-a', 0, [container('app', '1', '1Gi')]),
+            g1, composite('root', root_priority)]
+
+
+HIERARCHY_GATES = 'GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true'
+scenario('field-group-hierarchy-priority-gate',
+         'kube-scheduler v1.37 follows spec.parentCompositePodGroupName only with the '
+         'CompositePodGroup feature gate (alpha, off by default): with it, a1\'s priority is the '
+         'root\'s 2000 and nothing on node-a can be evicted (unschedulable, what kube-whatif '
+         'answers with the gate on); with the defaults a1 keeps its group\'s 0 and is evicted. '
+         'The dump does not show the scheduler\'s gates: refused (exit 3), decided as with the gate on',
+         hierarchy_victims(2000), pod('p', None, 1000, [container('app', '2', '1Gi')]),
+         expect=dict(exit=3, result='unschedulable', contains=['spec.parentCompositePodGroupName',
+                                                              'CompositePodGroup feature gate']),
+         referee=True, gates=HIERARCHY_GATES)
+
+scenario('field-group-hierarchy-no-effect',
+         'A CompositePodGroup hierarchy that changes no pod\'s priority or victim unit (the root '
+         'has g1\'s priority 0, neither is in `all` mode) decides the same with the '
+         'CompositePodGroup gate on or off: decided (a1 evicted, the group member outranking the '
+         'plain a2 in the reprieve), as kube-whatif with v1.37\'s default gates',
+         hierarchy_victims(0), pod('p', None, 1000, [container('app', '2', '1Gi')]),
+         expect=dict(result='nominated', node='node-a', victims=['default/a1']),
+         referee=True, gates='GenericWorkload=true')
+
+
 # ---- Writing and checking -------------------------------------------------------------------------
 
 def run(cmd, d):

@@ -361,7 +361,56 @@ std::optional<load_error> analysis::model::add_groups() {
     warnings.push_back(std::to_string(missing_parents) +
                        " group(s) name a parent CompositePodGroup that is not in the dump; the "
                        "hierarchy stops there");
+  refuse_hierarchy_if_it_matters();
   return std::nullopt;
+}
+
+namespace {
+// The group table as kube-scheduler v1.37 reads it with the CompositePodGroup feature gate off:
+// every PodGroup is a root.
+struct roots_only {
+  const group_table* groups;
+  std::size_t group_count() const noexcept { return groups->group_count(); }
+  wl::group_link group_of(const pod& p) const noexcept { return groups->group_of(p); }
+  wl::group_kind kind(std::size_t g) const noexcept { return groups->kind(g); }
+  std::size_t parent(std::size_t) const noexcept { return wl::no_group; }
+  bool disrupts_all(std::size_t g) const noexcept { return groups->disrupts_all(g); }
+  std::int32_t priority(std::size_t g) const noexcept { return groups->priority(g); }
+};
+static_assert(wl::group_set<roots_only, pod>);
+}  // namespace
+
+// kube-scheduler v1.37 follows spec.parentCompositePodGroupName only with the CompositePodGroup
+// feature gate, alpha and off by default (the snapshot's GetRootKeyForGroup stops at the
+// PodGroup); the API server keeps the field only where its own gate is on, and the scheduler's
+// gates are not in the dump. The decisions follow the hierarchy; where that changes a pod's
+// priority or the unit it is evicted with, they are refused (exit 3), naming the first PodGroup.
+void analysis::model::refuse_hierarchy_if_it_matters() {
+  const bool any_parent =
+      std::any_of(groups.entries.begin(), groups.entries.end(), [](const group_table::entry& e) {
+        return e.kind == wl::group_kind::pod_group && e.parent != wl::no_group;
+      });
+  if (!any_parent) return;
+  const roots_only without{&groups};
+  for (std::size_t i = 0; i < groups.links.size(); ++i) {
+    const wl::group_link link = groups.links[i];
+    if (!link.member || link.group == wl::no_group || k8s::is_terminal_phase(dump->pods[i].phase))
+      continue;
+    preempt::model::pod_spec spec;
+    spec.uid = static_cast<pod_id>(i + 1);
+    const pod probe(std::move(spec));  // only its uid is read: its group's answers
+    if (wl::effective_priority(groups, probe) == wl::effective_priority(without, probe) &&
+        wl::highest_all_ancestor(groups, probe) == wl::highest_all_ancestor(without, probe))
+      continue;
+    dump_refusals.push_back(
+        group_labels[link.group] +
+        ": spec.parentCompositePodGroupName: its CompositePodGroup hierarchy changes the "
+        "priority or the victim unit of its pods (pod " +
+        dump->pods[i].key() +
+        "), and kube-scheduler v1.37 follows it only with the CompositePodGroup feature gate "
+        "(alpha, off by default), which the dump does not show; decided as with the gate on");
+    return;
+  }
 }
 
 // "PodGroup ns/name" when the pod is evicted as part of a group's unit (its highest `all`

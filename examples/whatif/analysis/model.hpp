@@ -239,6 +239,9 @@ struct analysis::model {
   std::vector<std::string> group_labels;
   bool grouped = false;
   std::vector<std::string> warnings;
+  // What every single-pod decision on this dump refuses (exit 3): inputs whose effect depends on
+  // something the dump does not show.
+  std::vector<std::string> dump_refusals;
   double build_seconds = 0, build_cpu_seconds = 0;
   // What the filters read: per dump pod, per node, per Namespace object.
   std::vector<k8s::pod_filter_facts> pod_facts;
@@ -276,6 +279,7 @@ struct analysis::model {
   budget_index index_for_budgets();
   void add_budgets(std::vector<std::string>& budget_warnings);
   std::optional<load_error> add_groups();
+  void refuse_hierarchy_if_it_matters();
   void warn_ignored_kinds();
   std::size_t find_group(group_object::kind_type kind, const std::string& ns,
                          const std::string& name) const;

@@ -198,6 +198,7 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   out.requests = preemptor_object.requests;
   for (const std::string& w : preemptor_object.not_modelled) out.refuse(w);
   for (const std::string& w : dump.input_refusals) out.refuse(w);
+  for (const std::string& w : m.dump_refusals) out.refuse(w);
   const auto copy = m.pod_by_key.find(out.preemptor);
   std::optional<no_decision> none = never_queued(
       preemptor_object, copy != m.pod_by_key.end() ? &dump.pods[copy->second] : nullptr);
