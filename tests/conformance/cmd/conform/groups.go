@@ -304,7 +304,8 @@ func (d deciders) decideGroupCase(dir string, args []string) (outcome, *upstream
 	// 638 of `run --count 3000`: 128 runs of 1.8 s, several answers, for a refused group).
 	if len(o.diffs) > 0 {
 		seen := map[string]bool{groupKey(up): true}
-		for run := 2; run <= d.runs && len(o.diffs) > 0; run++ {
+		limit := d.runs
+		for run := 2; run <= limit && len(o.diffs) > 0; run++ {
 			if (run > certainAfter && len(seen) == 1) || (refused && run > refusedCertainAfter) {
 				break
 			}
@@ -318,6 +319,7 @@ func (d deciders) decideGroupCase(dir string, args []string) (outcome, *upstream
 				up, o.diffs, o.unitSets, o.matchedRun = again, nil, unitSets, run
 				o.up.Result = again.Result
 			}
+			limit = d.runLimit(run, limit, len(seen), len(o.diffs) > 0, refused)
 		}
 		o.distinct = len(seen)
 	}
