@@ -3,11 +3,14 @@
 # the same dumps, decision only (no parsing, no API calls). Writes x_upstream.json and
 # x_upstream.md next to this script.
 #
-#   bash benchmarks/results/x_upstream.sh [--pdbs] [SHAPE...]   (default: every shape below)
+#   bash benchmarks/results/x_upstream.sh [--pdbs] [--huge] [SHAPE...]   (default: every shape below)
 #
 # --pdbs adds the 10,000-budget shape (pdbs-1000x30-10000): upstream tests every budget's selector
 # against every pod it considers, so its one decision takes minutes here (one run, parallelism 1
 # only); without the flag the table keeps that row from x_upstream.json's last run with it.
+# --huge adds 100,000 nodes x 30 pods (3 million pods; a 3 GB dump), sampled, 3 runs: upstream's
+# decoding and cache need about 10 GB of memory (it runs with GOMEMLIMIT=14GiB); without the flag
+# the table keeps that row from the last run with it, as for --pdbs.
 #
 # Builds preempt-x-upstream (the release preset, with preempt-whatif's core: build/x-upstream)
 # and tests/conformance's `speed` (Go >= 1.26), writes each shape once as a dump
@@ -55,16 +58,22 @@ all_shapes=(
 # Upstream tests every budget's selector against every pod it considers: a decision takes
 # minutes here, so one run, at parallelism 1 only (--pdbs).
 pdbs_shape="pdbs-1000x30-10000|default|--runs 1 --parallelism 1"
+huge_shape="100000x30|default|--runs 3"
 with_pdbs=
-if [ "${1:-}" = "--pdbs" ]; then
-  with_pdbs=1
+with_huge=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pdbs) with_pdbs=1 ;;
+    --huge) with_huge=1 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 if [ $# -gt 0 ]; then
   shapes=()
   for want in "$@"; do
     found=
-    for s in "${all_shapes[@]}" "$pdbs_shape"; do
+    for s in "${all_shapes[@]}" "$pdbs_shape" "$huge_shape"; do
       [ "${s%%|*}" = "$want" ] && shapes+=("$s") && found=1
     done
     [ -n "$found" ] || { echo "x_upstream.sh: unknown shape $want" >&2; exit 2; }
@@ -72,6 +81,7 @@ if [ $# -gt 0 ]; then
 else
   shapes=("${all_shapes[@]}")
   [ -z "$with_pdbs" ] || shapes+=("$pdbs_shape")
+  [ -z "$with_huge" ] || shapes+=("$huge_shape")
 fi
 
 command -v go >/dev/null || { echo "x_upstream.sh: needs Go >= 1.26 (the upstream side)" >&2; exit 2; }
@@ -93,12 +103,16 @@ for entry in "${shapes[@]}"; do
   fi
   echo "== $shape: upstream (load $(loadavg))" >&2
   loadavg >"$dir/load_upstream"
+  t_up=$(date +%s)
   # shellcheck disable=SC2086
-  "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" --sampling "$samplings" \
-    --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" $extra >"$dir/upstream.json"
+  GOMEMLIMIT=${GOMEMLIMIT:-14GiB} "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
+    --sampling "$samplings" --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" \
+    $extra >"$dir/upstream.json"
   [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
+  echo $(($(date +%s) - t_up)) >"$dir/seconds_upstream"
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
+  t_pr=$(date +%s)
   first=
   for w in $pool_workers; do
     "$build/benchmarks/preempt-x-upstream" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
@@ -106,19 +120,24 @@ for entry in "${shapes[@]}"; do
       --pool-workers "$w" >"$dir/preempt-pool$w.json"
     [ -n "$first" ] || { first=$w; cp "$dir/preempt-pool$w.json" "$dir/preempt.json"; }
   done
+  echo $(($(date +%s) - t_pr)) >"$dir/seconds_preempt"
 done
 end=$(date +%s)
 
 machine=$( { uname -srm; lscpu 2>/dev/null | sed -n 's/^Model name: *//p'; echo "$(nproc) logical CPUs"; \
   go version; g++ --version | head -1; } | paste -sd ';' )
-python3 - "$here" "$dumps" "$machine" "$((end - start))" "$((built - start))" "$pool_workers" "${shapes[@]}" <<'EOF'
+all_order=$(printf '%s;' "${all_shapes[@]}" "$pdbs_shape" "$huge_shape")
+python3 - "$here" "$dumps" "$machine" "$((end - start))" "$((built - start))" "$pool_workers" "$all_order" "${shapes[@]}" <<'EOF'
 import json, sys, os
 here, dumps, machine, wall, build = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 workers = [int(w) for w in sys.argv[6].split()]
-shapes = [s.split('|')[0] for s in sys.argv[7:]]
+shapes = [s.split('|')[0] for s in sys.argv[8:]]
 out_json = os.path.join(here, 'x_upstream.json')
 previous = json.load(open(out_json)) if os.path.exists(out_json) else {'rows': []}
 rows = []
+def seconds(d, name):  # a side's whole run on one shape (loading the dump included), in s
+    f = os.path.join(d, name)
+    return int(open(f).read()) if os.path.exists(f) else None
 for shape in shapes:
     d = os.path.join(dumps, shape)
     up = json.load(open(os.path.join(d, 'upstream.json')))
@@ -142,13 +161,16 @@ for shape in shapes:
             'upstreamP1ProcessCpuNs': cpu.get(1),
             'xUpstreamCpu': cpu.get(1) / p['inline']['threadCpuNsPerDecision'],
             'loadUpstream': load_up, 'loadPreempt': load_pr,
+            'upstreamSeconds': seconds(d, 'seconds_upstream'), 'preemptSeconds': seconds(d, 'seconds_preempt'),
             'upstream': u, 'preempt': p})
-# The 10,000-budget row takes minutes (--pdbs): without it, the last measured one is kept.
-if not any(s.startswith('pdbs-') for s in shapes):
-    for r in previous['rows']:
-        if r['shape'].startswith('pdbs-'):
-            r['carriedOver'] = True
-            rows.append(r)
+# A shape not run this time keeps its row from the last run that measured it (the 10,000-budget
+# row takes minutes, --pdbs; the 100,000-node one a 1.3 GB dump, --huge; or SHAPE arguments).
+for r in previous['rows']:
+    if r['shape'] not in shapes:
+        r['carriedOver'] = True
+        rows.append(r)
+order = {s.split('|')[0]: i for i, s in enumerate(sys.argv[7].split(';')) if s}
+rows.sort(key=lambda r: order.get(r['shape'], len(order)))
 
 # ns per pod evaluated against the node count (plain NxP shapes): the dry run's cost per pod.
 per_pod = []
@@ -179,7 +201,10 @@ def shape_name(r):
     if r['shape'].startswith('infeasible'): return '%d x %d, no room for a 3500m pod ¹' % (r['nodes'], per)
     if r['shape'].startswith('antiaff'): return '%d x %d, required anti-affinity ²' % (r['nodes'], per)
     if r['shape'].startswith('pdbs'): return '%d x %d, %d PDBs ³' % (r['nodes'], per, r['pdbs'])
+    if r['nodes'] >= 100000: return '%d x %d ⁴' % (r['nodes'], per)
     return '%d x %d' % (r['nodes'], per)
+def row_name(r):  # a row carried over from an earlier run is marked
+    return shape_name(r) + (' †' if r.get('carriedOver') and not r['shape'].startswith('pdbs-') else '')
 lines = ['| cluster | sampling | nodes evaluated | upstream p1 | upstream p16 | preempt inline | ' +
          ' | '.join('preempt pool (%d)' % w for w in workers) +
          ' | x_upstream | x vs p16 | upstream p1, CPU | preempt inline, CPU | x_upstream, CPU | load avg (upstream; preempt) |',
@@ -191,7 +216,7 @@ for r in rows:
     fastest = min([r['preemptInlineNs']] + [v for v in pools.values() if v])
     x16 = '%.0f' % (r['upstreamP16Ns'] / fastest) if r.get('upstreamP16Ns') else '-'
     lines.append('| %s | %s | %d | %s | %s | %s | %s | **%.0f** | %s | %s | %s | %s | %s; %s |' % (
-        shape_name(r), samp, r['nodesEvaluated'], t(r['upstreamP1Ns']), t(r['upstreamP16Ns']),
+        row_name(r), samp, r['nodesEvaluated'], t(r['upstreamP1Ns']), t(r['upstreamP16Ns']),
         t(r['preemptInlineNs']), ' | '.join(t(pools.get(str(w))) for w in workers), r['xUpstream'], x16,
         t(r.get('upstreamP1ProcessCpuNs')), t(r.get('preemptInlineThreadCpuNs')),
         '%.0f' % x_cpu if x_cpu else '-', r['loadUpstream'], r['loadPreempt']))
@@ -230,6 +255,15 @@ md = ['# preempt vs kube-scheduler v1.37: one preemption decision', '',
       'this machine), so one run at parallelism 1 only, and only with `x_upstream.sh --pdbs`%s.' % (
           '; this row is carried over from the last run with it (its own load averages)'
           if pdb_row is not None and pdb_row.get('carriedOver') else ''),
+      '⁴ 3 million pods, a 3 GB dump: only with `x_upstream.sh --huge`, 3 runs%s.' % (
+          ''.join('; %s took %d s (loading the dump included)' % (side, r[key])
+                  for r in rows if r['nodes'] >= 100000
+                  for side, key in (('upstream', 'upstreamSeconds'), ('preempt', 'preemptSeconds'))
+                  if r.get(key)) +
+          ''),
+      ('† Carried over from the last run that measured this shape (its own load averages): this run '
+       'measured the others.' if any(r.get('carriedOver') and not r['shape'].startswith('pdbs-')
+                                     for r in rows) else ''),
       '', '## ns per pod evaluated, against the node count', '',
       'Per decision, time / (nodes evaluated x pods per node), in ns: upstream p1 / preempt inline in wall-clock '
       "time; then upstream p1 / preempt inline in processor time (upstream's whole process, preempt's thread). "
