@@ -100,12 +100,12 @@ def write_decision_time(d, dr):
     """decision_time.dat (plot decision_time.gp): one decision's time in µs against the node count,
     30 pods per node: preempt inline (dry_run.json, thread CPU time, with report_only_chosen)
     sampled and full, and kube-scheduler at parallelism 1 and 16 (x_upstream.json, wall clock,
-    the same shapes as dumps), "-" where not measured (upstream beyond 5000 nodes: its decoded
-    dump of 100,000 x 30 pods would need about 27 GB here)."""
+    the same shapes as dumps; 100,000 nodes from `x_upstream.sh --huge`, sampled only), "-" where
+    not measured."""
     by = {b["name"]: b for b in dr}
     up = {}
     for r in (load(d, "x_upstream") or {}).get("rows", []):
-        if r["shape"] in (f"{n}x30" for n in (500, 1000, 5000)):
+        if r["shape"] in (f"{n}x30" for n in (500, 1000, 5000, 100000)):
             up[(r["nodes"], r["sampling"])] = r
     def us(v):
         return "-" if v is None else f"{v:.2f}"
