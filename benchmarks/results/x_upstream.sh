@@ -28,7 +28,9 @@
 # upstream's decoding of the large dumps and its 5000 x 110 decisions.
 # Environment: X_UPSTREAM_RUNS (timed runs per figure, default 5), X_UPSTREAM_RUN_SECONDS (0.2),
 # X_UPSTREAM_MAX_SECONDS (10: upstream decisions of seconds get fewer runs, at least 3),
-# X_UPSTREAM_POOL_WORKERS (the pools preempt runs on, a column each: default "2").
+# X_UPSTREAM_POOL_WORKERS (the pools preempt runs on, a column each: default "2"), X_UPSTREAM_REUSE
+# (non-empty: keep upstream's figures of a shape measured before, e.g. the 4 minutes of --huge's,
+# and measure preempt's again).
 #
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -102,17 +104,21 @@ for entry in "${shapes[@]}"; do
     echo "== $shape: writing the dump" >&2
     "$build/speed" --write-shape "$shape" --out "$dir"
   fi
-  echo "== $shape: upstream (load $(loadavg))" >&2
-  loadavg >"$dir/load_upstream"
-  t_up=$(date +%s)
-  gogc=${GOGC:-100}
-  case "$shape" in 100000x*) gogc=25 ;; esac  # 3 million decoded pods: collect often
-  # shellcheck disable=SC2086
-  GOGC=$gogc "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
-    --sampling "$samplings" --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" \
-    $extra >"$dir/upstream.json"
-  [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
-  echo $(($(date +%s) - t_up)) >"$dir/seconds_upstream"
+  if [ -n "${X_UPSTREAM_REUSE:-}" ] && [ -s "$dir/upstream.json" ] && [ -s "$dir/seconds_upstream" ]; then
+    echo "== $shape: upstream's figures of the last run kept (X_UPSTREAM_REUSE)" >&2
+  else
+    echo "== $shape: upstream (load $(loadavg))" >&2
+    loadavg >"$dir/load_upstream"
+    t_up=$(date +%s)
+    gogc=${GOGC:-100}
+    case "$shape" in 100000x*) gogc=25 ;; esac  # 3 million decoded pods: collect often
+    # shellcheck disable=SC2086
+    GOGC=$gogc "$build/speed" --cluster "$dir/cluster.json" --pod "$dir/pod.json" \
+      --sampling "$samplings" --runs "$runs" --run-seconds "$run_seconds" --max-seconds "$max_seconds" \
+      $extra >"$dir/upstream.json"
+    [ -s "$dir/upstream.json" ] || { echo "x_upstream.sh: $shape: speed failed" >&2; exit 1; }
+    echo $(($(date +%s) - t_up)) >"$dir/seconds_upstream"
+  fi
   echo "== $shape: preempt (load $(loadavg))" >&2
   loadavg >"$dir/load_preempt"
   t_pr=$(date +%s)
@@ -165,13 +171,17 @@ for shape in shapes:
             'xUpstreamCpu': cpu.get(1) / p['inline']['threadCpuNsPerDecision'],
             'loadUpstream': load_up, 'loadPreempt': load_pr,
             'upstreamSeconds': seconds(d, 'seconds_upstream'), 'preemptSeconds': seconds(d, 'seconds_preempt'),
+            'machine': machine,
             'upstream': u, 'preempt': p})
 # A shape not run this time keeps its row from the last run that measured it (the 10,000-budget
 # row takes minutes, --pdbs; the 100,000-node one a 1.3 GB dump, --huge; or SHAPE arguments).
 for r in previous['rows']:
     if r['shape'] not in shapes:
         r['carriedOver'] = True
+        r.setdefault('machine', previous.get('machine'))
         rows.append(r)
+carried_machines = '; '.join(sorted({str(r['machine']) for r in rows
+                                     if r.get('carriedOver') and not r['shape'].startswith('pdbs-')}))
 order = {s.split('|')[0]: i for i, s in enumerate(sys.argv[7].split(';')) if s}
 rows.sort(key=lambda r: order.get(r['shape'], len(order)))
 
@@ -264,9 +274,8 @@ md = ['# preempt vs kube-scheduler v1.37: one preemption decision', '',
                   for side, key in (('upstream', 'upstreamSeconds'), ('preempt', 'preemptSeconds'))
                   if r.get(key)) +
           ''),
-      ('† Carried over from the last run that measured this shape (its own load averages): this run '
-       'measured the others.' if any(r.get('carriedOver') and not r['shape'].startswith('pdbs-')
-                                     for r in rows) else ''),
+      ('† Carried over from the last run that measured this shape (its own load averages; %s): this '
+       'run measured the others.' % carried_machines if carried_machines else ''),
       '', '## ns per pod evaluated, against the node count', '',
       'Per decision, time / (nodes evaluated x pods per node), in ns: upstream p1 / preempt inline in wall-clock '
       "time; then upstream p1 / preempt inline in processor time (upstream's whole process, preempt's thread). "
