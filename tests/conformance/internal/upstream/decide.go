@@ -273,7 +273,8 @@ func (s *Scheduler) waitFor(running func() bool, what string) error {
 	return nil
 }
 
-// mayNominate returns every node SelectCandidate may choose among the kept candidates. Its
+// mayNominate returns every node SelectCandidate may choose among the candidates it chose from
+// (the kept ones, less those the extenders dropped: Recorder.Selectable). Its
 // scores are a strict order on the candidates except for full ties, which Go's map iteration
 // breaks at random. A candidate c is tied with the chosen node w when SelectCandidate on {w, c}
 // ever returns c: if c scores lower it never does; if tied, each run returns c with probability
@@ -288,7 +289,8 @@ func (s *Scheduler) waitFor(running func() bool, what string) error {
 // highest, no other candidate scores above it (every other score reads all victims, in any
 // order). The pairs {c, d} are checked with those first pods, as above.
 func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
-	all := s.Recorder.Kept
+	s.Recorder.freeze()
+	all := s.Recorder.Selectable
 	out := sets.New(chosen)
 	var winner preemption.Candidate
 	for _, c := range all {

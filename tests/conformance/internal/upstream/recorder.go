@@ -48,6 +48,15 @@ type Recorder struct {
 	DryRuns          []DryRun
 	Kept             []preemption.Candidate
 	keptRecorded     bool
+	// Selectable are the candidates SelectCandidate chose among: the last CandidatesToVictimsMap
+	// call of the decision (after the extenders, which call it first), until frozen (mayNominate
+	// calls SelectCandidate itself).
+	Selectable []preemption.Candidate
+	frozen     bool
+	// calls counts the decision's CandidatesToVictimsMap calls: with extenders, callExtenders
+	// makes the first and SelectCandidate a second only when two or more candidates are left.
+	calls     int
+	extenders bool // the framework runs extenders (a model case's hooks)
 	// scores replaces the plugin's OrderedScoreFuncs when set (a model case's hooks).
 	scores func(map[string]*extenderv1.Victims) []func(string) int64
 }
@@ -62,11 +71,23 @@ func (r *Recorder) GetOffsetAndNumCandidates(nodes int32) (int32, int32) {
 	return r.Offset, n
 }
 
+// freeze keeps Selectable as the decision left it; with extenders and a single call, the
+// extenders left SelectCandidate one candidate at most (it returned it without the call).
+func (r *Recorder) freeze() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.frozen = true
+	if r.extenders && r.calls < 2 {
+		r.Selectable = nil
+	}
+}
+
 // reset forgets the records of an earlier decision.
 func (r *Recorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.DryRuns, r.Kept, r.keptRecorded, r.Units = nil, nil, false, nil
+	r.Selectable, r.frozen, r.calls = nil, false, 0
 }
 
 // recordUnit names the unit of several pods by its smallest pod key.
@@ -92,6 +113,10 @@ func (r *Recorder) CandidatesToVictimsMap(candidates []preemption.Candidate) map
 	if !r.keptRecorded {
 		r.Kept = append([]preemption.Candidate(nil), candidates...)
 		r.keptRecorded = true
+	}
+	if !r.frozen {
+		r.Selectable = append([]preemption.Candidate(nil), candidates...)
+		r.calls++
 	}
 	r.mu.Unlock()
 	return r.plugin.CandidatesToVictimsMap(candidates)

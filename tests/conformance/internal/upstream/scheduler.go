@@ -283,7 +283,8 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	for _, n := range d.Nodes {
 		nodeNames = append(nodeNames, n.Name)
 	}
-	recorder := &Recorder{offset: opts.Offset, scores: hookScores(opts.Hooks, nodeNames)}
+	recorder := &Recorder{offset: opts.Offset, scores: hookScores(opts.Hooks, nodeNames),
+		extenders: opts.Hooks != nil && len(opts.Hooks.Extenders) > 0}
 	var plugin *defaultpreemption.DefaultPreemption
 	registry := frameworkplugins.NewInTreeRegistry()
 	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
