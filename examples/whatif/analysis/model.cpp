@@ -392,10 +392,13 @@ void analysis::model::refuse_hierarchy_if_it_matters() {
       });
   if (!any_parent) return;
   const roots_only without{&groups};
+  std::vector<bool> checked(groups.entries.size(), false);  // the answers depend on the group only
   for (std::size_t i = 0; i < groups.links.size(); ++i) {
     const wl::group_link link = groups.links[i];
-    if (!link.member || link.group == wl::no_group || k8s::is_terminal_phase(dump->pods[i].phase))
+    if (!link.member || link.group == wl::no_group || checked[link.group] ||
+        k8s::is_terminal_phase(dump->pods[i].phase))
       continue;
+    checked[link.group] = true;
     preempt::model::pod_spec spec;
     spec.uid = static_cast<pod_id>(i + 1);
     const pod probe(std::move(spec));  // only its uid is read: its group's answers
