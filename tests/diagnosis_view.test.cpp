@@ -14,6 +14,8 @@
 #include "preempt/failure_message.hpp"
 #include "preempt/status.hpp"
 
+namespace diagnosis_view_test {
+
 namespace {
 
 using preempt::diagnosis_view;
@@ -106,3 +108,5 @@ TEST_CASE("failure_message: the aggregate of errors in node order, the zero-vict
   CHECK(m.aggregate_error(diagnosis_view(entries, outcomes, counts), nodes) ==
         "preemption: [expected at least one victim pod on node \"c\", boom]");
 }
+
+}  // namespace diagnosis_view_test

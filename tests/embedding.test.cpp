@@ -15,6 +15,8 @@
 #include "support/tiny_cluster.hpp"
 #include "support/tiny_scenario.hpp"
 
+namespace embedding_test {
+
 namespace hostile {
 
 // The caller's namespace, associated with its pod type through the tag: it declares functions
@@ -296,3 +298,5 @@ TEST_CASE("embedding: task_ref can be default-constructed, so executors can keep
     if (t) t();
   CHECK(runs == 1);
 }
+
+}  // namespace embedding_test

@@ -19,6 +19,8 @@
 #include "support/executors.hpp"
 #include "support/sanitizers.hpp"
 
+namespace executors_test {
+
 namespace {
 
 using preempt::task_ref;
@@ -457,3 +459,5 @@ TEST_CASE("thread_pool: reserve and the pool fixture") {
   fx.pool.join();
   CHECK(all_ran_once(tasks));
 }
+
+}  // namespace executors_test

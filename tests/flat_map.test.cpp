@@ -17,6 +17,8 @@
 #include "preempt/detail/flat_map.hpp"
 #include "support/eviction_fakes.hpp"
 
+namespace flat_map_test {
+
 namespace {
 
 using key = std::uint64_t;
@@ -283,3 +285,5 @@ TEST_CASE("flat_map: random operations agree with std::unordered_map") {
     CHECK(agree);
   }
 }
+
+}  // namespace flat_map_test

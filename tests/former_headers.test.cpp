@@ -16,6 +16,8 @@
 
 #include "support/workload_scene.hpp"
 
+namespace former_headers_test {
+
 namespace wl = preempt::workload;
 
 TEST_CASE("the former header names bring pick_best_candidate and build_victim_units") {
@@ -40,3 +42,5 @@ TEST_CASE("the former header names bring pick_best_candidate and build_victim_un
   CHECK(best.index == 1);           // one victim of the same priority:
   CHECK(best.deciding_score == 2);  // the smaller sum of victim priorities
 }
+
+}  // namespace former_headers_test

@@ -9,6 +9,8 @@
 
 #include "preempt/detail/go_sort.hpp"
 
+namespace go_sort_test {
+
 namespace {
 
 std::vector<int> go_order(const std::vector<int>& keys) {
@@ -63,3 +65,5 @@ TEST_CASE("go_sort_slice: sorts 5000 elements with many ties") {
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) CHECK(sorted[i] == static_cast<int>(i));
 }
+
+}  // namespace go_sort_test

@@ -19,6 +19,8 @@
 #include "preempt/manual_executor.hpp"
 #include "preempt/thread_pool.hpp"
 
+namespace helper_crew_test {
+
 namespace {
 
 using preempt::detail::crew_job;
@@ -198,3 +200,5 @@ TEST_CASE(
       CHECK(r.ran_by(0) + r.ran_by(1) + r.ran_by(2) == r.ran_by(r.worker[0].load()));
   }
 }
+
+}  // namespace helper_crew_test

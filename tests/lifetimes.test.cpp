@@ -20,6 +20,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace lifetimes_test {
+
 namespace {
 
 using evf::pod;
@@ -145,3 +147,5 @@ TEST_CASE("lifetimes: the dispatcher attaches to its ledger and table only once 
   preempt::in_flight_table<pod> moved_table(std::move(table));
   CHECK(moved_ledger.node_of(2) == std::optional<std::size_t>(0));
 }
+
+}  // namespace lifetimes_test

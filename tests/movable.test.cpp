@@ -11,6 +11,8 @@
 #include "preempt/preempt.hpp"
 #include "support/tiny_cluster.hpp"
 
+namespace movable_test {
+
 namespace {
 
 using P = tiny::pod<>;
@@ -101,3 +103,5 @@ TEST_CASE("movable: a moved evaluator decides as before") {
   kept[1] = std::move(kept[0]);
   CHECK(decide(kept[1]) == 1u);
 }
+
+}  // namespace movable_test

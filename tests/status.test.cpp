@@ -9,6 +9,8 @@
 
 #include "preempt/status.hpp"
 
+namespace status_test {
+
 namespace {
 
 std::vector<std::string_view> reasons_of(const preempt::status& s) {
@@ -61,3 +63,5 @@ TEST_CASE("status: an interned list owns its texts and is shared by equal lists"
   fifth.assign("something else entirely, and long enough to move");
   CHECK(a.reasons()[4] == "Insufficient example.com/fpga");
 }
+
+}  // namespace status_test

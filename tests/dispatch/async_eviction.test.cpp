@@ -27,6 +27,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace async_eviction_test {
+
 namespace {
 
 using evf::api;
@@ -410,3 +412,5 @@ TEST_CASE("stop token: wait_idle returns when its own token is stopped") {
   CHECK(d.wait_idle(unused.get_token()));
 }
 #endif
+
+}  // namespace async_eviction_test

@@ -19,6 +19,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace churn_test {
+
 namespace {
 
 using evf::api;
@@ -264,3 +266,5 @@ TEST_CASE("churn: filter statuses shorter than the cluster are an error, not a r
                                    preempt::no_nominations{}, preempt::inline_executor{});
   CHECK(mapped.kind == preempt::decision_kind::nominated);
 }
+
+}  // namespace churn_test

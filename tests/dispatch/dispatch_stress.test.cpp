@@ -45,6 +45,8 @@
 #include "support/pods.hpp"
 #include "support/sanitizers.hpp"
 
+namespace dispatch_stress_test {
+
 namespace {
 
 using evf::pod;
@@ -409,3 +411,5 @@ TEST_CASE("stress: concurrent dispatch, gate queries and victim reports on a thr
   run_stress(3, 0xB0B);
   run_stress(4, 0xC0DE);
 }
+
+}  // namespace dispatch_stress_test

@@ -46,6 +46,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace dispatcher_test {
+
 namespace {
 
 using evf::api;
@@ -1320,3 +1322,5 @@ TEST_CASE_TEMPLATE("a preemptor dispatched again after its work finished", X, EV
   CHECK(r.rec.finished().size() == 2);
   CHECK_FALSE(r.table.in_flight(p.uid()));
 }
+
+}  // namespace dispatcher_test

@@ -25,6 +25,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace eviction_api_test {
+
 namespace {
 
 using evf::pod;
@@ -369,3 +371,5 @@ TEST_CASE(
   CHECK_FALSE(d.is_preemption_running(p.uid()));
   CHECK(table.victims_in_flight() == 0);
 }
+
+}  // namespace eviction_api_test

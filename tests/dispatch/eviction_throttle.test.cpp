@@ -14,6 +14,8 @@
 #include "preempt/model/resource_pod.hpp"
 #include "preempt/throttled_dispatch.hpp"
 
+namespace eviction_throttle_test {
+
 namespace {
 
 using pod = preempt::model::resource_pod;
@@ -166,3 +168,5 @@ TEST_CASE("throttled_apply: held back, nominated, woken when the window opens, t
     CHECK_FALSE(ledger.node_of(other_preemptor.uid()).has_value());
   }
 }
+
+}  // namespace eviction_throttle_test

@@ -15,6 +15,8 @@
 #include "preempt/in_flight.hpp"
 #include "support/eviction_fakes.hpp"
 
+namespace in_flight_test {
+
 namespace {
 
 using evf::pod;
@@ -245,3 +247,5 @@ TEST_CASE("preemptors and victims are independent tables") {
   t.start(victim1);
   CHECK(t.in_flight(victim1));
 }
+
+}  // namespace in_flight_test

@@ -21,6 +21,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace in_flight_view_test {
+
 namespace {
 
 using evf::pod;
@@ -184,3 +186,5 @@ TEST_CASE("in_flight_view: with nothing in flight it decides exactly like the pl
   CHECK(w.c.names(d.victims) == w.c.names(dv.victims));
   CHECK(w.c.names(d.victims) == fx::name_list{"v3", "v4"});
 }
+
+}  // namespace in_flight_view_test

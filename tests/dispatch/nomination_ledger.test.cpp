@@ -16,6 +16,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace nomination_ledger_test {
+
 namespace {
 
 using evf::pod;
@@ -367,3 +369,5 @@ TEST_CASE(
     CHECK(w.evaluate(ev, q).kind == preempt::decision_kind::nominated);
   }
 }
+
+}  // namespace nomination_ledger_test

@@ -20,6 +20,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/fixtures.hpp"
 
+namespace preempt_flow_test {
+
 namespace {
 
 using evf::pod;
@@ -207,3 +209,5 @@ TEST_CASE_TEMPLATE("flow: a failing eviction keeps (sync) or re-activates (async
     CHECK(r.rec.reactivated().empty());
   }
 }
+
+}  // namespace preempt_flow_test

@@ -30,6 +30,8 @@
 #include "support/random_cluster.hpp"
 #include "support/sanitizers.hpp"
 
+namespace branch_and_bound_test {
+
 namespace {
 
 using preempt::decision_kind;
@@ -403,3 +405,5 @@ TEST_CASE("priority_summary's request bounds hold as pods come and go") {
   CHECK(fresh[0].priorities().smallest()[1] == 200);
   CHECK(fresh[0].priorities().largest()[2] == 1);  // one pod slot each
 }
+
+}  // namespace branch_and_bound_test

@@ -18,6 +18,8 @@
 #include "preempt/preempt.hpp"
 #include "support/fixtures.hpp"
 
+namespace budget_charging_test {
+
 namespace {
 
 using fx::pod;
@@ -124,3 +126,5 @@ TEST_CASE("BC2 [ours]: a node without room even for the preemptor alone charges 
     CHECK(r.outcome.reasons().size() == (memory_too ? 2u : 1u));
   }
 }
+
+}  // namespace budget_charging_test

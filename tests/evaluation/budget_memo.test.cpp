@@ -19,6 +19,8 @@
 #include "preempt/thread_pool.hpp"
 #include "support/random_cluster.hpp"
 
+namespace budget_memo_test {
+
 namespace {
 
 using preempt::status_code;
@@ -231,3 +233,5 @@ TEST_CASE("a pod added to or removed from a node after a decision is seen by the
   // needs nothing, is reprieved: the victims are 1 and 2, one violation.
   CHECK(d.pdb_violations == 1);
 }
+
+}  // namespace budget_memo_test

@@ -20,6 +20,8 @@
 #include "preempt/preempt.hpp"
 #include "support/fixtures.hpp"
 
+namespace budgets_test {
+
 namespace {
 
 using namespace fx;
@@ -316,3 +318,5 @@ TEST_CASE("PF11 [ours]: a filter error at the first fit check is the outcome") {
   CHECK(r.outcome.code() == status_code::error);
   CHECK(r.outcome.reason() == remove_error);
 }
+
+}  // namespace budgets_test

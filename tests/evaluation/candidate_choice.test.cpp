@@ -19,6 +19,8 @@
 #include "preempt/preempt.hpp"
 #include "support/fixtures.hpp"
 
+namespace candidate_choice_test {
+
 namespace {
 
 using namespace fx;
@@ -301,3 +303,5 @@ TEST_CASE("BC8 [ours]: only the start times of the highest-priority victims coun
   CHECK(ch.node == "node1");
   CHECK(ch.deciding == 4);
 }
+
+}  // namespace candidate_choice_test

@@ -15,6 +15,8 @@
 #include "preempt/preempt.hpp"
 #include "support/fixtures.hpp"
 
+namespace custom_hooks_test {
+
 namespace {
 
 using namespace fx;
@@ -271,3 +273,5 @@ TEST_CASE("CO3 [ours]: with a custom order, victims come out in that order acros
   CHECK(r[0].victims == name_list{"bar", "baz", "foo"});
   CHECK(r[0].violations == 1);
 }
+
+}  // namespace custom_hooks_test

@@ -34,6 +34,8 @@
 
 #define PREEMPT_DIFF_SANITIZED (PREEMPT_TEST_UNDER_ASAN || PREEMPT_TEST_UNDER_TSAN)
 
+namespace differential_test {
+
 namespace {
 
 using preempt::decision_kind;
@@ -303,3 +305,5 @@ TEST_CASE("the evaluator and the naive reference decide alike on larger random c
                         << " unschedulable, " << cov.with_violations << " with violations");
   CHECK(cov.nominated > 0);
 }
+
+}  // namespace differential_test

@@ -26,6 +26,8 @@
 #include "support/fixtures.hpp"
 #include "support/test_states.hpp"
 
+namespace evaluator_test {
+
 namespace {
 
 using namespace fx;
@@ -1258,3 +1260,5 @@ TEST_CASE_TEMPLATE("wanted 0: successful nodes count as not helpful in the messa
   check_no_candidates(
       d, "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
+
+}  // namespace evaluator_test

@@ -34,6 +34,8 @@
 #include "support/random_cluster.hpp"
 #include "support/sanitizers.hpp"
 
+namespace evaluator_random_test {
+
 namespace {
 
 using preempt::decision_kind;
@@ -631,3 +633,5 @@ TEST_CASE(
   }
   CHECK(above_cap >= 1);
 }
+
+}  // namespace evaluator_random_test

@@ -25,6 +25,8 @@
 #include "preempt/preemption_policies.hpp"
 #include "support/random_cluster.hpp"
 
+namespace policy_properties_test {
+
 namespace {
 
 using pod = preempt::model::resource_pod;
@@ -296,3 +298,5 @@ TEST_CASE("policies on random clusters: nothing to decide, the default's decisio
     }
   }
 }
+
+}  // namespace policy_properties_test

@@ -18,6 +18,8 @@
 #include "preempt/preemption_policies.hpp"
 #include "preempt/victim_reasons.hpp"
 
+namespace preemption_policies_test {
+
 namespace {
 
 using preempt::model::resource_cluster;
@@ -410,3 +412,5 @@ TEST_CASE("explain_victims: the condition each victim's eviction relieves, with 
       r.victims[0]->uid() == 2 ? seen[0].shortages()[0].left : seen[1].shortages()[0].left;
   CHECK(left2 == 3);
 }
+
+}  // namespace preemption_policies_test

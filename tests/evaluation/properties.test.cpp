@@ -11,6 +11,8 @@
 #include "reference/naive_preemption.hpp"
 #include "support/random_cluster.hpp"
 
+namespace properties_test {
+
 namespace {
 
 using pod = preempt::model::resource_pod;
@@ -144,3 +146,5 @@ TEST_CASE(
     CHECK(best.index == naive_reference::pick_one_node(ref.in, ref_cands));
   }
 }
+
+}  // namespace properties_test

@@ -8,6 +8,8 @@
 
 #include "preempt/sampling.hpp"
 
+namespace sampling_test {
+
 namespace {
 
 preempt::sampling_args args(std::int32_t pct, std::int32_t abs) {
@@ -71,3 +73,5 @@ TEST_CASE("validate: upstream's messages") {
         "minCandidateNodesPercentage: Invalid value: -5: not in valid range [0, 100], "
         "minCandidateNodesAbsolute: Invalid value: -7: not in valid range [0, inf)");
 }
+
+}  // namespace sampling_test

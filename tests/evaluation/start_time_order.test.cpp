@@ -23,6 +23,8 @@
 #include "preempt/preempt.hpp"
 #include "support/workload_scene.hpp"
 
+namespace start_time_order_test {
+
 namespace {
 
 using pod = preempt::model::resource_pod;
@@ -150,3 +152,5 @@ TEST_CASE("ST3 [ours]: more_important_as_built") {
   static_assert(!preempt::detail::orders_as_built<by_uid, pod>());
   static_assert(preempt::detail::orders_as_built<preempt::default_policy, pod>());
 }
+
+}  // namespace start_time_order_test

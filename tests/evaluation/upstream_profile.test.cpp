@@ -24,6 +24,8 @@
 #include "preempt/preempt.hpp"
 #include "support/workload_scene.hpp"
 
+namespace upstream_profile_test {
+
 namespace {
 
 namespace k8s = preempt::kubernetes;
@@ -269,3 +271,5 @@ TEST_CASE(
   CHECK(d38.outcome.code() == preempt::status_code::unschedulable);
   CHECK(d38.outcome.reason() == "No preemption victims found for incoming preemptor");
 }
+
+}  // namespace upstream_profile_test

@@ -6,6 +6,8 @@
 
 #include "preempt/victim_grouping.hpp"
 
+namespace victim_grouping_storage_test {
+
 namespace {
 
 // Two types of the same layout whose destructors compile to the same code: a linker folding
@@ -41,3 +43,5 @@ TEST_CASE("victim_grouping_storage: moving hands the object over") {
   other = std::move(to);
   CHECK(other.get<scratch_a>().value == 5);
 }
+
+}  // namespace victim_grouping_storage_test

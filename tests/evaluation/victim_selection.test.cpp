@@ -17,6 +17,8 @@
 #include "support/filter_state.hpp"
 #include "support/fixtures.hpp"
 
+namespace victim_selection_test {
+
 namespace {
 
 using namespace fx;
@@ -640,3 +642,5 @@ TEST_CASE("NP9 [ours]: a nominee that cannot be removed again during a reprieve 
     CHECK(r.victims.empty());
   }
 }
+
+}  // namespace victim_selection_test

@@ -12,6 +12,8 @@
 
 #include "preempt/kubernetes/dra/allocator.hpp"
 
+namespace dra_allocator_test {
+
 namespace k8s = preempt::kubernetes;
 namespace dra = preempt::kubernetes::dra;
 using kind = dra::allocation_outcome::kind_type;
@@ -616,3 +618,5 @@ TEST_CASE("TestAllocator/consumable capacity") {
   w.claims[0].requests[0].exactly->capacity_requests = {{{"other", dra::amount::of_units(1)}}};
   CHECK(w.run().kind == kind::unsatisfiable);
 }
+
+}  // namespace dra_allocator_test

@@ -11,6 +11,8 @@
 
 #include "preempt/kubernetes/dra/cel.hpp"
 
+namespace dra_cel_test {
+
 namespace dra = preempt::kubernetes::dra;
 namespace cel = preempt::kubernetes::dra::cel;
 using cel::outcome_kind;
@@ -284,3 +286,5 @@ TEST_CASE("CEL: regular expressions (RE2 partial match)") {
   CHECK(dra::regex::compile("a**").state() == dra::regex::status::invalid);
   CHECK(dra::regex::compile("\\bword").state() == dra::regex::status::not_modelled);
 }
+
+}  // namespace dra_cel_test

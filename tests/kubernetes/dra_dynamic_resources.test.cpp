@@ -15,6 +15,8 @@
 #include "preempt/model/resource_cluster.hpp"
 #include "preempt/victim_selection.hpp"
 
+namespace dra_dynamic_resources_test {
+
 namespace k8s = preempt::kubernetes;
 namespace dra = preempt::kubernetes::dra;
 namespace model = preempt::model;
@@ -275,3 +277,5 @@ TEST_CASE("kubernetes filter_cluster: DynamicResources checked last, unchanged b
   CHECK(st.fits(preemptor).is_success());
   CHECK(st.can_fit(preemptor));
 }
+
+}  // namespace dra_dynamic_resources_test

@@ -15,6 +15,8 @@
 #include "preempt/model/resource_cluster.hpp"
 #include "preempt/victim_selection.hpp"
 
+namespace filter_cluster_test {
+
 namespace k8s = preempt::kubernetes;
 namespace model = preempt::model;
 
@@ -504,3 +506,5 @@ TEST_CASE("kubernetes filter_cluster: a node's removed pods drop their host port
     CHECK(port_held(t));
   }
 }
+
+}  // namespace filter_cluster_test

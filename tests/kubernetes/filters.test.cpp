@@ -8,6 +8,8 @@
 
 #include "preempt/kubernetes/filters.hpp"
 
+namespace filters_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -108,3 +110,5 @@ TEST_CASE("kubernetes filters: requests beyond the whole node") {
   CHECK(k8s::exceeds_allocatable({0, 0, 0, 0, 1}, alloc));  // an extended resource it lacks
   CHECK_FALSE(k8s::exceeds_allocatable({}, alloc));
 }
+
+}  // namespace filters_test

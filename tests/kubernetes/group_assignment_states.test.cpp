@@ -25,6 +25,8 @@
 #include "preempt/preempt.hpp"
 #include "support/workload_scene.hpp"
 
+namespace group_assignment_states_test {
+
 namespace k8s = preempt::kubernetes;
 namespace model = preempt::model;
 namespace wl = preempt::workload;
@@ -194,3 +196,5 @@ TEST_CASE("GA3 [ours]: the assignment states follow each victim added back and r
   CHECK(victims(c, place, member, &kind) == std::set<model::pod_id>{2});
   CHECK(kind == wl::group_decision_kind::preempt);
 }
+
+}  // namespace group_assignment_states_test

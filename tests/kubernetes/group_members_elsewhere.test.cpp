@@ -22,6 +22,8 @@
 #include "preempt/preempt.hpp"
 #include "support/workload_scene.hpp"
 
+namespace group_members_elsewhere_test {
+
 namespace k8s = preempt::kubernetes;
 namespace model = preempt::model;
 
@@ -160,3 +162,5 @@ TEST_CASE(
   v.prepare_state(0, state);  // a new node evaluation starts from the PreFilter's counts
   CHECK_FALSE(state.fits(preemptor).is_success());
 }
+
+}  // namespace group_members_elsewhere_test

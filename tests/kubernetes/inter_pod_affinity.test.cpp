@@ -11,6 +11,8 @@
 
 #include "preempt/kubernetes/inter_pod_affinity.hpp"
 
+namespace inter_pod_affinity_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -299,3 +301,5 @@ TEST_CASE(
     }
   }
 }
+
+}  // namespace inter_pod_affinity_test

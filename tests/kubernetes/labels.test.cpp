@@ -6,6 +6,8 @@
 
 #include "preempt/kubernetes/labels.hpp"
 
+namespace labels_test {
+
 namespace k8s = preempt::kubernetes;
 using k8s::label_requirement;
 using k8s::label_selector;
@@ -106,3 +108,5 @@ TEST_CASE("kubernetes labels: budgets read selectors as preemption does") {
   CHECK(k8s::matches(expr("app", selector_operator::does_not_exist), label_set{}));
   CHECK_FALSE(k8s::budget_selects(expr("app", selector_operator::does_not_exist), label_set{}));
 }
+
+}  // namespace labels_test

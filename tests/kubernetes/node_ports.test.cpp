@@ -7,6 +7,8 @@
 
 #include "preempt/kubernetes/node_ports.hpp"
 
+namespace node_ports_test {
+
 namespace k8s = preempt::kubernetes;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE(
   CHECK_FALSE(node.fits(p80));  // still held by the node's pod
   CHECK(node.fits(p81));
 }
+
+}  // namespace node_ports_test

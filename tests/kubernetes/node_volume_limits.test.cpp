@@ -10,6 +10,8 @@
 
 #include "preempt/kubernetes/node_volume_limits.hpp"
 
+namespace node_volume_limits_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -452,3 +454,5 @@ TEST_CASE("kubernetes node volume limits: evicting a pod frees its volume, not i
     CHECK(after.reason() == k8s::max_volume_count_reason);
   }
 }
+
+}  // namespace node_volume_limits_test

@@ -5,6 +5,8 @@
 
 #include "preempt/kubernetes/pod_status.hpp"
 
+namespace pod_status_test {
+
 namespace k8s = preempt::kubernetes;
 
 TEST_CASE("kubernetes pod status: RFC 3339 times") {
@@ -51,3 +53,5 @@ TEST_CASE("kubernetes pod status: terminal phases") {
   CHECK_FALSE(k8s::is_terminal_phase("Pending"));
   CHECK_FALSE(k8s::is_terminal_phase(""));
 }
+
+}  // namespace pod_status_test

@@ -6,6 +6,8 @@
 
 #include "preempt/kubernetes/priority.hpp"
 
+namespace priority_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::preemption_policy;
 
@@ -80,3 +82,5 @@ TEST_CASE("kubernetes priority: policy names") {
   CHECK(k8s::parse_preemption_policy("never").message() ==
         "invalid preemption policy \"never\": must be PreemptLowerPriority or Never");
 }
+
+}  // namespace priority_test

@@ -8,6 +8,8 @@
 
 #include "preempt/kubernetes/quantity.hpp"
 
+namespace quantity_test {
+
 namespace k8s = preempt::kubernetes;
 using k8s::quantity_format;
 
@@ -241,3 +243,5 @@ TEST_CASE("kubernetes quantity: resource_amount picks the unit by resource") {
   CHECK(*k8s::resource_amount("nvidia.com/gpu", "1") == 1);
   CHECK(*k8s::resource_amount("hugepages-2Mi", "100Mi") == 100 << 20);
 }
+
+}  // namespace quantity_test

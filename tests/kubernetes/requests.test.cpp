@@ -8,6 +8,8 @@
 
 #include "preempt/kubernetes/requests.hpp"
 
+namespace requests_test {
+
 namespace k8s = preempt::kubernetes;
 using k8s::container_resources;
 using k8s::pod_resources;
@@ -328,3 +330,5 @@ TEST_CASE("kubernetes requests: to_resource_vector maps names to dimensions") {
   CHECK(names.find("example.com/unused") == preempt::model::resource_names::npos);
   CHECK(names.insufficient(gpu) == "Insufficient nvidia.com/gpu");
 }
+
+}  // namespace requests_test

@@ -11,6 +11,8 @@
 
 #include "preempt/kubernetes/topology_spread.hpp"
 
+namespace topology_spread_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -244,3 +246,5 @@ TEST_CASE("kubernetes topology spread: RemovePod and AddPod change the node's ow
   o.update(k8s::pod_facts{"default", &foo, true, {}}, -1);
   CHECK(o.filter().is_success());
 }
+
+}  // namespace topology_spread_test

@@ -12,6 +12,8 @@
 
 #include "preempt/kubernetes/volume_binding.hpp"
 
+namespace volume_binding_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -455,3 +457,5 @@ TEST_CASE("kubernetes volume binding: a volume's node affinity against a node wi
   pv.node_affinity->terms = {k8s::node_selector_term{}};  // an empty term matches nothing
   CHECK_FALSE(k8s::volume_node_affinity_matches(pv, {{"zone", "a"}}));
 }
+
+}  // namespace volume_binding_test

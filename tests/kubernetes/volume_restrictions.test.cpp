@@ -12,6 +12,8 @@
 
 #include "preempt/kubernetes/volume_restrictions.hpp"
 
+namespace volume_restrictions_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -234,3 +236,5 @@ TEST_CASE(
   overlay.update(volumes{pd}, +1);
   CHECK(overlay.filter().reason() == k8s::disk_conflict_reason);
 }
+
+}  // namespace volume_restrictions_test

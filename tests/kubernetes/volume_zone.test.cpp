@@ -10,6 +10,8 @@
 
 #include "preempt/kubernetes/volume_zone.hpp"
 
+namespace volume_zone_test {
+
 namespace k8s = preempt::kubernetes;
 using preempt::status_code;
 
@@ -255,3 +257,5 @@ TEST_CASE("kubernetes volume zone: multi-zone label values") {
   CHECK(k8s::ga_topology_label(beta_zone) == zone);
   CHECK(k8s::ga_topology_label(zone) == zone);
 }
+
+}  // namespace volume_zone_test

@@ -14,6 +14,8 @@
 
 #include "preempt/model/budget_table.hpp"
 
+namespace budget_table_test {
+
 namespace {
 
 using preempt::model::budget_table;
@@ -93,3 +95,5 @@ TEST_CASE("budget_table: random tables equal a plain membership list") {
       }
   }
 }
+
+}  // namespace budget_table_test

@@ -26,6 +26,8 @@
 #include "preempt/preempt.hpp"
 #include "support/random_cluster.hpp"
 
+namespace bulk_reprieve_test {
+
 namespace {
 
 using pod = preempt::model::resource_pod;
@@ -540,3 +542,5 @@ TEST_CASE(
   CHECK(counts.one_pass > 200);
   CHECK(counts.with_violations > 40);
 }
+
+}  // namespace bulk_reprieve_test

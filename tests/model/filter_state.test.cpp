@@ -9,6 +9,8 @@
 #include "support/filter_state.hpp"
 #include "support/fixtures.hpp"
 
+namespace filter_state_test {
+
 namespace {
 
 using flt::test_pod;
@@ -216,3 +218,5 @@ TEST_CASE(
   CHECK(cands[0].node_name == "node-b");
   CHECK(results[1].victims == fx::name_list{"pod-b1"});
 }
+
+}  // namespace filter_state_test

@@ -22,6 +22,8 @@
 #include "support/random_cluster.hpp"
 #include "support/sanitizers.hpp"
 
+namespace foreseen_rejection_test {
+
 namespace {
 
 using preempt::status_code;
@@ -232,3 +234,5 @@ TEST_CASE("the evaluator decides the same with and without foreseen_rejection") 
   MESSAGE(nominated << " of " << cluster_count << " preemptors nominated");
   CHECK(nominated > cluster_count / 10);
 }
+
+}  // namespace foreseen_rejection_test

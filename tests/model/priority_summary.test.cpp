@@ -11,6 +11,8 @@
 
 #include "preempt/preempt.hpp"
 
+namespace priority_summary_test {
+
 namespace {
 
 using preempt::model::resource_cluster;
@@ -184,3 +186,5 @@ TEST_CASE("the one-step removal applies only to policies that keep default eligi
         preempt::select_victims(preemptor, c[0], bare2, preempt::no_budgets{}, s2, picky_policy{}));
   }
 }
+
+}  // namespace priority_summary_test

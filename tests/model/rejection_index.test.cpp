@@ -19,6 +19,8 @@
 #include "preempt/manual_executor.hpp"
 #include "preempt/preempt.hpp"
 
+namespace rejection_index_test {
+
 namespace {
 
 using pod = preempt::model::resource_pod;
@@ -437,3 +439,5 @@ TEST_CASE("an evaluator lends no more helpers than the machine runs threads at o
   else
     CHECK(within == threads - 1);
 }
+
+}  // namespace rejection_index_test

@@ -11,6 +11,8 @@
 
 #include "preempt/preempt.hpp"
 
+namespace resource_cluster_test {
+
 namespace {
 
 using preempt::model::resource_cluster;
@@ -130,3 +132,5 @@ TEST_CASE("resource_node::strictly_ordered follows add_pod, add_pods and remove_
   CHECK(strict > 500);
   CHECK(loose > 500);
 }
+
+}  // namespace resource_cluster_test

@@ -11,6 +11,8 @@
 
 #include "preempt/preempt.hpp"
 
+namespace resource_layout_test {
+
 namespace {
 
 using preempt::model::pod_spec;
@@ -145,3 +147,5 @@ TEST_CASE("resource_pod is one cache line") {
   CHECK(sizeof(resource_pod) == 64);
 }
 #endif
+
+}  // namespace resource_layout_test

@@ -30,6 +30,8 @@
 #include "support/eviction_fakes.hpp"
 #include "support/workload_scene.hpp"
 
+namespace workload_test {
+
 namespace {
 
 namespace wl = preempt::workload;
@@ -777,3 +779,5 @@ TEST_CASE("workload metrics: buckets of counts (1..1024, +Inf) and durations (1 
   CHECK(m.pdb_violations(wl::unit_kind::composite_pod_group) == 4);
   CHECK(m.pdb_violations(wl::unit_kind::pod_group) == 0);
 }
+
+}  // namespace workload_test

@@ -18,6 +18,8 @@
 #include "preempt/thread_pool.hpp"
 #include "support/workload_scene.hpp"
 
+namespace workload_evaluator_test {
+
 namespace {
 
 namespace wl = preempt::workload;
@@ -313,3 +315,5 @@ TEST_CASE(
   CHECK(a == b);
   CHECK(plain.pdb_violations == units.pdb_violations);
 }
+
+}  // namespace workload_evaluator_test

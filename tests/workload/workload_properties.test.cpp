@@ -19,6 +19,8 @@
 #include "support/random_cluster.hpp"
 #include "support/workload_scene.hpp"
 
+namespace workload_properties_test {
+
 namespace {
 
 namespace wl = preempt::workload;
@@ -264,3 +266,5 @@ TEST_CASE("workload properties: single-pod victims on units are whole lower-prio
   }
   CHECK(group_victims > 10);
 }
+
+}  // namespace workload_properties_test

@@ -24,6 +24,8 @@
 #include "preempt/preempt.hpp"
 #include "support/workload_scene.hpp"
 
+namespace workload_units_test {
+
 namespace {
 
 namespace wl = preempt::workload;
@@ -609,3 +611,5 @@ TEST_CASE("victim units are built in the scan order given (upstream's snapshot n
   const std::vector<std::size_t> zones_interleaved{0, 2, 1};
   CHECK(built(zones_interleaved) == std::vector<std::string>{"p1", "p3", "p2"});
 }
+
+}  // namespace workload_units_test
