@@ -27,7 +27,10 @@
 // `*` or `get()`; the algorithms read and keep the pods they refer to. `pods()` may also return a
 // view over your own containers, made when it is called (a standard or a range-v3 view), and a
 // cluster's nodes may be a view of your machine records: examples/range_v3/range_v3_scheduler.cpp
-// adapts a scheduler's job table that way; tests/adaptation.test.cpp covers the rest.
+// adapts a scheduler's job table that way; tests/adaptation.test.cpp covers the rest. What it may
+// not return is a copy: `pods()` returning a container of the pods by value, or `name()` a
+// std::string by value, would hand the library pointers and views into a temporary, so neither
+// compiles (the message says which accessor; return a reference or a view).
 //
 // What the library asks of your types besides the accessors:
 //  * A pod's uid must be an owning, hashable value (`preempt::owning_uid`: `std::string` or an

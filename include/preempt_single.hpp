@@ -923,6 +923,11 @@ PREEMPT_NAMESPACE_END
 // free), and the decision is valid only until the cluster changes. A cluster may have const members
 // reading_started() and reading_ended(): the evaluator calls them around each evaluation, so that
 // the cluster can check the rule (model::resource_cluster does, in builds without NDEBUG).
+// Node i may be returned by value (a proxy that refers to the caller's node), but not as a copy of
+// a node that holds its pods (`machine operator[](std::size_t) const` over machines that each hold
+// a std::vector of pods): every pod read through such a copy is gone at the end of the access.
+// The evaluators check node 0 when an evaluation starts (O(1)) and report it as a contract
+// violation (PREEMPT_ASSERT).
 // Cluster-wide filter state (topology spread counts, anti-affinity pairs: upstream's PreFilter) is
 // part of the cluster object, computed before the evaluation and read-only during it; each worker's
 // state holds only what its node changes (an overlay, reset by prepare_state).
@@ -933,6 +938,7 @@ PREEMPT_NAMESPACE_END
 #ifndef PREEMPT_CLUSTER_HPP
 #define PREEMPT_CLUSTER_HPP
 
+#include <memory>
 
 // ---- begin preempt/node.hpp --------------------------------------------------------------------
 // preempt/node.hpp - how the algorithms read the caller's node type.
@@ -953,7 +959,13 @@ PREEMPT_NAMESPACE_END
 // A type models `node` when both accessors answer. Specialize node_traits with static functions
 // name(n) and pods(n) to adapt a type whose members are named otherwise.
 // The algorithms keep pointers to the pods for as long as a result that names them is used, so
-// the node must not change in the meantime (a proxy must refer to a pod that outlives it).
+// the node must not change in the meantime (a proxy must refer to a pod that outlives it). So
+// neither accessor may hand out a temporary that holds what it yields: a name returned as a
+// std::string by value, or the pods as a container by value (std::vector<pod>, any container
+// with an allocator, std::array) would be gone when the call returns, and such a node type is not
+// a `node` (the entry points say so in words). Return a const reference or a view instead
+// (std::string_view, std::span, a range-v3 view); a container of pointers by value is fine (the
+// pods it points to live on).
 // When pods() yields the pods in descending importance (as preempt::model::resource_cluster keeps
 // them), victim selection skips its sort.
 //
@@ -978,7 +990,6 @@ PREEMPT_NAMESPACE_END
 #define PREEMPT_DETAIL_POD_VIEWS_HPP
 
 #include <iterator>
-#include <memory>
 
 
 PREEMPT_NAMESPACE_BEGIN
@@ -1165,6 +1176,29 @@ namespace detail {
 template <class N>
 using node_traits_of = ::preempt::node_traits<std::remove_cvref_t<N>>;
 
+// Whether R, an accessor's result, is a temporary that holds what it yields (a std::string, a
+// container of the pods themselves): a std::string_view or a pointer read from it would refer
+// into an object gone at the end of the call. Views and borrowed ranges refer elsewhere.
+template <class R>
+concept owning_temporary =
+    !std::is_reference_v<R> && std::ranges::range<R> && !std::ranges::borrowed_range<R> &&
+    !std::ranges::view<R> &&
+    (requires { typename R::allocator_type; } || requires { std::tuple_size<R>::value; });
+
+// The name of a node as the node gives it (traits first, then the member).
+template <class N>
+  requires requires(const N& n) { node_traits_of<N>::name(n); } ||
+           requires(const N& n) { n.name(); }
+constexpr decltype(auto) raw_name(const N& n) {
+  if constexpr (requires { node_traits_of<N>::name(n); })
+    return node_traits_of<N>::name(n);
+  else
+    return n.name();
+}
+
+template <class N>
+using raw_name_t = decltype(::preempt::detail::raw_name(std::declval<const N&>()));
+
 // The pods of a node as the node gives them (traits first, then the member).
 template <class N>
   requires requires(const N& n) { node_traits_of<N>::pods(n); } ||
@@ -1207,18 +1241,17 @@ concept proxy_pod_range = requires(std::ranges::range_reference_t<R> e) {
       static_cast<std::ranges::range_reference_t<R>>(e)))>>;
 };
 
+// Whether a range R of pods returned by value holds the pods themselves.
+template <class R>
+concept pods_in_temporary = owning_temporary<R> && direct_pod_range<R>;
+
 struct name_of_fn {
   template <class N>
     requires requires(const N& n) {
-      { node_traits_of<N>::name(n) } -> std::convertible_to<std::string_view>;
-    } || requires(const N& n) {
-      { n.name() } -> std::convertible_to<std::string_view>;
-    }
+      { ::preempt::detail::raw_name(n) } -> std::convertible_to<std::string_view>;
+    } && (!owning_temporary<raw_name_t<N>>)
   constexpr std::string_view operator()(const N& n) const {
-    if constexpr (requires { node_traits_of<N>::name(n); })
-      return node_traits_of<N>::name(n);
-    else
-      return n.name();
+    return ::preempt::detail::raw_name(n);
   }
 };
 
@@ -1226,7 +1259,7 @@ struct pods_of_fn {
   template <class N>
     requires requires(const N& n) {
       { ::preempt::detail::raw_pods(n) } -> std::ranges::forward_range;
-    }
+    } && (!pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>)
   constexpr decltype(auto) operator()(const N& n) const {
     using R = decltype(::preempt::detail::raw_pods(n));
     if constexpr (direct_pod_range<R> || !proxy_pod_range<R>)
@@ -1831,6 +1864,33 @@ class reading_scope {
   const C* c_;
 };
 
+}  // namespace detail
+
+namespace detail {
+// Whether c returns its nodes by value as copies that hold their pods: node 0's pods accessor
+// refers to an owning container (a std::vector, a std::array) inside the node object returned.
+// O(1); false for nodes returned by reference, proxies whose pods live elsewhere, and ranges of
+// pointers.
+template <class C>
+bool nodes_copied_with_their_pods(const C& c) {
+  using N = decltype(::preempt::cluster_node(c, std::size_t{}));
+  if constexpr (std::is_reference_v<N>) {
+    return false;
+  } else {
+    using R = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
+    if constexpr (!std::is_lvalue_reference_v<R> || !direct_pod_range<R> ||
+                  !owning_temporary<std::remove_cvref_t<R>>) {
+      return false;
+    } else {
+      if (::preempt::cluster_size(c) == 0) return false;
+      const N& node = ::preempt::cluster_node(c, std::size_t{0});
+      const auto first = reinterpret_cast<std::uintptr_t>(std::addressof(node));
+      const auto pods =
+          reinterpret_cast<std::uintptr_t>(std::addressof(::preempt::detail::raw_pods(node)));
+      return pods >= first && pods < first + sizeof(N);
+    }
+  }
+}
 }  // namespace detail
 
 // A cluster with the members the algorithms call, over a cluster read through the accessors (one
@@ -2463,12 +2523,34 @@ struct checked {};
 // The reasons a type N is not a node; true when it is one.
 template <class N>
 constexpr bool explain_node() {
+  constexpr bool name_in_temporary = [] {
+    if constexpr (requires { typename raw_name_t<N>; })
+      return owning_temporary<raw_name_t<N>>;
+    else
+      return false;
+  }();
+  constexpr bool pods_returned_whole = [] {
+    if constexpr (requires(const N& n) { ::preempt::detail::raw_pods(n); })
+      return pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>;
+    else
+      return false;
+  }();
+  static_assert(!name_in_temporary,
+                "preempt: a node's name, node_traits<N>::name(n) or the member n.name(), is "
+                "returned by value as a string: the library reads it as a std::string_view, "
+                "which would refer into a temporary gone at the end of the call; return a "
+                "const reference (const std::string&) or a std::string_view");
   static_assert(
-      requires(const N& n) { ::preempt::name_of(n); },
+      name_in_temporary || requires(const N& n) { ::preempt::name_of(n); },
       "preempt: not a node type: its name, node_traits<N>::name(n) or the member "
       "n.name(), is missing or not convertible to std::string_view");
+  static_assert(!pods_returned_whole,
+                "preempt: a node's pods, node_traits<N>::pods(n) or the member n.pods(), are "
+                "returned by value in a container: the decision keeps pointers to the pods, "
+                "which would be gone at the end of the call; return a const reference to the "
+                "node's container, a view (std::span, a range-v3 view) or pointers to the pods");
   static_assert(
-      requires(const N& n) { ::preempt::pods_of(n); },
+      pods_returned_whole || requires(const N& n) { ::preempt::pods_of(n); },
       "preempt: not a node type: its pods, node_traits<N>::pods(n) or the member "
       "n.pods(), are missing or not a forward range");
   if constexpr (requires(const N& n) { ::preempt::pods_of(n); }) {
@@ -2558,9 +2640,15 @@ struct ledger_misuse {
 template <class C, class Policy>
 class rejected_evaluator {
   using requirements_checked = checked<explain_cluster<C>()>;
+  static constexpr bool policy_fits = [] {
+    if constexpr (::preempt::cluster<C>)  // else node_pod_t is not even named
+      return ::preempt::victim_policy<Policy, cluster_node_type<C>,
+                                      node_pod_t<cluster_node_type<C>>>;
+    else
+      return true;
+  }();
   static_assert(
-      !::preempt::cluster<C> ||
-          ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>,
+      policy_fits,
       "evaluator: the policy needs const members is_eligible_victim(node, victim, "
       "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
 
@@ -8293,6 +8381,10 @@ class evaluator<C, Policy, Observer>
 #endif
     start_attempt(preemptor);
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
+    PREEMPT_ASSERT(!detail::nodes_copied_with_their_pods(cluster),
+                   "the cluster returns its nodes by value, as copies that hold their pods "
+                   "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
+                   "at the end of the access; return a reference to the node");
     // The time of the decision: the policy's `now`, or the system clock read once.
     const detail::evaluation_clock<Policy> clock(policy_);
     now_ = clock.now();
@@ -12425,6 +12517,10 @@ class pod_group_evaluator {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
+    PREEMPT_ASSERT(!::preempt::detail::nodes_copied_with_their_pods(cluster),
+                   "the cluster returns its nodes by value, as copies that hold their pods "
+                   "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
+                   "at the end of the access; return a reference to the node");
 
     switch (eligibility(preemptor, cluster, groups)) {
       case group_eligibility_kind::not_eligible:

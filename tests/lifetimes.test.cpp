@@ -8,11 +8,19 @@
 //   - the dispatcher attaches to its ledger and in-flight table once it starts work, and detaches
 //     when it is destroyed (destroying the table first is a contract failure:
 //     tests/standalone/contracts.cpp).
+//   - node accessors that hand out a temporary holding what the library keeps pointers to (a name
+//     as a std::string by value, the pods in a container by value) do not compile
+//     (compile_fail/node_name_by_value.cpp, node_pods_by_value.cpp); a cluster that returns copies
+//     of nodes holding their pods is a contract failure (tests/standalone/contracts.cpp), while
+//     nodes returned by value as proxies of the caller's nodes are read as they are.
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -43,7 +51,99 @@ struct quick_client {
   }
 };
 
+// The caller's machines, each holding its pods; the clusters below hand out nodes by value.
+struct machine {
+  std::string hostname;
+  std::vector<pod> running;
+  std::string_view name() const { return hostname; }
+  const std::vector<pod>& pods() const { return running; }
+};
+
+// The preemptor fits on an empty node only.
+struct empty_node_state {
+  std::size_t present = 0;
+  preempt::status remove_pod(const pod&) {
+    --present;
+    return preempt::status::ok();
+  }
+  preempt::status add_pod(const pod&) {
+    ++present;
+    return preempt::status::ok();
+  }
+  preempt::status fits(const pod&) const {
+    return present == 0 ? preempt::status::ok()
+                        : preempt::status(preempt::status_code::unschedulable, "not empty");
+  }
+};
+
+template <class Node>
+struct fleet_of {
+  using state_type = empty_node_state;
+  const std::vector<machine>* machines;
+  std::size_t size() const noexcept { return machines->size(); }
+  Node operator[](std::size_t i) const { return Node{&(*machines)[i]}; }
+  empty_node_state make_state() const { return {}; }
+  void prepare_state(std::size_t i, empty_node_state& s) const {
+    s.present = (*machines)[i].running.size();
+  }
+};
+
+// A proxy returned by value whose pods() refers to the machine's container.
+struct machine_ref {
+  const machine* m;
+  std::string_view name() const { return m->hostname; }
+  const std::vector<pod>& pods() const { return m->running; }
+};
+
+// A proxy returned by value that holds a span (a view, not the pods) and hands it out by reference.
+struct span_node {
+  explicit span_node(const machine* m) : name_(m->hostname), pods_(m->running) {}
+  std::string_view name() const { return name_; }
+  const std::span<const pod>& pods() const { return pods_; }
+
+ private:
+  std::string_view name_;
+  std::span<const pod> pods_;
+};
+
+// A copy of the machine: its pods live in the temporary.
+struct machine_copy {
+  explicit machine_copy(const machine* m) : copy(*m) {}
+  machine copy;
+  std::string_view name() const { return copy.hostname; }
+  const std::vector<pod>& pods() const { return copy.running; }
+};
+
 }  // namespace
+
+TEST_CASE("lifetimes: nodes returned by value are proxies unless they hold their pods") {
+  const std::vector<machine> machines = {{"a", {make(1, 0, 500), make(2, 0, 500)}},
+                                         {"b", {make(3, 0, 500)}}};
+  CHECK_FALSE(preempt::detail::nodes_copied_with_their_pods(fleet_of<machine_ref>{&machines}));
+  CHECK_FALSE(preempt::detail::nodes_copied_with_their_pods(fleet_of<span_node>{&machines}));
+  CHECK(preempt::detail::nodes_copied_with_their_pods(fleet_of<machine_copy>{&machines}));
+  const std::vector<machine> none;
+  CHECK_FALSE(preempt::detail::nodes_copied_with_their_pods(fleet_of<machine_copy>{&none}));
+
+  // The proxies evaluate, and the decision's victims are the machines' own pods.
+  const preempt::filter_statuses statuses(machines.size(), preempt::status_code::unschedulable);
+  const pod preemptor = make(9, 100, 100);
+  preempt::evaluator<fleet_of<machine_ref>> by_ref({}, preempt::default_policy{0});
+  const auto& d =
+      by_ref.evaluate(preemptor, fleet_of<machine_ref>{&machines}, statuses, preempt::no_budgets{},
+                      preempt::no_nominations{}, preempt::inline_executor{});
+  REQUIRE(d.kind == preempt::decision_kind::nominated);
+  CHECK(d.node_name == "b");  // the fewest victims
+  REQUIRE(d.victims.size() == 1);
+  CHECK(d.victims[0] == &machines[1].running[0]);
+  preempt::evaluator<fleet_of<span_node>> by_span({}, preempt::default_policy{0});
+  const auto& e =
+      by_span.evaluate(preemptor, fleet_of<span_node>{&machines}, statuses, preempt::no_budgets{},
+                       preempt::no_nominations{}, preempt::inline_executor{});
+  REQUIRE(e.kind == preempt::decision_kind::nominated);
+  REQUIRE(e.victims.size() == 1);
+  CHECK(e.victims[0] == &machines[1].running[0]);
+}
 
 TEST_CASE("lifetimes: a decision bound by reference follows the evaluator's next evaluation") {
   resource_cluster c;

@@ -21,6 +21,11 @@
 // free), and the decision is valid only until the cluster changes. A cluster may have const members
 // reading_started() and reading_ended(): the evaluator calls them around each evaluation, so that
 // the cluster can check the rule (model::resource_cluster does, in builds without NDEBUG).
+// Node i may be returned by value (a proxy that refers to the caller's node), but not as a copy of
+// a node that holds its pods (`machine operator[](std::size_t) const` over machines that each hold
+// a std::vector of pods): every pod read through such a copy is gone at the end of the access.
+// The evaluators check node 0 when an evaluation starts (O(1)) and report it as a contract
+// violation (PREEMPT_ASSERT).
 // Cluster-wide filter state (topology spread counts, anti-affinity pairs: upstream's PreFilter) is
 // part of the cluster object, computed before the evaluation and read-only during it; each worker's
 // state holds only what its node changes (an overlay, reset by prepare_state).
@@ -35,6 +40,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -181,6 +188,33 @@ class reading_scope {
   const C* c_;
 };
 
+}  // namespace detail
+
+namespace detail {
+// Whether c returns its nodes by value as copies that hold their pods: node 0's pods accessor
+// refers to an owning container (a std::vector, a std::array) inside the node object returned.
+// O(1); false for nodes returned by reference, proxies whose pods live elsewhere, and ranges of
+// pointers.
+template <class C>
+bool nodes_copied_with_their_pods(const C& c) {
+  using N = decltype(::preempt::cluster_node(c, std::size_t{}));
+  if constexpr (std::is_reference_v<N>) {
+    return false;
+  } else {
+    using R = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
+    if constexpr (!std::is_lvalue_reference_v<R> || !direct_pod_range<R> ||
+                  !owning_temporary<std::remove_cvref_t<R>>) {
+      return false;
+    } else {
+      if (::preempt::cluster_size(c) == 0) return false;
+      const N& node = ::preempt::cluster_node(c, std::size_t{0});
+      const auto first = reinterpret_cast<std::uintptr_t>(std::addressof(node));
+      const auto pods =
+          reinterpret_cast<std::uintptr_t>(std::addressof(::preempt::detail::raw_pods(node)));
+      return pods >= first && pods < first + sizeof(N);
+    }
+  }
+}
 }  // namespace detail
 
 // A cluster with the members the algorithms call, over a cluster read through the accessors (one

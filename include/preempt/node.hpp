@@ -16,7 +16,13 @@
 // A type models `node` when both accessors answer. Specialize node_traits with static functions
 // name(n) and pods(n) to adapt a type whose members are named otherwise.
 // The algorithms keep pointers to the pods for as long as a result that names them is used, so
-// the node must not change in the meantime (a proxy must refer to a pod that outlives it).
+// the node must not change in the meantime (a proxy must refer to a pod that outlives it). So
+// neither accessor may hand out a temporary that holds what it yields: a name returned as a
+// std::string by value, or the pods as a container by value (std::vector<pod>, any container
+// with an allocator, std::array) would be gone when the call returns, and such a node type is not
+// a `node` (the entry points say so in words). Return a const reference or a view instead
+// (std::string_view, std::span, a range-v3 view); a container of pointers by value is fine (the
+// pods it points to live on).
 // When pods() yields the pods in descending importance (as preempt::model::resource_cluster keeps
 // them), victim selection skips its sort.
 //
@@ -47,6 +53,30 @@ namespace detail {
 
 template <class N>
 using node_traits_of = ::preempt::node_traits<std::remove_cvref_t<N>>;
+
+// Whether R, an accessor's result, is a temporary that holds what it yields (a std::string, a
+// container of the pods themselves): a std::string_view or a pointer read from it would refer
+// into an object gone at the end of the call. Views and borrowed ranges refer elsewhere.
+template <class R>
+concept owning_temporary =
+    !std::is_reference_v<R> && std::ranges::range<R> && !std::ranges::borrowed_range<R> &&
+    !std::ranges::view<R> &&
+    (
+        requires { typename R::allocator_type; } || requires { std::tuple_size<R>::value; });
+
+// The name of a node as the node gives it (traits first, then the member).
+template <class N>
+  requires requires(const N& n) { node_traits_of<N>::name(n); } ||
+           requires(const N& n) { n.name(); }
+constexpr decltype(auto) raw_name(const N& n) {
+  if constexpr (requires { node_traits_of<N>::name(n); })
+    return node_traits_of<N>::name(n);
+  else
+    return n.name();
+}
+
+template <class N>
+using raw_name_t = decltype(::preempt::detail::raw_name(std::declval<const N&>()));
 
 // The pods of a node as the node gives them (traits first, then the member).
 template <class N>
@@ -90,18 +120,17 @@ concept proxy_pod_range = requires(std::ranges::range_reference_t<R> e) {
       static_cast<std::ranges::range_reference_t<R>>(e)))>>;
 };
 
+// Whether a range R of pods returned by value holds the pods themselves.
+template <class R>
+concept pods_in_temporary = owning_temporary<R> && direct_pod_range<R>;
+
 struct name_of_fn {
   template <class N>
     requires requires(const N& n) {
-      { node_traits_of<N>::name(n) } -> std::convertible_to<std::string_view>;
-    } || requires(const N& n) {
-      { n.name() } -> std::convertible_to<std::string_view>;
-    }
+      { ::preempt::detail::raw_name(n) } -> std::convertible_to<std::string_view>;
+    } && (!owning_temporary<raw_name_t<N>>)
   constexpr std::string_view operator()(const N& n) const {
-    if constexpr (requires { node_traits_of<N>::name(n); })
-      return node_traits_of<N>::name(n);
-    else
-      return n.name();
+    return ::preempt::detail::raw_name(n);
   }
 };
 
@@ -109,7 +138,7 @@ struct pods_of_fn {
   template <class N>
     requires requires(const N& n) {
       { ::preempt::detail::raw_pods(n) } -> std::ranges::forward_range;
-    }
+    } && (!pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>)
   constexpr decltype(auto) operator()(const N& n) const {
     using R = decltype(::preempt::detail::raw_pods(n));
     if constexpr (direct_pod_range<R> || !proxy_pod_range<R>)

@@ -12,6 +12,9 @@
 //   ledger_node_huge                 nominating to node 2^40 (aborted in an allocation)
 //   cluster_changed_during_evaluate  model::resource_cluster changed while an evaluation reads it
 //                                    (a use after free; checked in builds without NDEBUG)
+//   nodes_copied_with_their_pods     a cluster whose c[i] returns a copy of a node that holds its
+//                                    pods (`machine operator[](std::size_t) const`): every pod
+//                                    the evaluation read pointed into a gone temporary
 //
 // SPDX-License-Identifier: Apache-2.0
 #define PREEMPT_ASSERT_HANDLER contracts::caught
@@ -40,6 +43,8 @@ inline const char* expected = nullptr;
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -157,6 +162,42 @@ int cluster_changed_during_evaluate() {
 #endif
 }
 
+// A node that holds its pods, and a cluster that hands out copies of it: the slip of a missing &.
+struct machine {
+  std::string hostname;
+  std::vector<pod> running;
+  std::string_view name() const { return hostname; }
+  const std::vector<pod>& pods() const { return running; }
+};
+
+struct slots {
+  preempt::status remove_pod(const pod&) { return preempt::status::ok(); }
+  preempt::status add_pod(const pod&) { return preempt::status::ok(); }
+  preempt::status fits(const pod&) const {
+    return preempt::status(preempt::status_code::unschedulable, "full");
+  }
+};
+
+struct copying_fleet {
+  using state_type = slots;
+  std::vector<machine> machines;
+  std::size_t size() const noexcept { return machines.size(); }
+  machine operator[](std::size_t i) const { return machines[i]; }  // a copy: the missing &
+  slots make_state() const { return {}; }
+  void prepare_state(std::size_t, slots&) const {}
+};
+
+int nodes_copied_with_their_pods() {
+  contracts::expected = "as copies that hold their pods";
+  copying_fleet f;
+  f.machines.push_back({"n", {fx::make_pod(1, 0), fx::make_pod(3, 0)}});
+  const preempt::filter_statuses statuses(f.size(), preempt::status_code::unschedulable);
+  preempt::evaluator<copying_fleet> ev({}, preempt::default_policy{0});
+  (void)ev.evaluate(preemptor, f, statuses, preempt::no_budgets{}, preempt::no_nominations{},
+                    preempt::inline_executor{});
+  return 1;
+}
+
 struct test_case {
   const char* name;
   int (*run)();
@@ -168,6 +209,7 @@ const test_case cases[] = {
     {"ledger_node_out_of_range", ledger_node_out_of_range},
     {"ledger_node_huge", ledger_node_huge},
     {"cluster_changed_during_evaluate", cluster_changed_during_evaluate},
+    {"nodes_copied_with_their_pods", nodes_copied_with_their_pods},
 };
 
 // Runs one case in a child; true when it was caught as expected.

@@ -92,12 +92,34 @@ struct checked {};
 // The reasons a type N is not a node; true when it is one.
 template <class N>
 constexpr bool explain_node() {
+  constexpr bool name_in_temporary = [] {
+    if constexpr (requires { typename raw_name_t<N>; })
+      return owning_temporary<raw_name_t<N>>;
+    else
+      return false;
+  }();
+  constexpr bool pods_returned_whole = [] {
+    if constexpr (requires(const N& n) { ::preempt::detail::raw_pods(n); })
+      return pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>;
+    else
+      return false;
+  }();
+  static_assert(!name_in_temporary,
+                "preempt: a node's name, node_traits<N>::name(n) or the member n.name(), is "
+                "returned by value as a string: the library reads it as a std::string_view, "
+                "which would refer into a temporary gone at the end of the call; return a "
+                "const reference (const std::string&) or a std::string_view");
   static_assert(
-      requires(const N& n) { ::preempt::name_of(n); },
+      name_in_temporary || requires(const N& n) { ::preempt::name_of(n); },
       "preempt: not a node type: its name, node_traits<N>::name(n) or the member "
       "n.name(), is missing or not convertible to std::string_view");
+  static_assert(!pods_returned_whole,
+                "preempt: a node's pods, node_traits<N>::pods(n) or the member n.pods(), are "
+                "returned by value in a container: the decision keeps pointers to the pods, "
+                "which would be gone at the end of the call; return a const reference to the "
+                "node's container, a view (std::span, a range-v3 view) or pointers to the pods");
   static_assert(
-      requires(const N& n) { ::preempt::pods_of(n); },
+      pods_returned_whole || requires(const N& n) { ::preempt::pods_of(n); },
       "preempt: not a node type: its pods, node_traits<N>::pods(n) or the member "
       "n.pods(), are missing or not a forward range");
   if constexpr (requires(const N& n) { ::preempt::pods_of(n); }) {
@@ -187,11 +209,16 @@ struct ledger_misuse {
 template <class C, class Policy>
 class rejected_evaluator {
   using requirements_checked = checked<explain_cluster<C>()>;
-  static_assert(
-      !::preempt::cluster<C> ||
-          ::preempt::victim_policy<Policy, cluster_node_type<C>, node_pod_t<cluster_node_type<C>>>,
-      "evaluator: the policy needs const members is_eligible_victim(node, victim, "
-      "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
+  static constexpr bool policy_fits = [] {
+    if constexpr (::preempt::cluster<C>)  // else node_pod_t is not even named
+      return ::preempt::victim_policy<Policy, cluster_node_type<C>,
+                                      node_pod_t<cluster_node_type<C>>>;
+    else
+      return true;
+  }();
+  static_assert(policy_fits,
+                "evaluator: the policy needs const members is_eligible_victim(node, victim, "
+                "preemptor) and more_important(a, b), both returning bool (preempt/policy.hpp)");
 
  public:
   using decision_type = decision<rejected_pod>;
