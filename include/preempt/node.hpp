@@ -54,15 +54,19 @@ namespace detail {
 template <class N>
 using node_traits_of = ::preempt::node_traits<std::remove_cvref_t<N>>;
 
+// Whether R stores its elements: a container with an allocator (std::vector, std::string, ...) or
+// a std::array.
+template <class R>
+concept storing_range =
+    requires { typename R::allocator_type; } || requires { std::tuple_size<R>::value; };
+
 // Whether R, an accessor's result, is a temporary that holds what it yields (a std::string, a
 // container of the pods themselves): a std::string_view or a pointer read from it would refer
 // into an object gone at the end of the call. Views and borrowed ranges refer elsewhere.
 template <class R>
 concept owning_temporary =
     !std::is_reference_v<R> && std::ranges::range<R> && !std::ranges::borrowed_range<R> &&
-    !std::ranges::view<R> &&
-    (
-        requires { typename R::allocator_type; } || requires { std::tuple_size<R>::value; });
+    !std::ranges::view<R> && storing_range<R>;
 
 // The name of a node as the node gives it (traits first, then the member).
 template <class N>
