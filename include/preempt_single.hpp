@@ -1873,9 +1873,9 @@ class reading_scope {
 
 namespace detail {
 // Whether c returns its nodes by value as copies that hold their pods: node 0's pods accessor
-// refers to an owning container (a std::vector, a std::array) inside the node object returned.
-// O(1); false for nodes returned by reference, proxies whose pods live elsewhere, and ranges of
-// pointers.
+// refers to a storing container (a std::vector, a std::array) inside the node object returned, or
+// hands out a contiguous range (a std::span) whose pods lie inside it. O(1); false for nodes
+// returned by reference, proxies whose pods live elsewhere, and ranges of pointers.
 template <class C>
 bool nodes_copied_with_their_pods(const C& c) {
   using N = decltype(::preempt::cluster_node(c, std::size_t{}));
@@ -1883,16 +1883,27 @@ bool nodes_copied_with_their_pods(const C& c) {
     return false;
   } else {
     using R = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
-    if constexpr (!std::is_lvalue_reference_v<R> || !direct_pod_range<R> ||
-                  !owning_temporary<std::remove_cvref_t<R>>) {
+    constexpr bool holds_container = std::is_lvalue_reference_v<R> && direct_pod_range<R> &&
+                                     owning_temporary<std::remove_cvref_t<R>>;
+    constexpr bool contiguous = std::ranges::contiguous_range<R> && direct_pod_range<R>;
+    if constexpr (!holds_container && !contiguous) {
       return false;
     } else {
       if (::preempt::cluster_size(c) == 0) return false;
       const N& node = ::preempt::cluster_node(c, std::size_t{0});
       const auto first = reinterpret_cast<std::uintptr_t>(std::addressof(node));
-      const auto pods =
-          reinterpret_cast<std::uintptr_t>(std::addressof(::preempt::detail::raw_pods(node)));
-      return pods >= first && pods < first + sizeof(N);
+      const auto inside = [first](const void* p) {
+        const auto at = reinterpret_cast<std::uintptr_t>(p);
+        return at >= first && at < first + sizeof(N);
+      };
+      decltype(auto) pods = ::preempt::detail::raw_pods(node);
+      if constexpr (holds_container)
+        if (inside(std::addressof(pods))) return true;
+      if constexpr (contiguous)
+        if (std::ranges::begin(pods) != std::ranges::end(pods) &&
+            inside(std::to_address(std::ranges::begin(pods))))
+          return true;
+      return false;
     }
   }
 }

@@ -15,6 +15,8 @@
 //     nodes returned by value as proxies of the caller's nodes are read as they are.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -114,6 +116,23 @@ struct machine_copy {
   const std::vector<pod>& pods() const { return copy.running; }
 };
 
+// A node that keeps a few pods inline and hands out a span over them: the span is a view, but of
+// the temporary.
+struct inline_node {
+  explicit inline_node(const machine* m) : name_(m->hostname) {
+    for (std::size_t i = 0; i < m->running.size() && i < pods_.size(); ++i)
+      pods_[i] = m->running[i];
+    count_ = std::min(m->running.size(), pods_.size());
+  }
+  std::string_view name() const { return name_; }
+  std::span<const pod> pods() const { return {pods_.data(), count_}; }
+
+ private:
+  std::string_view name_;
+  std::array<pod, 2> pods_{make(0, 0, 0), make(0, 0, 0)};
+  std::size_t count_ = 0;
+};
+
 }  // namespace
 
 TEST_CASE("lifetimes: nodes returned by value are proxies unless they hold their pods") {
@@ -122,6 +141,7 @@ TEST_CASE("lifetimes: nodes returned by value are proxies unless they hold their
   CHECK_FALSE(preempt::detail::nodes_copied_with_their_pods(fleet_of<machine_ref>{&machines}));
   CHECK_FALSE(preempt::detail::nodes_copied_with_their_pods(fleet_of<span_node>{&machines}));
   CHECK(preempt::detail::nodes_copied_with_their_pods(fleet_of<machine_copy>{&machines}));
+  CHECK(preempt::detail::nodes_copied_with_their_pods(fleet_of<inline_node>{&machines}));
   const std::vector<machine> none;
   CHECK_FALSE(preempt::detail::nodes_copied_with_their_pods(fleet_of<machine_copy>{&none}));
 
