@@ -1215,6 +1215,9 @@ constexpr decltype(auto) raw_pods(const N& n) {
     return n.pods();
 }
 
+template <class N>
+using raw_pods_t = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
+
 // An element of a node's pod range read as a pod lvalue: the element itself when it is one, else
 // what it stands for (*e, then e.get()).
 struct pod_of_element_fn {
@@ -1264,7 +1267,7 @@ struct pods_of_fn {
   template <class N>
     requires requires(const N& n) {
       { ::preempt::detail::raw_pods(n) } -> std::ranges::forward_range;
-    } && (!pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>)
+    } && (!pods_in_temporary<raw_pods_t<N>>)
   constexpr decltype(auto) operator()(const N& n) const {
     using R = decltype(::preempt::detail::raw_pods(n));
     if constexpr (direct_pod_range<R> || !proxy_pod_range<R>)
@@ -1869,9 +1872,6 @@ class reading_scope {
   const C* c_;
 };
 
-}  // namespace detail
-
-namespace detail {
 // Whether c returns its nodes by value as copies that hold their pods: node 0's pods accessor
 // refers to a storing container (a std::vector, a std::array) inside the node object returned, or
 // hands out a contiguous range (a std::span) whose pods lie inside it. O(1); false for nodes
@@ -1882,7 +1882,7 @@ bool nodes_copied_with_their_pods(const C& c) {
   if constexpr (std::is_reference_v<N>) {
     return false;
   } else {
-    using R = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
+    using R = raw_pods_t<N>;
     constexpr bool holds_container = std::is_lvalue_reference_v<R> && direct_pod_range<R> &&
                                      owning_temporary<std::remove_cvref_t<R>>;
     constexpr bool contiguous = std::ranges::contiguous_range<R> && direct_pod_range<R>;
@@ -1906,6 +1906,15 @@ bool nodes_copied_with_their_pods(const C& c) {
       return false;
     }
   }
+}
+
+// The evaluators' check, when an evaluation starts, that c's nodes are not such copies.
+template <class C>
+void check_nodes_not_copied(const C& c) noexcept {
+  PREEMPT_ASSERT(!::preempt::detail::nodes_copied_with_their_pods(c),
+                 "the cluster returns its nodes by value, as copies that hold their pods "
+                 "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
+                 "at the end of the access; return a reference to the node");
 }
 }  // namespace detail
 
@@ -2546,8 +2555,8 @@ constexpr bool explain_node() {
       return false;
   }();
   constexpr bool pods_returned_whole = [] {
-    if constexpr (requires(const N& n) { ::preempt::detail::raw_pods(n); })
-      return pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>;
+    if constexpr (requires { typename raw_pods_t<N>; })
+      return pods_in_temporary<raw_pods_t<N>>;
     else
       return false;
   }();
@@ -8396,10 +8405,7 @@ class evaluator<C, Policy, Observer>
 #endif
     start_attempt(preemptor);
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
-    PREEMPT_ASSERT(!detail::nodes_copied_with_their_pods(cluster),
-                   "the cluster returns its nodes by value, as copies that hold their pods "
-                   "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
-                   "at the end of the access; return a reference to the node");
+    detail::check_nodes_not_copied(cluster);
     // The time of the decision: the policy's `now`, or the system clock read once.
     const detail::evaluation_clock<Policy> clock(policy_);
     now_ = clock.now();
@@ -12532,10 +12538,7 @@ class pod_group_evaluator {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
-    PREEMPT_ASSERT(!::preempt::detail::nodes_copied_with_their_pods(cluster),
-                   "the cluster returns its nodes by value, as copies that hold their pods "
-                   "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
-                   "at the end of the access; return a reference to the node");
+    ::preempt::detail::check_nodes_not_copied(cluster);
 
     switch (eligibility(preemptor, cluster, groups)) {
       case group_eligibility_kind::not_eligible:

@@ -189,9 +189,6 @@ class reading_scope {
   const C* c_;
 };
 
-}  // namespace detail
-
-namespace detail {
 // Whether c returns its nodes by value as copies that hold their pods: node 0's pods accessor
 // refers to a storing container (a std::vector, a std::array) inside the node object returned, or
 // hands out a contiguous range (a std::span) whose pods lie inside it. O(1); false for nodes
@@ -202,7 +199,7 @@ bool nodes_copied_with_their_pods(const C& c) {
   if constexpr (std::is_reference_v<N>) {
     return false;
   } else {
-    using R = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
+    using R = raw_pods_t<N>;
     constexpr bool holds_container = std::is_lvalue_reference_v<R> && direct_pod_range<R> &&
                                      owning_temporary<std::remove_cvref_t<R>>;
     constexpr bool contiguous = std::ranges::contiguous_range<R> && direct_pod_range<R>;
@@ -226,6 +223,15 @@ bool nodes_copied_with_their_pods(const C& c) {
       return false;
     }
   }
+}
+
+// The evaluators' check, when an evaluation starts, that c's nodes are not such copies.
+template <class C>
+void check_nodes_not_copied(const C& c) noexcept {
+  PREEMPT_ASSERT(!::preempt::detail::nodes_copied_with_their_pods(c),
+                 "the cluster returns its nodes by value, as copies that hold their pods "
+                 "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
+                 "at the end of the access; return a reference to the node");
 }
 }  // namespace detail
 

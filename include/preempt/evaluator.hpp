@@ -176,10 +176,7 @@ class evaluator<C, Policy, Observer>
 #endif
     start_attempt(preemptor);
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
-    PREEMPT_ASSERT(!detail::nodes_copied_with_their_pods(cluster),
-                   "the cluster returns its nodes by value, as copies that hold their pods "
-                   "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
-                   "at the end of the access; return a reference to the node");
+    detail::check_nodes_not_copied(cluster);
     // The time of the decision: the policy's `now`, or the system clock read once.
     const detail::evaluation_clock<Policy> clock(policy_);
     now_ = clock.now();

@@ -93,6 +93,9 @@ constexpr decltype(auto) raw_pods(const N& n) {
     return n.pods();
 }
 
+template <class N>
+using raw_pods_t = decltype(::preempt::detail::raw_pods(std::declval<const N&>()));
+
 // An element of a node's pod range read as a pod lvalue: the element itself when it is one, else
 // what it stands for (*e, then e.get()).
 struct pod_of_element_fn {
@@ -142,7 +145,7 @@ struct pods_of_fn {
   template <class N>
     requires requires(const N& n) {
       { ::preempt::detail::raw_pods(n) } -> std::ranges::forward_range;
-    } && (!pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>)
+    } && (!pods_in_temporary<raw_pods_t<N>>)
   constexpr decltype(auto) operator()(const N& n) const {
     using R = decltype(::preempt::detail::raw_pods(n));
     if constexpr (direct_pod_range<R> || !proxy_pod_range<R>)

@@ -3,51 +3,12 @@
 // so every name read was a view into a temporary gone at the end of the call (garbage in the
 // decision's node names). Such a type is now not a node, and the evaluator says why in one error.
 // Without PREEMPT_COMPILE_FAIL the accessor returns a std::string_view and everything compiles.
-#include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "preempt/evaluator.hpp"
-#include "preempt/nomination_ledger.hpp"
+#include "compile_fail/machine_fleet.hpp"
 
-namespace theirs {
-
-struct pod_row {
-  std::string uid;
-  int priority = 0;
-};
-
-struct machine {
-  std::string hostname;
-  std::vector<pod_row> running;
-};
-
-struct slots {
-  preempt::status remove_pod(const pod_row&) { return preempt::status::ok(); }
-  preempt::status add_pod(const pod_row&) { return preempt::status::ok(); }
-  preempt::status fits(const pod_row&) const { return preempt::status::ok(); }
-};
-
-struct fleet {
-  using state_type = slots;
-  std::vector<machine> machines;
-  std::size_t size() const noexcept { return machines.size(); }
-  const machine& operator[](std::size_t i) const noexcept { return machines[i]; }
-  slots make_state() const { return {}; }
-  void prepare_state(std::size_t, slots&) const {}
-};
-
-}  // namespace theirs
-
-template <>
-struct preempt::pod_traits<theirs::pod_row> {
-  static const std::string& uid(const theirs::pod_row& p) { return p.uid; }
-  static int priority(const theirs::pod_row& p) { return p.priority; }
-  static std::optional<preempt::timestamp> start_time(const theirs::pod_row&) { return {}; }
-  static bool terminating_by_preemption(const theirs::pod_row&) { return false; }
-};
 template <>
 struct preempt::node_traits<theirs::machine> {
 #if defined(PREEMPT_COMPILE_FAIL)
@@ -74,13 +35,4 @@ struct reference_machine {
 };
 static_assert(preempt::node<reference_machine>);
 
-int compile_fail_node_name_by_value() {
-  const theirs::fleet f;
-  const theirs::pod_row p{"p", 100};
-  preempt::nomination_ledger<theirs::pod_row> ledger(1);
-  preempt::evaluator<theirs::fleet> ev;
-  const preempt::filter_statuses statuses(f.size(), preempt::status_code::unschedulable);
-  const auto& d = ev.evaluate(p, f, statuses, preempt::no_budgets{}, ledger.reader(),
-                              preempt::inline_executor{});
-  return static_cast<int>(d.kind);
-}
+int compile_fail_node_name_by_value() { return theirs::evaluate_once(theirs::fleet{}); }

@@ -99,8 +99,8 @@ constexpr bool explain_node() {
       return false;
   }();
   constexpr bool pods_returned_whole = [] {
-    if constexpr (requires(const N& n) { ::preempt::detail::raw_pods(n); })
-      return pods_in_temporary<decltype(::preempt::detail::raw_pods(std::declval<const N&>()))>;
+    if constexpr (requires { typename raw_pods_t<N>; })
+      return pods_in_temporary<raw_pods_t<N>>;
     else
       return false;
   }();

@@ -141,10 +141,7 @@ class pod_group_evaluator {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
-    PREEMPT_ASSERT(!::preempt::detail::nodes_copied_with_their_pods(cluster),
-                   "the cluster returns its nodes by value, as copies that hold their pods "
-                   "(c[i] or cluster_traits<C>::node(c, i)): every pod read through one is gone "
-                   "at the end of the access; return a reference to the node");
+    ::preempt::detail::check_nodes_not_copied(cluster);
 
     switch (eligibility(preemptor, cluster, groups)) {
       case group_eligibility_kind::not_eligible:
