@@ -54,12 +54,12 @@ const kd::device_class* extended_resource_class(const dra_objects& dra, std::str
 
 }  // namespace
 
-void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& refusals) {
-  pod_key_ = pod.key();
+void dra_decision::prefilter(const pod_object& p, std::vector<std::string>& refusals) {
+  pod_key_ = p.key();
   const std::string who = "Pod " + pod_key_;
   // An extended resource a DeviceClass serves: NodeResourcesFit leaves it to DynamicResources on
   // nodes that do not list it in allocatable.
-  for (const auto& [name, amount] : pod.requests) {
+  for (const auto& [name, amount] : p.requests) {
     if (amount == 0) continue;
     if (const kd::device_class* c = extended_resource_class(dump_->dra, name))
       refuse_once(
@@ -71,7 +71,7 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
               "DynamicResources allocates devices for it): extended resources backed by DRA are "
               "not modelled");
   }
-  if (pod.resource_claims.empty()) return;
+  if (p.resource_claims.empty()) return;
   if (!dump_->dra.not_read.empty()) {
     refuse_once(
         refusals,
@@ -85,7 +85,7 @@ void dra_decision::prefilter(const pod_object& pod, std::vector<std::string>& re
   plugin_ = std::make_unique<kd::dynamic_resources>(kd::cluster_devices{
       dump_->dra.claims, dump_->dra.classes, dump_->dra.slices, &model_->used()});
   const kd::prefilter_result pre = plugin_->prefilter(
-      kd::claiming_pod{pod.ns, pod.name, pod.uid, pod.resource_claims, pod.claim_statuses});
+      kd::claiming_pod{p.ns, p.name, p.uid, p.resource_claims, p.claim_statuses});
   using k = kd::prefilter_result::kind_type;
   switch (pre.kind) {
     case k::skip: return;

@@ -210,28 +210,23 @@ std::optional<load_error> analysis::model::add_pods() {
   return std::nullopt;
 }
 
-namespace {
-
-// A label of a pod in a namespace, for budget selectors: the key by its index among the keys the
-// budgets select by first, the value where the pod holds it (the dump outlives the index).
-struct label_ref {
-  std::uint32_t ns = 0, key = 0;
-  std::string_view value;
-  bool operator==(const label_ref&) const = default;
-};
-
-struct label_ref_hash {
-  std::size_t operator()(const label_ref& l) const noexcept {
-    const std::size_t h = std::hash<std::string_view>{}(l.value);
-    return h ^ ((static_cast<std::size_t>(l.ns) << 32 | l.key) * 0x9e3779b97f4a7c15ULL);
-  }
-};
-
-}  // namespace
-
 // The bound pods with labels, by namespace and by (namespace, label) for the first matchLabels
 // pair of each budget, to avoid scanning a whole namespace for every budget.
 struct analysis::model::budget_index {
+  // A label of a pod in a namespace, for budget selectors: the key by its index among the keys the
+  // budgets select by first, the value where the pod holds it (the dump outlives the index).
+  struct label_ref {
+    std::uint32_t ns = 0, key = 0;
+    std::string_view value;
+    bool operator==(const label_ref&) const = default;
+  };
+  struct label_ref_hash {
+    std::size_t operator()(const label_ref& l) const noexcept {
+      const std::size_t h = std::hash<std::string_view>{}(l.value);
+      return h ^ ((static_cast<std::size_t>(l.ns) << 32 | l.key) * 0x9e3779b97f4a7c15ULL);
+    }
+  };
+
   std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_ns;
   std::vector<std::string> keys;  // the first matchLabels key of each budget, sorted, unique
   std::unordered_map<label_ref, std::vector<std::size_t>, label_ref_hash> by_label;
@@ -269,7 +264,7 @@ analysis::model::budget_index analysis::model::index_for_budgets() {
     index.by_ns[ns].push_back(i);
     for (std::size_t k = 0; k < keys.size(); ++k)
       if (const std::string* v = pods[i].labels.find(keys[k]))
-        index.by_label[label_ref{ns, static_cast<std::uint32_t>(k), std::string_view(*v)}]
+        index.by_label[budget_index::label_ref{ns, static_cast<std::uint32_t>(k), std::string_view(*v)}]
             .push_back(i);
   }
   return index;

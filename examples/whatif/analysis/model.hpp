@@ -99,16 +99,6 @@ struct victim_costs {
   }
 };
 
-inline std::string object_where(const cluster_dump& dump, std::uint32_t file, std::string_view kind,
-                                std::string_view id) {
-  std::string m = file < dump.files.size() ? dump.files[file] : std::string("<input>");
-  m += ": ";
-  m += kind;
-  m += ' ';
-  m += id;
-  return m;
-}
-
 struct resolved_pod {
   std::int32_t priority = 0;
   preempt::preemption_policy policy = preempt::preemption_policy::preempt_lower_priority;

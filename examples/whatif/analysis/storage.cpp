@@ -10,16 +10,6 @@ namespace whatif {
 
 namespace {
 
-std::string object_where(const cluster_dump& dump, std::uint32_t file, std::string_view kind,
-                         std::string_view id) {
-  std::string m = file < dump.files.size() ? dump.files[file] : std::string("<input>");
-  m += ": ";
-  m += kind;
-  m += ' ';
-  m += id;
-  return m;
-}
-
 // The first object of `objects` whose key repeats an earlier one's, as a message.
 template <class T, class Key>
 std::optional<load_error> duplicate(const cluster_dump& dump, const std::vector<T>& objects,
@@ -77,10 +67,10 @@ void refuse_volumes(const pod_object& p, const std::function<void(std::string)>&
 
 std::optional<load_error> storage_model::build(const cluster_dump& dump,
                                                const std::vector<std::size_t>& bound_node,
-                                               std::size_t not_bound) {
+                                               std::size_t unbound) {
   dump_ = &dump;
   bound_node_ = &bound_node;
-  not_bound_ = not_bound;
+  not_bound_ = unbound;
   const storage_dump& s = dump.storage;
   if (auto e = duplicate(dump, s.claims, "PersistentVolumeClaim",
                          [](const auto& c) { return c.ns + "/" + c.name; }))
@@ -110,7 +100,7 @@ std::optional<load_error> storage_model::build(const cluster_dump& dump,
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const pod_object& p = pods[i];
     if (p.volumes.empty()) continue;
-    if (bound_node[i] != not_bound)
+    if (bound_node[i] != unbound)
       for (const k8s::pod_volume& v : p.volumes)
         if (v.source == k8s::volume_source::claim) used_claims_.insert(p.ns + "/" + v.claim_name);
     const k8s::attachable_names names =
@@ -138,9 +128,9 @@ std::string storage_model::untranslated_volume(const pod_object& p,
   return " (PersistentVolume " + pv->name + ", spec." + std::string(source_field(pv->source)) + ")";
 }
 
-k8s::pod_volume_facts storage_model::facts(std::size_t pod) const noexcept {
-  if (dump_ == nullptr || pod >= attachable_.size()) return {};
-  return k8s::pod_volume_facts{dump_->pods[pod].volumes, attachable_[pod]};
+k8s::pod_volume_facts storage_model::facts(std::size_t i) const noexcept {
+  if (dump_ == nullptr || i >= attachable_.size()) return {};
+  return k8s::pod_volume_facts{dump_->pods[i].volumes, attachable_[i]};
 }
 
 void storage_model::prepare(const pod_object& p, const std::vector<k8s::node_facts>& nodes,

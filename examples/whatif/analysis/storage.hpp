@@ -50,13 +50,13 @@ void refuse_volumes(const pod_object& p, const std::function<void(std::string)>&
 
 class storage_model {
  public:
-  // `bound_node[i]`: the node index of dump pod i, or `not_bound`.
+  // `bound_node[i]`: the node index of dump pod i, or `unbound`.
   std::optional<load_error> build(const cluster_dump& dump,
                                   const std::vector<std::size_t>& bound_node,
-                                  std::size_t not_bound);
+                                  std::size_t unbound);
 
   // What the volume filters read of dump pod i when it joins or leaves a node.
-  k8s::pod_volume_facts facts(std::size_t pod) const noexcept;
+  k8s::pod_volume_facts facts(std::size_t i) const noexcept;
 
   // The volume filters for pod `p` (a pending pod of the dump or the preemptor's own file).
   // `resolved` receives what NodeVolumeLimits counts of its volumes; both must outlive the use.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "decode/shared_fields.hpp"
 #include "output/one_line.hpp"
 
 namespace whatif::kinds::dra {
@@ -135,25 +136,6 @@ struct amount_map : decode::detail::member_reader<Path...> {
     }
     return true;
   }
-};
-
-// ---- Node selectors (ResourceSlice, AllocationResult) ------------------------------------------
-
-constexpr field<k8s::node_selector_requirement> node_requirement_fields[] = {
-    {"key", decode::text<&k8s::node_selector_requirement::key>{}},
-    {"operator", decode::text<&k8s::node_selector_requirement::op>{}},
-    {"values", decode::strings<&k8s::node_selector_requirement::values>{}},
-};
-constexpr field<k8s::node_selector_term> node_term_fields[] = {
-    {"matchExpressions",
-     decode::list<node_requirement_fields, &k8s::node_selector_term::match_expressions>{}},
-    {"matchFields",
-     decode::list<node_requirement_fields, &k8s::node_selector_term::match_fields>{}},
-};
-k8s::result<void> valid_term(const k8s::node_selector_term& t) { return k8s::validate(t); }
-constexpr field<k8s::node_selector> node_selector_fields[] = {
-    {"nodeSelectorTerms",
-     decode::checked_list<node_term_fields, valid_term, &k8s::node_selector::terms>{}},
 };
 
 // ---- ResourceSlice -----------------------------------------------------------------------------

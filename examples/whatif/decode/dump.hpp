@@ -191,6 +191,17 @@ struct cluster_dump {
   }
 };
 
+// "<file>: <kind> <id>": where an object of the dump came from, for messages.
+inline std::string object_where(const cluster_dump& dump, std::uint32_t file, std::string_view kind,
+                                std::string_view id) {
+  std::string m = file < dump.files.size() ? dump.files[file] : std::string("<input>");
+  m += ": ";
+  m += kind;
+  m += ' ';
+  m += id;
+  return m;
+}
+
 }  // namespace whatif
 
 #endif  // PREEMPT_WHATIF_DUMP_HPP

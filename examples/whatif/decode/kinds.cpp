@@ -11,6 +11,7 @@
 
 #include "decode/decoder.hpp"
 #include "decode/dra_kinds.hpp"
+#include "decode/shared_fields.hpp"
 #include "decode/storage_kinds.hpp"
 #include "output/one_line.hpp"
 
@@ -38,25 +39,7 @@ struct policy : decode::detail::member_reader<Path...> {
   }
 };
 
-bool read_selector_operator(context& x, dom::element e, k8s::label_requirement& r) {
-  std::string_view op;
-  if (!x.read_string(e, op)) return false;
-  r.op = k8s::parse_selector_operator(op);
-  return true;
-}
-
-// ---- Shared pieces ---------------------------------------------------------------------------
-
-constexpr field<k8s::label_requirement> label_requirement_fields[] = {
-    {"key", decode::text<&k8s::label_requirement::key>{}},
-    {"operator", read_selector_operator},
-    {"values", decode::strings<&k8s::label_requirement::values>{}},
-};
-constexpr field<k8s::label_selector> label_selector_fields[] = {
-    {"matchLabels", decode::string_map<&k8s::label_selector::match_labels>{}},
-    {"matchExpressions",
-     decode::list<label_requirement_fields, &k8s::label_selector::match_expressions>{}},
-};
+// ---- Shared pieces (the selectors and read_named: decode/shared_fields.hpp) -------------------
 
 // metadata.name and metadata.namespace. Namespaced kinds default to "default".
 // Not `required`: a repeated metadata merges, so a later one may leave the name out; the name is
@@ -65,25 +48,6 @@ template <class T>
 constexpr field<T> name_field = {"name", decode::text<&T::name>{}};
 template <class T>
 constexpr field<T> namespace_field = {"namespace", decode::text<&T::ns>{}};
-
-// Reads a named object with `table`: metadata.name must be there and not empty, metadata.namespace
-// defaults to "default" for namespaced kinds. Later messages name the object.
-template <class T, std::size_t N, class U>
-bool read_named(context& x, dom::element obj, const field<T> (&table)[N], U& t) {
-  if (!decode::read_fields(x, obj, table, t)) return false;
-  if (t.name.empty()) {
-    auto f = x.field("metadata");
-    auto g = x.field("name");
-    return x.fail("missing");
-  }
-  if constexpr (requires { t.ns; }) {
-    if (t.ns.empty()) t.ns = "default";
-    x.identify(t.ns, t.name);
-  } else {
-    x.identify("", t.name);
-  }
-  return true;
-}
 
 // Names the object in messages before its members are read (so that an error in a member
 // listed before metadata.name still names the object): the last string metadata.name and
@@ -170,22 +134,6 @@ constexpr field<k8s::container_resources> container_fields[] = {
      [](k8s::container_resources& c) { c.restart_always = false; }},
 };
 
-constexpr field<k8s::node_selector_requirement> node_requirement_fields[] = {
-    {"key", decode::text<&k8s::node_selector_requirement::key>{}},
-    {"operator", decode::text<&k8s::node_selector_requirement::op>{}},
-    {"values", decode::strings<&k8s::node_selector_requirement::values>{}},
-};
-constexpr field<k8s::node_selector_term> node_term_fields[] = {
-    {"matchExpressions",
-     decode::list<node_requirement_fields, &k8s::node_selector_term::match_expressions>{}},
-    {"matchFields",
-     decode::list<node_requirement_fields, &k8s::node_selector_term::match_fields>{}},
-};
-k8s::result<void> valid_term(const k8s::node_selector_term& t) { return k8s::validate(t); }
-constexpr field<k8s::node_selector> node_selector_fields[] = {
-    {"nodeSelectorTerms",
-     decode::checked_list<node_term_fields, valid_term, &k8s::node_selector::terms>{}},
-};
 constexpr field<k8s::pod_placement> node_affinity_fields[] = {
     {"requiredDuringSchedulingIgnoredDuringExecution",
      decode::object<node_selector_fields, &k8s::pod_placement::required_node_affinity>{}},

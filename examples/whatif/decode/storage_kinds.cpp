@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "decode/shared_fields.hpp"
 #include "output/one_line.hpp"
 
 namespace whatif::kinds {
@@ -74,39 +75,7 @@ bool read_storage_entry(context& x, dom::element e, std::optional<std::int64_t>&
   return true;
 }
 
-bool read_selector_operator(context& x, dom::element e, k8s::label_requirement& r) {
-  std::string_view op;
-  if (!x.read_string(e, op)) return false;
-  r.op = k8s::parse_selector_operator(op);
-  return true;
-}
-constexpr field<k8s::label_requirement> label_requirement_fields[] = {
-    {"key", decode::text<&k8s::label_requirement::key>{}},
-    {"operator", read_selector_operator},
-    {"values", decode::strings<&k8s::label_requirement::values>{}},
-};
-constexpr field<k8s::label_selector> label_selector_fields[] = {
-    {"matchLabels", decode::string_map<&k8s::label_selector::match_labels>{}},
-    {"matchExpressions",
-     decode::list<label_requirement_fields, &k8s::label_selector::match_expressions>{}},
-};
 
-constexpr field<k8s::node_selector_requirement> node_requirement_fields[] = {
-    {"key", decode::text<&k8s::node_selector_requirement::key>{}},
-    {"operator", decode::text<&k8s::node_selector_requirement::op>{}},
-    {"values", decode::strings<&k8s::node_selector_requirement::values>{}},
-};
-constexpr field<k8s::node_selector_term> node_term_fields[] = {
-    {"matchExpressions",
-     decode::list<node_requirement_fields, &k8s::node_selector_term::match_expressions>{}},
-    {"matchFields",
-     decode::list<node_requirement_fields, &k8s::node_selector_term::match_fields>{}},
-};
-k8s::result<void> valid_term(const k8s::node_selector_term& t) { return k8s::validate(t); }
-constexpr field<k8s::node_selector> node_selector_fields[] = {
-    {"nodeSelectorTerms",
-     decode::checked_list<node_term_fields, valid_term, &k8s::node_selector::terms>{}},
-};
 
 // The annotations a kind reads, each into an optional string.
 struct annotation_reader {
@@ -138,24 +107,6 @@ bool read_deleting(context& x, dom::element e, T& t) {
   return x.read_time(e, unused);
 }
 
-// Reads `table` and requires a non-empty metadata.name; a namespaced object gets "default" when
-// it has no namespace. Later messages name the object.
-template <class T, std::size_t N, class U>
-bool read_named(context& x, dom::element obj, const field<T> (&table)[N], U& t) {
-  if (!decode::read_fields(x, obj, table, t)) return false;
-  if (t.name.empty()) {
-    auto f = x.field("metadata");
-    auto g = x.field("name");
-    return x.fail("missing");
-  }
-  if constexpr (requires { t.ns; }) {
-    if (t.ns.empty()) t.ns = "default";
-    x.identify(t.ns, t.name);
-  } else {
-    x.identify("", t.name);
-  }
-  return true;
-}
 
 // ---- A pod's spec.volumes ----------------------------------------------------------------------
 
@@ -442,17 +393,17 @@ constexpr field<topology_term_decoding> topology_term_fields[] = {
     {"matchLabelExpressions",
      decode::list<topology_requirement_fields, &topology_term_decoding::requirements>{}},
 };
-struct class_decoding : located<k8s::storage_class> {
+struct storage_class_decoding : located<k8s::storage_class> {
   std::vector<topology_term_decoding> terms;
 };
-constexpr field<class_decoding> class_metadata_fields[] = {
+constexpr field<storage_class_decoding> storage_class_metadata_fields[] = {
     {"name", decode::text<&k8s::storage_class::name>{}},
 };
-constexpr field<class_decoding> class_fields[] = {
-    {"metadata", decode::flatten<class_metadata_fields>{}, required},
+constexpr field<storage_class_decoding> storage_class_fields[] = {
+    {"metadata", decode::flatten<storage_class_metadata_fields>{}, required},
     {"provisioner", decode::text<&k8s::storage_class::provisioner>{}},
     {"volumeBindingMode",
-     [](context& x, dom::element e, class_decoding& c) {
+     [](context& x, dom::element e, storage_class_decoding& c) {
        std::string_view mode;
        if (!x.read_string(e, mode)) return false;
        if (mode != "Immediate" && mode != "WaitForFirstConsumer")
@@ -460,8 +411,8 @@ constexpr field<class_decoding> class_fields[] = {
        c.wait_for_first_consumer = mode == "WaitForFirstConsumer";
        return true;
      },
-     [](class_decoding& c) { c.wait_for_first_consumer = false; }},
-    {"allowedTopologies", decode::list<topology_term_fields, &class_decoding::terms>{}},
+     [](storage_class_decoding& c) { c.wait_for_first_consumer = false; }},
+    {"allowedTopologies", decode::list<topology_term_fields, &storage_class_decoding::terms>{}},
 };
 
 // ---- CSINode, CSIDriver, VolumeAttachment, CSIStorageCapacity ----------------------------------
@@ -595,9 +546,9 @@ constexpr storage_kind storage_kinds[] = {
      }},
     {"StorageClass", false,
      [](context& x, dom::element obj, std::uint32_t file, cluster_dump& dump) {
-       class_decoding c;
+       storage_class_decoding c;
        c.file = file;
-       if (!read_named(x, obj, class_fields, c)) return false;
+       if (!read_named(x, obj, storage_class_fields, c)) return false;
        for (topology_term_decoding& t : c.terms) {
          k8s::topology_term term;
          for (topology_requirement& r : t.requirements)

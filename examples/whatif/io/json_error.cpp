@@ -13,7 +13,7 @@ namespace whatif {
 
 namespace {
 
-constexpr std::size_t max_depth = 1024;  // simdjson's default
+constexpr std::size_t json_max_depth = 1024;  // simdjson's default
 
 class checker {
  public:
@@ -32,7 +32,7 @@ class checker {
       if (pos_ == s_.size()) return fail("unexpected end of input: a value is missing");
       const char c = s_[pos_];
       if (c == '{' || c == '[') {
-        if (open.size() == max_depth) return fail("nesting deeper than 1024 levels");
+        if (open.size() == json_max_depth) return fail("nesting deeper than 1024 levels");
         ++pos_;
         skip_space();
         const bool object = c == '{';

@@ -29,7 +29,7 @@ namespace whatif {
 
 namespace {
 
-constexpr std::size_t max_depth = 1024;  // simdjson's, which reads the result
+constexpr std::size_t yaml_max_depth = 1024;  // simdjson's, which reads the result
 constexpr std::size_t hashed_from = 16;  // members from which a mapping keeps key hashes
 constexpr std::string_view tag_prefix = "tag:yaml.org,2002:";
 
@@ -709,7 +709,7 @@ class converter {
     }
     if (!merge_source && f != nullptr && f->is_map && f->expect_key)
       return fail(e.start_mark, "a mapping or sequence as a mapping key (Kubernetes rejects it)");
-    if (depth_ == max_depth) return fail(e.start_mark, "nesting deeper than 1024 levels");
+    if (depth_ == yaml_max_depth) return fail(e.start_mark, "nesting deeper than 1024 levels");
     if (!merge_source) before_value();
     if (depth_ == frames_.size()) frames_.resize(frames_.size() * 2);
     frame& n = frames_[depth_++];
