@@ -90,7 +90,7 @@ fi
 command -v go >/dev/null || { echo "x_upstream.sh: needs Go >= 1.26 (the upstream side)" >&2; exit 2; }
 cd "$root"
 echo "== build" >&2
-cmake --preset release -B "$build" -DPREEMPT_BUILD_WHATIF=ON >/dev/null
+cmake --preset release -B "$build" -DPREEMPT_BUILD_EXAMPLES=ON -DPREEMPT_BUILD_WHATIF=ON >/dev/null
 cmake --build "$build" -j2 --target preempt-x-upstream >/dev/null
 (cd tests/conformance && go build -o "$build/speed" ./cmd/speed)
 built=$(date +%s)
