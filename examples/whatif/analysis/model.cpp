@@ -263,9 +263,11 @@ analysis::model::budget_index analysis::model::index_for_budgets() {
     const std::uint32_t ns = pod_namespace[i];
     index.by_ns[ns].push_back(i);
     for (std::size_t k = 0; k < keys.size(); ++k)
-      if (const std::string* v = pods[i].labels.find(keys[k]))
-        index.by_label[budget_index::label_ref{ns, static_cast<std::uint32_t>(k), std::string_view(*v)}]
-            .push_back(i);
+      if (const std::string* v = pods[i].labels.find(keys[k])) {
+        const budget_index::label_ref label{ns, static_cast<std::uint32_t>(k),
+                                            std::string_view(*v)};
+        index.by_label[label].push_back(i);
+      }
   }
   return index;
 }

@@ -52,8 +52,7 @@ class storage_model {
  public:
   // `bound_node[i]`: the node index of dump pod i, or `unbound`.
   std::optional<load_error> build(const cluster_dump& dump,
-                                  const std::vector<std::size_t>& bound_node,
-                                  std::size_t unbound);
+                                  const std::vector<std::size_t>& bound_node, std::size_t unbound);
 
   // What the volume filters read of dump pod i when it joins or leaves a node.
   k8s::pod_volume_facts facts(std::size_t i) const noexcept;

@@ -75,8 +75,6 @@ bool read_storage_entry(context& x, dom::element e, std::optional<std::int64_t>&
   return true;
 }
 
-
-
 // The annotations a kind reads, each into an optional string.
 struct annotation_reader {
   std::string_view key;
@@ -106,7 +104,6 @@ bool read_deleting(context& x, dom::element e, T& t) {
   t.deleting = true;
   return x.read_time(e, unused);
 }
-
 
 // ---- A pod's spec.volumes ----------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ namespace whatif {
 namespace {
 
 constexpr std::size_t yaml_max_depth = 1024;  // simdjson's, which reads the result
-constexpr std::size_t hashed_from = 16;  // members from which a mapping keeps key hashes
+constexpr std::size_t hashed_from = 16;       // members from which a mapping keeps key hashes
 constexpr std::string_view tag_prefix = "tag:yaml.org,2002:";
 
 // ---- Scalars, as go-yaml v2 resolves them -------------------------------------------------------
