@@ -443,24 +443,6 @@ constexpr field<named_object> named_fields[] = {
     {"metadata", decode::flatten<named_metadata_fields>{}, required},
 };
 
-// metadata.name must be there and not empty; later messages name the object.
-template <class T, std::size_t N, class U>
-bool read_named(context& x, dom::element obj, const field<T> (&table)[N], U& t, bool namespaced) {
-  if (!decode::read_fields(x, obj, table, t)) return false;
-  if (t.name.empty()) {
-    auto f = x.field("metadata");
-    auto g = x.field("name");
-    return x.fail("missing");
-  }
-  if constexpr (requires { t.ns; }) {
-    if (namespaced && t.ns.empty()) t.ns = "default";
-    x.identify(namespaced ? std::string_view(t.ns) : std::string_view(), t.name);
-  } else {
-    x.identify("", t.name);
-  }
-  return true;
-}
-
 }  // namespace
 
 bool pod_claims_field::read(decode::context& x, dom::element e, pod_object& p) {

@@ -59,12 +59,12 @@ inline constexpr decode::field<k8s::node_selector> node_selector_fields[] = {
 
 // ---- Named objects ---------------------------------------------------------------------------
 
-// Reads a named object with `table`: metadata.name must be there and not empty, metadata.namespace
-// defaults to "default" for namespaced kinds (those with a member `ns`). Later messages name the
-// object.
+// Reads a named object with `table`: metadata.name must be there and not empty. A namespaced
+// object (`namespaced`; by default, one whose type has a member `ns`) is named "<ns>/<name>" in
+// later messages, its namespace "default" when it has none; any other by its name alone.
 template <class T, std::size_t N, class U>
 bool read_named(decode::context& x, simdjson::dom::element obj, const decode::field<T> (&table)[N],
-                U& t) {
+                U& t, bool namespaced) {
   if (!decode::read_fields(x, obj, table, t)) return false;
   if (t.name.empty()) {
     auto f = x.field("metadata");
@@ -72,12 +72,18 @@ bool read_named(decode::context& x, simdjson::dom::element obj, const decode::fi
     return x.fail("missing");
   }
   if constexpr (requires { t.ns; }) {
-    if (t.ns.empty()) t.ns = "default";
-    x.identify(t.ns, t.name);
+    if (namespaced && t.ns.empty()) t.ns = "default";
+    x.identify(namespaced ? std::string_view(t.ns) : std::string_view(), t.name);
   } else {
     x.identify("", t.name);
   }
   return true;
+}
+template <class T, std::size_t N, class U>
+bool read_named(decode::context& x, simdjson::dom::element obj, const decode::field<T> (&table)[N],
+                U& t) {
+  return kinds::read_named(
+      x, obj, table, t, requires { t.ns; });
 }
 
 }  // namespace whatif::kinds
