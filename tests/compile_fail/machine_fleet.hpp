@@ -1,6 +1,8 @@
-// tests/compile_fail/machine_fleet.hpp - a scheduler's own machines and pods, adapted through
-// pod_traits, for the compile-fail tests of node accessors: each test adds its node_traits for
-// theirs::machine (right or wrong) and evaluates once with evaluate_once.
+// tests/compile_fail/machine_fleet.hpp - a scheduler's own machines and pods, for the compile-fail
+// tests: the machines and the fleet over any pod type (basic_machine, basic_fleet), and pod_row,
+// adapted through pod_traits. The tests of node accessors add their node_traits for
+// theirs::machine (right or wrong) and evaluate once with evaluate_once; traits_mistake.cpp brings
+// a pod type of its own.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_TESTS_COMPILE_FAIL_MACHINE_FLEET_HPP
@@ -16,30 +18,37 @@
 
 namespace theirs {
 
+// A machine, its scheduling state and the fleet, over the scheduler's own pod type.
+template <class Pod>
+struct basic_machine {
+  std::string hostname;
+  std::vector<Pod> running;
+};
+
+template <class Pod>
+struct basic_slots {
+  preempt::status remove_pod(const Pod&) { return preempt::status::ok(); }
+  preempt::status add_pod(const Pod&) { return preempt::status::ok(); }
+  preempt::status fits(const Pod&) const { return preempt::status::ok(); }
+};
+
+template <class Pod>
+struct basic_fleet {
+  using state_type = basic_slots<Pod>;
+  std::vector<basic_machine<Pod>> machines;
+  std::size_t size() const noexcept { return machines.size(); }
+  const basic_machine<Pod>& operator[](std::size_t i) const noexcept { return machines[i]; }
+  state_type make_state() const { return {}; }
+  void prepare_state(std::size_t, state_type&) const {}
+};
+
+// The pod type of the node-accessor tests, adapted correctly.
 struct pod_row {
   std::string uid;
   int priority = 0;
 };
-
-struct machine {
-  std::string hostname;
-  std::vector<pod_row> running;
-};
-
-struct slots {
-  preempt::status remove_pod(const pod_row&) { return preempt::status::ok(); }
-  preempt::status add_pod(const pod_row&) { return preempt::status::ok(); }
-  preempt::status fits(const pod_row&) const { return preempt::status::ok(); }
-};
-
-struct fleet {
-  using state_type = slots;
-  std::vector<machine> machines;
-  std::size_t size() const noexcept { return machines.size(); }
-  const machine& operator[](std::size_t i) const noexcept { return machines[i]; }
-  slots make_state() const { return {}; }
-  void prepare_state(std::size_t, slots&) const {}
-};
+using machine = basic_machine<pod_row>;
+using fleet = basic_fleet<pod_row>;
 
 }  // namespace theirs
 
