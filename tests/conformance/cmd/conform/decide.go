@@ -118,9 +118,10 @@ func upstreamDecide(args []string) (*upstream.Report, error) {
 }
 
 // preemptArgs are preempt-whatif's arguments for a case: the case's, and --complete-dump, since a
-// generated or kept cluster is the whole cluster (a kind it holds no object of has none).
+// generated or kept cluster is the whole cluster (a kind it holds no object of has none), and
+// --kubernetes-version of the release this referee runs.
 func preemptArgs(args []string) []string {
-	return append(append([]string(nil), args...), "--complete-dump")
+	return append(append([]string(nil), args...), "--complete-dump", "--kubernetes-version", upstream.Release)
 }
 
 // refereeDecide is upstreamDecide, with a manifest the API server refuses to create (kube-whatif's
@@ -260,8 +261,11 @@ func (d deciders) decide(dir string, args []string, up *upstream.Report, model b
 			}
 		}
 		var m upstream.Report
-		if _, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt")}, &m); err != nil {
+		if refused, err := runJSON(d.model, []string{filepath.Join(dir, "model.txt"), "--kubernetes-version", upstream.Release}, &m); err != nil {
 			o.modelDiffs = failure(err)
+		} else if refused {
+			// The model driver does not model this case at this release (exit status 3).
+			o.modelRun = false
 		} else {
 			o.modelDiffs = compare.Compare(up, &m)
 			d.known.Classify(o.modelDiffs, up, &m)

@@ -107,6 +107,16 @@ func runCmd(args []string) error {
 			// clusters without pod groups (every pod is then a victim of its own).
 			d.refereeArgs = append(d.refereeArgs, "--feature-gates", "GenericWorkload=true")
 			d.groupShare = *groupShare
+			if upstream.GroupsRefereed {
+				continue
+			}
+			// This release's referee decides no pending PodGroup (internal/upstream's
+			// ErrGroupsNotRefereed): every cluster is decided for a pod.
+			if d.groupShare > 0 {
+				fmt.Printf("conformance: the v%s referee decides no pending PodGroup: --group-share %g taken as 0\n",
+					upstream.Release, d.groupShare)
+			}
+			d.groupShare = 0
 		}
 	}
 	tmp, err := os.MkdirTemp("", "conform-")

@@ -107,6 +107,10 @@ func (c *Case) ModelText() (string, error) {
 			start = fmt.Sprint(q.Status.StartTime.UnixNano())
 		}
 		fmt.Fprintf(&b, "%s %s ns=%s prio=%d policy=%s start=%s", kind, dump.Key(q), q.Namespace, *q.Spec.Priority, policy, start)
+		if q.UID != "" {
+			// v1.38 orders equally important victims by UID.
+			fmt.Fprintf(&b, " uid=%s", q.UID)
+		}
 		if kind == "pod" {
 			node := "-"
 			if bound {

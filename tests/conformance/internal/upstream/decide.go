@@ -12,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	k8stesting "k8s.io/client-go/testing"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 )
@@ -245,7 +245,7 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 		r.Clears = map[string][]string{}
 		for _, node := range r.MayNominate {
 			r.Clears[node] = []string{}
-			for _, pi := range s.Queue.NominatedPodsForNode(node) {
+			for _, pi := range nominatedPodsForNode(s.Queue, klog.FromContext(ctx), node) {
 				if corev1helpers.PodPriority(pi.GetPod()) < corev1helpers.PodPriority(pod) {
 					r.Clears[node] = append(r.Clears[node], dump.Key(pi.GetPod()))
 				}
@@ -292,7 +292,7 @@ func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
 	s.Recorder.freeze()
 	all := s.Recorder.Selectable
 	out := sets.New(chosen)
-	var winner preemption.Candidate
+	var winner Candidate
 	for _, c := range all {
 		if c.Name() == chosen {
 			winner = c
@@ -302,8 +302,8 @@ func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
 		return sets.List(out)
 	}
 	ev := s.Plugin.Evaluator
-	beats := func(a, b preemption.Candidate) bool { // SelectCandidate on {a, b} may return a
-		pair := []preemption.Candidate{a, b}
+	beats := func(a, b Candidate) bool { // SelectCandidate on {a, b} may return a
+		pair := []Candidate{a, b}
 		for i := 0; i < 400; i++ {
 			if ev.SelectCandidate(ctx, pair).Name() == a.Name() {
 				return true
@@ -311,7 +311,7 @@ func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
 		}
 		return false
 	}
-	low, high := map[string]preemption.Candidate{}, map[string]preemption.Candidate{}
+	low, high := map[string]Candidate{}, map[string]Candidate{}
 	mixed := false
 	for _, c := range all {
 		lo, hi, varies := s.firstPodChoices(c)
@@ -348,7 +348,7 @@ func (s *Scheduler) mayNominate(ctx context.Context, chosen string) []string {
 
 // orderedCandidate is a kept candidate with its victims in another order.
 type orderedCandidate struct {
-	preemption.Candidate
+	Candidate
 	victims *extenderv1.Victims
 }
 
@@ -356,7 +356,7 @@ func (c orderedCandidate) Victims() *extenderv1.Victims { return c.victims }
 
 // firstPodChoices returns the candidate with the member of its first victim unit of the lowest
 // pod priority first, and with that of the highest first, and whether they differ.
-func (s *Scheduler) firstPodChoices(c preemption.Candidate) (low, high preemption.Candidate, varies bool) {
+func (s *Scheduler) firstPodChoices(c Candidate) (low, high Candidate, varies bool) {
 	pods := c.Victims().Pods
 	if len(pods) < 2 || s.Recorder.Units[dump.Key(pods[0])] == "" {
 		return c, c, false
@@ -375,7 +375,7 @@ func (s *Scheduler) firstPodChoices(c preemption.Candidate) (low, high preemptio
 			hi = i
 		}
 	}
-	first := func(i int) preemption.Candidate {
+	first := func(i int) Candidate {
 		reordered := append([]*v1.Pod{pods[i]}, append(append([]*v1.Pod(nil), pods[:i]...), pods[i+1:]...)...)
 		return orderedCandidate{c, &extenderv1.Victims{Pods: reordered, NumPDBViolations: c.Victims().NumPDBViolations}}
 	}

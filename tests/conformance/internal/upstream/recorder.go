@@ -46,12 +46,12 @@ type Recorder struct {
 	CandidatesWanted int32
 	Offset           int32
 	DryRuns          []DryRun
-	Kept             []preemption.Candidate
+	Kept             []Candidate
 	keptRecorded     bool
 	// Selectable are the candidates SelectCandidate chose among: the last CandidatesToVictimsMap
 	// call of the decision (after the extenders, which call it first), until frozen (mayNominate
 	// calls SelectCandidate itself).
-	Selectable []preemption.Candidate
+	Selectable []Candidate
 	frozen     bool
 	// calls counts the decision's CandidatesToVictimsMap calls: with extenders, callExtenders
 	// makes the first and SelectCandidate a second only when two or more candidates are left.
@@ -108,14 +108,14 @@ func (r *Recorder) recordUnit(pods []fwk.PodInfo) {
 	}
 }
 
-func (r *Recorder) CandidatesToVictimsMap(candidates []preemption.Candidate) map[string]*extenderv1.Victims {
+func (r *Recorder) CandidatesToVictimsMap(candidates []Candidate) map[string]*extenderv1.Victims {
 	r.mu.Lock()
 	if !r.keptRecorded {
-		r.Kept = append([]preemption.Candidate(nil), candidates...)
+		r.Kept = append([]Candidate(nil), candidates...)
 		r.keptRecorded = true
 	}
 	if !r.frozen {
-		r.Selectable = append([]preemption.Candidate(nil), candidates...)
+		r.Selectable = append([]Candidate(nil), candidates...)
 		r.calls++
 	}
 	r.mu.Unlock()

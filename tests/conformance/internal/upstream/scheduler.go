@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -40,7 +39,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
@@ -48,10 +46,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 	"github.com/preempt/preempt/tests/conformance/internal/gen"
@@ -143,7 +139,7 @@ type Scheduler struct {
 	Events []string
 
 	// candidate is the one the executor acts on (from its first PreemptPod call).
-	candidate preemption.Candidate
+	candidate Candidate
 	// mutable is the snapshot as the framework's mutable lister (the pod-group evaluator's).
 	mutable *recordingSnapshot
 	// pods are the dump's pods the scheduler sees, by key.
@@ -240,29 +236,12 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	client := fake.NewClientset(objects...)
 	informerFactory := scheduler.NewInformerFactory(client, 0, nil)
 
-	var draManager fwk.SharedDRAManager
 	// What must have seen every object of the dump before a decision, beyond the informers' own
 	// stores: the DRA manager's ResourceSlice tracker and ResourceClaim assume cache process
 	// the informers' events on goroutines of their own.
-	var draSynced []func() bool
-	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
-		claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
-		claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
-		trackerOpts := resourceslicetracker.Options{
-			EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
-			EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
-			SliceInformer:            informerFactory.Resource().V1().ResourceSlices(),
-			KubeClient:               client,
-		}
-		if trackerOpts.EnableDeviceTaintRules {
-			trackerOpts.TaintInformer = informerFactory.Resource().V1().DeviceTaintRules()
-		}
-		tracker, err := resourceslicetracker.StartTracker(ctx, trackerOpts)
-		if err != nil {
-			return nil, fmt.Errorf("resource slice tracker: %w", err)
-		}
-		draManager = dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
-		draSynced = append(draSynced, tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced)
+	draManager, draSynced, err := newDRAManager(ctx, logger, informerFactory, client)
+	if err != nil {
+		return nil, err
 	}
 	csiManager := nodevolumelimits.NewCSIManager(informerFactory.Storage().V1().CSINodes().Lister())
 
@@ -294,7 +273,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 			return nil, err
 		}
 		recorder.plugin = pl
-		pl.Evaluator = preemption.NewEvaluator(defaultpreemption.Name, fh, recorder, pl.Executor)
+		pl.Evaluator = newEvaluator(fh, recorder, pl, fts)
 		plugin = pl
 		return pl, nil
 	}
@@ -312,7 +291,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	if opts.WrapClient != nil {
 		cs = opts.WrapClient(client)
 	}
-	profiles, err := profile.NewMap(ctx, []schedulerapi.KubeSchedulerProfile{prof}, registry, recorderFactory,
+	options := []frameworkruntime.Option{
 		frameworkruntime.WithClientSet(cs),
 		frameworkruntime.WithInformerFactory(informerFactory),
 		frameworkruntime.WithSharedDRAManager(draManager),
@@ -324,7 +303,10 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithPodGroupManager(cache),
 		frameworkruntime.WithExtenders(hookExtenders(opts.Hooks, nodeNames)),
-	)
+	}
+	release := newReleaseState(genericWorkload, compositePodGroup)
+	options = append(options, release.options(fts)...)
+	profiles, err := profile.NewMap(ctx, []schedulerapi.KubeSchedulerProfile{prof}, registry, recorderFactory, options...)
 	if err != nil {
 		return nil, err
 	}
@@ -349,8 +331,9 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 		s.pods[dump.Key(p)] = p
 	}
 	fw.SetPodActivator(recordingActivator{s, queue})
-	preemptPod := plugin.Executor.PreemptPod
-	plugin.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, preemptor preemption.ExecutorPreemptor,
+	executor := executorOf(plugin)
+	preemptPod := executor.PreemptPod
+	executor.PreemptPod = func(ctx context.Context, c Candidate, preemptor preemption.ExecutorPreemptor,
 		victim *v1.Pod, pluginName string) (bool, error) {
 		s.mu.Lock()
 		if s.candidate == nil {
@@ -384,17 +367,11 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 	}
 	// Pod groups before their pods, as the informers deliver them (GenericWorkload).
 	if genericWorkload {
-		for _, pg := range d.PodGroups {
-			cache.AddPodGroup(pg)
-		}
-		if compositePodGroup {
-			for _, cpg := range d.CompositePodGroups {
-				cache.AddCompositePodGroup(logger, cpg)
-			}
-		}
+		release.addPodGroups(logger, cache, d)
 	}
 	for _, p := range pods {
 		if p.Spec.NodeName != "" && dump.Key(p) != opts.Preemptor {
+			release.addPod(logger, p)
 			if err := cache.AddPod(logger, p); err != nil {
 				return nil, fmt.Errorf("pod %s: %w", dump.Key(p), err)
 			}
@@ -405,6 +382,7 @@ func New(ctx context.Context, d *dump.Dump, pods []*v1.Pod, opts Options) (*Sche
 			// status.nominatedNodeName in its nominator.
 			if genericWorkload && profiles.HandlesSchedulerName(p.Spec.SchedulerName) {
 				cache.AddPodGroupMember(p)
+				release.addPod(logger, p)
 			}
 			queue.Add(ctx, p)
 		}

@@ -75,7 +75,7 @@ func (s *Scheduler) NewEvaluation(ctx context.Context, pod *v1.Pod, args Preempt
 // any API call: the eligibility check, the potential nodes, the budgets, DryRunPreemption from
 // the offset for the plugin's number of candidates, and SelectCandidate. No extender is
 // configured. It returns the chosen candidate, nil when preemption cannot help.
-func (e *Evaluation) Decide(ctx context.Context) (preemption.Candidate, error) {
+func (e *Evaluation) Decide(ctx context.Context) (Candidate, error) {
 	ev := e.Evaluator
 	if ok, msg := ev.PodEligibleToPreemptOthers(ctx, e.pod, e.statuses.Get(e.pod.Status.NominatedNodeName)); !ok {
 		return nil, fmt.Errorf("not eligible: %s", msg)

@@ -10,9 +10,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
-	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 	"github.com/preempt/preempt/tests/conformance/internal/upstream"
@@ -100,7 +98,7 @@ func DecideGroup(o Options) (*upstream.GroupReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	pgInfo := &framework.PodGroupInfo{Namespace: ns, Name: name, Type: fwk.PodGroupKeyType, UnscheduledPods: members, PodGroup: pg}
+	pgInfo := upstream.NewPodGroupInfo(pg, members)
 	// The queue's PreEnqueue plugins first (GangScheduling holds every pod of a gang with fewer
 	// than minCount pods; SchedulingGates a pod with gates): only the pods they let in are queued.
 	var queued []*v1.Pod
