@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (79 headers), in one file, to copy into a project: include it and compile with
+// includes (80 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -2354,6 +2354,97 @@ PREEMPT_NAMESPACE_END
 #define PREEMPT_POLICY_HPP
 
 
+// ---- begin preempt/upstream_profile.hpp --------------------------------------------------------
+// preempt/upstream_profile.hpp - which kube-scheduler release the algorithms decide as.
+//
+// upstream_profile::kubernetes_1_37 (the default) is kube-scheduler v1.37, the release the
+// conformance referee checks in CI; kubernetes_1_38 is v1.38 as k8s.io/kubernetes v1.38.0-beta.0's
+// code has it (tests/conformance/run --kubernetes-version 1.38 runs that code as the referee):
+//   - a PodDisruptionBudget with `selector: {}` selects every pod of its namespace, unlabelled
+//     pods included, and a selector that matches pods without labels (DoesNotExist, NotIn) counts
+//     them too (kubernetes/kubernetes#141785; v1.37 skips every unlabelled pod and reads an empty
+//     selector as matching nothing). Budgets are the caller's (preempt/budget.hpp): the Kubernetes
+//     adapter's kubernetes::budget_selects(selector, labels, profile) matches as each release does.
+//   - the victim order (MoreImportantVictim): a missing start time is the latest instant, no
+//     longer the clock, and equally important victims are ordered by UID; SelectCandidate reads a
+//     missing start time as that latest instant too. The evaluator decides so with
+//     preempt::kubernetes_1_38_policy (preempt/policy_1_38.hpp) as its policy.
+//   - pod-group preemption (KEP-5710, GA in v1.38; kubernetes/kubernetes#141932 and the pod-group
+//     evaluator after it): the victims are listed as reprieved, the units that violate a budget
+//     first, then the others, each most important first, without v1.37's final re-sort by
+//     importance, so the last victim (the one async dispatch waits on) can differ; a group whose
+//     preemption is still under way answers "ongoing" before its preemption policy is read (a
+//     waiting group with preemptionPolicy Never gets Success with its nominations kept, where
+//     v1.37 answers not eligible); and a group without any lower-priority unit is Unschedulable,
+//     no longer UnschedulableAndUnresolvable.
+//   - before a pod group's cycle, every group of its hierarchy must have the root's priority
+//     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
+//     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
+// What v1.38 changes that the library does not take yet: victim units (preempt/workload) as v1.38
+// forms them (each pod's own priority, not its group's; a pod of a group in disruption mode
+// Single a plain pod, no longer of kind pod_group; equal units ordered by UID), and, in a pod
+// group's preemption, the placement ranking nodes by the victims each would condemn
+// (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses both at
+// --kubernetes-version 1.38.
+// No allocation; no exceptions; constexpr.
+#ifndef PREEMPT_UPSTREAM_PROFILE_HPP
+#define PREEMPT_UPSTREAM_PROFILE_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+
+enum class upstream_profile : std::uint8_t {
+  kubernetes_1_37,  // the default: kube-scheduler v1.37
+  kubernetes_1_38,  // v1.37 plus the preemption changes merged for v1.38
+};
+
+inline constexpr upstream_profile default_upstream_profile = upstream_profile::kubernetes_1_37;
+
+// "1.37", "1.38".
+constexpr std::string_view to_string(upstream_profile p) noexcept {
+  switch (p) {
+    case upstream_profile::kubernetes_1_37: return "1.37";
+    case upstream_profile::kubernetes_1_38: return "1.38";
+  }
+  return "unknown";
+}
+
+// The profile named "1.37" or "1.38" (a leading "v" is accepted); nullopt for anything else.
+constexpr std::optional<upstream_profile> parse_upstream_profile(std::string_view s) noexcept {
+  if (!s.empty() && s.front() == 'v') s.remove_prefix(1);
+  if (s == "1.37") return upstream_profile::kubernetes_1_37;
+  if (s == "1.38") return upstream_profile::kubernetes_1_38;
+  return std::nullopt;
+}
+
+// Whether budgets select pods without labels, and read an empty selector as every pod
+// (kubernetes/kubernetes#141785).
+constexpr bool budgets_select_unlabelled_pods(upstream_profile p) noexcept {
+  return p != upstream_profile::kubernetes_1_37;
+}
+
+// Whether a pod group's victims keep the order they were reprieved in (violating units first),
+// rather than being sorted by importance again.
+constexpr bool group_victims_in_reprieve_order(upstream_profile p) noexcept {
+  return p != upstream_profile::kubernetes_1_37;
+}
+
+// Whether a pod group's ongoing preemption is detected before its preemption policy is read.
+constexpr bool group_ongoing_before_policy(upstream_profile p) noexcept {
+  return p != upstream_profile::kubernetes_1_37;
+}
+
+// Whether a pod group without any lower-priority unit is UnschedulableAndUnresolvable (v1.37)
+// rather than Unschedulable.
+constexpr bool group_without_victims_unresolvable(upstream_profile p) noexcept {
+  return p == upstream_profile::kubernetes_1_37;
+}
+
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_UPSTREAM_PROFILE_HPP
+// ---- end preempt/upstream_profile.hpp ----------------------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -2446,6 +2537,24 @@ struct default_policy {
     return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
   }
 };
+
+namespace detail {
+// The latest instant a timestamp can hold.
+inline constexpr timestamp latest_time = std::numeric_limits<timestamp>::max();
+
+// The start time a pod without one counts as when an evaluation at `now` compares candidates and
+// builds victim units: the latest instant for a policy that decides as kube-scheduler v1.38
+// (a static `profile` member, preempt/policy_1_38.hpp), `now` otherwise (v1.37's time.Now()).
+template <class Policy>
+constexpr timestamp unstarted_time(timestamp now) noexcept {
+  if constexpr (requires {
+                  { Policy::profile } -> std::convertible_to<upstream_profile>;
+                }) {
+    if (Policy::profile != upstream_profile::kubernetes_1_37) return latest_time;
+  }
+  return now;
+}
+}  // namespace detail
 
 template <class Pol, class N, class P>
 concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& p) {
@@ -8406,9 +8515,10 @@ class evaluator<C, Policy, Observer>
     start_attempt(preemptor);
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
     detail::check_nodes_not_copied(cluster);
-    // The time of the decision: the policy's `now`, or the system clock read once.
+    // The time of the decision: the policy's `now`, or the system clock read once; what a missing
+    // start time counts as (v1.38: the latest instant).
     const detail::evaluation_clock<Policy> clock(policy_);
-    now_ = clock.now();
+    now_ = detail::unstarted_time<Policy>(clock.now());
     // 0) Fetch the latest version of <pod>: the caller's. Its filter statuses must cover the
     //    cluster (a shorter list is the caller's mistake, reported rather than read past).
     if (!detail::statuses_cover(statuses, cluster.size()))
@@ -8664,7 +8774,9 @@ class evaluator<C, Policy, Observer>
   detail::potential_nodes potential_;
   detail::rejection_runs<detail::rejection_index_of_t<view_type, pod_type>> rejections_;
   detail::score_bound bound_;
-  timestamp now_ = 0;  // the time of the current decision (see preempt/policy.hpp)
+  // The start time a pod without one counts as in the current decision: its time (see
+  // preempt/policy.hpp), or the latest instant for a v1.38 policy.
+  timestamp now_ = 0;
   victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
@@ -11292,90 +11404,88 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_MODEL_RESOURCE_CLUSTER_HPP
 // ---- end preempt/model/resource_cluster.hpp ----------------------------------------------------
-// ---- begin preempt/upstream_profile.hpp --------------------------------------------------------
-// preempt/upstream_profile.hpp - which kube-scheduler release the algorithms decide as.
+// ---- begin preempt/policy_1_38.hpp -------------------------------------------------------------
+// preempt/policy_1_38.hpp - the victim order of kube-scheduler v1.38 (upstream_profile::
+// kubernetes_1_38), as a victim policy.
 //
-// upstream_profile::kubernetes_1_37 (the default) is kube-scheduler v1.37, the release the
-// conformance referee checks; kubernetes_1_38 adds the preemption changes merged upstream after
-// v1.37 (unit-tested from upstream's own test changes; the referee runs v1.37 only):
-//   - a PodDisruptionBudget with `selector: {}` selects every pod of its namespace, unlabelled
-//     pods included, and a selector that matches pods without labels (DoesNotExist, NotIn) counts
-//     them too (kubernetes/kubernetes#141785; v1.37 skips every unlabelled pod and reads an empty
-//     selector as matching nothing). Budgets are the caller's (preempt/budget.hpp): the Kubernetes
-//     adapter's kubernetes::budget_selects(selector, labels, profile) matches as each release does.
-//   - pod-group preemption (KEP-5710, GA in v1.38; kubernetes/kubernetes#141932 and the pod-group
-//     evaluator after it): the victims are listed as reprieved, the units that violate a budget
-//     first, then the others, each most important first, without v1.37's final re-sort by
-//     importance, so the last victim (the one async dispatch waits on) can differ; a group whose
-//     preemption is still under way answers "ongoing" before its preemption policy is read (a
-//     waiting group with preemptionPolicy Never gets Success with its nominations kept, where
-//     v1.37 answers not eligible); and a group without any lower-priority unit is Unschedulable,
-//     no longer UnschedulableAndUnresolvable.
-//   - before a pod group's cycle, every group of its hierarchy must have the root's priority
-//     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
-//     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
-// Nothing else a decision reads differs between the two as far as the merged changes go: the
-// single-pod evaluator decides alike under both (its budgets come matched by the caller).
+// v1.38 orders potential victims (MoreImportantVictim) by priority, then by start time with a
+// missing one counting as the latest possible instant (GetPodStartTime's maxPodStartTime: no more
+// "now" read while sorting), then by the pods' UIDs in ascending order (podIdentityLess), so that
+// equally important pods no longer come out where the unstable sort leaves them. The same latest
+// instant stands for a missing start time when the candidates are compared (SelectCandidate's
+// earliest start time of the highest-priority victims).
 //
-// No allocation; no exceptions; constexpr.
-#ifndef PREEMPT_UPSTREAM_PROFILE_HPP
-#define PREEMPT_UPSTREAM_PROFILE_HPP
+//   kubernetes_1_38_policy<IdentityLess>     default_policy with v1.38's order; pass it as the
+//                                            evaluator's policy to decide as v1.38 does
+//   more_important_pod_1_38(a, b, less)      the order itself, `less` ordering equal pods by UID
+//   uid_order                                the default `less`: preempt::uid_of(a) < uid_of(b)
+//                                            where the uid type is totally ordered (a Kubernetes
+//                                            UID string is); no order otherwise
+// A caller whose uid_of is not the Kubernetes UID (an index, a handle) passes its own IdentityLess
+// that compares the pods' metadata.uid. Since the policy declares its own order, the evaluator
+// takes its general paths (no one-pass reprieve, no branch and bound): the answers are v1.38's,
+// the speed that of a custom policy.
+//
+// Complexity O(1) per comparison (plus IdentityLess's); no allocation; no exceptions of its own.
+#ifndef PREEMPT_POLICY_1_38_HPP
+#define PREEMPT_POLICY_1_38_HPP
 
 
 
 PREEMPT_NAMESPACE_BEGIN
 
-enum class upstream_profile : std::uint8_t {
-  kubernetes_1_37,  // the default: kube-scheduler v1.37
-  kubernetes_1_38,  // v1.37 plus the preemption changes merged for v1.38
+// The start time v1.38 reads for a pod without one: the latest instant (maxPodStartTime).
+inline constexpr timestamp unstarted_time_1_38 = detail::latest_time;
+
+// Equal pods by UID, ascending (podIdentityLess), where the uid type is totally ordered.
+struct uid_order {
+  template <pod P>
+  constexpr bool operator()(const P& a, const P& b) const {
+    if constexpr (std::totally_ordered<pod_uid_t<P>>)
+      return ::preempt::uid_of(a) < ::preempt::uid_of(b);
+    else
+      return false;
+  }
 };
 
-inline constexpr upstream_profile default_upstream_profile = upstream_profile::kubernetes_1_37;
+// v1.38's MoreImportantVictim for two pods: higher priority; then the earlier start time, a
+// missing one the latest; then `less` (the UIDs' order).
+template <pod P, class IdentityLess>
+constexpr bool more_important_pod_1_38(const P& a, const P& b, const IdentityLess& less) {
+  const auto pa = ::preempt::priority_of(a);
+  const auto pb = ::preempt::priority_of(b);
+  if (pa != pb) return pa > pb;
+  const timestamp ta = ::preempt::start_time_or(a, unstarted_time_1_38);
+  const timestamp tb = ::preempt::start_time_or(b, unstarted_time_1_38);
+  if (ta != tb) return ta < tb;
+  return static_cast<bool>(less(a, b));
+}
 
-// "1.37", "1.38".
-constexpr std::string_view to_string(upstream_profile p) noexcept {
-  switch (p) {
-    case upstream_profile::kubernetes_1_37: return "1.37";
-    case upstream_profile::kubernetes_1_38: return "1.38";
+template <class IdentityLess = uid_order>
+struct kubernetes_1_38_policy : default_policy {
+  // The release this policy decides as (the evaluator reads a missing start time as
+  // unstarted_time_1_38 when comparing candidates).
+  static constexpr upstream_profile profile = upstream_profile::kubernetes_1_38;
+
+  IdentityLess identity_less{};
+
+  template <pod P>
+  constexpr bool more_important(const P& a, const P& b) const {
+    return ::preempt::more_important_pod_1_38(a, b, identity_less);
   }
-  return "unknown";
-}
+  // v1.38 builds no order from the listing: a missing start time is the same instant for all.
+  template <pod P>
+  constexpr bool more_important_as_built(const P& a, std::uint32_t, const P& b,
+                                         std::uint32_t) const {
+    return more_important(a, b);
+  }
+};
 
-// The profile named "1.37" or "1.38" (a leading "v" is accepted); nullopt for anything else.
-constexpr std::optional<upstream_profile> parse_upstream_profile(std::string_view s) noexcept {
-  if (!s.empty() && s.front() == 'v') s.remove_prefix(1);
-  if (s == "1.37") return upstream_profile::kubernetes_1_37;
-  if (s == "1.38") return upstream_profile::kubernetes_1_38;
-  return std::nullopt;
-}
-
-// Whether budgets select pods without labels, and read an empty selector as every pod
-// (kubernetes/kubernetes#141785).
-constexpr bool budgets_select_unlabelled_pods(upstream_profile p) noexcept {
-  return p != upstream_profile::kubernetes_1_37;
-}
-
-// Whether a pod group's victims keep the order they were reprieved in (violating units first),
-// rather than being sorted by importance again.
-constexpr bool group_victims_in_reprieve_order(upstream_profile p) noexcept {
-  return p != upstream_profile::kubernetes_1_37;
-}
-
-// Whether a pod group's ongoing preemption is detected before its preemption policy is read.
-constexpr bool group_ongoing_before_policy(upstream_profile p) noexcept {
-  return p != upstream_profile::kubernetes_1_37;
-}
-
-// Whether a pod group without any lower-priority unit is UnschedulableAndUnresolvable (v1.37)
-// rather than Unschedulable.
-constexpr bool group_without_victims_unresolvable(upstream_profile p) noexcept {
-  return p == upstream_profile::kubernetes_1_37;
-}
 
 PREEMPT_NAMESPACE_END
 
-#endif  // PREEMPT_UPSTREAM_PROFILE_HPP
-// ---- end preempt/upstream_profile.hpp ----------------------------------------------------------
+#endif  // PREEMPT_POLICY_1_38_HPP
+// ---- end preempt/policy_1_38.hpp ---------------------------------------------------------------
 // ---- begin preempt/workload/build_victim_units.hpp ---------------------------------------------
 // preempt/workload/build_victim_units.hpp - the victim units of a whole cluster (Kubernetes
 // getCrossNodesVictims with searchCrossNodesVictimPods, NewPodVictim and NewVictim).

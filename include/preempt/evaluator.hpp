@@ -177,9 +177,10 @@ class evaluator<C, Policy, Observer>
     start_attempt(preemptor);
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
     detail::check_nodes_not_copied(cluster);
-    // The time of the decision: the policy's `now`, or the system clock read once.
+    // The time of the decision: the policy's `now`, or the system clock read once; what a missing
+    // start time counts as (v1.38: the latest instant).
     const detail::evaluation_clock<Policy> clock(policy_);
-    now_ = clock.now();
+    now_ = detail::unstarted_time<Policy>(clock.now());
     // 0) Fetch the latest version of <pod>: the caller's. Its filter statuses must cover the
     //    cluster (a shorter list is the caller's mistake, reported rather than read past).
     if (!detail::statuses_cover(statuses, cluster.size()))
@@ -435,7 +436,9 @@ class evaluator<C, Policy, Observer>
   detail::potential_nodes potential_;
   detail::rejection_runs<detail::rejection_index_of_t<view_type, pod_type>> rejections_;
   detail::score_bound bound_;
-  timestamp now_ = 0;  // the time of the current decision (see preempt/policy.hpp)
+  // The start time a pod without one counts as in the current decision: its time (see
+  // preempt/policy.hpp), or the latest instant for a v1.38 policy.
+  timestamp now_ = 0;
   victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.

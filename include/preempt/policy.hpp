@@ -26,10 +26,12 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/upstream_profile.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
 
@@ -122,6 +124,24 @@ struct default_policy {
     return ::preempt::more_important_pod(a, a_built, b, b_built, current_time());
   }
 };
+
+namespace detail {
+// The latest instant a timestamp can hold.
+inline constexpr timestamp latest_time = std::numeric_limits<timestamp>::max();
+
+// The start time a pod without one counts as when an evaluation at `now` compares candidates and
+// builds victim units: the latest instant for a policy that decides as kube-scheduler v1.38
+// (a static `profile` member, preempt/policy_1_38.hpp), `now` otherwise (v1.37's time.Now()).
+template <class Policy>
+constexpr timestamp unstarted_time(timestamp now) noexcept {
+  if constexpr (requires {
+                  { Policy::profile } -> std::convertible_to<upstream_profile>;
+                }) {
+    if (Policy::profile != upstream_profile::kubernetes_1_37) return latest_time;
+  }
+  return now;
+}
+}  // namespace detail
 
 template <class Pol, class N, class P>
 concept victim_policy = pod<P> && requires(const Pol& pol, const N& n, const P& p) {

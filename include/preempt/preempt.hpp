@@ -37,6 +37,7 @@
 #include "preempt/observer.hpp"
 #include "preempt/pod.hpp"
 #include "preempt/policy.hpp"
+#include "preempt/policy_1_38.hpp"
 #include "preempt/sampling.hpp"
 #include "preempt/status.hpp"
 #include "preempt/upstream_profile.hpp"

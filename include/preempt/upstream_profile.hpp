@@ -1,13 +1,17 @@
 // preempt/upstream_profile.hpp - which kube-scheduler release the algorithms decide as.
 //
 // upstream_profile::kubernetes_1_37 (the default) is kube-scheduler v1.37, the release the
-// conformance referee checks; kubernetes_1_38 adds the preemption changes merged upstream after
-// v1.37 (unit-tested from upstream's own test changes; the referee runs v1.37 only):
+// conformance referee checks in CI; kubernetes_1_38 is v1.38 as k8s.io/kubernetes v1.38.0-beta.0's
+// code has it (tests/conformance/run --kubernetes-version 1.38 runs that code as the referee):
 //   - a PodDisruptionBudget with `selector: {}` selects every pod of its namespace, unlabelled
 //     pods included, and a selector that matches pods without labels (DoesNotExist, NotIn) counts
 //     them too (kubernetes/kubernetes#141785; v1.37 skips every unlabelled pod and reads an empty
 //     selector as matching nothing). Budgets are the caller's (preempt/budget.hpp): the Kubernetes
 //     adapter's kubernetes::budget_selects(selector, labels, profile) matches as each release does.
+//   - the victim order (MoreImportantVictim): a missing start time is the latest instant, no
+//     longer the clock, and equally important victims are ordered by UID; SelectCandidate reads a
+//     missing start time as that latest instant too. The evaluator decides so with
+//     preempt::kubernetes_1_38_policy (preempt/policy_1_38.hpp) as its policy.
 //   - pod-group preemption (KEP-5710, GA in v1.38; kubernetes/kubernetes#141932 and the pod-group
 //     evaluator after it): the victims are listed as reprieved, the units that violate a budget
 //     first, then the others, each most important first, without v1.37's final re-sort by
@@ -19,9 +23,12 @@
 //   - before a pod group's cycle, every group of its hierarchy must have the root's priority
 //     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
 //     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
-// Nothing else a decision reads differs between the two as far as the merged changes go: the
-// single-pod evaluator decides alike under both (its budgets come matched by the caller).
-//
+// What v1.38 changes that the library does not take yet: victim units (preempt/workload) as v1.38
+// forms them (each pod's own priority, not its group's; a pod of a group in disruption mode
+// Single a plain pod, no longer of kind pod_group; equal units ordered by UID), and, in a pod
+// group's preemption, the placement ranking nodes by the victims each would condemn
+// (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses both at
+// --kubernetes-version 1.38.
 // No allocation; no exceptions; constexpr.
 //
 // SPDX-License-Identifier: Apache-2.0
