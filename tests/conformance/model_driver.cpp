@@ -153,10 +153,17 @@ static_assert(preempt::candidate_extender<hook_extender, pod>);
 
 using score_function = std::function<std::int64_t(const candidate&)>;
 
-// default_policy with the case's score functions (gen.ScoreKinds).
-struct scored_policy : preempt::default_policy {
+// A policy (default_policy, or v1.38's) with the case's score functions (gen.ScoreKinds).
+template <class Base>
+struct scored_policy : Base {
   const std::vector<score_function>* scores = nullptr;
   const std::vector<score_function>& score_functions() const { return *scores; }
+};
+
+// v1.38's order of equally important victims: their metadata.uid (the case's uid=), ascending.
+struct metadata_uid_less {
+  const std::vector<std::string>* uids = nullptr;
+  bool operator()(const pod& a, const pod& b) const { return (*uids)[a.uid()] < (*uids)[b.uid()]; }
 };
 
 std::optional<score_function> score_of(const std::string& kind) {
@@ -290,6 +297,8 @@ struct model_case {
   model::resource_names names;
   model::resource_cluster cluster{&names};
   std::vector<std::string> node_names, pod_keys{""};  // uid i is pod_keys[i]
+  std::vector<std::string> pod_uids{""};  // uid i's metadata.uid (uid=; "" when the case has none)
+  std::vector<bool> pod_bound{false};     // uid i is on a node
   std::vector<model::resource_vector> allocatable;
   std::vector<k8s::label_set> labels;
   std::vector<std::vector<k8s::taint>> taints;
@@ -463,9 +472,22 @@ int decide_on_executor(model_case& m, const cluster_view& view, filter_pass& f,
 int main(int argc, char** argv) {
   if (argc == 2 && std::string_view(argv[1]) == "--gosort") return gosort();
   if (argc < 2) {
-    std::cerr << "usage: preempt_conformance_model_driver FILE [--output json]\n";
+    std::cerr << "usage: preempt_conformance_model_driver FILE [--output json] "
+                 "[--kubernetes-version V]\n";
     return 2;
   }
+  // FILE [--output json] [--kubernetes-version 1.37|1.38]
+  preempt::upstream_profile profile = preempt::default_upstream_profile;
+  for (int i = 2; i + 1 < argc; ++i)
+    if (std::string_view(argv[i]) == "--kubernetes-version") {
+      const auto p = preempt::parse_upstream_profile(argv[i + 1]);
+      if (!p) {
+        std::cerr << "preempt_conformance_model_driver: --kubernetes-version " << argv[i + 1]
+                  << ": expected 1.37 or 1.38\n";
+        return 2;
+      }
+      profile = *p;
+    }
   std::ifstream file(argv[1]);
   if (!file) {
     std::cerr << "preempt_conformance_model_driver: " << argv[1] << ": cannot read\n";
@@ -551,6 +573,8 @@ int main(int argc, char** argv) {
     } else if (l.kind == "pod") {
       const model::pod_id uid = m.pod_keys.size();
       m.pod_keys.push_back(l.key);
+      m.pod_uids.push_back(l.fields["uid"]);
+      m.pod_bound.push_back(l.fields["node"] != "-");
       m.pod_ns.push_back(l.fields["ns"]);
       m.pod_deleting.push_back(l.fields["deleting"] == "1");
       uid_of[l.key] = uid;
@@ -575,6 +599,8 @@ int main(int argc, char** argv) {
         if (uid_of.count(k)) m.budgets.add_disrupted(b, uid_of.at(k));
     } else if (l.kind == "preemptor") {
       m.pod_keys.push_back(l.key);
+      m.pod_uids.push_back(l.fields["uid"]);
+      m.pod_bound.push_back(false);
       m.pod_ns.push_back(l.fields["ns"]);
       m.pod_deleting.push_back(false);
       m.preemptor.emplace(spec_of(l, m.pod_keys.size() - 1));
@@ -759,8 +785,33 @@ int main(int argc, char** argv) {
     std::cout << o << "\n  ]\n}\n";
     return 0;
   }
+  if (profile == preempt::upstream_profile::kubernetes_1_38) {
+    if (m.grouped) {
+      // v1.38's victims are the pods themselves, each with its own priority, unless a bound pod's
+      // group disrupts All: its units (the first member's priority, equal units by UID) are not
+      // the library's, and the case is refused, as preempt-whatif refuses it.
+      for (std::size_t uid = 0; uid < m.groups.links.size() && uid < m.pod_bound.size(); ++uid)
+        if (m.pod_bound[uid] && m.groups.links[uid].member &&
+            m.groups.links[uid].group < m.groups.entries.size() &&
+            m.groups.entries[m.groups.links[uid].group].all) {
+          std::cout
+              << "{\n  \"notModelled\": [\"victim units in disruption mode All at v1.38\"]\n}\n";
+          return 3;
+        }
+      m.grouped = false;
+    }
+    using policy_1_38 = preempt::kubernetes_1_38_policy<metadata_uid_less>;
+    policy_1_38 plain;
+    plain.now = now;
+    plain.identity_less = metadata_uid_less{&m.pod_uids};
+    if (m.scores.empty()) return decide_on_executor(m, view, f, plain, now);
+    scored_policy<policy_1_38> policy;
+    static_cast<policy_1_38&>(policy) = plain;
+    policy.scores = &m.scores;
+    return decide_on_executor(m, view, f, policy, now);
+  }
   if (m.scores.empty()) return decide_on_executor(m, view, f, preempt::default_policy{now}, now);
-  scored_policy policy;
+  scored_policy<preempt::default_policy> policy;
   policy.now = now;
   policy.scores = &m.scores;
   return decide_on_executor(m, view, f, policy, now);

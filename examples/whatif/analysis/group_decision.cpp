@@ -351,6 +351,16 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     }
   }
 
+  // v1.38 (v1.38.0-beta.0's code) places a group inside its preemption by upstream's own pod-group
+  // algorithm, with the nodes ranked by the victims each would condemn (DefaultPreemption's
+  // RankNodes and Reserve), where both sides of v1.37 place first fit: the answer below is the
+  // first-fit one, refused.
+  if (opts.profile == preempt::upstream_profile::kubernetes_1_38)
+    out.refuse(
+        "PodGroup " + out.group +
+        ": its preemption at --kubernetes-version 1.38 places the members on nodes ranked by "
+        "the victims each would condemn (DefaultPreemption's RankNodes), not first fit; "
+        "not modelled");
   wl::pod_group_evaluator<group_cluster> ev(
       wl::group_evaluator_config{.now = opts.now, .profile = opts.profile});
   const auto reader = ledger.reader();

@@ -19,6 +19,7 @@
 #include "analysis/unmodelled.hpp"
 #include "output/one_line.hpp"
 #include "output/text_format.hpp"
+#include "preempt/policy_1_38.hpp"
 #include "preempt/preemption_policies.hpp"
 #include "preempt/victim_reasons.hpp"
 #include "stopwatch.hpp"
@@ -38,6 +39,46 @@ struct reschedulable_of {
   bool operator()(const pod& p) const { return ask == nullptr || (*ask)(p); }
 };
 using policy_type = preempt::preemption_policies<cost_of, reschedulable_of>;
+
+// v1.38's last tie-break between equally important victims (preempt/policy_1_38.hpp): their
+// metadata.uid, ascending. A pod without one (a manifest: the API server assigns a random UID at
+// creation) leaves that order unknown; the first such pod the order met is kept in `*unknown`,
+// and the decision is refused.
+struct metadata_uid_less {
+  const std::vector<pod_object>* pods = nullptr;
+  const pod_object** unknown = nullptr;
+  bool operator()(const pod& a, const pod& b) const {
+    const pod_object& pa = (*pods)[static_cast<std::size_t>(a.uid()) - 1];
+    const pod_object& pb = (*pods)[static_cast<std::size_t>(b.uid()) - 1];
+    if ((pa.uid.empty() || pb.uid.empty()) && *unknown == nullptr)
+      *unknown = pa.uid.empty() ? &pa : &pb;
+    return pa.uid < pb.uid;
+  }
+};
+using policy_1_38_type = preempt::kubernetes_1_38_policy<metadata_uid_less>;
+
+// Whether some pod on a node belongs to a group hierarchy with an ancestor in disruption mode All:
+// only then are v1.38's victim units other than single pods (getCrossNodesVictims; every other pod,
+// a pod of a Single group included, is a victim of its own with its own priority, exactly as
+// without pod groups).
+bool some_bound_pod_in_an_all_unit(const group_table& groups,
+                                   const std::vector<std::size_t>& bound_node) {
+  for (std::size_t i = 0; i < groups.links.size() && i < bound_node.size(); ++i) {
+    if (bound_node[i] == not_bound || !groups.links[i].member) continue;
+    std::size_t g = groups.links[i].group;
+    for (std::size_t depth = 0; depth < wl::max_tree_depth && g != wl::no_group;
+         ++depth, g = groups.parent(g))
+      if (groups.disrupts_all(g)) return true;
+  }
+  return false;
+}
+
+// What a missing start time counts as when candidates are compared: the decision's time (v1.37's
+// time.Now()), or v1.38's latest instant.
+preempt::timestamp unstarted_time(const options& opts) {
+  return opts.profile == preempt::upstream_profile::kubernetes_1_38 ? preempt::unstarted_time_1_38
+                                                                    : opts.now;
+}
 
 std::string join_reasons(std::span<const std::string_view> reasons) {
   std::string r;
@@ -67,7 +108,11 @@ void explain_tie_break(const Decision& d, preempt::timestamp now,
       case 1: return "highest victim priority " + std::to_string(-v);
       case 2: return "sum of (priority + 2^31) over the victims " + std::to_string(-v);
       case 3: return std::to_string(-v) + " victim(s)";
-      default: return "earliest start among them " + format_time(v);
+      default:
+        // v1.38 reads a missing start time as the latest instant (`now` is that instant then).
+        return v == now && now == preempt::unstarted_time_1_38
+                   ? std::string("none of them started (v1.38: the latest instant)")
+                   : "earliest start among them " + format_time(v);
     }
   };
   const auto tied_before_k = [&](const auto& c) {
@@ -82,6 +127,7 @@ void explain_tie_break(const Decision& d, preempt::timestamp now,
 }
 
 using policy_evaluator_type = preempt::evaluator<cluster_view, policy_type, victim_recorder>;
+using evaluator_1_38_type = preempt::evaluator<cluster_view, policy_1_38_type, victim_recorder>;
 
 // The preemptor as the model sees it. It keeps the uid of its pending copy in the dump, if any,
 // so that it never counts as nominated against itself.
@@ -351,7 +397,32 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
     costs.emplace(victim_costs{dump, opts.cost_from_annotation, opts.cost_key, {}, {}});
   const victim_costs* cost_table = costs ? &*costs : nullptr;
 
-  if (!opts.policies.any()) {
+  if (opts.profile == preempt::upstream_profile::kubernetes_1_38 && !opts.policies.any()) {
+    // Without a bound pod in an All unit, v1.38's victims are the pods themselves, each with its
+    // own priority: the evaluator without pod groups decides as v1.38 does.
+    const bool units = grouped && some_bound_pod_in_an_all_unit(groups, bound_node);
+    if (units)
+      out.refuse(group_labels.front() +
+                 " (and every pod group of the dump): victim units in disruption mode All as "
+                 "v1.38 forms them (their priority the first member's own, equal units ordered by "
+                 "UID) are not modelled at --kubernetes-version 1.38");
+    const pod_object* unknown_uid = nullptr;
+    policy_1_38_type policy;
+    policy.now = opts.now;
+    policy.identity_less = metadata_uid_less{&dump->pods, &unknown_uid};
+    evaluator_1_38_type ev(config, policy, recorded.recorder(opts.now));
+    const auto& d = units ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets, reader,
+                                        preempt::inline_executor{}, at)
+                          : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
+                                        preempt::inline_executor{}, at);
+    describe(d, recorded, filters, out);
+    if (d.kind == preempt::decision_kind::nominated)
+      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+    if (unknown_uid != nullptr)
+      out.refuse("Pod " + unknown_uid->key() +
+                 ": metadata.uid: missing, and v1.38 orders equally important victims by UID (the "
+                 "API server assigns a random one at creation)");
+  } else if (!opts.policies.any()) {
     evaluator_type ev(config, preempt::default_policy{opts.now}, recorded.recorder(opts.now));
     const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
                                           reader, preempt::inline_executor{}, at)
@@ -465,7 +536,7 @@ void analysis::model::explain_nomination(const cluster_view& view,
       return sum;
     };
     const std::int64_t chosen_cost = total_cost(d.candidates[d.choice.index]);
-    explain_tie_break(d, opts.now, out.tie_break, k, [&](const auto& c) {
+    explain_tie_break(d, unstarted_time(opts), out.tie_break, k, [&](const auto& c) {
       return !opts.policies.min_cost || total_cost(c) == chosen_cost;
     });
   }

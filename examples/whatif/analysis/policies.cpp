@@ -74,6 +74,10 @@ std::optional<std::string> apply_policy_flags(const policy_flags& flags, options
              ": expected a duration such as 90s, 10m or 1h30m (see --help)";
     opts.policies.min_runtime = *d;
   }
+  if (opts.policies.any() && opts.profile != preempt::default_upstream_profile)
+    return "--kubernetes-version " + std::string(preempt::to_string(opts.profile)) +
+           ": the policies (--policy, --min-runtime) compare against v1.37's decision only; "
+           "leave one of them out";
   opts.victim_reasons = flags.victim_reasons;
   return std::nullopt;
 }
