@@ -270,8 +270,8 @@ std::optional<load_error> analysis::decide(const pod_object& preemptor_object, c
   if (opts.profile != preempt::default_upstream_profile)
     out.warnings.push_back("decided as kube-scheduler v" +
                            std::string(preempt::to_string(opts.profile)) +
-                           " (--kubernetes-version): its preemption changes merged after v1.37, "
-                           "as the README lists them");
+                           " (--kubernetes-version): its preemption as v1.38.0-beta.0's code has "
+                           "it, as the README lists the changes");
   std::vector<std::string> refusals;
   dra_decision devices(dump, m.devices);
   devices.prefilter(preemptor_object, refusals);
