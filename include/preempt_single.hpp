@@ -11481,7 +11481,6 @@ struct kubernetes_1_38_policy : default_policy {
   }
 };
 
-
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_POLICY_1_38_HPP

@@ -159,8 +159,7 @@ TEST_CASE("V3: a missing start time is the latest instant when candidates are co
   CHECK(v1_38.victims == std::vector<pod_id>{1});
   // v1.37 reads the missing start time as `now`, before node-1's.
   CHECK(decide(c, preemptor, preempt::default_policy{now}).node == "node-1");
-  static_assert(preempt::detail::unstarted_time<policy_1_38>(now) ==
-                preempt::unstarted_time_1_38);
+  static_assert(preempt::detail::unstarted_time<policy_1_38>(now) == preempt::unstarted_time_1_38);
   static_assert(preempt::detail::unstarted_time<preempt::default_policy>(now) == now);
 }
 
@@ -206,8 +205,8 @@ TEST_CASE("V4: the general paths, an unordered uid type, the caller's IdentityLe
   CHECK_FALSE(policy.more_important(x, y));
   CHECK_FALSE(policy.more_important(y, x));
 
-  const auto c = cluster_of(900, {{{1, 300, std::nullopt}, {2, 300, std::nullopt},
-                                   {3, 300, std::nullopt}}});
+  const auto c =
+      cluster_of(900, {{{1, 300, std::nullopt}, {2, 300, std::nullopt}, {3, 300, std::nullopt}}});
   const pod preemptor({.uid = 100, .priority = 10, .requests = {300, 0}, .start_time = {}});
   // uid order: 1 and 2 reprieved, 3 goes; the reverse order: 3 and 2 reprieved, 1 goes.
   CHECK(decide(c, preemptor, at(now)).victims == std::vector<pod_id>{3});
