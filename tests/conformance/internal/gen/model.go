@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/release"
 )
 
 // ModelText is the text form of a case of the model families (ModelFamilies), what
@@ -184,7 +185,7 @@ func (c *Case) ModelText() (string, error) {
 	for _, pdb := range c.PDBs {
 		var members []string
 		for _, p := range bound {
-			if p.Namespace == pdb.Namespace && len(p.Labels) > 0 && matches(pdb.Spec.Selector, p.Labels) {
+			if p.Namespace == pdb.Namespace && budgetSelects(pdb.Spec.Selector, p.Labels) {
 				members = append(members, dump.Key(p))
 			}
 		}
@@ -431,4 +432,19 @@ func podFacts(b *strings.Builder, p *v1.Pod, preemptor bool) {
 			key, c.MaxSkew, c.TopologyKey, c.WhenUnsatisfiable, selector(c.LabelSelector), minDomains, affinity, taints,
 			strings.Join(c.MatchLabelKeys, ","))
 	}
+}
+
+// budgetSelects is whether a budget's selector selects a pod with these labels in the release
+// the referee runs: v1.37 skips pods without labels and reads an empty selector as selecting
+// nothing; v1.38 (kubernetes/kubernetes#141785) matches every pod with the selector as it is,
+// `{}` selecting all of them.
+func budgetSelects(sel *metav1.LabelSelector, labels map[string]string) bool {
+	if release.Name == "1.37" {
+		return len(labels) > 0 && matches(sel, labels)
+	}
+	if sel == nil {
+		return false
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	return err == nil && s.Matches(labelsSet(labels))
 }

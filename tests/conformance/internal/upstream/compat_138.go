@@ -32,13 +32,14 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
+	"github.com/preempt/preempt/tests/conformance/internal/release"
 )
 
 // Candidate is a node the dry run kept, with its victims.
 type Candidate = fwk.PreemptionCandidate
 
 // Release is the kube-scheduler release this referee runs.
-const Release = "1.38"
+const Release = release.Name
 
 // GroupsRefereed: whether this referee decides pending pod groups (see ErrGroupsNotRefereed).
 const GroupsRefereed = false
