@@ -2367,8 +2367,12 @@ PREEMPT_NAMESPACE_END
 //     adapter's kubernetes::budget_selects(selector, labels, profile) matches as each release does.
 //   - the victim order (MoreImportantVictim): a missing start time is the latest instant, no
 //     longer the clock, and equally important victims are ordered by UID; SelectCandidate reads a
-//     missing start time as that latest instant too. The evaluator decides so with
-//     preempt::kubernetes_1_38_policy (preempt/policy_1_38.hpp) as its policy.
+//     missing start time as that latest instant too. And the victims themselves
+//     (getCrossNodesVictims): a pod is compared with its own priority, not its group's; a pod of a
+//     group without an `all` ancestor is a plain pod victim; a unit in disruption mode All takes
+//     the own priority of its first member on the node being evaluated. The evaluator decides so
+//     with preempt::kubernetes_1_38_policy (preempt/policy_1_38.hpp) as its policy (it builds the
+//     victim units of workload/ for that profile).
 //   - pod-group preemption (KEP-5710, GA in v1.38; kubernetes/kubernetes#141932 and the pod-group
 //     evaluator after it): the victims are listed as reprieved, the units that violate a budget
 //     first, then the others, each most important first, without v1.37's final re-sort by
@@ -2380,12 +2384,11 @@ PREEMPT_NAMESPACE_END
 //   - before a pod group's cycle, every group of its hierarchy must have the root's priority
 //     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
 //     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
-// What v1.38 changes that the library does not take yet: victim units (preempt/workload) as v1.38
-// forms them (each pod's own priority, not its group's; a pod of a group in disruption mode
-// Single a plain pod, no longer of kind pod_group; equal units ordered by UID), and, in a pod
-// group's preemption, the placement ranking nodes by the victims each would condemn
-// (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses both at
-// --kubernetes-version 1.38.
+// What v1.38 changes that the library does not take yet, in a pod group's preemption only
+// (workload::pod_group_evaluator): its potential victims as GenerateVictims builds and orders them
+// (the units above, equal units by UID), and the placement ranking nodes by the victims each would
+// condemn (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses a
+// pod group's preemption at --kubernetes-version 1.38.
 // No allocation; no exceptions; constexpr.
 #ifndef PREEMPT_UPSTREAM_PROFILE_HPP
 #define PREEMPT_UPSTREAM_PROFILE_HPP
@@ -2542,17 +2545,24 @@ namespace detail {
 // The latest instant a timestamp can hold.
 inline constexpr timestamp latest_time = std::numeric_limits<timestamp>::max();
 
-// The start time a pod without one counts as when an evaluation at `now` compares candidates and
-// builds victim units: the latest instant for a policy that decides as kube-scheduler v1.38
-// (a static `profile` member, preempt/policy_1_38.hpp), `now` otherwise (v1.37's time.Now()).
+// The release a policy decides as: its static `profile` member (preempt/policy_1_38.hpp), else
+// the default.
 template <class Policy>
-constexpr timestamp unstarted_time(timestamp now) noexcept {
+constexpr upstream_profile profile_of() noexcept {
   if constexpr (requires {
                   { Policy::profile } -> std::convertible_to<upstream_profile>;
-                }) {
-    if (Policy::profile != upstream_profile::kubernetes_1_37) return latest_time;
-  }
-  return now;
+                })
+    return Policy::profile;
+  else
+    return default_upstream_profile;
+}
+
+// The start time a pod without one counts as when an evaluation at `now` compares candidates and
+// builds victim units: the latest instant for a policy that decides as kube-scheduler v1.38,
+// `now` otherwise (v1.37's time.Now()).
+template <class Policy>
+constexpr timestamp unstarted_time(timestamp now) noexcept {
+  return detail::profile_of<Policy>() == upstream_profile::kubernetes_1_37 ? now : latest_time;
 }
 }  // namespace detail
 
@@ -8525,12 +8535,24 @@ class evaluator<C, Policy, Observer>
       return finish(decision_kind::error, statuses_too_short_message);
     // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers):
     //    not with policy Never, or while victims of an earlier preemption still terminate on its
-    //    nominated node. With pod groups, the victim units are built once per decision.
+    //    nominated node. With pod groups, the victim units are built once per decision (v1.38
+    //    builds a pod's victim with its own priority, not its group's).
+    const auto step_one_priority = [&] {
+      if constexpr (detail::profile_of<Policy>() == upstream_profile::kubernetes_1_37)
+        return grouping.priority_of();
+      else
+        return detail::priority_of_fn{};
+    }();
     if (const status eligible = detail::check_eligibility_on(
-            cluster, preemptor, options.nominated_node, statuses, policy_, grouping.priority_of());
+            cluster, preemptor, options.nominated_node, statuses, policy_, step_one_priority);
         !eligible)
       return finish_message(decision_kind::not_eligible, eligible.reason());
-    if constexpr (G::groups_victims) grouping.prepare(cluster, now_, nodes_.size());
+    if constexpr (G::groups_victims) {
+      if constexpr (requires { grouping.prepare(cluster, now_, nodes_.size(), profile_); })
+        grouping.prepare(cluster, now_, nodes_.size(), profile_);
+      else
+        grouping.prepare(cluster, now_, nodes_.size());
+    }
 
     // 2) Find all preemption candidates (findCandidates): the potential nodes are those whose
     //    filter status is `unschedulable`, in cluster order; none: "Preemption is not helpful".
@@ -8777,6 +8799,8 @@ class evaluator<C, Policy, Observer>
   // The start time a pod without one counts as in the current decision: its time (see
   // preempt/policy.hpp), or the latest instant for a v1.38 policy.
   timestamp now_ = 0;
+  // The release the policy decides as (victim units are built as it builds them).
+  static constexpr upstream_profile profile_ = detail::profile_of<Policy>();
   victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
@@ -11413,7 +11437,10 @@ PREEMPT_NAMESPACE_END
 // "now" read while sorting), then by the pods' UIDs in ascending order (podIdentityLess), so that
 // equally important pods no longer come out where the unstable sort leaves them. The same latest
 // instant stands for a missing start time when the candidates are compared (SelectCandidate's
-// earliest start time of the highest-priority victims).
+// earliest start time of the highest-priority victims). With pod groups (workload/), v1.38 builds
+// every victim with its own priority, a pod of a group without an `all` ancestor as a plain pod,
+// and orders equal units by their first pods' UIDs; the evaluator builds the units so for a
+// policy whose `profile` is kubernetes_1_38.
 //
 //   kubernetes_1_38_policy<IdentityLess>     default_policy with v1.38's order; pass it as the
 //                                            evaluator's policy to decide as v1.38 does
@@ -11481,6 +11508,18 @@ struct kubernetes_1_38_policy : default_policy {
   }
 };
 
+namespace detail {
+// v1.38's last tie-break between two victims, by their first pods: the policy's identity_less when
+// it has one (kubernetes_1_38_policy), else uid_order.
+template <class Policy, pod P>
+constexpr bool identity_less(const Policy& policy, const P& a, const P& b) {
+  if constexpr (requires { policy.identity_less(a, b); })
+    return static_cast<bool>(policy.identity_less(a, b));
+  else
+    return uid_order{}(a, b);
+}
+}  // namespace detail
+
 PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_POLICY_1_38_HPP
@@ -11500,6 +11539,11 @@ PREEMPT_NAMESPACE_END
 // composite_pod_group). Each unit's earliest start is the minimum over its members, `now` standing
 // for a missing start time (`started` tells whether a member has one). Units come out in
 // construction order, which is also each unit's `order`.
+//
+// With `profile` kubernetes_1_38, units are built as v1.38 builds them: a pod without an `all`
+// ancestor is a unit of kind pod with its own priority (whatever group it names), and a grouped
+// unit's priority is its first pod's own priority (upstream: the first member on the node being
+// evaluated, the same pod when the members share a priority).
 //
 // A minCount of a victim group is never consulted: only the disruption mode decides what is
 // evicted together.
@@ -11801,8 +11845,16 @@ struct build_victim_units_fn {
     requires group_set<W, cluster_pod_t<C>>
   std::span<victim_unit> operator()(const C& cluster, const W& groups, timestamp now,
                                     unit_scratch<cluster_pod_t<C>, Allocator>& s,
-                                    std::span<const std::size_t> scan_order = {}) const {
+                                    std::span<const std::size_t> scan_order = {},
+                                    upstream_profile profile = default_upstream_profile) const {
     using P = cluster_pod_t<C>;
+    // v1.38 builds every victim with its first pod's own priority, and a pod without an `all`
+    // ancestor as a plain pod (NewPodVictim), whatever group it names.
+    const bool own_priority = profile != upstream_profile::kubernetes_1_37;
+    const auto priority_of_unit = [&](const P& p) {
+      return own_priority ? static_cast<std::int32_t>(::preempt::priority_of(p))
+                          : ::preempt::workload::effective_priority(groups, p);
+    };
     s.start(static_cast<std::size_t>(groups.group_count()));
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
     PREEMPT_ASSERT(scan_order.empty() || scan_order.size() == nodes,
@@ -11835,8 +11887,9 @@ struct build_victim_units_fn {
         if (key == no_group) {
           u = static_cast<std::uint32_t>(s.units_.size());
           victim_unit unit;
-          unit.priority = ::preempt::workload::effective_priority(groups, p);
-          unit.kind = groups.group_of(p).member ? unit_kind::pod_group : unit_kind::pod;
+          unit.priority = priority_of_unit(p);
+          unit.kind =
+              groups.group_of(p).member && !own_priority ? unit_kind::pod_group : unit_kind::pod;
           unit.earliest_start = start;
           unit.order = u;
           s.units_.push_back(unit);
@@ -11845,7 +11898,7 @@ struct build_victim_units_fn {
         } else {
           u = static_cast<std::uint32_t>(s.units_.size());
           victim_unit unit;
-          unit.priority = ::preempt::workload::effective_priority(groups, p);
+          unit.priority = priority_of_unit(p);
           unit.kind = groups.kind(key) == group_kind::composite_pod_group
                           ? unit_kind::composite_pod_group
                           : unit_kind::pod_group;
@@ -12380,6 +12433,8 @@ struct ranked_unit {
   std::uint32_t violations = 0;  // violating member pods (ViolateCount)
   bool victim = false;           // chosen for eviction
   std::uint32_t position = 0;    // where the unit was met (a tie-break of a local order)
+  // v1.38: the unit's priority on this node, its first member's own (select_unit_victims).
+  std::int32_t priority = 0;
 };
 
 // A per-call copy of every budget's allowed disruptions, made lazily.
@@ -13027,8 +13082,9 @@ class unit_selection_scratch {
 
 // select_unit_victims: upstream's SelectVictimsOnNode on node x with victim units:
 //   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
-//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
-//      every node that hosts a member (unit_eligible_everywhere).
+//      lower priority than the preemptor pod (a member's priority is its group's; with a v1.38
+//      policy the unit's is the own priority of its first member in x's cache order) and eligible
+//      on every node that hosts a member (unit_eligible_everywhere).
 //   2. Their members on node x are removed from x's state; for members on other nodes upstream
 //      only updates its PreFilter state (RemovePod with that node), which a state offering
 //      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
@@ -13036,7 +13092,9 @@ class unit_selection_scratch {
 //      same in reverse. Members are visited in the unit's order.
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//   5. Units in descending importance (more_important_unit; with a v1.38 policy a missing start
+//      time is the latest instant and the first members' UIDs break ties), sorted as Go's
+//      sort.Slice does over
 //      the units in x's cache order: detail::go_sort_slice), classified by budgets
 //      (classify_unit_budgets: a unit violates if any member does).
 //   6. Reprieve, violating units first, then the others, each most important first: the unit's
@@ -13060,11 +13118,30 @@ struct select_unit_victims_fn {
     auto& ranked = scratch.ranked_;
 
     // Each unit stands where upstream builds it: at its first member in the cache's order of x.
+    // v1.38 gives it that member's own priority (getCrossNodesVictims on node x): the units met
+    // are ranked first, each with the priority of its member first in the cache's order, then
+    // kept where eligible with that priority.
+    constexpr bool per_node_priority =
+        ::preempt::detail::profile_of<Policy>() != upstream_profile::kubernetes_1_37;
     constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
     std::size_t k = 0;
     for (const P& p : ::preempt::pods_of(cluster[x])) {
-      (void)p;
       const std::size_t i = k++;
+      if constexpr (per_node_priority) {
+        const std::uint32_t u = units.unit_of(x, i);
+        const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
+        const auto own = static_cast<std::int32_t>(::preempt::priority_of(p));
+        if (scratch.stamps_[u] == scratch.generation_) {
+          ranked_unit& r = ranked[scratch.where_[u]];
+          if (position < r.position) r = ranked_unit{u, 0, false, position, own};
+        } else {
+          scratch.stamps_[u] = scratch.generation_;
+          scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
+          ranked.push_back(ranked_unit{u, 0, false, position, own});
+        }
+        continue;
+      }
+      (void)p;
       const std::uint32_t u = units.unit_of(x, i);
       const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
       if (scratch.stamps_[u] == scratch.generation_) {
@@ -13079,6 +13156,17 @@ struct select_unit_victims_fn {
         scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
         ranked.push_back(ranked_unit{u, 0, false, position});
       }
+    }
+    if constexpr (per_node_priority) {
+      std::size_t kept = 0;
+      for (const ranked_unit& r : ranked) {
+        victim_unit on_x = all[r.unit];
+        on_x.priority = r.priority;
+        if (::preempt::workload::unit_eligible_everywhere(on_x, units.members_of(on_x), cluster,
+                                                          preemptor, policy))
+          ranked[kept++] = r;
+      }
+      ranked.resize(kept);
     }
 
     // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
@@ -13114,11 +13202,23 @@ struct select_unit_victims_fn {
     // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
     // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
     // stands for the moment it was built, in that order (policy.hpp).
+    // v1.38 (a policy with that profile) reads a missing start time as the latest instant and
+    // breaks the remaining ties by the units' first pods' UIDs (podIdentityLess).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = ua.started ? 0 : a.position + 1;
-      ub.order = ub.started ? 0 : b.position + 1;
-      return ::preempt::workload::more_important_unit(ua, ub);
+      if constexpr (per_node_priority) {
+        ua.order = ub.order = 0;
+        ua.priority = a.priority;
+        ub.priority = b.priority;
+        if (::preempt::workload::more_important_unit(ua, ub)) return true;
+        if (::preempt::workload::more_important_unit(ub, ua)) return false;
+        return ::preempt::detail::identity_less(policy, *units.members_of(ua).front().pod,
+                                                *units.members_of(ub).front().pod);
+      } else {
+        ua.order = ua.started ? 0 : a.position + 1;
+        ub.order = ub.started ? 0 : b.position + 1;
+        return ::preempt::workload::more_important_unit(ua, ub);
+      }
     };
     std::sort(ranked.begin(), ranked.end(),
               [](const ranked_unit& a, const ranked_unit& b) { return a.position < b.position; });
@@ -13198,9 +13298,11 @@ class unit_grouping {
     };
   }
 
+  // `profile`: the release whose victim units to build (build_victim_units).
   template <class C>
-  void prepare(const C& cluster, timestamp now, std::size_t workers) const {
-    ::preempt::workload::build_victim_units(cluster, *groups_, now, scratch_->units);
+  void prepare(const C& cluster, timestamp now, std::size_t workers,
+               upstream_profile profile = default_upstream_profile) const {
+    ::preempt::workload::build_victim_units(cluster, *groups_, now, scratch_->units, {}, profile);
     if (scratch_->workers.size() < workers) scratch_->workers.resize(workers);
   }
 

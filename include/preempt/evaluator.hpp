@@ -187,12 +187,24 @@ class evaluator<C, Policy, Observer>
       return finish(decision_kind::error, statuses_too_short_message);
     // 1) Ensure the preemptor is eligible to preempt other pods (PodEligibleToPreemptOthers):
     //    not with policy Never, or while victims of an earlier preemption still terminate on its
-    //    nominated node. With pod groups, the victim units are built once per decision.
+    //    nominated node. With pod groups, the victim units are built once per decision (v1.38
+    //    builds a pod's victim with its own priority, not its group's).
+    const auto step_one_priority = [&] {
+      if constexpr (detail::profile_of<Policy>() == upstream_profile::kubernetes_1_37)
+        return grouping.priority_of();
+      else
+        return detail::priority_of_fn{};
+    }();
     if (const status eligible = detail::check_eligibility_on(
-            cluster, preemptor, options.nominated_node, statuses, policy_, grouping.priority_of());
+            cluster, preemptor, options.nominated_node, statuses, policy_, step_one_priority);
         !eligible)
       return finish_message(decision_kind::not_eligible, eligible.reason());
-    if constexpr (G::groups_victims) grouping.prepare(cluster, now_, nodes_.size());
+    if constexpr (G::groups_victims) {
+      if constexpr (requires { grouping.prepare(cluster, now_, nodes_.size(), profile_); })
+        grouping.prepare(cluster, now_, nodes_.size(), profile_);
+      else
+        grouping.prepare(cluster, now_, nodes_.size());
+    }
 
     // 2) Find all preemption candidates (findCandidates): the potential nodes are those whose
     //    filter status is `unschedulable`, in cluster order; none: "Preemption is not helpful".
@@ -439,6 +451,8 @@ class evaluator<C, Policy, Observer>
   // The start time a pod without one counts as in the current decision: its time (see
   // preempt/policy.hpp), or the latest instant for a v1.38 policy.
   timestamp now_ = 0;
+  // The release the policy decides as (victim units are built as it builds them).
+  static constexpr upstream_profile profile_ = detail::profile_of<Policy>();
   victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.

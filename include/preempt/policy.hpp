@@ -129,17 +129,24 @@ namespace detail {
 // The latest instant a timestamp can hold.
 inline constexpr timestamp latest_time = std::numeric_limits<timestamp>::max();
 
-// The start time a pod without one counts as when an evaluation at `now` compares candidates and
-// builds victim units: the latest instant for a policy that decides as kube-scheduler v1.38
-// (a static `profile` member, preempt/policy_1_38.hpp), `now` otherwise (v1.37's time.Now()).
+// The release a policy decides as: its static `profile` member (preempt/policy_1_38.hpp), else
+// the default.
 template <class Policy>
-constexpr timestamp unstarted_time(timestamp now) noexcept {
+constexpr upstream_profile profile_of() noexcept {
   if constexpr (requires {
                   { Policy::profile } -> std::convertible_to<upstream_profile>;
-                }) {
-    if (Policy::profile != upstream_profile::kubernetes_1_37) return latest_time;
-  }
-  return now;
+                })
+    return Policy::profile;
+  else
+    return default_upstream_profile;
+}
+
+// The start time a pod without one counts as when an evaluation at `now` compares candidates and
+// builds victim units: the latest instant for a policy that decides as kube-scheduler v1.38,
+// `now` otherwise (v1.37's time.Now()).
+template <class Policy>
+constexpr timestamp unstarted_time(timestamp now) noexcept {
+  return detail::profile_of<Policy>() == upstream_profile::kubernetes_1_37 ? now : latest_time;
 }
 }  // namespace detail
 

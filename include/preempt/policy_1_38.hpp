@@ -6,7 +6,10 @@
 // "now" read while sorting), then by the pods' UIDs in ascending order (podIdentityLess), so that
 // equally important pods no longer come out where the unstable sort leaves them. The same latest
 // instant stands for a missing start time when the candidates are compared (SelectCandidate's
-// earliest start time of the highest-priority victims).
+// earliest start time of the highest-priority victims). With pod groups (workload/), v1.38 builds
+// every victim with its own priority, a pod of a group without an `all` ancestor as a plain pod,
+// and orders equal units by their first pods' UIDs; the evaluator builds the units so for a
+// policy whose `profile` is kubernetes_1_38.
 //
 //   kubernetes_1_38_policy<IdentityLess>     default_policy with v1.38's order; pass it as the
 //                                            evaluator's policy to decide as v1.38 does
@@ -82,6 +85,18 @@ struct kubernetes_1_38_policy : default_policy {
     return more_important(a, b);
   }
 };
+
+namespace detail {
+// v1.38's last tie-break between two victims, by their first pods: the policy's identity_less when
+// it has one (kubernetes_1_38_policy), else uid_order.
+template <class Policy, pod P>
+constexpr bool identity_less(const Policy& policy, const P& a, const P& b) {
+  if constexpr (requires { policy.identity_less(a, b); })
+    return static_cast<bool>(policy.identity_less(a, b));
+  else
+    return uid_order{}(a, b);
+}
+}  // namespace detail
 
 PREEMPT_NAMESPACE_END
 

@@ -10,8 +10,12 @@
 //     adapter's kubernetes::budget_selects(selector, labels, profile) matches as each release does.
 //   - the victim order (MoreImportantVictim): a missing start time is the latest instant, no
 //     longer the clock, and equally important victims are ordered by UID; SelectCandidate reads a
-//     missing start time as that latest instant too. The evaluator decides so with
-//     preempt::kubernetes_1_38_policy (preempt/policy_1_38.hpp) as its policy.
+//     missing start time as that latest instant too. And the victims themselves
+//     (getCrossNodesVictims): a pod is compared with its own priority, not its group's; a pod of a
+//     group without an `all` ancestor is a plain pod victim; a unit in disruption mode All takes
+//     the own priority of its first member on the node being evaluated. The evaluator decides so
+//     with preempt::kubernetes_1_38_policy (preempt/policy_1_38.hpp) as its policy (it builds the
+//     victim units of workload/ for that profile).
 //   - pod-group preemption (KEP-5710, GA in v1.38; kubernetes/kubernetes#141932 and the pod-group
 //     evaluator after it): the victims are listed as reprieved, the units that violate a budget
 //     first, then the others, each most important first, without v1.37's final re-sort by
@@ -23,12 +27,11 @@
 //   - before a pod group's cycle, every group of its hierarchy must have the root's priority
 //     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
 //     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
-// What v1.38 changes that the library does not take yet: victim units (preempt/workload) as v1.38
-// forms them (each pod's own priority, not its group's; a pod of a group in disruption mode
-// Single a plain pod, no longer of kind pod_group; equal units ordered by UID), and, in a pod
-// group's preemption, the placement ranking nodes by the victims each would condemn
-// (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses both at
-// --kubernetes-version 1.38.
+// What v1.38 changes that the library does not take yet, in a pod group's preemption only
+// (workload::pod_group_evaluator): its potential victims as GenerateVictims builds and orders them
+// (the units above, equal units by UID), and the placement ranking nodes by the victims each would
+// condemn (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses a
+// pod group's preemption at --kubernetes-version 1.38.
 // No allocation; no exceptions; constexpr.
 //
 // SPDX-License-Identifier: Apache-2.0

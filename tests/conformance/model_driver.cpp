@@ -298,7 +298,6 @@ struct model_case {
   model::resource_cluster cluster{&names};
   std::vector<std::string> node_names, pod_keys{""};  // uid i is pod_keys[i]
   std::vector<std::string> pod_uids{""};  // uid i's metadata.uid (uid=; "" when the case has none)
-  std::vector<bool> pod_bound{false};     // uid i is on a node
   std::vector<model::resource_vector> allocatable;
   std::vector<k8s::label_set> labels;
   std::vector<std::vector<k8s::taint>> taints;
@@ -574,7 +573,6 @@ int main(int argc, char** argv) {
       const model::pod_id uid = m.pod_keys.size();
       m.pod_keys.push_back(l.key);
       m.pod_uids.push_back(l.fields["uid"]);
-      m.pod_bound.push_back(l.fields["node"] != "-");
       m.pod_ns.push_back(l.fields["ns"]);
       m.pod_deleting.push_back(l.fields["deleting"] == "1");
       uid_of[l.key] = uid;
@@ -600,7 +598,6 @@ int main(int argc, char** argv) {
     } else if (l.kind == "preemptor") {
       m.pod_keys.push_back(l.key);
       m.pod_uids.push_back(l.fields["uid"]);
-      m.pod_bound.push_back(false);
       m.pod_ns.push_back(l.fields["ns"]);
       m.pod_deleting.push_back(false);
       m.preemptor.emplace(spec_of(l, m.pod_keys.size() - 1));
@@ -786,20 +783,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (profile == preempt::upstream_profile::kubernetes_1_38) {
-    if (m.grouped) {
-      // v1.38's victims are the pods themselves, each with its own priority, unless a bound pod's
-      // group disrupts All: its units (the first member's priority, equal units by UID) are not
-      // the library's, and the case is refused, as preempt-whatif refuses it.
-      for (std::size_t uid = 0; uid < m.groups.links.size() && uid < m.pod_bound.size(); ++uid)
-        if (m.pod_bound[uid] && m.groups.links[uid].member &&
-            m.groups.links[uid].group < m.groups.entries.size() &&
-            m.groups.entries[m.groups.links[uid].group].all) {
-          std::cout
-              << "{\n  \"notModelled\": [\"victim units in disruption mode All at v1.38\"]\n}\n";
-          return 3;
-        }
-      m.grouped = false;
-    }
     using policy_1_38 = preempt::kubernetes_1_38_policy<metadata_uid_less>;
     policy_1_38 plain;
     plain.now = now;

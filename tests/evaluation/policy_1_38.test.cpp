@@ -11,6 +11,9 @@
 //       the decision's clock: v1.38 picks the first (latest instant), v1.37 the second
 //   V4  the general paths: the policy declares its own order, a uid type without an order
 //       leaves equal pods tied, and an IdentityLess of the caller's is used
+//   V5  victim units (getCrossNodesVictims): a pod of a group in disruption mode Single is a
+//       plain victim with its own priority; a unit in disruption mode All takes the own priority
+//       of its first member on the node evaluated; equal units by their first pods' UIDs
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "preempt/preempt.hpp"
+#include "support/workload_scene.hpp"
 
 namespace policy_1_38_test {
 
@@ -57,6 +61,7 @@ preempt::model::resource_cluster cluster_of(std::int64_t cpu,
 struct outcome {
   std::string node;
   std::vector<pod_id> victims;
+  std::size_t candidates = 0;
 };
 
 template <class Policy>
@@ -213,6 +218,71 @@ TEST_CASE("V4: the general paths, an unordered uid type, the caller's IdentityLe
   preempt::kubernetes_1_38_policy<reverse_uid> reversed;
   reversed.now = now;
   CHECK(decide(c, preemptor, reversed).victims == std::vector<pod_id>{1});
+}
+
+namespace {
+// The victims on the chosen node and the node, deciding with pod groups.
+template <class Policy>
+outcome decide_grouped(const preempt::model::resource_cluster& c, const wlf::groups& groups,
+                       const pod& preemptor, Policy policy) {
+  preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+  preempt::evaluator<preempt::model::resource_cluster, Policy> ev({}, std::move(policy));
+  const auto& d = ev.evaluate(preemptor, c, groups, statuses, preempt::no_budgets{},
+                              preempt::no_nominations{}, preempt::inline_executor{});
+  outcome out;
+  if (d.kind != preempt::decision_kind::nominated) return out;
+  out.node = std::string(d.node_name);
+  for (const pod* p : d.victims) out.victims.push_back(p->uid());
+  out.candidates = d.candidates.size();
+  return out;
+}
+}  // namespace
+
+TEST_CASE("V5: victim units as v1.38 builds them") {
+  const pod preemptor({.uid = 100, .priority = 500, .requests = {300, 0}, .start_time = {}});
+
+  SUBCASE("a pod of a Single group: its own priority, a plain pod") {
+    // One node of 300m: pod 1 (priority 10) of a Single group of priority 10000. v1.37 compares
+    // it with its group's priority (untouchable); v1.38 with its own (a victim).
+    const auto c = cluster_of(300, {{{1, 300, now - 10, 10}}});
+    wlf::groups groups;
+    const std::size_t g =
+        groups.add("single", preempt::workload::group_kind::pod_group, false, 10000);
+    groups.link(1, {true, g});
+    CHECK(decide_grouped(c, groups, preemptor, at(now)).victims == std::vector<pod_id>{1});
+    CHECK(decide_grouped(c, groups, preemptor, preempt::default_policy{now}).node.empty());
+  }
+
+  SUBCASE("an All unit takes the own priority of its first member on the node evaluated") {
+    // Unit "gang" (All, group priority 10): pod 1 (priority 900) on node-0 and pod 2 (priority
+    // 10) on node-1, each filling its node. On node-0 the unit's priority is 900 (no victim), on
+    // node-1 it is 10: node-1 is the candidate, and the whole unit goes.
+    const auto c = cluster_of(300, {{{1, 300, now - 10, 900}}, {{2, 300, now - 10, 10}}});
+    wlf::groups groups;
+    const std::size_t g = groups.add("gang", preempt::workload::group_kind::pod_group, true, 10);
+    groups.link(1, {true, g});
+    groups.link(2, {true, g});
+    const outcome v1_38 = decide_grouped(c, groups, preemptor, at(now));
+    CHECK(v1_38.node == "node-1");
+    CHECK(v1_38.victims == std::vector<pod_id>{1, 2});
+    CHECK(v1_38.candidates == 1);
+    // v1.37: the unit has its group's priority on both nodes: both are candidates.
+    CHECK(decide_grouped(c, groups, preemptor, preempt::default_policy{now}).candidates == 2);
+  }
+
+  SUBCASE("equal units: the first pods' UIDs") {
+    // Node of 300m with pods listed 3, 1, 2 (100m each, no start time) of no group (another group
+    // exists, so the units path decides): v1.38 keeps the smallest UIDs, evicts pod 3.
+    const auto c =
+        cluster_of(300, {{{3, 100, std::nullopt}, {1, 100, std::nullopt}, {2, 100, std::nullopt}}});
+    wlf::groups groups;
+    groups.add("elsewhere", preempt::workload::group_kind::pod_group, true, 0);
+    const pod small({.uid = 100, .priority = 500, .requests = {100, 0}, .start_time = {}});
+    CHECK(decide_grouped(c, groups, small, at(now)).victims == std::vector<pod_id>{3});
+    // v1.37: as built, in the listing: pod 2 (built last) goes.
+    CHECK(decide_grouped(c, groups, small, preempt::default_policy{now}).victims ==
+          std::vector<pod_id>{2});
+  }
 }
 
 }  // namespace policy_1_38_test

@@ -57,22 +57,6 @@ struct metadata_uid_less {
 };
 using policy_1_38_type = preempt::kubernetes_1_38_policy<metadata_uid_less>;
 
-// Whether some pod on a node belongs to a group hierarchy with an ancestor in disruption mode All:
-// only then are v1.38's victim units other than single pods (getCrossNodesVictims; every other pod,
-// a pod of a Single group included, is a victim of its own with its own priority, exactly as
-// without pod groups).
-bool some_bound_pod_in_an_all_unit(const group_table& groups,
-                                   const std::vector<std::size_t>& bound_node) {
-  for (std::size_t i = 0; i < groups.links.size() && i < bound_node.size(); ++i) {
-    if (bound_node[i] == not_bound || !groups.links[i].member) continue;
-    std::size_t g = groups.links[i].group;
-    for (std::size_t depth = 0; depth < wl::max_tree_depth && g != wl::no_group;
-         ++depth, g = groups.parent(g))
-      if (groups.disrupts_all(g)) return true;
-  }
-  return false;
-}
-
 // What a missing start time counts as when candidates are compared: the decision's time (v1.37's
 // time.Now()), or v1.38's latest instant.
 preempt::timestamp unstarted_time(const options& opts) {
@@ -398,23 +382,15 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
   const victim_costs* cost_table = costs ? &*costs : nullptr;
 
   if (opts.profile == preempt::upstream_profile::kubernetes_1_38 && !opts.policies.any()) {
-    // Without a bound pod in an All unit, v1.38's victims are the pods themselves, each with its
-    // own priority: the evaluator without pod groups decides as v1.38 does.
-    const bool units = grouped && some_bound_pod_in_an_all_unit(groups, bound_node);
-    if (units)
-      out.refuse(group_labels.front() +
-                 " (and every pod group of the dump): victim units in disruption mode All as "
-                 "v1.38 forms them (their priority the first member's own, equal units ordered by "
-                 "UID) are not modelled at --kubernetes-version 1.38");
     const pod_object* unknown_uid = nullptr;
     policy_1_38_type policy;
     policy.now = opts.now;
     policy.identity_less = metadata_uid_less{&dump->pods, &unknown_uid};
     evaluator_1_38_type ev(config, policy, recorded.recorder(opts.now));
-    const auto& d = units ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets, reader,
-                                        preempt::inline_executor{}, at)
-                          : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
-                                        preempt::inline_executor{}, at);
+    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
+                                          reader, preempt::inline_executor{}, at)
+                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
+                                          preempt::inline_executor{}, at);
     describe(d, recorded, filters, out);
     if (d.kind == preempt::decision_kind::nominated)
       explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);

@@ -13,6 +13,11 @@
 // for a missing start time (`started` tells whether a member has one). Units come out in
 // construction order, which is also each unit's `order`.
 //
+// With `profile` kubernetes_1_38, units are built as v1.38 builds them: a pod without an `all`
+// ancestor is a unit of kind pod with its own priority (whatever group it names), and a grouped
+// unit's priority is its first pod's own priority (upstream: the first member on the node being
+// evaluated, the same pod when the members share a priority).
+//
 // A minCount of a victim group is never consulted: only the disruption mode decides what is
 // evicted together.
 //
@@ -40,6 +45,7 @@
 #include "preempt/cluster.hpp"
 #include "preempt/config.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/upstream_profile.hpp"
 #include "preempt/victim_selection.hpp"  // detail::cache_position
 #include "preempt/workload/group_set.hpp"
 #include "preempt/workload/victim_unit.hpp"
@@ -126,8 +132,16 @@ struct build_victim_units_fn {
     requires group_set<W, cluster_pod_t<C>>
   std::span<victim_unit> operator()(const C& cluster, const W& groups, timestamp now,
                                     unit_scratch<cluster_pod_t<C>, Allocator>& s,
-                                    std::span<const std::size_t> scan_order = {}) const {
+                                    std::span<const std::size_t> scan_order = {},
+                                    upstream_profile profile = default_upstream_profile) const {
     using P = cluster_pod_t<C>;
+    // v1.38 builds every victim with its first pod's own priority, and a pod without an `all`
+    // ancestor as a plain pod (NewPodVictim), whatever group it names.
+    const bool own_priority = profile != upstream_profile::kubernetes_1_37;
+    const auto priority_of_unit = [&](const P& p) {
+      return own_priority ? static_cast<std::int32_t>(::preempt::priority_of(p))
+                          : ::preempt::workload::effective_priority(groups, p);
+    };
     s.start(static_cast<std::size_t>(groups.group_count()));
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
     PREEMPT_ASSERT(scan_order.empty() || scan_order.size() == nodes,
@@ -160,8 +174,9 @@ struct build_victim_units_fn {
         if (key == no_group) {
           u = static_cast<std::uint32_t>(s.units_.size());
           victim_unit unit;
-          unit.priority = ::preempt::workload::effective_priority(groups, p);
-          unit.kind = groups.group_of(p).member ? unit_kind::pod_group : unit_kind::pod;
+          unit.priority = priority_of_unit(p);
+          unit.kind =
+              groups.group_of(p).member && !own_priority ? unit_kind::pod_group : unit_kind::pod;
           unit.earliest_start = start;
           unit.order = u;
           s.units_.push_back(unit);
@@ -170,7 +185,7 @@ struct build_victim_units_fn {
         } else {
           u = static_cast<std::uint32_t>(s.units_.size());
           victim_unit unit;
-          unit.priority = ::preempt::workload::effective_priority(groups, p);
+          unit.priority = priority_of_unit(p);
           unit.kind = groups.kind(key) == group_kind::composite_pod_group
                           ? unit_kind::composite_pod_group
                           : unit_kind::pod_group;

@@ -38,6 +38,8 @@ struct ranked_unit {
   std::uint32_t violations = 0;  // violating member pods (ViolateCount)
   bool victim = false;           // chosen for eviction
   std::uint32_t position = 0;    // where the unit was met (a tie-break of a local order)
+  // v1.38: the unit's priority on this node, its first member's own (select_unit_victims).
+  std::int32_t priority = 0;
 };
 
 // A per-call copy of every budget's allowed disruptions, made lazily.

@@ -27,6 +27,7 @@
 #include "preempt/config.hpp"
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/upstream_profile.hpp"
 #include "preempt/victim_grouping.hpp"
 #include "preempt/victim_selection.hpp"
 #include "preempt/workload/build_victim_units.hpp"
@@ -62,9 +63,11 @@ class unit_grouping {
     };
   }
 
+  // `profile`: the release whose victim units to build (build_victim_units).
   template <class C>
-  void prepare(const C& cluster, timestamp now, std::size_t workers) const {
-    ::preempt::workload::build_victim_units(cluster, *groups_, now, scratch_->units);
+  void prepare(const C& cluster, timestamp now, std::size_t workers,
+               upstream_profile profile = default_upstream_profile) const {
+    ::preempt::workload::build_victim_units(cluster, *groups_, now, scratch_->units, {}, profile);
     if (scratch_->workers.size() < workers) scratch_->workers.resize(workers);
   }
 

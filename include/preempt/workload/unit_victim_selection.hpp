@@ -36,6 +36,7 @@
 #include "preempt/nominated_fit.hpp"
 #include "preempt/nominations.hpp"
 #include "preempt/policy.hpp"
+#include "preempt/policy_1_38.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
 #include "preempt/workload/build_victim_units.hpp"
@@ -113,8 +114,9 @@ class unit_selection_scratch {
 
 // select_unit_victims: upstream's SelectVictimsOnNode on node x with victim units:
 //   1. Potential victims: the units with a member on node x, met in x's pod order, of strictly
-//      lower priority than the preemptor pod (a member's priority is its group's) and eligible on
-//      every node that hosts a member (unit_eligible_everywhere).
+//      lower priority than the preemptor pod (a member's priority is its group's; with a v1.38
+//      policy the unit's is the own priority of its first member in x's cache order) and eligible
+//      on every node that hosts a member (unit_eligible_everywhere).
 //   2. Their members on node x are removed from x's state; for members on other nodes upstream
 //      only updates its PreFilter state (RemovePod with that node), which a state offering
 //      remove_pod_elsewhere/add_pod_elsewhere does too (kubernetes::filter_cluster: spread and
@@ -122,7 +124,9 @@ class unit_selection_scratch {
 //      same in reverse. Members are visited in the unit's order.
 //   3. None => unschedulable_and_unresolvable "No preemption victims found for incoming pod".
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
-//   5. Units in descending importance (more_important_unit, sorted as Go's sort.Slice does over
+//   5. Units in descending importance (more_important_unit; with a v1.38 policy a missing start
+//      time is the latest instant and the first members' UIDs break ties), sorted as Go's
+//      sort.Slice does over
 //      the units in x's cache order: detail::go_sort_slice), classified by budgets
 //      (classify_unit_budgets: a unit violates if any member does).
 //   6. Reprieve, violating units first, then the others, each most important first: the unit's
@@ -146,11 +150,30 @@ struct select_unit_victims_fn {
     auto& ranked = scratch.ranked_;
 
     // Each unit stands where upstream builds it: at its first member in the cache's order of x.
+    // v1.38 gives it that member's own priority (getCrossNodesVictims on node x): the units met
+    // are ranked first, each with the priority of its member first in the cache's order, then
+    // kept where eligible with that priority.
+    constexpr bool per_node_priority =
+        ::preempt::detail::profile_of<Policy>() != upstream_profile::kubernetes_1_37;
     constexpr std::uint32_t not_eligible = static_cast<std::uint32_t>(-1);
     std::size_t k = 0;
     for (const P& p : ::preempt::pods_of(cluster[x])) {
-      (void)p;
       const std::size_t i = k++;
+      if constexpr (per_node_priority) {
+        const std::uint32_t u = units.unit_of(x, i);
+        const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
+        const auto own = static_cast<std::int32_t>(::preempt::priority_of(p));
+        if (scratch.stamps_[u] == scratch.generation_) {
+          ranked_unit& r = ranked[scratch.where_[u]];
+          if (position < r.position) r = ranked_unit{u, 0, false, position, own};
+        } else {
+          scratch.stamps_[u] = scratch.generation_;
+          scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
+          ranked.push_back(ranked_unit{u, 0, false, position, own});
+        }
+        continue;
+      }
+      (void)p;
       const std::uint32_t u = units.unit_of(x, i);
       const std::uint32_t position = ::preempt::detail::cache_position(cluster[x], i);
       if (scratch.stamps_[u] == scratch.generation_) {
@@ -165,6 +188,17 @@ struct select_unit_victims_fn {
         scratch.where_[u] = static_cast<std::uint32_t>(ranked.size());
         ranked.push_back(ranked_unit{u, 0, false, position});
       }
+    }
+    if constexpr (per_node_priority) {
+      std::size_t kept = 0;
+      for (const ranked_unit& r : ranked) {
+        victim_unit on_x = all[r.unit];
+        on_x.priority = r.priority;
+        if (::preempt::workload::unit_eligible_everywhere(on_x, units.members_of(on_x), cluster,
+                                                          preemptor, policy))
+          ranked[kept++] = r;
+      }
+      ranked.resize(kept);
     }
 
     // Upstream's removeVictim/addVictim: each member of the unit in turn, those on x from x's
@@ -200,11 +234,23 @@ struct select_unit_victims_fn {
     // Upstream's sort.Slice by importance over the units in the cache's order of node x. Equally
     // important units stay where Go's pdqsort leaves them; a unit without a recorded start time
     // stands for the moment it was built, in that order (policy.hpp).
+    // v1.38 (a policy with that profile) reads a missing start time as the latest instant and
+    // breaks the remaining ties by the units' first pods' UIDs (podIdentityLess).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = all[a.unit], ub = all[b.unit];
-      ua.order = ua.started ? 0 : a.position + 1;
-      ub.order = ub.started ? 0 : b.position + 1;
-      return ::preempt::workload::more_important_unit(ua, ub);
+      if constexpr (per_node_priority) {
+        ua.order = ub.order = 0;
+        ua.priority = a.priority;
+        ub.priority = b.priority;
+        if (::preempt::workload::more_important_unit(ua, ub)) return true;
+        if (::preempt::workload::more_important_unit(ub, ua)) return false;
+        return ::preempt::detail::identity_less(policy, *units.members_of(ua).front().pod,
+                                                *units.members_of(ub).front().pod);
+      } else {
+        ua.order = ua.started ? 0 : a.position + 1;
+        ub.order = ub.started ? 0 : b.position + 1;
+        return ::preempt::workload::more_important_unit(ua, ub);
+      }
     };
     std::sort(ranked.begin(), ranked.end(),
               [](const ranked_unit& a, const ranked_unit& b) { return a.position < b.position; });
