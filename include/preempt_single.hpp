@@ -8548,8 +8548,9 @@ class evaluator<C, Policy, Observer>
         !eligible)
       return finish_message(decision_kind::not_eligible, eligible.reason());
     if constexpr (G::groups_victims) {
-      if constexpr (requires { grouping.prepare(cluster, now_, nodes_.size(), profile_); })
-        grouping.prepare(cluster, now_, nodes_.size(), profile_);
+      constexpr upstream_profile profile = detail::profile_of<Policy>();
+      if constexpr (requires { grouping.prepare(cluster, now_, nodes_.size(), profile); })
+        grouping.prepare(cluster, now_, nodes_.size(), profile);
       else
         grouping.prepare(cluster, now_, nodes_.size());
     }
@@ -8799,8 +8800,6 @@ class evaluator<C, Policy, Observer>
   // The start time a pod without one counts as in the current decision: its time (see
   // preempt/policy.hpp), or the latest instant for a v1.38 policy.
   timestamp now_ = 0;
-  // The release the policy decides as (victim units are built as it builds them).
-  static constexpr upstream_profile profile_ = detail::profile_of<Policy>();
   victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.
@@ -13094,9 +13093,8 @@ class unit_selection_scratch {
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
 //   5. Units in descending importance (more_important_unit; with a v1.38 policy a missing start
 //      time is the latest instant and the first members' UIDs break ties), sorted as Go's
-//      sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets
-//      (classify_unit_budgets: a unit violates if any member does).
+//      sort.Slice does over the units in x's cache order (detail::go_sort_slice), classified by
+//      budgets (classify_unit_budgets: a unit violates if any member does).
 //   6. Reprieve, violating units first, then the others, each most important first: the unit's
 //      members on x are added back; if the preemptor no longer fits they are removed again and the
 //      unit is a victim (a violating unit adds its violating members to the count).

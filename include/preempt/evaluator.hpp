@@ -200,8 +200,9 @@ class evaluator<C, Policy, Observer>
         !eligible)
       return finish_message(decision_kind::not_eligible, eligible.reason());
     if constexpr (G::groups_victims) {
-      if constexpr (requires { grouping.prepare(cluster, now_, nodes_.size(), profile_); })
-        grouping.prepare(cluster, now_, nodes_.size(), profile_);
+      constexpr upstream_profile profile = detail::profile_of<Policy>();
+      if constexpr (requires { grouping.prepare(cluster, now_, nodes_.size(), profile); })
+        grouping.prepare(cluster, now_, nodes_.size(), profile);
       else
         grouping.prepare(cluster, now_, nodes_.size());
     }
@@ -451,8 +452,6 @@ class evaluator<C, Policy, Observer>
   // The start time a pod without one counts as in the current decision: its time (see
   // preempt/policy.hpp), or the latest instant for a v1.38 policy.
   timestamp now_ = 0;
-  // The release the policy decides as (victim units are built as it builds them).
-  static constexpr upstream_profile profile_ = detail::profile_of<Policy>();
   victim_grouping_storage grouping_storage_;  // a grouping's scratch (pod groups: the units)
   decision_type decision_;
   // Written by the merge, on the calling thread, while helpers evaluate: on lines of their own.

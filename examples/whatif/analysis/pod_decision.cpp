@@ -380,6 +380,16 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
   if (!opts.cost_key.empty())
     costs.emplace(victim_costs{dump, opts.cost_from_annotation, opts.cost_key, {}, {}});
   const victim_costs* cost_table = costs ? &*costs : nullptr;
+  // The decision with evaluator `ev` (of whichever policy), described and explained.
+  const auto decide_with = [&](auto& ev) {
+    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
+                                          reader, preempt::inline_executor{}, at)
+                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
+                                          preempt::inline_executor{}, at);
+    describe(d, recorded, filters, out);
+    if (d.kind == preempt::decision_kind::nominated)
+      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+  };
 
   if (opts.profile == preempt::upstream_profile::kubernetes_1_38 && !opts.policies.any()) {
     const pod_object* unknown_uid = nullptr;
@@ -387,26 +397,14 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
     policy.now = opts.now;
     policy.identity_less = metadata_uid_less{&dump->pods, &unknown_uid};
     evaluator_1_38_type ev(config, policy, recorded.recorder(opts.now));
-    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
-                                          reader, preempt::inline_executor{}, at)
-                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
-                                          preempt::inline_executor{}, at);
-    describe(d, recorded, filters, out);
-    if (d.kind == preempt::decision_kind::nominated)
-      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+    decide_with(ev);
     if (unknown_uid != nullptr)
       out.refuse("Pod " + unknown_uid->key() +
                  ": metadata.uid: missing, and v1.38 orders equally important victims by UID (the "
                  "API server assigns a random one at creation)");
   } else if (!opts.policies.any()) {
     evaluator_type ev(config, preempt::default_policy{opts.now}, recorded.recorder(opts.now));
-    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
-                                          reader, preempt::inline_executor{}, at)
-                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
-                                          preempt::inline_executor{}, at);
-    describe(d, recorded, filters, out);
-    if (d.kind == preempt::decision_kind::nominated)
-      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+    decide_with(ev);
   } else {
     std::vector<std::int8_t> elsewhere(dump->pods.size(), -1);  // by uid - 1; -1: not asked
     const std::function<bool(const pod&)> ask = [&](const pod& p) {
@@ -426,13 +424,7 @@ std::optional<load_error> analysis::model::preempt(const cluster_view& view,
           "budgets and spare-reschedulable apply to pods only and were not applied (a minimum "
           "runtime was)");
     policy_evaluator_type ev(config, policy, recorded.recorder(opts.now));
-    const auto& d = grouped ? ev.evaluate(preemptor, view, groups, filters.statuses, budgets,
-                                          reader, preempt::inline_executor{}, at)
-                            : ev.evaluate(preemptor, view, filters.statuses, budgets, reader,
-                                          preempt::inline_executor{}, at);
-    describe(d, recorded, filters, out);
-    if (d.kind == preempt::decision_kind::nominated)
-      explain_nomination(view, d, preemptor, preemptor_object, opts, cost_table, out);
+    decide_with(ev);
   }
   if (costs && costs->error) return costs->error;
   return std::nullopt;

@@ -126,9 +126,8 @@ class unit_selection_scratch {
 //   4. The preemptor must fit with the nominated pods, or that status is the answer.
 //   5. Units in descending importance (more_important_unit; with a v1.38 policy a missing start
 //      time is the latest instant and the first members' UIDs break ties), sorted as Go's
-//      sort.Slice does over
-//      the units in x's cache order: detail::go_sort_slice), classified by budgets
-//      (classify_unit_budgets: a unit violates if any member does).
+//      sort.Slice does over the units in x's cache order (detail::go_sort_slice), classified by
+//      budgets (classify_unit_budgets: a unit violates if any member does).
 //   6. Reprieve, violating units first, then the others, each most important first: the unit's
 //      members on x are added back; if the preemptor no longer fits they are removed again and the
 //      unit is a victim (a violating unit adds its violating members to the count).
