@@ -6,14 +6,12 @@ package upstream
 
 import (
 	"context"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
-	toolscache "k8s.io/client-go/tools/cache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -22,11 +20,9 @@ import (
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 	"github.com/preempt/preempt/tests/conformance/internal/release"
@@ -48,23 +44,10 @@ func newDRAManager(ctx context.Context, logger klog.Logger, informerFactory info
 	if !utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
 		return nil, nil, nil
 	}
-	claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
-	claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
-	trackerOpts := resourceslicetracker.Options{
-		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
-		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
-		SliceInformer:            informerFactory.Resource().V1().ResourceSlices(),
-		KubeClient:               client,
-	}
-	if trackerOpts.EnableDeviceTaintRules {
-		trackerOpts.TaintInformer = informerFactory.Resource().V1().DeviceTaintRules()
-	}
-	tracker, err := resourceslicetracker.StartTracker(ctx, trackerOpts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("resource slice tracker: %w", err)
-	}
-	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
-	return draManager, []func() bool{tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced}, nil
+	return startDRA(ctx, logger, informerFactory, resourceslicetracker.Options{
+		SliceInformer: informerFactory.Resource().V1().ResourceSlices(),
+		KubeClient:    client,
+	})
 }
 
 // releaseState is what this release's scheduler keeps beyond the cache and the queue (v1.37:

@@ -7,29 +7,23 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
-	toolscache "k8s.io/client-go/tools/cache"
 	draapi "k8s.io/dynamic-resource-allocation/api"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/gangscheduling"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	"github.com/preempt/preempt/tests/conformance/internal/dump"
 	"github.com/preempt/preempt/tests/conformance/internal/release"
@@ -48,25 +42,12 @@ const GroupsRefereed = false
 // what must have synced before a decision.
 func newDRAManager(ctx context.Context, logger klog.Logger, informerFactory informers.SharedInformerFactory,
 	client clientset.Interface) (fwk.SharedDRAManager, []func() bool, error) {
-	claimInformer := informerFactory.Resource().V1().ResourceClaims().Informer()
-	claimCache := assumecache.NewAssumeCache(logger, claimInformer, "ResourceClaim", "", nil)
 	sliceInformer := draapi.NewInformerForResourceSlice(informerFactory)
-	trackerOpts := resourceslicetracker.Options{
-		EnableDeviceTaintRules:   utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
-		EnableConsumableCapacity: utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
-		SliceLister:              draapi.NewResourceSliceLister(sliceInformer.GetIndexer()),
-		SliceInformer:            sliceInformer,
-		KubeClient:               client,
-	}
-	if trackerOpts.EnableDeviceTaintRules {
-		trackerOpts.TaintInformer = informerFactory.Resource().V1().DeviceTaintRules()
-	}
-	tracker, err := resourceslicetracker.StartTracker(ctx, trackerOpts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("resource slice tracker: %w", err)
-	}
-	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
-	return draManager, []func() bool{tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced}, nil
+	return startDRA(ctx, logger, informerFactory, resourceslicetracker.Options{
+		SliceLister:   draapi.NewResourceSliceLister(sliceInformer.GetIndexer()),
+		SliceInformer: sliceInformer,
+		KubeClient:    client,
+	})
 }
 
 // releaseState is what this release's scheduler keeps beyond the cache and the queue: the pod

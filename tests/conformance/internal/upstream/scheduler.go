@@ -26,7 +26,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	policylisters "k8s.io/client-go/listers/policy/v1"
 	k8stesting "k8s.io/client-go/testing"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -39,6 +41,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
@@ -46,6 +49,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 
@@ -439,4 +443,24 @@ func waitForSync(ctx context.Context, f informers.SharedInformerFactory, more ..
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// startDRA is the scheduler's DRA manager over the informers, with the ResourceSlice tracker
+// started from the release's slice options and the feature gates' settings, and what must have
+// synced before a decision (the tracker and the ResourceClaim assume cache).
+func startDRA(ctx context.Context, logger klog.Logger, informerFactory informers.SharedInformerFactory,
+	opts resourceslicetracker.Options) (fwk.SharedDRAManager, []func() bool, error) {
+	claimCache := assumecache.NewAssumeCache(logger, informerFactory.Resource().V1().ResourceClaims().Informer(),
+		"ResourceClaim", "", nil)
+	opts.EnableDeviceTaintRules = utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)
+	opts.EnableConsumableCapacity = utilfeature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity)
+	if opts.EnableDeviceTaintRules {
+		opts.TaintInformer = informerFactory.Resource().V1().DeviceTaintRules()
+	}
+	tracker, err := resourceslicetracker.StartTracker(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resource slice tracker: %w", err)
+	}
+	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, informerFactory)
+	return draManager, []func() bool{tracker.HasSynced, claimCache.AddEventHandler(toolscache.ResourceEventHandlerFuncs{}).HasSynced}, nil
 }
