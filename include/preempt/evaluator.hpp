@@ -175,6 +175,7 @@ class evaluator<C, Policy, Observer>
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
     start_attempt(preemptor);
+    nodes_.set_zero_victims(zero_victims_verdict_for(preemptor, extenders));
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
     detail::check_nodes_not_copied(cluster);
     // The time of the decision: the policy's `now`, or the system clock read once; what a missing
@@ -371,6 +372,18 @@ class evaluator<C, Policy, Observer>
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
     bound_.note(k);  // the best candidate so far, for the branch and bound
+  }
+
+  // What a node where the preemptor fits with every victim reprieved is (DryRunPreemption).
+  template <class Extenders>
+  static detail::zero_victims_verdict zero_victims_verdict_for(const pod_type& preemptor,
+                                                               Extenders& extenders) {
+    using verdict = detail::zero_victims_verdict;
+    if constexpr (detail::profile_of<Policy>() == upstream_profile::kubernetes_1_37)
+      return verdict::error;
+    else
+      return detail::has_interested_preempt_extender(preemptor, extenders) ? verdict::placeholder
+                                                                            : verdict::unresolvable;
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).

@@ -12,9 +12,15 @@
 // Extenders run in order, each on the previous one's result:
 //   - an error from an ignorable extender is skipped; from any other it fails the attempt with
 //     its message;
-//   - a returned candidate without victims is dropped if the extender is ignorable; otherwise the
-//     attempt fails with "expected at least one victim pod on node \"<name>\"";
-//   - an empty result ends the chain; an empty input runs no extender.
+//   - a returned candidate without victims is kept if its node had none in that extender's input
+//     (a placeholder: see below); otherwise it is dropped if the extender is ignorable, and the
+//     attempt fails with "expected at least one victim pod on node \"<name>\"" if not;
+//   - an empty result ends the chain; an empty input runs no extender;
+//   - candidates still without victims once every extender ran are dropped.
+// Placeholders exist from v1.38 on: when an extender that supports preemption is interested in the
+// preemptor, a node whose filters pass with every victim reprieved (which an extender's own
+// resources can explain) is a candidate without victims, for the extenders to fill
+// (has_interested_preempt_extender). Under v1.37 such a node is an error, so no input holds one.
 // Unlike upstream (which rebuilds the list from a Go map) the order the extender returns is kept.
 //
 // Allocation: the evaluator's candidate buffers, reused. No exceptions of its own.
@@ -23,6 +29,7 @@
 #ifndef PREEMPT_EXTENDER_HPP
 #define PREEMPT_EXTENDER_HPP
 
+#include <algorithm>
 #include <concepts>
 #include <span>
 #include <string_view>
@@ -56,6 +63,20 @@ constexpr auto& deref(T& x) noexcept {
     return x;
 }
 
+// Whether some extender supports preemption and is interested in `preemptor`.
+template <class P, class Extenders>
+bool has_interested_preempt_extender(const P& preemptor, Extenders& extenders) {
+  if constexpr (std::same_as<std::remove_cvref_t<Extenders>, no_extenders>) {
+    return false;
+  } else {
+    for (auto& entry : extenders) {
+      auto& ext = ::preempt::detail::deref(entry);
+      if (ext.supports_preemption() && ext.is_interested(preemptor)) return true;
+    }
+    return false;
+  }
+}
+
 // How a run of the extenders ended: every extender ran, or the attempt failed because one failed
 // (`text`: its message) or returned a candidate without victims (`text`: that node's name).
 struct extenders_outcome {
@@ -83,10 +104,18 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
       candidates.clear();  // upstream returns no candidates with the error
       return {extenders_outcome::kind::extender_failed, st.reason()};
     }
-    std::erase_if(scratch,
-                  [&](const candidate<P>& c) { return c.victims.empty() && ext.is_ignorable(); });
+    // A node the extender got without victims may come back without victims: a placeholder.
+    const auto placeholder = [&](const candidate<P>& c) {
+      return c.victims.empty() &&
+             std::ranges::any_of(candidates, [&](const candidate<P>& in) {
+               return in.victims.empty() && in.node_name == c.node_name;
+             });
+    };
+    std::erase_if(scratch, [&](const candidate<P>& c) {
+      return c.victims.empty() && !placeholder(c) && ext.is_ignorable();
+    });
     for (const candidate<P>& c : scratch)
-      if (c.victims.empty()) {
+      if (c.victims.empty() && !placeholder(c)) {
         const std::string_view node = c.node_name;
         candidates.clear();
         return {extenders_outcome::kind::no_victims_on, node};
@@ -94,6 +123,7 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
     candidates.swap(scratch);
     *rescored = true;
   }
+  std::erase_if(candidates, [](const candidate<P>& c) { return c.victims.empty(); });
   return {};
 }
 }  // namespace detail

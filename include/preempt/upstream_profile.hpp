@@ -24,6 +24,11 @@
 //     waiting group with preemptionPolicy Never gets Success with its nominations kept, where
 //     v1.37 answers not eligible); and a group without any lower-priority unit is Unschedulable,
 //     no longer UnschedulableAndUnresolvable.
+//   - a node whose filters pass with every victim reprieved (DryRunPreemption) is
+//     UnschedulableAndUnresolvable "No preemption victims found for incoming pod", where v1.37
+//     makes it an Error that fails an attempt without candidates; when an extender that supports
+//     preemption is interested in the preemptor, it is a candidate without victims that the
+//     extenders may fill, dropped if none does (callExtenders; preempt/extender.hpp).
 //   - before a pod group's cycle, every group of its hierarchy must have the root's priority
 //     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
 //     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.

@@ -14,13 +14,22 @@
 //   V5  victim units (getCrossNodesVictims): a pod of a group in disruption mode Single is a
 //       plain victim with its own priority; a unit in disruption mode All takes the own priority
 //       of its first member on the node evaluated; equal units by their first pods' UIDs
+//   V6  a node whose filters pass with every victim reprieved (DryRunPreemption): v1.37 an
+//       Error that fails the attempt, v1.38 UnschedulableAndUnresolvable "No preemption victims
+//       found for incoming pod", or, with an interested preempt-capable extender, a candidate
+//       without victims for the extenders to fill (callExtenders' placeholders:
+//       TestCallExtenders' "empty victim list is dropped after extender passthrough" and "later
+//       extender adds victims to empty placeholder")
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "preempt/preempt.hpp"
@@ -282,6 +291,141 @@ TEST_CASE("V5: victim units as v1.38 builds them") {
     // v1.37: as built, in the listing: pod 2 (built last) goes.
     CHECK(decide_grouped(c, groups, small, preempt::default_policy{now}).victims ==
           std::vector<pod_id>{2});
+  }
+}
+
+namespace {
+
+// An extender (preempt::candidate_extender): echoes what it gets, or gives a candidate without
+// victims `add` as its victim; records the nodes and victim counts it was given.
+struct placeholder_extender {
+  bool supports = true;
+  bool interested = true;
+  const pod* add = nullptr;
+  std::vector<std::string> seen;  // "node:victims"
+
+  bool supports_preemption() const { return supports; }
+  bool is_interested(const pod&) const { return interested; }
+  bool is_ignorable() const { return false; }
+  preempt::status process_preemption(const pod&, std::span<const preempt::candidate<pod>> in,
+                                     std::vector<preempt::candidate<pod>>& out) {
+    for (const auto& c : in) {
+      seen.push_back(std::string(c.node_name) + ":" + std::to_string(c.victims.size()));
+      if (c.victims.empty() && add != nullptr)
+        out.push_back({c.node_index, c.node_name, {&add, 1}, 0});
+      else
+        out.push_back(c);
+    }
+    return preempt::status::ok();
+  }
+};
+static_assert(preempt::candidate_extender<placeholder_extender, pod>);
+
+struct zero_victims_outcome {
+  preempt::decision_kind kind = preempt::decision_kind::error;
+  std::string message;
+  std::string node;
+  std::vector<pod_id> victims;
+  std::vector<std::string> diagnosis;  // "node:code"
+};
+
+template <class Policy, class Extenders = preempt::no_extenders>
+zero_victims_outcome decide_zero(const preempt::model::resource_cluster& c, const pod& preemptor,
+                                 Extenders&& extenders = {}) {
+  const preempt::filter_statuses statuses(c.size(), preempt::status_code::unschedulable);
+  preempt::evaluator<preempt::model::resource_cluster, Policy> ev({}, at(now));
+  preempt::attempt first_node;
+  first_node.offset = 0;
+  const auto& d =
+      ev.evaluate(preemptor, c, statuses, preempt::no_budgets{}, preempt::no_nominations{},
+                  preempt::inline_executor{}, first_node, std::forward<Extenders>(extenders));
+  zero_victims_outcome out{d.kind, std::string(d.message), std::string(d.node_name), {}, {}};
+  for (const pod* p : d.victims) out.victims.push_back(p->uid());
+  for (const auto& e : d.diagnosis.entries())
+    out.diagnosis.push_back(std::string(c[e.node_index].name()) + ":" +
+                            std::string(to_string(d.diagnosis.outcomes()[e.outcome].code())));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("V6: a node where the preemptor fits with every victim reprieved") {
+  // node-0 has room for the preemptor beside its pod, yet the caller's statuses say
+  // Unschedulable (an extender's filter, say); node-1 needs its pod evicted.
+  const auto one_node = cluster_of(4000, {{{1, 1000, now - 10}}});
+  const auto two_nodes = cluster_of(4000, {{{1, 1000, now - 10}}, {{2, 4000, now - 10}}});
+  const pod preemptor({.uid = 100, .priority = 10, .requests = {1000, 0}, .start_time = {}});
+  using v137 = preempt::default_policy;
+  const auto code_of = [](preempt::status_code k) { return std::string(to_string(k)); };
+
+  SUBCASE("without extenders: v1.37 fails the attempt, v1.38 rejects the node") {
+    const auto old = decide_zero<v137>(one_node, preemptor);
+    CHECK(old.kind == preempt::decision_kind::error);
+    CHECK(old.message == "preemption: expected at least one victim pod on node \"node-0\"");
+    const auto now38 = decide_zero<policy_1_38>(one_node, preemptor);
+    CHECK(now38.kind == preempt::decision_kind::unschedulable);
+    CHECK(now38.message ==
+          "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
+    CHECK(now38.diagnosis ==
+          std::vector<std::string>{
+              "node-0:" + code_of(preempt::status_code::unschedulable_and_unresolvable)});
+  }
+  SUBCASE("v1.38: a node without victims does not stop another from being chosen") {
+    const auto d = decide_zero<policy_1_38>(two_nodes, preemptor);
+    CHECK(d.kind == preempt::decision_kind::nominated);
+    CHECK(d.node == "node-1");
+    CHECK(d.victims == std::vector<pod_id>{2});
+    CHECK(decide_zero<v137>(two_nodes, preemptor).node == "node-1");  // errors wait for none
+  }
+  SUBCASE("v1.38 with an interested extender: a placeholder the extender fills") {
+    const pod* victim = &one_node[0].pods()[0];
+    placeholder_extender fill;
+    fill.add = victim;
+    const auto d = decide_zero<policy_1_38>(one_node, preemptor, std::array{&fill});
+    CHECK(fill.seen == std::vector<std::string>{"node-0:0"});
+    CHECK(d.kind == preempt::decision_kind::nominated);
+    CHECK(d.node == "node-0");
+    CHECK(d.victims == std::vector<pod_id>{1});
+  }
+  SUBCASE("v1.38: a placeholder passed through is kept for the next extender, then dropped") {
+    placeholder_extender echo;
+    const auto passed = decide_zero<policy_1_38>(one_node, preemptor, std::array{&echo});
+    CHECK(echo.seen == std::vector<std::string>{"node-0:0"});
+    CHECK(passed.kind == preempt::decision_kind::unschedulable);
+    CHECK(passed.message.find("no candidate node for preemption") != std::string::npos);
+
+    placeholder_extender first, second;
+    second.add = &one_node[0].pods()[0];
+    const auto later = decide_zero<policy_1_38>(one_node, preemptor, std::array{&first, &second});
+    CHECK(first.seen == std::vector<std::string>{"node-0:0"});
+    CHECK(second.seen == std::vector<std::string>{"node-0:0"});
+    CHECK(later.kind == preempt::decision_kind::nominated);
+    CHECK(later.victims == std::vector<pod_id>{1});
+
+    placeholder_extender both;  // beside a candidate with victims: only the placeholder drops
+    const auto mixed = decide_zero<policy_1_38>(two_nodes, preemptor, std::array{&both});
+    CHECK(both.seen == std::vector<std::string>{"node-0:0", "node-1:1"});
+    CHECK(mixed.node == "node-1");
+  }
+  SUBCASE("an extender that does not support preemption, or is not interested, makes none") {
+    placeholder_extender unsupported, uninterested;
+    unsupported.supports = false;
+    uninterested.interested = false;
+    const auto d =
+        decide_zero<policy_1_38>(one_node, preemptor, std::array{&unsupported, &uninterested});
+    CHECK(d.kind == preempt::decision_kind::unschedulable);
+    CHECK(d.diagnosis ==
+          std::vector<std::string>{
+              "node-0:" + code_of(preempt::status_code::unschedulable_and_unresolvable)});
+    CHECK(unsupported.seen.empty());
+    CHECK(uninterested.seen.empty());
+  }
+  SUBCASE("v1.37 with an interested extender: still an error, no extender called") {
+    placeholder_extender fill;
+    fill.add = &one_node[0].pods()[0];
+    const auto d = decide_zero<v137>(one_node, preemptor, std::array{&fill});
+    CHECK(d.kind == preempt::decision_kind::error);
+    CHECK(fill.seen.empty());
   }
 }
 

@@ -9,8 +9,9 @@
 // (preempt/victim_grouping.hpp) selects on the node itself (pod groups: whole units, with its own
 // per-worker scratch); otherwise select_victims runs, through the node's budget memo where it
 // applies (remembers_budgets: a node where no eviction can violate a budget is selected without
-// reading the budgets). A successful selection without victims is an error for that node; a
-// candidate gets its upstream scores here, while its victims are in the cache.
+// reading the budgets). A successful selection without victims is what the decision's
+// zero_victims_verdict says (v1.37 an error for that node; v1.38 no candidate, or a candidate the
+// extenders fill); a candidate gets its upstream scores here, while its victims are in the cache.
 //
 // Complexity: a node's prepare_state plus its selection. Allocation: none once the workers' buffers
 // have grown (prepare_workers gives every worker room for the largest node any worker has needed).
@@ -43,6 +44,7 @@
 #include "preempt/detail/cache_line.hpp"
 #include "preempt/detail/candidate_lists.hpp"
 #include "preempt/failure_message.hpp"
+#include "preempt/node_state.hpp"
 #include "preempt/nominations.hpp"
 #include "preempt/status.hpp"
 #include "preempt/victim_selection.hpp"
@@ -60,6 +62,12 @@ constexpr std::size_t worker_count(std::size_t parallelism) noexcept {
   return parallelism > 1 ? parallelism : 1;
 #endif
 }
+
+// What a node whose filters pass with every victim reprieved is (DryRunPreemption): v1.37 an
+// Error, "expected at least one victim pod on node"; v1.38 UnschedulableAndUnresolvable, "No
+// preemption victims found for incoming pod", or, when an extender that supports preemption is
+// interested in the preemptor, a candidate without victims for the extenders to fill.
+enum class zero_victims_verdict : unsigned char { error, unresolvable, placeholder };
 
 // C is a cluster with the members (detail::member_cluster_t).
 template <class C, class Policy>
@@ -95,6 +103,9 @@ class node_dry_run {
   void reset() noexcept {
     for (worker& wk : workers_) wk.arena.clear();
   }
+
+  // What a node where the preemptor fits without victims is in this decision.
+  void set_zero_victims(zero_victims_verdict verdict) noexcept { zero_victims_ = verdict; }
 
   // Appends a node's victims to worker w's arena; where they are.
   victims_at keep_victims(std::size_t w, std::span<const pod_type* const> victims) {
@@ -177,8 +188,10 @@ class node_dry_run {
       select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, policy, wk,
                      slot);
     if (selection.outcome.is_success()) {
-      if (selection.victims.empty())
-        selection.outcome = status::error(zero_victims_reason);
+      if (selection.victims.empty() && zero_victims_ != zero_victims_verdict::placeholder)
+        selection.outcome = zero_victims_ == zero_victims_verdict::error
+                                ? status::error(zero_victims_reason)
+                                : no_victims_status;
       else if constexpr (precomputes_scores)
         scores = default_scores{now}.all(
             candidate<pod_type>{node_index, {}, selection.victims, selection.pdb_violations});
@@ -224,6 +237,7 @@ class node_dry_run {
 
   // Read by every worker during a parallel batch, written between batches only.
   std::vector<worker> workers_;
+  zero_victims_verdict zero_victims_ = zero_victims_verdict::error;
   std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
   std::vector<node_budget_memo> budget_memo_;  // per node, with remembers_budgets
 };

@@ -6,6 +6,7 @@ package upstream
 
 import (
 	"context"
+	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -91,4 +92,10 @@ func nominatedPodsForNode(q internalqueue.SchedulingQueue, logger klog.Logger, n
 func NewPodGroupInfo(pg *schedulingv1beta1.PodGroup, members []*v1.Pod) *framework.PodGroupInfo {
 	return &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, Type: fwk.PodGroupKeyType,
 		UnscheduledPods: members, PodGroup: pg}
+}
+
+// zeroVictimsStatus is DryRunPreemption's verdict on a node whose filters pass with every victim
+// reprieved (no preempt-capable extender: the referee registers none).
+func zeroVictimsStatus(name string) *fwk.Status {
+	return fwk.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
 }

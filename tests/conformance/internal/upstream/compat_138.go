@@ -130,3 +130,9 @@ func NewPodGroupInfo(pg *schedulingv1beta1.PodGroup, members []*v1.Pod) *framewo
 	info.UnscheduledPods = members
 	return info
 }
+
+// zeroVictimsStatus is DryRunPreemption's verdict on a node whose filters pass with every victim
+// reprieved (no preempt-capable extender: the referee registers none).
+func zeroVictimsStatus(string) *fwk.Status {
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "No preemption victims found for incoming pod")
+}

@@ -205,7 +205,7 @@ func (s *Scheduler) Decide(ctx context.Context, pod *v1.Pod) (*Report, error) {
 			st := d.Status
 			if st.IsSuccess() && len(d.Victims) == 0 {
 				// DryRunPreemption's own verdict on such a node.
-				st = fwk.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
+				st = zeroVictimsStatus(name)
 			}
 			n.Status = st.Code().String()
 			n.Reason = reasons(st)
