@@ -1,5 +1,5 @@
 // preempt_single.hpp - preempt 0.2.0: the core library, everything <preempt/preempt.hpp>
-// includes (80 headers), in one file, to copy into a project: include it and compile with
+// includes (81 headers), in one file, to copy into a project: include it and compile with
 // C++20 or later. Not included, as in <preempt/preempt.hpp>: the opt-in executors
 // (preempt/manual_executor.hpp, preempt/thread_pool.hpp) and the Kubernetes adapter
 // (preempt/kubernetes/).
@@ -2381,14 +2381,20 @@ PREEMPT_NAMESPACE_END
 //     waiting group with preemptionPolicy Never gets Success with its nominations kept, where
 //     v1.37 answers not eligible); and a group without any lower-priority unit is Unschedulable,
 //     no longer UnschedulableAndUnresolvable.
+//   - a node whose filters pass with every victim reprieved (DryRunPreemption) is
+//     UnschedulableAndUnresolvable "No preemption victims found for incoming pod", where v1.37
+//     makes it an Error that fails an attempt without candidates; when an extender that supports
+//     preemption is interested in the preemptor, it is a candidate without victims that the
+//     extenders may fill, dropped if none does (callExtenders; preempt/extender.hpp).
 //   - before a pod group's cycle, every group of its hierarchy must have the root's priority
 //     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
 //     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
-// What v1.38 changes that the library does not take yet, in a pod group's preemption only
-// (workload::pod_group_evaluator): its potential victims as GenerateVictims builds and orders them
-// (the units above, equal units by UID), and the placement ranking nodes by the victims each would
-// condemn (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses a
-// pod group's preemption at --kubernetes-version 1.38.
+//   - a pod group's preemption (workload::pod_group_evaluator): its potential victims as
+//     GenerateVictims builds and orders them (the units above, a missing start time the latest
+//     instant, equal units by UID) before the placement, which it hands the nodes ranked by the
+//     victims a member would condemn there (DefaultPreemption's RankNodes, Reserve and Unreserve
+//     over a PodGroupPreemptionState: workload::victim_cost_ranking). The placement is the
+//     caller's; the what-if (examples/whatif) places first fit in that order.
 // No allocation; no exceptions; constexpr.
 #ifndef PREEMPT_UPSTREAM_PROFILE_HPP
 #define PREEMPT_UPSTREAM_PROFILE_HPP
@@ -5481,9 +5487,15 @@ PREEMPT_NAMESPACE_END
 // Extenders run in order, each on the previous one's result:
 //   - an error from an ignorable extender is skipped; from any other it fails the attempt with
 //     its message;
-//   - a returned candidate without victims is dropped if the extender is ignorable; otherwise the
-//     attempt fails with "expected at least one victim pod on node \"<name>\"";
-//   - an empty result ends the chain; an empty input runs no extender.
+//   - a returned candidate without victims is kept if its node had none in that extender's input
+//     (a placeholder: see below); otherwise it is dropped if the extender is ignorable, and the
+//     attempt fails with "expected at least one victim pod on node \"<name>\"" if not;
+//   - an empty result ends the chain; an empty input runs no extender;
+//   - candidates still without victims once every extender ran are dropped.
+// Placeholders exist from v1.38 on: when an extender that supports preemption is interested in the
+// preemptor, a node whose filters pass with every victim reprieved (which an extender's own
+// resources can explain) is a candidate without victims, for the extenders to fill
+// (has_interested_preempt_extender). Under v1.37 such a node is an error, so no input holds one.
 // Unlike upstream (which rebuilds the list from a Go map) the order the extender returns is kept.
 //
 // Allocation: the evaluator's candidate buffers, reused. No exceptions of its own.
@@ -5515,6 +5527,20 @@ constexpr auto& deref(T& x) noexcept {
     return x;
 }
 
+// Whether some extender supports preemption and is interested in `preemptor`.
+template <class P, class Extenders>
+bool has_interested_preempt_extender(const P& preemptor, Extenders& extenders) {
+  if constexpr (std::same_as<std::remove_cvref_t<Extenders>, no_extenders>) {
+    return false;
+  } else {
+    for (auto& entry : extenders) {
+      auto& ext = ::preempt::detail::deref(entry);
+      if (ext.supports_preemption() && ext.is_interested(preemptor)) return true;
+    }
+    return false;
+  }
+}
+
 // How a run of the extenders ended: every extender ran, or the attempt failed because one failed
 // (`text`: its message) or returned a candidate without victims (`text`: that node's name).
 struct extenders_outcome {
@@ -5542,10 +5568,18 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
       candidates.clear();  // upstream returns no candidates with the error
       return {extenders_outcome::kind::extender_failed, st.reason()};
     }
-    std::erase_if(scratch,
-                  [&](const candidate<P>& c) { return c.victims.empty() && ext.is_ignorable(); });
+    // A node the extender got without victims may come back without victims: a placeholder.
+    const auto placeholder = [&](const candidate<P>& c) {
+      return c.victims.empty() &&
+             std::ranges::any_of(candidates, [&](const candidate<P>& in) {
+               return in.victims.empty() && in.node_name == c.node_name;
+             });
+    };
+    std::erase_if(scratch, [&](const candidate<P>& c) {
+      return c.victims.empty() && !placeholder(c) && ext.is_ignorable();
+    });
     for (const candidate<P>& c : scratch)
-      if (c.victims.empty()) {
+      if (c.victims.empty() && !placeholder(c)) {
         const std::string_view node = c.node_name;
         candidates.clear();
         return {extenders_outcome::kind::no_victims_on, node};
@@ -5553,6 +5587,7 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
     candidates.swap(scratch);
     *rescored = true;
   }
+  std::erase_if(candidates, [](const candidate<P>& c) { return c.victims.empty(); });
   return {};
 }
 }  // namespace detail
@@ -6948,8 +6983,9 @@ PREEMPT_NAMESPACE_END
 // (preempt/victim_grouping.hpp) selects on the node itself (pod groups: whole units, with its own
 // per-worker scratch); otherwise select_victims runs, through the node's budget memo where it
 // applies (remembers_budgets: a node where no eviction can violate a budget is selected without
-// reading the budgets). A successful selection without victims is an error for that node; a
-// candidate gets its upstream scores here, while its victims are in the cache.
+// reading the budgets). A successful selection without victims is what the decision's
+// zero_victims_verdict says (v1.37 an error for that node; v1.38 no candidate, or a candidate the
+// extenders fill); a candidate gets its upstream scores here, while its victims are in the cache.
 //
 // Complexity: a node's prepare_state plus its selection. Allocation: none once the workers' buffers
 // have grown (prepare_workers gives every worker room for the largest node any worker has needed).
@@ -7270,6 +7306,12 @@ constexpr std::size_t worker_count(std::size_t parallelism) noexcept {
 #endif
 }
 
+// What a node whose filters pass with every victim reprieved is (DryRunPreemption): v1.37 an
+// Error, "expected at least one victim pod on node"; v1.38 UnschedulableAndUnresolvable, "No
+// preemption victims found for incoming pod", or, when an extender that supports preemption is
+// interested in the preemptor, a candidate without victims for the extenders to fill.
+enum class zero_victims_verdict : unsigned char { error, unresolvable, placeholder };
+
 // C is a cluster with the members (detail::member_cluster_t).
 template <class C, class Policy>
 class node_dry_run {
@@ -7304,6 +7346,9 @@ class node_dry_run {
   void reset() noexcept {
     for (worker& wk : workers_) wk.arena.clear();
   }
+
+  // What a node where the preemptor fits without victims is in this decision.
+  void set_zero_victims(zero_victims_verdict verdict) noexcept { zero_victims_ = verdict; }
 
   // Appends a node's victims to worker w's arena; where they are.
   victims_at keep_victims(std::size_t w, std::span<const pod_type* const> victims) {
@@ -7386,8 +7431,10 @@ class node_dry_run {
       select_on_node(preemptor, node_index, cluster[node_index], budgets, nominated, policy, wk,
                      slot);
     if (selection.outcome.is_success()) {
-      if (selection.victims.empty())
-        selection.outcome = status::error(zero_victims_reason);
+      if (selection.victims.empty() && zero_victims_ != zero_victims_verdict::placeholder)
+        selection.outcome = zero_victims_ == zero_victims_verdict::error
+                                ? status::error(zero_victims_reason)
+                                : no_victims_status;
       else if constexpr (precomputes_scores)
         scores = default_scores{now}.all(
             candidate<pod_type>{node_index, {}, selection.victims, selection.pdb_violations});
@@ -7433,6 +7480,7 @@ class node_dry_run {
 
   // Read by every worker during a parallel batch, written between batches only.
   std::vector<worker> workers_;
+  zero_victims_verdict zero_victims_ = zero_victims_verdict::error;
   std::size_t arena_room_ = 0;  // victims every worker's arena has room for (prepare_workers)
   std::vector<node_budget_memo> budget_memo_;  // per node, with remembers_budgets
 };
@@ -8523,6 +8571,7 @@ class evaluator<C, Policy, Observer>
                   "executor with `static constexpr bool always_inline = true`)");
 #endif
     start_attempt(preemptor);
+    nodes_.set_zero_victims(zero_victims_verdict_for(preemptor, extenders));
     const detail::reading_scope<view_type> reading(cluster);  // no change while it is read
     detail::check_nodes_not_copied(cluster);
     // The time of the decision: the policy's `now`, or the system clock read once; what a missing
@@ -8719,6 +8768,18 @@ class evaluator<C, Policy, Observer>
   void keep(detail::candidate_lists::list& list, const detail::kept_candidate& k) {
     list.push_back(k);
     bound_.note(k);  // the best candidate so far, for the branch and bound
+  }
+
+  // What a node where the preemptor fits with every victim reprieved is (DryRunPreemption).
+  template <class Extenders>
+  static detail::zero_victims_verdict zero_victims_verdict_for(const pod_type& preemptor,
+                                                               Extenders& extenders) {
+    using verdict = detail::zero_victims_verdict;
+    if constexpr (detail::profile_of<Policy>() == upstream_profile::kubernetes_1_37)
+      return verdict::error;
+    else
+      return detail::has_interested_preempt_extender(preemptor, extenders) ? verdict::placeholder
+                                                                            : verdict::unresolvable;
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).
@@ -12356,6 +12417,12 @@ PREEMPT_NAMESPACE_END
 // which the evaluator returns unchanged. It may add and remove pods on the states while it works
 // (a member placed earlier is assumed for the next), but must leave every state as it found it.
 //
+// Under upstream_profile::kubernetes_1_38 the evaluator calls f(members, states, out, ranking)
+// instead when F takes it: `ranking` is a workload::victim_cost_ranking (victim_cost_ranking.hpp),
+// v1.38's PodGroupPreemptionState. A placement that places as v1.38 does tries each member's nodes
+// in its order (RankNodes: ranking.compare) and calls ranking.condemn(node) for each member it
+// places (Reserve), ranking.release(mark) for one it takes back (Unreserve).
+//
 // Optionally the placement keeps the state it filtered each placed member with (upstream's
 // ProposedAssignment and its CycleState, made by PreFilter on the victim-free cluster with the
 // members before it assumed). F models `assignment_states<F, P>` when, after a successful call,
@@ -12610,6 +12677,210 @@ PREEMPT_NAMESPACE_END
 
 #endif  // PREEMPT_WORKLOAD_UNIT_ELIGIBILITY_HPP
 // ---- end preempt/workload/unit_eligibility.hpp -------------------------------------------------
+// ---- begin preempt/workload/victim_cost_ranking.hpp --------------------------------------------
+// preempt/workload/victim_cost_ranking.hpp - the nodes of a pod group's placement ranked by the
+// victims a member placed there would condemn (Kubernetes v1.38: PodGroupPreemptionState,
+// DefaultPreemption's RankNodes, Reserve and Unreserve, and CompareVictimSets).
+//
+// Under upstream_profile::kubernetes_1_38, pod_group_evaluator hands its placement a
+// victim_cost_ranking built from the potential victim units in descending importance. For every
+// node it knows the units with a member there, most important first, and which of them earlier
+// members of the group already condemned:
+//   surviving(node, out)   the units of `node` not yet condemned, most important first
+//   compare(a, b)          CompareVictimSets (compare_victim_sets) of the surviving units of
+//                          nodes a and b: < 0 when a costs less (a better place), > 0 when it
+//                          costs more, 0 when equal
+//   condemn(node)          Reserve: a member placed on `node` condemns every unit surviving there;
+//                          returns a mark for release
+//   release(mark)          Unreserve: the condemnations made since `mark` are undone (last first)
+// CompareVictimSets, in order: no victims costs less than any; then fewer PDB violations (each
+// unit's violating member pods, counted once per evaluation); then, walking both lists by priority
+// from the top, a lower priority, or at the same priority fewer pods; then fewer pods in all; then,
+// position by position, a lower kind (pod < PodGroup < CompositePodGroup) and fewer pods; then
+// fewer units. A unit's pods are all its members, on every node.
+//
+// Upstream ranks the nodes that pass PreFilter, rank 0 for nodes where nothing survives, then by
+// CompareVictimSets, stably; its filters run in that order and its scores choose among the
+// feasible nodes of the lowest rank. A placement that places first fit (the what-if's) takes the
+// first feasible node in that order: a stable sort of the nodes by compare.
+//
+// Complexity: build O(m + n) for m member pods and n nodes; surviving and compare O(k) for k units
+// on the nodes; condemn O(k); release O(units released). Allocation: none once the ranking has seen
+// a cluster of this size. No exceptions of its own. Thread-safety: compare writes scratch; one
+// thread at a time.
+#ifndef PREEMPT_WORKLOAD_VICTIM_COST_RANKING_HPP
+#define PREEMPT_WORKLOAD_VICTIM_COST_RANKING_HPP
+
+
+
+PREEMPT_NAMESPACE_BEGIN
+namespace workload {
+
+// What CompareVictimSets reads of a victim unit: its priority, kind, pods (all its members) and
+// violating member pods.
+struct unit_cost {
+  std::int32_t priority = 0;
+  unit_kind kind = unit_kind::pod;
+  std::uint32_t pods = 0;
+  std::uint32_t violations = 0;
+};
+
+// Kubernetes CompareVictimSets over two sets of units, each most important first: < 0 when s1
+// costs less than s2, > 0 when it costs more, 0 when equal (see the header comment).
+constexpr int compare_victim_sets(std::span<const unit_cost> s1, std::span<const unit_cost> s2) {
+  const auto three_way = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  if (s1.empty() || s2.empty()) return three_way(s1.size(), s2.size());
+  std::int64_t pdb1 = 0, pdb2 = 0, pods1 = 0, pods2 = 0;
+  for (const unit_cost& v : s1) pdb1 += v.violations;
+  for (const unit_cost& v : s2) pdb2 += v.violations;
+  if (const int c = three_way(pdb1, pdb2); c != 0) return c;
+  // The runs of equal priority from the top: a higher priority costs more, then more pods.
+  for (std::size_t i1 = 0, i2 = 0; i1 < s1.size() && i2 < s2.size();) {
+    const std::int32_t p1 = s1[i1].priority, p2 = s2[i2].priority;
+    if (const int c = three_way(p1, p2); c != 0) return c;
+    std::int64_t run1 = 0, run2 = 0;
+    for (; i1 < s1.size() && s1[i1].priority == p1; ++i1) run1 += s1[i1].pods;
+    for (; i2 < s2.size() && s2[i2].priority == p2; ++i2) run2 += s2[i2].pods;
+    if (const int c = three_way(run1, run2); c != 0) return c;
+  }
+  for (const unit_cost& v : s1) pods1 += v.pods;
+  for (const unit_cost& v : s2) pods2 += v.pods;
+  if (const int c = three_way(pods1, pods2); c != 0) return c;
+  for (std::size_t i = 0; i < std::min(s1.size(), s2.size()); ++i) {
+    if (const int c = three_way(static_cast<int>(s1[i].kind), static_cast<int>(s2[i].kind));
+        c != 0)
+      return c;
+    if (const int c = three_way(s1[i].pods, s2[i].pods); c != 0) return c;
+  }
+  return three_way(s1.size(), s2.size());
+}
+
+template <class Allocator = std::allocator<std::uint32_t>>
+class victim_cost_ranking {
+ public:
+
+  explicit victim_cost_ranking(const Allocator& alloc = {})
+      : costs_(alloc),
+        condemned_(alloc),
+        node_first_(alloc),
+        next_slot_(alloc),
+        node_units_(alloc),
+        stack_(alloc),
+        nodes_of_unit_(alloc),
+        scratch_a_(alloc),
+        scratch_b_(alloc) {}
+
+  // Builds the ranking of `nodes` nodes from the potential units in descending importance
+  // (`ranked`, classified by budgets), nothing condemned.
+  template <class P, class UnitAlloc>
+  void build(std::size_t nodes, std::span<const ranked_unit> ranked,
+             std::span<const victim_unit> units, const unit_scratch<P, UnitAlloc>& scratch) {
+    costs_.clear();
+    condemned_.assign(ranked.size(), 0);
+    stack_.clear();
+    node_first_.assign(nodes + 1, 0);
+    // Pass 1: each node's count of units (a unit counted once per node it has members on).
+    for (std::size_t k = 0; k < ranked.size(); ++k) {
+      const victim_unit& u = units[ranked[k].unit];
+      costs_.push_back({u.priority, u.kind, u.size, ranked[k].violations});
+      for_each_node_of(u, scratch, [&](std::size_t node) { ++node_first_[node + 1]; });
+    }
+    for (std::size_t i = 0; i < nodes; ++i) node_first_[i + 1] += node_first_[i];
+    node_units_.assign(node_first_[nodes], 0);
+    // Pass 2: in importance order, so each node's list is most important first.
+    next_slot_.assign(node_first_.begin(), node_first_.end() - 1);
+    for (std::size_t k = 0; k < ranked.size(); ++k)
+      for_each_node_of(units[ranked[k].unit], scratch, [&](std::size_t node) {
+        node_units_[next_slot_[node]++] = static_cast<std::uint32_t>(k);
+      });
+  }
+
+  std::size_t node_count() const noexcept {
+    return node_first_.empty() ? 0 : node_first_.size() - 1;
+  }
+  // The cost of the k-th potential unit in descending importance.
+  const unit_cost& cost(std::size_t k) const noexcept { return costs_[k]; }
+  bool condemned(std::size_t k) const noexcept { return condemned_[k] != 0; }
+
+  // The units of `node` (their positions in descending importance) not yet condemned, most
+  // important first, appended to `out`.
+  template <class Vector>
+  void surviving(std::size_t node, Vector& out) const {
+    for (const std::uint32_t k : units_of(node))
+      if (condemned_[k] == 0) out.push_back(k);
+  }
+
+  // CompareVictimSets of the units surviving on nodes a and b.
+  int compare(std::size_t a, std::size_t b) const {
+    const auto costs_of = [&](std::size_t node, auto& out) {
+      out.clear();
+      for (const std::uint32_t k : units_of(node))
+        if (condemned_[k] == 0) out.push_back(costs_[k]);
+    };
+    costs_of(a, scratch_a_);
+    costs_of(b, scratch_b_);
+    return ::preempt::workload::compare_victim_sets(scratch_a_, scratch_b_);
+  }
+
+  // Reserve for a member placed on `node`: every unit surviving there is condemned.
+  std::size_t condemn(std::size_t node) {
+    const std::size_t mark = stack_.size();
+    for (const std::uint32_t k : units_of(node))
+      if (condemned_[k] == 0) {
+        condemned_[k] = 1;
+        stack_.push_back(k);
+      }
+    return mark;
+  }
+
+  // Unreserve: undoes the condemnations made since `mark`.
+  void release(std::size_t mark) {
+    while (stack_.size() > mark) {
+      condemned_[stack_.back()] = 0;
+      stack_.pop_back();
+    }
+  }
+
+ private:
+  std::span<const std::uint32_t> units_of(std::size_t node) const noexcept {
+    return {node_units_.data() + node_first_[node], node_first_[node + 1] - node_first_[node]};
+  }
+
+  // Calls f(node) once for every node the unit has members on (members are in scan order, so a
+  // node's members need not be adjacent: a short sorted scratch of the unit's nodes dedupes).
+  template <class P, class UnitAlloc, class F>
+  void for_each_node_of(const victim_unit& u, const unit_scratch<P, UnitAlloc>& scratch, F&& f) {
+    const auto members = scratch.members_of(u);
+    if (members.size() == 1) {
+      f(members.front().node);
+      return;
+    }
+    nodes_of_unit_.clear();
+    for (const unit_member<P>& m : members) nodes_of_unit_.push_back(m.node);
+    std::sort(nodes_of_unit_.begin(), nodes_of_unit_.end());
+    for (std::size_t i = 0; i < nodes_of_unit_.size(); ++i)
+      if (i == 0 || nodes_of_unit_[i] != nodes_of_unit_[i - 1]) f(nodes_of_unit_[i]);
+  }
+
+  template <class T>
+  using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
+
+  std::vector<unit_cost, rebound<unit_cost>> costs_;    // per unit, descending importance
+  std::vector<std::uint8_t, rebound<std::uint8_t>> condemned_;
+  std::vector<std::size_t, rebound<std::size_t>> node_first_;  // node i: node_units_[first[i], first[i+1])
+  std::vector<std::size_t, rebound<std::size_t>> next_slot_;  // build: each node's next slot
+  std::vector<std::uint32_t, rebound<std::uint32_t>> node_units_;
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stack_;  // condemned, in order
+  std::vector<std::size_t, rebound<std::size_t>> nodes_of_unit_;  // build: one unit's nodes
+  mutable std::vector<unit_cost, rebound<unit_cost>> scratch_a_;  // compare: node a's survivors
+  mutable std::vector<unit_cost, rebound<unit_cost>> scratch_b_;
+};
+
+}  // namespace workload
+PREEMPT_NAMESPACE_END
+
+#endif  // PREEMPT_WORKLOAD_VICTIM_COST_RANKING_HPP
+// ---- end preempt/workload/victim_cost_ranking.hpp ----------------------------------------------
 
 PREEMPT_NAMESPACE_BEGIN
 namespace workload {
@@ -12642,7 +12913,8 @@ class pod_group_evaluator {
         assignment_(alloc),
         nominations_(alloc),
         victims_(alloc),
-        placed_(alloc) {}
+        placed_(alloc),
+        ranking_(alloc) {}
 
   const group_evaluator_config& config() const noexcept { return cfg_; }
   void set_now(timestamp now) noexcept { cfg_.now = now; }
@@ -12688,16 +12960,23 @@ class pod_group_evaluator {
   //   7. Victims: whole units in descending importance; nominations: every placed member.
   // A success may have no victims (the placement needed no eviction).
   //
-  // Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
+  // Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp), as
+  // v1.38's GenerateVictims, PodGroupEvaluator and DefaultPreemption's RankNodes do: step 1
   // looks for an ongoing preemption before the policy (a waiting group with policy Never is
-  // ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
-  // evicted them (violating units first), without sorting them again.
-  template <class W, class B, class N, class F>
+  // ongoing); step 2 builds the units as v1.38 does (build_victim_units with the profile: own
+  // priorities, a missing start time the latest instant) and its "no victims" is unschedulable;
+  // step 5 comes before the placement, its order broken last by `identity_less` on the units'
+  // first pods (podIdentityLess: by default uid_order); step 4 hands a placement that takes it a
+  // victim_cost_ranking of the potential units (f(members, states, out, ranking): the nodes ranked
+  // by the victims a member would condemn there, Reserve and Unreserve); step 7 lists the victim
+  // units as step 6 evicted them (violating units first), without sorting them again.
+  template <class W, class B, class N, class F, class IdentityLess = uid_order>
     requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
              placement_function<F, pod_type, state_type>
   const decision_type& evaluate(const group_preemptor<pod_type>& preemptor, const C& cluster,
                                 const W& groups, const B& budgets, const N& nominations, F&& place,
-                                std::span<const std::size_t> scan_order = {}) {
+                                std::span<const std::size_t> scan_order = {},
+                                const IdentityLess& identity_less = {}) {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
@@ -12716,7 +12995,8 @@ class pod_group_evaluator {
 
     const auto started = Clock::now();
     decision_.evaluated = true;
-    const status st = select(preemptor, cluster, groups, budgets, nominations, place, scan_order);
+    const status st =
+        select(preemptor, cluster, groups, budgets, nominations, place, scan_order, identity_less);
     decision_.evaluation_time =
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
     if (!st) {
@@ -12765,18 +13045,20 @@ class pod_group_evaluator {
     return decision_;
   }
 
-  template <class W, class B, class N, class F>
+  template <class W, class B, class N, class F, class IdentityLess>
   status select(const group_preemptor<pod_type>& preemptor, const C& cluster, const W& groups,
                 const B& budgets, const N& nominations, F& place,
-                std::span<const std::size_t> scan_order) {
+                std::span<const std::size_t> scan_order, const IdentityLess& identity_less) {
     using P = pod_type;
+    const bool v1_38 = cfg_.profile != upstream_profile::kubernetes_1_37;
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
     if (!scan_order.empty() &&
         (scan_order.size() != nodes || std::any_of(scan_order.begin(), scan_order.end(),
                                                    [&](std::size_t i) { return i >= nodes; })))
       return status::error("the scan order does not list the cluster's nodes");
-    const std::span<victim_unit> units =
-        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_, scan_order);
+    const std::span<victim_unit> units = ::preempt::workload::build_victim_units(
+        cluster, groups, v1_38 ? ::preempt::detail::latest_time : cfg_.now, units_, scan_order,
+        cfg_.profile);
 
     ranked_.clear();
     for (const victim_unit& u : units)
@@ -12802,23 +13084,20 @@ class pod_group_evaluator {
     for (const ranked_unit& r : ranked_)
       if (status st = remove_unit(units[r.unit]); !st) return st;
 
-    const std::size_t members = preemptor.members.size();
-    assignment_.assign(members, no_node);
-    node_states<state_type> view(std::span<state_type>(states_.data(), nodes));
-    if (status st = place(preemptor.members, view, std::span<std::size_t>(assignment_)); !st)
-      return st;
-    for (std::size_t i = 0; i < members; ++i) {
-      if (assignment_[i] == no_node) continue;
-      if (assignment_[i] >= nodes)
-        return status::error("the placement put a member on a node that does not exist");
-      nominations_.push_back({i, assignment_[i]});
-    }
-
     // Upstream's sort.Slice by importance over the potential units in construction order
     // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them; a unit
-    // without a recorded start time stands for the moment it was built (policy.hpp).
+    // without a recorded start time stands for the moment it was built (policy.hpp). v1.38 breaks
+    // the ties left by the units' first pods (podIdentityLess), before the placement (its
+    // ranking reads the order and the budgets).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = units[a.unit], ub = units[b.unit];
+      if (v1_38) {
+        ua.order = ub.order = 0;
+        if (::preempt::workload::more_important_unit(ua, ub)) return true;
+        if (::preempt::workload::more_important_unit(ub, ua)) return false;
+        return static_cast<bool>(identity_less(*units_.members_of(ua).front().pod,
+                                               *units_.members_of(ub).front().pod));
+      }
       ua.order = ua.started ? 0 : ua.order + 1;
       ub.order = ub.started ? 0 : ub.order + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
@@ -12827,6 +13106,31 @@ class pod_group_evaluator {
     ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked_),
                                                std::span<const victim_unit>(units), units_, budgets,
                                                tally_);
+
+    const std::size_t members = preemptor.members.size();
+    assignment_.assign(members, no_node);
+    node_states<state_type> view(std::span<state_type>(states_.data(), nodes));
+    const std::span<std::size_t> out(assignment_);
+    status placed;
+    if constexpr (requires { place(preemptor.members, view, out, ranking_); }) {
+      if (v1_38) {
+        ranking_.build(nodes, std::span<const ranked_unit>(ranked_),
+                       std::span<const victim_unit>(units), units_);
+        placed = place(preemptor.members, view, out, ranking_);
+      } else {
+        placed = place(preemptor.members, view, out);
+      }
+    } else {
+      placed = place(preemptor.members, view, out);
+    }
+    if (!placed) return placed;
+    for (std::size_t i = 0; i < members; ++i) {
+      if (assignment_[i] == no_node) continue;
+      if (assignment_[i] >= nodes)
+        return status::error("the placement put a member on a node that does not exist");
+      nominations_.push_back({i, assignment_[i]});
+    }
+
 
     // A unit's pods added back (or removed again) reach every placed member's assignment state,
     // when the placement keeps them: on the member's node as pods of that node, elsewhere
@@ -12957,6 +13261,7 @@ class pod_group_evaluator {
   std::vector<member_nomination, rebound<member_nomination>> nominations_;
   std::vector<const pod_type*, rebound<const pod_type*>> victims_;
   std::vector<member_nomination, rebound<member_nomination>> placed_;
+  victim_cost_ranking<rebound<std::uint32_t>> ranking_;  // v1.38's placement (RankNodes)
   std::array<char, 80> message_{};
   decision_type decision_;
 };

@@ -56,6 +56,7 @@
 #include "preempt/workload/unit_eligibility.hpp"
 #include "preempt/workload/unit_grouping.hpp"
 #include "preempt/workload/unit_victim_selection.hpp"
+#include "preempt/workload/victim_cost_ranking.hpp"
 #include "preempt/workload/victim_unit.hpp"
 
 #endif  // PREEMPT_PREEMPT_HPP

@@ -32,11 +32,12 @@
 //   - before a pod group's cycle, every group of its hierarchy must have the root's priority
 //     (kubernetes/kubernetes#141930; v1.37 checks the pods only): a check of the scheduler's
 //     queue, not of these algorithms, which the what-if (examples/whatif) makes per profile.
-// What v1.38 changes that the library does not take yet, in a pod group's preemption only
-// (workload::pod_group_evaluator): its potential victims as GenerateVictims builds and orders them
-// (the units above, equal units by UID), and the placement ranking nodes by the victims each would
-// condemn (DefaultPreemption's RankNodes; the placement is the caller's). The what-if refuses a
-// pod group's preemption at --kubernetes-version 1.38.
+//   - a pod group's preemption (workload::pod_group_evaluator): its potential victims as
+//     GenerateVictims builds and orders them (the units above, a missing start time the latest
+//     instant, equal units by UID) before the placement, which it hands the nodes ranked by the
+//     victims a member would condemn there (DefaultPreemption's RankNodes, Reserve and Unreserve
+//     over a PodGroupPreemptionState: workload::victim_cost_ranking). The placement is the
+//     caller's; the what-if (examples/whatif) places first fit in that order.
 // No allocation; no exceptions; constexpr.
 //
 // SPDX-License-Identifier: Apache-2.0

@@ -16,7 +16,10 @@
 //   - each placed member keeps its state (assignment_state(k)): the evaluator's reprieve adds the
 //     victims back to it, through the PreFilter extensions for pods of other nodes.
 // Success: at least one member placed and, for a gang, at least `needed` (minCount less the
-// scheduled members).
+// scheduled members). Under v1.38, inside a preemption, the evaluator hands it a
+// workload::victim_cost_ranking: each member then tries the nodes in RankNodes' order (fewest
+// and least important victims to condemn first, input order among equals) and condemns the
+// victims of the node it takes (DefaultPreemption's Reserve); still first fit, no scoring.
 //
 // Complexity per call: O(m · (p + n · f)) for m members, p pods, n nodes and f one fit check with
 // the nominated pods, plus each member's PreFilter. Allocates per call (example code). Not
@@ -194,40 +197,19 @@ class first_fit_placement {
   template <class S>
   preempt::status operator()(std::span<const pod_type* const> members, wl::node_states<S>& states,
                              std::span<std::size_t> out) {
-    assignments_.clear();
-    assignments_.resize(members.size());
-    changed_cluster<Base> now(*base_, [&](std::size_t i) { return states[i].removed(); });
-    for (std::size_t i = 0; i < states.size(); ++i)
-      for (const pod_type* p : states[i].added()) now.add(i, *p);
-    std::vector<const pod_type*> assumed, nominees;
-    std::size_t placed = 0;
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      out[k] = wl::no_node;
-      auto a = std::make_unique<assignment>(now, pod_facts_, node_facts_);
-      a->view.prefilter(members_[k].pod, namespaces_);
-      a->state.emplace(a->view.make_state());
-      for (std::size_t i = 0; i < states.size(); ++i) {
-        if (!members_[k].allowed[i]) continue;
-        nominees.clear();
-        for (const pod_type* q : nominated_(i))
-          if (!is_assumed(assumed, *q)) nominees.push_back(q);
-        a->view.prepare_state(i, *a->state);
-        if (preempt::fits_with_nominated(*a->state, *members[k], nominees).is_success()) {
-          out[k] = i;
-          break;
-        }
-      }
-      if (out[k] == wl::no_node) continue;
-      now.add(out[k], *members[k]);
-      assumed.push_back(members[k]);
-      assignments_[k] = std::move(a);
-      ++placed;
-    }
-    const std::size_t needed = std::max<std::size_t>(needed_, 1);
-    if (placed >= needed) return preempt::status::ok();
-    message_ = std::to_string(placed) + " of " + std::to_string(members.size()) +
-               " pending member(s) placed, " + std::to_string(needed) + " needed";
-    return preempt::status::unschedulable(message_);
+    return place(members, states, out, static_cast<wl::victim_cost_ranking<>*>(nullptr));
+  }
+
+  // v1.38's placement inside a preemption: each member tries the nodes in RankNodes' order (the
+  // victims it would condemn there, then input order) and condemns the victims of the node it
+  // takes (Reserve); the condemnations are undone before it returns (upstream reverts them).
+  template <class S, class Ranking>
+  preempt::status operator()(std::span<const pod_type* const> members, wl::node_states<S>& states,
+                             std::span<std::size_t> out, Ranking& ranking) {
+    const std::size_t mark = ranking.condemn_mark();
+    const preempt::status st = place(members, states, out, &ranking);
+    ranking.release(mark);
+    return st;
   }
 
   // Whether `q` is one of the assumed members. By identity, not address: the nominations are the
@@ -245,6 +227,52 @@ class first_fit_placement {
   const std::string& message() const noexcept { return message_; }
 
  private:
+  template <class S, class Ranking>
+  preempt::status place(std::span<const pod_type* const> members, wl::node_states<S>& states,
+                        std::span<std::size_t> out, Ranking* ranking) {
+    assignments_.clear();
+    assignments_.resize(members.size());
+    changed_cluster<Base> now(*base_, [&](std::size_t i) { return states[i].removed(); });
+    for (std::size_t i = 0; i < states.size(); ++i)
+      for (const pod_type* p : states[i].added()) now.add(i, *p);
+    std::vector<const pod_type*> assumed, nominees;
+    std::size_t placed = 0;
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      out[k] = wl::no_node;
+      auto a = std::make_unique<assignment>(now, pod_facts_, node_facts_);
+      a->view.prefilter(members_[k].pod, namespaces_);
+      a->state.emplace(a->view.make_state());
+      order_.clear();
+      for (std::size_t i = 0; i < states.size(); ++i)
+        if (members_[k].allowed[i]) order_.push_back(i);
+      if (ranking != nullptr)
+        std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+          return ranking->compare(a, b) < 0;
+        });
+      for (const std::size_t i : order_) {
+        nominees.clear();
+        for (const pod_type* q : nominated_(i))
+          if (!is_assumed(assumed, *q)) nominees.push_back(q);
+        a->view.prepare_state(i, *a->state);
+        if (preempt::fits_with_nominated(*a->state, *members[k], nominees).is_success()) {
+          out[k] = i;
+          break;
+        }
+      }
+      if (out[k] == wl::no_node) continue;
+      if (ranking != nullptr) (void)ranking->condemn(out[k]);
+      now.add(out[k], *members[k]);
+      assumed.push_back(members[k]);
+      assignments_[k] = std::move(a);
+      ++placed;
+    }
+    const std::size_t needed = std::max<std::size_t>(needed_, 1);
+    if (placed >= needed) return preempt::status::ok();
+    message_ = std::to_string(placed) + " of " + std::to_string(members.size()) +
+               " pending member(s) placed, " + std::to_string(needed) + " needed";
+    return preempt::status::unschedulable(message_);
+  }
+
   struct assignment {
     assignment(const changed_cluster<Base>& now, const PodFacts& p, const NodeFacts& n)
         : cluster(now), view(cluster, p, n) {}
@@ -261,6 +289,7 @@ class first_fit_placement {
   std::span<const placing_member> members_;
   std::size_t needed_;
   std::vector<std::unique_ptr<assignment>> assignments_;
+  std::vector<std::size_t> order_;  // one member's nodes in the order it tries them
   std::string message_;
 };
 

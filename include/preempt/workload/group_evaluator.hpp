@@ -40,6 +40,7 @@
 #include "preempt/nominated_fit.hpp"
 #include "preempt/nominations.hpp"
 #include "preempt/pod.hpp"
+#include "preempt/policy_1_38.hpp"
 #include "preempt/status.hpp"
 #include "preempt/upstream_profile.hpp"
 #include "preempt/workload/build_victim_units.hpp"
@@ -49,6 +50,7 @@
 #include "preempt/workload/placement.hpp"
 #include "preempt/workload/unit_budgets.hpp"
 #include "preempt/workload/unit_eligibility.hpp"
+#include "preempt/workload/victim_cost_ranking.hpp"
 #include "preempt/workload/victim_unit.hpp"
 
 PREEMPT_NAMESPACE_BEGIN
@@ -82,7 +84,8 @@ class pod_group_evaluator {
         assignment_(alloc),
         nominations_(alloc),
         victims_(alloc),
-        placed_(alloc) {}
+        placed_(alloc),
+        ranking_(alloc) {}
 
   const group_evaluator_config& config() const noexcept { return cfg_; }
   void set_now(timestamp now) noexcept { cfg_.now = now; }
@@ -128,16 +131,23 @@ class pod_group_evaluator {
   //   7. Victims: whole units in descending importance; nominations: every placed member.
   // A success may have no victims (the placement needed no eviction).
   //
-  // Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp): step 1
+  // Under upstream_profile::kubernetes_1_38 (config.profile; preempt/upstream_profile.hpp), as
+  // v1.38's GenerateVictims, PodGroupEvaluator and DefaultPreemption's RankNodes do: step 1
   // looks for an ongoing preemption before the policy (a waiting group with policy Never is
-  // ongoing), step 2's "no victims" is unschedulable, and step 7 lists the victim units as step 6
-  // evicted them (violating units first), without sorting them again.
-  template <class W, class B, class N, class F>
+  // ongoing); step 2 builds the units as v1.38 does (build_victim_units with the profile: own
+  // priorities, a missing start time the latest instant) and its "no victims" is unschedulable;
+  // step 5 comes before the placement, its order broken last by `identity_less` on the units'
+  // first pods (podIdentityLess: by default uid_order); step 4 hands a placement that takes it a
+  // victim_cost_ranking of the potential units (f(members, states, out, ranking): the nodes ranked
+  // by the victims a member would condemn there, Reserve and Unreserve); step 7 lists the victim
+  // units as step 6 evicted them (violating units first), without sorting them again.
+  template <class W, class B, class N, class F, class IdentityLess = uid_order>
     requires group_set<W, pod_type> && budget_set<B, pod_type> && nominations_of<N, pod_type> &&
              placement_function<F, pod_type, state_type>
   const decision_type& evaluate(const group_preemptor<pod_type>& preemptor, const C& cluster,
                                 const W& groups, const B& budgets, const N& nominations, F&& place,
-                                std::span<const std::size_t> scan_order = {}) {
+                                std::span<const std::size_t> scan_order = {},
+                                const IdentityLess& identity_less = {}) {
     decision_ = decision_type{};
     victims_.clear();
     nominations_.clear();
@@ -156,7 +166,8 @@ class pod_group_evaluator {
 
     const auto started = Clock::now();
     decision_.evaluated = true;
-    const status st = select(preemptor, cluster, groups, budgets, nominations, place, scan_order);
+    const status st =
+        select(preemptor, cluster, groups, budgets, nominations, place, scan_order, identity_less);
     decision_.evaluation_time =
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started);
     if (!st) {
@@ -205,18 +216,20 @@ class pod_group_evaluator {
     return decision_;
   }
 
-  template <class W, class B, class N, class F>
+  template <class W, class B, class N, class F, class IdentityLess>
   status select(const group_preemptor<pod_type>& preemptor, const C& cluster, const W& groups,
                 const B& budgets, const N& nominations, F& place,
-                std::span<const std::size_t> scan_order) {
+                std::span<const std::size_t> scan_order, const IdentityLess& identity_less) {
     using P = pod_type;
+    const bool v1_38 = cfg_.profile != upstream_profile::kubernetes_1_37;
     const std::size_t nodes = static_cast<std::size_t>(cluster.size());
     if (!scan_order.empty() &&
         (scan_order.size() != nodes || std::any_of(scan_order.begin(), scan_order.end(),
                                                    [&](std::size_t i) { return i >= nodes; })))
       return status::error("the scan order does not list the cluster's nodes");
-    const std::span<victim_unit> units =
-        ::preempt::workload::build_victim_units(cluster, groups, cfg_.now, units_, scan_order);
+    const std::span<victim_unit> units = ::preempt::workload::build_victim_units(
+        cluster, groups, v1_38 ? ::preempt::detail::latest_time : cfg_.now, units_, scan_order,
+        cfg_.profile);
 
     ranked_.clear();
     for (const victim_unit& u : units)
@@ -242,23 +255,20 @@ class pod_group_evaluator {
     for (const ranked_unit& r : ranked_)
       if (status st = remove_unit(units[r.unit]); !st) return st;
 
-    const std::size_t members = preemptor.members.size();
-    assignment_.assign(members, no_node);
-    node_states<state_type> view(std::span<state_type>(states_.data(), nodes));
-    if (status st = place(preemptor.members, view, std::span<std::size_t>(assignment_)); !st)
-      return st;
-    for (std::size_t i = 0; i < members; ++i) {
-      if (assignment_[i] == no_node) continue;
-      if (assignment_[i] >= nodes)
-        return status::error("the placement put a member on a node that does not exist");
-      nominations_.push_back({i, assignment_[i]});
-    }
-
     // Upstream's sort.Slice by importance over the potential units in construction order
     // (ranked_ is built in that order): equal units end where Go's pdqsort leaves them; a unit
-    // without a recorded start time stands for the moment it was built (policy.hpp).
+    // without a recorded start time stands for the moment it was built (policy.hpp). v1.38 breaks
+    // the ties left by the units' first pods (podIdentityLess), before the placement (its
+    // ranking reads the order and the budgets).
     const auto more_important = [&](const ranked_unit& a, const ranked_unit& b) {
       victim_unit ua = units[a.unit], ub = units[b.unit];
+      if (v1_38) {
+        ua.order = ub.order = 0;
+        if (::preempt::workload::more_important_unit(ua, ub)) return true;
+        if (::preempt::workload::more_important_unit(ub, ua)) return false;
+        return static_cast<bool>(identity_less(*units_.members_of(ua).front().pod,
+                                               *units_.members_of(ub).front().pod));
+      }
       ua.order = ua.started ? 0 : ua.order + 1;
       ub.order = ub.started ? 0 : ub.order + 1;
       return ::preempt::workload::more_important_unit(ua, ub);
@@ -267,6 +277,31 @@ class pod_group_evaluator {
     ::preempt::workload::classify_unit_budgets(std::span<ranked_unit>(ranked_),
                                                std::span<const victim_unit>(units), units_, budgets,
                                                tally_);
+
+    const std::size_t members = preemptor.members.size();
+    assignment_.assign(members, no_node);
+    node_states<state_type> view(std::span<state_type>(states_.data(), nodes));
+    const std::span<std::size_t> out(assignment_);
+    status placed;
+    if constexpr (requires { place(preemptor.members, view, out, ranking_); }) {
+      if (v1_38) {
+        ranking_.build(nodes, std::span<const ranked_unit>(ranked_),
+                       std::span<const victim_unit>(units), units_);
+        placed = place(preemptor.members, view, out, ranking_);
+      } else {
+        placed = place(preemptor.members, view, out);
+      }
+    } else {
+      placed = place(preemptor.members, view, out);
+    }
+    if (!placed) return placed;
+    for (std::size_t i = 0; i < members; ++i) {
+      if (assignment_[i] == no_node) continue;
+      if (assignment_[i] >= nodes)
+        return status::error("the placement put a member on a node that does not exist");
+      nominations_.push_back({i, assignment_[i]});
+    }
+
 
     // A unit's pods added back (or removed again) reach every placed member's assignment state,
     // when the placement keeps them: on the member's node as pods of that node, elsewhere
@@ -397,6 +432,7 @@ class pod_group_evaluator {
   std::vector<member_nomination, rebound<member_nomination>> nominations_;
   std::vector<const pod_type*, rebound<const pod_type*>> victims_;
   std::vector<member_nomination, rebound<member_nomination>> placed_;
+  victim_cost_ranking<rebound<std::uint32_t>> ranking_;  // v1.38's placement (RankNodes)
   std::array<char, 80> message_{};
   decision_type decision_;
 };

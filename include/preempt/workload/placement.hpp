@@ -14,6 +14,12 @@
 // which the evaluator returns unchanged. It may add and remove pods on the states while it works
 // (a member placed earlier is assumed for the next), but must leave every state as it found it.
 //
+// Under upstream_profile::kubernetes_1_38 the evaluator calls f(members, states, out, ranking)
+// instead when F takes it: `ranking` is a workload::victim_cost_ranking (victim_cost_ranking.hpp),
+// v1.38's PodGroupPreemptionState. A placement that places as v1.38 does tries each member's nodes
+// in its order (RankNodes: ranking.compare) and calls ranking.condemn(node) for each member it
+// places (Reserve), ranking.release(mark) for one it takes back (Unreserve).
+//
 // Optionally the placement keeps the state it filtered each placed member with (upstream's
 // ProposedAssignment and its CycleState, made by PreFilter on the victim-free cluster with the
 // members before it assumed). F models `assignment_states<F, P>` when, after a successful call,

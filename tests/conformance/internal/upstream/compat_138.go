@@ -35,8 +35,8 @@ type Candidate = fwk.PreemptionCandidate
 // Release is the kube-scheduler release this referee runs.
 const Release = release.Name
 
-// GroupsRefereed: whether this referee decides pending pod groups (see ErrGroupsNotRefereed).
-const GroupsRefereed = false
+// GroupsRefereed: whether this referee decides pending pod groups (DecideGroup).
+const GroupsRefereed = true
 
 // newDRAManager is the scheduler's DRA manager over the informers (v1.38 builds it always), and
 // what must have synced before a decision.
