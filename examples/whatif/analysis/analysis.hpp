@@ -168,6 +168,13 @@ inline constexpr const char* group_placement_method =
     "first fit: the pending members in input order, each on the first node in input order that "
     "passes the node filters and has room with the nominated pods and the members placed before "
     "it; no scoring";
+// The same inside a v1.38 preemption, where DefaultPreemption's RankNodes orders each member's
+// nodes by the victims it would condemn there.
+inline constexpr const char* group_placement_method_1_38 =
+    "first fit: the pending members in input order, each on the first node that passes the node "
+    "filters and has room with the nominated pods and the members placed before it, the nodes "
+    "in input order, or in a preemption in RankNodes' order (the fewest and least important "
+    "victims it would newly condemn first, input order among equals); no scoring";
 
 // The decision for a pending pod group (--pod-group).
 struct group_report {

@@ -72,7 +72,18 @@ using group_placement = group::first_fit_placement<preempt::model::resource_clus
 // pods of the group's hierarchy (its pending pods of this scheduler, deleting ones included,
 // in input order), then its scheduled ones, have one scheduler name, the root group's
 // priority and, with PodGroupPreemptionPolicy off (v1.37's default), one preemption policy.
-// The message is upstream's, for the first pod that differs.
+// The message is upstream's, for the first pod that differs. v1.38 (validatePodGroupHierarchy)
+// checks the hierarchy's groups first, each with the root's priority, and the pods against one
+// preemption policy: the root group's spec.preemptionPolicy when set, else the first queued
+// pod's; its messages name the pods and groups.
+std::optional<preempt::preemption_policy> analysis::model::group_preemption_policy(
+    std::size_t g) const {
+  const group_object& o = dump->groups[g];
+  if (profile == preempt::upstream_profile::kubernetes_1_38 && !o.priority.priority)
+    if (auto r = k8s::resolve_priority(o.priority, dump->classes)) return r->policy;
+  return o.priority.policy;
+}
+
 std::optional<std::string> analysis::model::group_validation_error(std::size_t top) const {
   const auto in_hierarchy = [&](std::size_t group) {
     for (std::size_t depth = 0; depth < wl::max_tree_depth && group != wl::no_group;
@@ -84,22 +95,51 @@ std::optional<std::string> analysis::model::group_validation_error(std::size_t t
     return std::string(p == preempt::preemption_policy::never ? "Never" : "PreemptLowerPriority");
   };
   const std::int32_t group_priority = groups.priority(top);
+  const bool v1_38 = profile == preempt::upstream_profile::kubernetes_1_38;
+  // Upstream's EntityKey as %q prints it: "podgroup/NAMESPACE/NAME".
+  const auto entity_key = [&](std::size_t h) {
+    const group_object& o = dump->groups[h];
+    return "\"" +
+           std::string(o.kind == group_object::kind_type::pod_group ? "podgroup"
+                                                                    : "compositepodgroup") +
+           "/" + o.ns + "/" + o.name + "\"";
+  };
   // v1.38 (kubernetes#141930) checks the hierarchy's groups too: each has the root's priority.
-  // Its message names the group; the wording here is the PR's, the name in parentheses ours.
-  if (profile == preempt::upstream_profile::kubernetes_1_38)
+  if (v1_38)
     for (std::size_t h = 0; h < groups.group_count(); ++h)
       if (h != top && in_hierarchy(h) && groups.priority(h) != group_priority)
         return "all pod groups in a hierarchy should have the same priority as the root pod "
                "group's priority, got " +
-               std::to_string(groups.priority(h)) + " and " + std::to_string(group_priority) +
-               " (" + group_labels[h] + ")";
-  std::string first_scheduler;
+               std::to_string(groups.priority(h)) + " (" + entity_key(h) + ") and " +
+               std::to_string(group_priority) + " (" + entity_key(top) + ")";
+  std::string first_scheduler, first_name;
   std::optional<preempt::preemption_policy> first_policy;
+  if (v1_38) first_policy = group_preemption_policy(top);
   const auto check = [&](const pod_object& o, std::int32_t priority,
                          preempt::preemption_policy policy) -> std::optional<std::string> {
     const std::string scheduler =
         o.scheduler_name.empty() ? std::string(default_scheduler_name) : o.scheduler_name;
-    if (first_scheduler.empty()) first_scheduler = scheduler;
+    if (first_scheduler.empty()) {
+      first_scheduler = scheduler;
+      first_name = o.name;
+    }
+    if (!first_policy) first_policy = policy;
+    if (v1_38) {
+      if (scheduler != first_scheduler)
+        return "all pods in a pod group hierarchy should have the same .spec.schedulerName set, "
+               "got: \"" +
+               scheduler + "\" (\"" + o.name + "\") and \"" + first_scheduler + "\" (\"" +
+               first_name + "\")";
+      if (priority != group_priority)
+        return "all pods in a pod group hierarchy should have the same priority as the root pod "
+               "group's priority, got " +
+               std::to_string(priority) + " (\"" + o.name + "\") and " +
+               std::to_string(group_priority) + " (" + entity_key(top) + ")";
+      if (policy != *first_policy)
+        return "all pods in a pod group hierarchy should have the same preemption policy, got " +
+               policy_name(policy) + " (\"" + o.name + "\") and " + policy_name(*first_policy);
+      return std::nullopt;
+    }
     if (scheduler != first_scheduler)
       return "all pods in a single pod group should have the same .spec.schedulerName set, "
              "got: \"" +
@@ -108,7 +148,6 @@ std::optional<std::string> analysis::model::group_validation_error(std::size_t t
       return "all pods in a single pod group should have the same priority as the pod group's "
              "priority, got " +
              std::to_string(priority) + " and " + std::to_string(group_priority);
-    if (!first_policy) first_policy = policy;
     if (policy != *first_policy)
       return "all pods in a single pod group should have the same preemption policy, got " +
              policy_name(policy) + " and " + policy_name(*first_policy);
@@ -139,6 +178,8 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
                                                         group_report& out) const {
   out = group_report{};
   out.group = key;
+  if (opts.profile == preempt::upstream_profile::kubernetes_1_38)
+    out.placement = group_placement_method_1_38;
   out.warnings = warnings;
   for (const std::string& w : dump->input_refusals) out.refuse(w);
   const std::size_t slash = key.find('/');
@@ -195,9 +236,13 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
   // the group's spec.preemptionPolicy and the members' policies decide. The API server stores
   // the field only with that gate on, so a group carrying it comes from a cluster whose gates the
   // tool cannot know: where the field would decide otherwise, the decision is refused.
+  // v1.38 reads the group's spec.preemptionPolicy whenever it is set (the gate is gone), else
+  // the members' (getPreemptionPolicy).
+  const bool v1_38 = opts.profile == preempt::upstream_profile::kubernetes_1_38;
   preemptor.policy =
       wl::resolve_preemption_policy(object.priority.policy, preemptor.members, false);
-  if (object.priority.policy &&
+  if (const auto policy = group_preemption_policy(g); v1_38 && policy) preemptor.policy = *policy;
+  if (!v1_38 && object.priority.policy &&
       wl::resolve_preemption_policy(object.priority.policy, preemptor.members, true) !=
           preemptor.policy)
     out.refuse("PodGroup " + key + ": spec.preemptionPolicy " +
@@ -243,7 +288,16 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     // The first member's first plugin that holds it: SchedulingGates, DynamicResources (a claim
     // missing, not created yet or being deleted), then GangScheduling.
     const pod_object& first = dump->pods[member_pods.front()->uid() - 1];
-    out.message = "waiting for minCount pods from a gang to appear in scheduling queue";
+    // v1.38's GangScheduling names the root group (its EntityKey): "podgroup/NAMESPACE/NAME".
+    const group_object& root = dump->groups[top];
+    out.message =
+        opts.profile == preempt::upstream_profile::kubernetes_1_38
+            ? "waiting for " +
+                  std::string(root.kind == group_object::kind_type::pod_group
+                                  ? "podgroup/"
+                                  : "compositepodgroup/") +
+                  root.ns + "/" + root.name + " to meet its quorum"
+            : "waiting for minCount pods from a gang to appear in scheduling queue";
     if (!first.scheduling_gates.empty()) {
       out.message = scheduling_gates_message(first);
     } else if (!first.resource_claims.empty()) {
@@ -351,22 +405,20 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     }
   }
 
-  // v1.38 (v1.38.0-beta.0's code) places a group inside its preemption by upstream's own pod-group
-  // algorithm, with the nodes ranked by the victims each would condemn (DefaultPreemption's
-  // RankNodes and Reserve), where both sides of v1.37 place first fit: the answer below is the
-  // first-fit one, refused.
-  if (opts.profile == preempt::upstream_profile::kubernetes_1_38)
-    out.refuse(
-        "PodGroup " + out.group +
-        ": its preemption at --kubernetes-version 1.38 places the members on nodes ranked by "
-        "the victims each would condemn (DefaultPreemption's RankNodes), not first fit; "
-        "not modelled");
+  // v1.38 orders equal victim units by their first pods' UIDs and places the members in
+  // RankNodes' order (the placement takes the evaluator's ranking).
   wl::pod_group_evaluator<group_cluster> ev(
       wl::group_evaluator_config{.now = opts.now, .profile = opts.profile});
   const auto reader = ledger.reader();
   const std::vector<std::size_t> scan_order = snapshot_node_order(*dump);
+  const pod_object* unknown_uid = nullptr;
   const auto& d = ev.evaluate(preemptor, recorded, groups, budgets, reader, place,
-                              std::span<const std::size_t>(scan_order));
+                              std::span<const std::size_t>(scan_order),
+                              metadata_uid_less{&dump->pods, &unknown_uid});
+  if (unknown_uid != nullptr)
+    out.refuse("Pod " + unknown_uid->key() +
+               ": metadata.uid: missing, and v1.38 orders equally important victims by UID (the "
+               "API server assigns a random one at creation)");
   out.message = std::string(d.outcome.reason());
   if (!out.message.empty())
     out.message = std::string(wl::pod_group_preemption_prefix) + out.message;

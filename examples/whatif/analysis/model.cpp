@@ -327,6 +327,20 @@ std::optional<load_error> analysis::model::add_groups() {
       return load_error{where + ": metadata.name: duplicate " + std::string(o.kind_name())};
     auto r = k8s::resolve_priority(o.priority, dump->classes);
     if (!r) return load_error{where + ": spec.priorityClassName: " + r.message()};
+    // v1.38's Priority admission sets a manifest's spec.preemptionPolicy from its class, and
+    // refuses one that says otherwise.
+    if (profile == preempt::upstream_profile::kubernetes_1_38 && !o.priority.priority &&
+        o.priority.policy) {
+      k8s::pod_priority_spec from_class = o.priority;
+      from_class.policy.reset();
+      if (auto c = k8s::resolve_priority(from_class, dump->classes); c && c->policy != *o.priority.policy)
+        return load_error{where + ": spec.preemptionPolicy: must not be provided (v1.38's Priority "
+                                  "admission computes it from the PriorityClass: " +
+                          std::string(c->policy == preempt::preemption_policy::never
+                                          ? "Never"
+                                          : "PreemptLowerPriority") +
+                          ")"};
+    }
     group_table::entry& e = groups.entries[g];
     e.kind = o.kind == group_object::kind_type::pod_group ? wl::group_kind::pod_group
                                                           : wl::group_kind::composite_pod_group;

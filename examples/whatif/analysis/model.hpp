@@ -190,6 +190,22 @@ void run_filters(const cluster_dump& dump, const cluster_view& cluster,
                  const k8s::volume_filters* volumes, dra_decision& devices,
                  std::vector<std::string>& refusals, filter_pass& out);
 
+// v1.38's last tie-break between equally important victims (preempt/policy_1_38.hpp): their
+// metadata.uid, ascending. A pod without one (a manifest: the API server assigns a random UID at
+// creation) leaves that order unknown; the first such pod the order met is kept in `*unknown`,
+// and the decision is refused.
+struct metadata_uid_less {
+  const std::vector<pod_object>* pods = nullptr;
+  const pod_object** unknown = nullptr;
+  bool operator()(const pod& a, const pod& b) const {
+    const pod_object& pa = (*pods)[static_cast<std::size_t>(a.uid()) - 1];
+    const pod_object& pb = (*pods)[static_cast<std::size_t>(b.uid()) - 1];
+    if ((pa.uid.empty() || pb.uid.empty()) && *unknown == nullptr)
+      *unknown = pa.uid.empty() ? &pa : &pb;
+    return pa.uid < pb.uid;
+  }
+};
+
 // Everything built once per dump. The uid of a dump pod is its index + 1.
 struct analysis::model {
   const cluster_dump* dump = nullptr;
@@ -290,6 +306,9 @@ struct analysis::model {
   // Before a group's cycle: kube-scheduler's validatePodGroup over the hierarchy of root `top`,
   // as `profile` checks it (group_decision.cpp); its error message, if any.
   std::optional<std::string> group_validation_error(std::size_t top) const;
+  // Group g's spec.preemptionPolicy as kube-scheduler reads it: v1.38's Priority admission sets
+  // it from the PriorityClass on a group it admits (one without spec.priority: a manifest).
+  std::optional<preempt::preemption_policy> group_preemption_policy(std::size_t g) const;
   void describe(const evaluator_type::decision_type& d, const recorded_nodes& recorded,
                 filter_pass& filters, report& out) const;
   void explain_nomination(const cluster_view& view, const evaluator_type::decision_type& d,

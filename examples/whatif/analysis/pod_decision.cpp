@@ -40,21 +40,6 @@ struct reschedulable_of {
 };
 using policy_type = preempt::preemption_policies<cost_of, reschedulable_of>;
 
-// v1.38's last tie-break between equally important victims (preempt/policy_1_38.hpp): their
-// metadata.uid, ascending. A pod without one (a manifest: the API server assigns a random UID at
-// creation) leaves that order unknown; the first such pod the order met is kept in `*unknown`,
-// and the decision is refused.
-struct metadata_uid_less {
-  const std::vector<pod_object>* pods = nullptr;
-  const pod_object** unknown = nullptr;
-  bool operator()(const pod& a, const pod& b) const {
-    const pod_object& pa = (*pods)[static_cast<std::size_t>(a.uid()) - 1];
-    const pod_object& pb = (*pods)[static_cast<std::size_t>(b.uid()) - 1];
-    if ((pa.uid.empty() || pb.uid.empty()) && *unknown == nullptr)
-      *unknown = pa.uid.empty() ? &pa : &pb;
-    return pa.uid < pb.uid;
-  }
-};
 using policy_1_38_type = preempt::kubernetes_1_38_policy<metadata_uid_less>;
 
 // What a missing start time counts as when candidates are compared: the decision's time (v1.37's
