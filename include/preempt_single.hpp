@@ -5570,8 +5570,7 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
     }
     // A node the extender got without victims may come back without victims: a placeholder.
     const auto placeholder = [&](const candidate<P>& c) {
-      return c.victims.empty() &&
-             std::ranges::any_of(candidates, [&](const candidate<P>& in) {
+      return c.victims.empty() && std::ranges::any_of(candidates, [&](const candidate<P>& in) {
                return in.victims.empty() && in.node_name == c.node_name;
              });
     };
@@ -8779,7 +8778,7 @@ class evaluator<C, Policy, Observer>
       return verdict::error;
     else
       return detail::has_interested_preempt_extender(preemptor, extenders) ? verdict::placeholder
-                                                                            : verdict::unresolvable;
+                                                                           : verdict::unresolvable;
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).
@@ -12692,7 +12691,8 @@ PREEMPT_NAMESPACE_END
 //                          costs more, 0 when equal
 //   condemn(node)          Reserve: a member placed on `node` condemns every unit surviving there;
 //                          returns a mark for release
-//   release(mark)          Unreserve: the condemnations made since `mark` are undone (last first)
+//   release(mark)          Unreserve: the condemnations made since `mark` are undone (last first);
+//                          condemn_mark() is the mark of the condemnations to come
 // CompareVictimSets, in order: no victims costs less than any; then fewer PDB violations (each
 // unit's violating member pods, counted once per evaluation); then, walking both lists by priority
 // from the top, a lower priority, or at the same priority fewer pods; then fewer pods in all; then,
@@ -12747,8 +12747,7 @@ constexpr int compare_victim_sets(std::span<const unit_cost> s1, std::span<const
   for (const unit_cost& v : s2) pods2 += v.pods;
   if (const int c = three_way(pods1, pods2); c != 0) return c;
   for (std::size_t i = 0; i < std::min(s1.size(), s2.size()); ++i) {
-    if (const int c = three_way(static_cast<int>(s1[i].kind), static_cast<int>(s2[i].kind));
-        c != 0)
+    if (const int c = three_way(static_cast<int>(s1[i].kind), static_cast<int>(s2[i].kind)); c != 0)
       return c;
     if (const int c = three_way(s1[i].pods, s2[i].pods); c != 0) return c;
   }
@@ -12758,7 +12757,6 @@ constexpr int compare_victim_sets(std::span<const unit_cost> s1, std::span<const
 template <class Allocator = std::allocator<std::uint32_t>>
 class victim_cost_ranking {
  public:
-
   explicit victim_cost_ranking(const Allocator& alloc = {})
       : costs_(alloc),
         condemned_(alloc),
@@ -12833,6 +12831,9 @@ class victim_cost_ranking {
     return mark;
   }
 
+  // The mark of no condemnation yet made: release(condemn_mark()) undoes every later one.
+  std::size_t condemn_mark() const noexcept { return stack_.size(); }
+
   // Unreserve: undoes the condemnations made since `mark`.
   void release(std::size_t mark) {
     while (stack_.size() > mark) {
@@ -12865,12 +12866,13 @@ class victim_cost_ranking {
   template <class T>
   using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
 
-  std::vector<unit_cost, rebound<unit_cost>> costs_;    // per unit, descending importance
+  std::vector<unit_cost, rebound<unit_cost>> costs_;  // per unit, descending importance
   std::vector<std::uint8_t, rebound<std::uint8_t>> condemned_;
-  std::vector<std::size_t, rebound<std::size_t>> node_first_;  // node i: node_units_[first[i], first[i+1])
+  std::vector<std::size_t, rebound<std::size_t>>
+      node_first_;  // node i: node_units_[first[i], first[i+1])
   std::vector<std::size_t, rebound<std::size_t>> next_slot_;  // build: each node's next slot
   std::vector<std::uint32_t, rebound<std::uint32_t>> node_units_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> stack_;  // condemned, in order
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stack_;      // condemned, in order
   std::vector<std::size_t, rebound<std::size_t>> nodes_of_unit_;  // build: one unit's nodes
   mutable std::vector<unit_cost, rebound<unit_cost>> scratch_a_;  // compare: node a's survivors
   mutable std::vector<unit_cost, rebound<unit_cost>> scratch_b_;
@@ -13095,8 +13097,8 @@ class pod_group_evaluator {
         ua.order = ub.order = 0;
         if (::preempt::workload::more_important_unit(ua, ub)) return true;
         if (::preempt::workload::more_important_unit(ub, ua)) return false;
-        return static_cast<bool>(identity_less(*units_.members_of(ua).front().pod,
-                                               *units_.members_of(ub).front().pod));
+        return static_cast<bool>(
+            identity_less(*units_.members_of(ua).front().pod, *units_.members_of(ub).front().pod));
       }
       ua.order = ua.started ? 0 : ua.order + 1;
       ub.order = ub.started ? 0 : ub.order + 1;
@@ -13130,7 +13132,6 @@ class pod_group_evaluator {
         return status::error("the placement put a member on a node that does not exist");
       nominations_.push_back({i, assignment_[i]});
     }
-
 
     // A unit's pods added back (or removed again) reach every placed member's assignment state,
     // when the placement keeps them: on the member's node as pods of that node, elsewhere

@@ -383,7 +383,7 @@ class evaluator<C, Policy, Observer>
       return verdict::error;
     else
       return detail::has_interested_preempt_extender(preemptor, extenders) ? verdict::placeholder
-                                                                            : verdict::unresolvable;
+                                                                           : verdict::unresolvable;
   }
 
   // Step 3 (callExtenders); false when the attempt failed (the decision is then set).

@@ -106,8 +106,7 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
     }
     // A node the extender got without victims may come back without victims: a placeholder.
     const auto placeholder = [&](const candidate<P>& c) {
-      return c.victims.empty() &&
-             std::ranges::any_of(candidates, [&](const candidate<P>& in) {
+      return c.victims.empty() && std::ranges::any_of(candidates, [&](const candidate<P>& in) {
                return in.victims.empty() && in.node_name == c.node_name;
              });
     };

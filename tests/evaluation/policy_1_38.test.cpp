@@ -23,9 +23,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -367,8 +367,8 @@ TEST_CASE("V6: a node where the preemptor fits with every victim reprieved") {
     CHECK(now38.message ==
           "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
     CHECK(now38.diagnosis ==
-          std::vector<std::string>{
-              "node-0:" + code_of(preempt::status_code::unschedulable_and_unresolvable)});
+          std::vector<std::string>{"node-0:" +
+                                   code_of(preempt::status_code::unschedulable_and_unresolvable)});
   }
   SUBCASE("v1.38: a node without victims does not stop another from being chosen") {
     const auto d = decide_zero<policy_1_38>(two_nodes, preemptor);
@@ -415,8 +415,8 @@ TEST_CASE("V6: a node where the preemptor fits with every victim reprieved") {
         decide_zero<policy_1_38>(one_node, preemptor, std::array{&unsupported, &uninterested});
     CHECK(d.kind == preempt::decision_kind::unschedulable);
     CHECK(d.diagnosis ==
-          std::vector<std::string>{
-              "node-0:" + code_of(preempt::status_code::unschedulable_and_unresolvable)});
+          std::vector<std::string>{"node-0:" +
+                                   code_of(preempt::status_code::unschedulable_and_unresolvable)});
     CHECK(unsupported.seen.empty());
     CHECK(uninterested.seen.empty());
   }

@@ -184,8 +184,9 @@ TEST_CASE("R2 [TestDefaultPreemption_PodGroupPreemptionRankNodes]") {
     s.add({.name = "victim-mid", .node = "node-mid", .priority = 15});
     CHECK(probe(s).initial == ranked_nodes{{"node-mid", 1}, {"node-multi", 2}});
   }
-  SUBCASE("free node, standalone pod, multi-node PodGroup, higher-priority pod; Reserve and "
-          "Unreserve") {
+  SUBCASE(
+      "free node, standalone pod, multi-node PodGroup, higher-priority pod; Reserve and "
+      "Unreserve") {
     wlf::scene s;
     for (const char* n : {"node-high", "node-pg-1", "node-pg-2", "node-pod", "node-free"})
       s.node(n, 10);
@@ -194,11 +195,8 @@ TEST_CASE("R2 [TestDefaultPreemption_PodGroupPreemptionRankNodes]") {
     s.add({.name = "victim-pg-1", .node = "node-pg-1", .priority = 10, .group = "pg-victim"});
     s.add({.name = "victim-pg-2", .node = "node-pg-2", .priority = 10, .group = "pg-victim"});
     s.add({.name = "victim-high", .node = "node-high", .priority = 20});
-    const ranked_nodes initial = {{"node-free", 0},
-                                  {"node-pod", 1},
-                                  {"node-pg-1", 2},
-                                  {"node-pg-2", 2},
-                                  {"node-high", 3}};
+    const ranked_nodes initial = {
+        {"node-free", 0}, {"node-pod", 1}, {"node-pg-1", 2}, {"node-pg-2", 2}, {"node-high", 3}};
     const auto p = probe(s, "node-pg-1");
     CHECK(p.initial == initial);
     CHECK(p.after_reserve == ranked_nodes{{"node-pg-1", 0},
@@ -212,7 +210,7 @@ TEST_CASE("R2 [TestDefaultPreemption_PodGroupPreemptionRankNodes]") {
     wlf::scene s;
     for (const char* n : {"node-1", "node-2", "node-3"}) s.node(n, 10);
     s.add({.name = "higher", .node = "node-2", .priority = 500});  // not a potential victim
-    s.add({.name = "lower", .node = "node-1", .priority = 10});     // some victim must exist
+    s.add({.name = "lower", .node = "node-1", .priority = 10});    // some victim must exist
     const auto p = probe(s, "node-1");
     CHECK(p.after_reserve == ranked_nodes{{"node-1", 0}, {"node-2", 0}, {"node-3", 0}});
   }
@@ -244,9 +242,9 @@ TEST_CASE("R3: the ranking reaches a placement that takes it, under v1.38 only")
     t.member("m");
     const auto victim = [&](const auto&... identity_less) {
       evaluator ev(v1_38);
-      const auto& d = ev.evaluate(t.preemptor(), t.cluster, t.grps, t.budgets,
-                                  preempt::no_nominations{}, wlf::round_robin{1},
-                                  std::span<const std::size_t>{}, identity_less...);
+      const auto& d =
+          ev.evaluate(t.preemptor(), t.cluster, t.grps, t.budgets, preempt::no_nominations{},
+                      wlf::round_robin{1}, std::span<const std::size_t>{}, identity_less...);
       REQUIRE(d.victims.size() == 1);
       return t.names.at(d.victims[0]->uid());
     };

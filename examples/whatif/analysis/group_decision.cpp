@@ -290,14 +290,13 @@ std::optional<load_error> analysis::model::decide_group(const std::string& key, 
     const pod_object& first = dump->pods[member_pods.front()->uid() - 1];
     // v1.38's GangScheduling names the root group (its EntityKey): "podgroup/NAMESPACE/NAME".
     const group_object& root = dump->groups[top];
-    out.message =
-        opts.profile == preempt::upstream_profile::kubernetes_1_38
-            ? "waiting for " +
-                  std::string(root.kind == group_object::kind_type::pod_group
-                                  ? "podgroup/"
-                                  : "compositepodgroup/") +
-                  root.ns + "/" + root.name + " to meet its quorum"
-            : "waiting for minCount pods from a gang to appear in scheduling queue";
+    out.message = opts.profile == preempt::upstream_profile::kubernetes_1_38
+                      ? "waiting for " +
+                            std::string(root.kind == group_object::kind_type::pod_group
+                                            ? "podgroup/"
+                                            : "compositepodgroup/") +
+                            root.ns + "/" + root.name + " to meet its quorum"
+                      : "waiting for minCount pods from a gang to appear in scheduling queue";
     if (!first.scheduling_gates.empty()) {
       out.message = scheduling_gates_message(first);
     } else if (!first.resource_claims.empty()) {

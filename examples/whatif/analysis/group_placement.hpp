@@ -246,9 +246,8 @@ class first_fit_placement {
       for (std::size_t i = 0; i < states.size(); ++i)
         if (members_[k].allowed[i]) order_.push_back(i);
       if (ranking != nullptr)
-        std::stable_sort(order_.begin(), order_.end(), [&](std::size_t x, std::size_t y) {
-          return ranking->compare(x, y) < 0;
-        });
+        std::stable_sort(order_.begin(), order_.end(),
+                         [&](std::size_t x, std::size_t y) { return ranking->compare(x, y) < 0; });
       for (const std::size_t i : order_) {
         nominees.clear();
         for (const pod_type* q : nominated_(i))

@@ -333,9 +333,11 @@ std::optional<load_error> analysis::model::add_groups() {
         o.priority.policy) {
       k8s::pod_priority_spec from_class = o.priority;
       from_class.policy.reset();
-      if (auto c = k8s::resolve_priority(from_class, dump->classes); c && c->policy != *o.priority.policy)
-        return load_error{where + ": spec.preemptionPolicy: must not be provided (v1.38's Priority "
-                                  "admission computes it from the PriorityClass: " +
+      if (auto c = k8s::resolve_priority(from_class, dump->classes);
+          c && c->policy != *o.priority.policy)
+        return load_error{where +
+                          ": spec.preemptionPolicy: must not be provided (v1.38's Priority "
+                          "admission computes it from the PriorityClass: " +
                           std::string(c->policy == preempt::preemption_policy::never
                                           ? "Never"
                                           : "PreemptLowerPriority") +

@@ -266,8 +266,8 @@ class pod_group_evaluator {
         ua.order = ub.order = 0;
         if (::preempt::workload::more_important_unit(ua, ub)) return true;
         if (::preempt::workload::more_important_unit(ub, ua)) return false;
-        return static_cast<bool>(identity_less(*units_.members_of(ua).front().pod,
-                                               *units_.members_of(ub).front().pod));
+        return static_cast<bool>(
+            identity_less(*units_.members_of(ua).front().pod, *units_.members_of(ub).front().pod));
       }
       ua.order = ua.started ? 0 : ua.order + 1;
       ub.order = ub.started ? 0 : ub.order + 1;
@@ -301,7 +301,6 @@ class pod_group_evaluator {
         return status::error("the placement put a member on a node that does not exist");
       nominations_.push_back({i, assignment_[i]});
     }
-
 
     // A unit's pods added back (or removed again) reach every placed member's assignment state,
     // when the placement keeps them: on the member's node as pods of that node, elsewhere

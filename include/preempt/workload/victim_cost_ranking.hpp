@@ -80,8 +80,7 @@ constexpr int compare_victim_sets(std::span<const unit_cost> s1, std::span<const
   for (const unit_cost& v : s2) pods2 += v.pods;
   if (const int c = three_way(pods1, pods2); c != 0) return c;
   for (std::size_t i = 0; i < std::min(s1.size(), s2.size()); ++i) {
-    if (const int c = three_way(static_cast<int>(s1[i].kind), static_cast<int>(s2[i].kind));
-        c != 0)
+    if (const int c = three_way(static_cast<int>(s1[i].kind), static_cast<int>(s2[i].kind)); c != 0)
       return c;
     if (const int c = three_way(s1[i].pods, s2[i].pods); c != 0) return c;
   }
@@ -91,7 +90,6 @@ constexpr int compare_victim_sets(std::span<const unit_cost> s1, std::span<const
 template <class Allocator = std::allocator<std::uint32_t>>
 class victim_cost_ranking {
  public:
-
   explicit victim_cost_ranking(const Allocator& alloc = {})
       : costs_(alloc),
         condemned_(alloc),
@@ -201,12 +199,13 @@ class victim_cost_ranking {
   template <class T>
   using rebound = typename std::allocator_traits<Allocator>::template rebind_alloc<T>;
 
-  std::vector<unit_cost, rebound<unit_cost>> costs_;    // per unit, descending importance
+  std::vector<unit_cost, rebound<unit_cost>> costs_;  // per unit, descending importance
   std::vector<std::uint8_t, rebound<std::uint8_t>> condemned_;
-  std::vector<std::size_t, rebound<std::size_t>> node_first_;  // node i: node_units_[first[i], first[i+1])
+  std::vector<std::size_t, rebound<std::size_t>>
+      node_first_;  // node i: node_units_[first[i], first[i+1])
   std::vector<std::size_t, rebound<std::size_t>> next_slot_;  // build: each node's next slot
   std::vector<std::uint32_t, rebound<std::uint32_t>> node_units_;
-  std::vector<std::uint32_t, rebound<std::uint32_t>> stack_;  // condemned, in order
+  std::vector<std::uint32_t, rebound<std::uint32_t>> stack_;      // condemned, in order
   std::vector<std::size_t, rebound<std::size_t>> nodes_of_unit_;  // build: one unit's nodes
   mutable std::vector<unit_cost, rebound<unit_cost>> scratch_a_;  // compare: node a's survivors
   mutable std::vector<unit_cost, rebound<unit_cost>> scratch_b_;
