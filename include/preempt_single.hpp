@@ -5570,7 +5570,8 @@ extenders_outcome run_extenders(const P& preemptor, Extenders& extenders,
     }
     // A node the extender got without victims may come back without victims: a placeholder.
     const auto placeholder = [&](const candidate<P>& c) {
-      return c.victims.empty() && std::ranges::any_of(candidates, [&](const candidate<P>& in) {
+      return c.victims.empty() &&
+             std::any_of(candidates.begin(), candidates.end(), [&](const candidate<P>& in) {
                return in.victims.empty() && in.node_name == c.node_name;
              });
     };
