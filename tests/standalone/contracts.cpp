@@ -15,6 +15,8 @@
 //   nodes_copied_with_their_pods     a cluster whose c[i] returns a copy of a node that holds its
 //                                    pods (`machine operator[](std::size_t) const`): every pod
 //                                    the evaluation read pointed into a gone temporary
+//   ranking_node_out_of_range        a pod-group placement comparing a node beyond the
+//                                    victim_cost_ranking it was handed (read out of bounds)
 //
 // SPDX-License-Identifier: Apache-2.0
 #define PREEMPT_ASSERT_HANDLER contracts::caught
@@ -55,6 +57,7 @@ inline const char* expected = nullptr;
 #include "preempt/model/resource_cluster.hpp"
 #include "preempt/nomination_ledger.hpp"
 #include "preempt/thread_pool.hpp"
+#include "preempt/workload/victim_cost_ranking.hpp"
 #include "support/pods.hpp"
 
 namespace {
@@ -198,6 +201,15 @@ int nodes_copied_with_their_pods() {
   return 1;
 }
 
+int ranking_node_out_of_range() {
+  contracts::expected = "victim_cost_ranking: no such node";
+  preempt::workload::victim_cost_ranking<> ranking;
+  const preempt::workload::unit_scratch<pod> scratch;
+  ranking.build(3, {}, {}, scratch);
+  (void)ranking.compare(0, 3);
+  return 1;
+}
+
 struct test_case {
   const char* name;
   int (*run)();
@@ -210,6 +222,7 @@ const test_case cases[] = {
     {"ledger_node_huge", ledger_node_huge},
     {"cluster_changed_during_evaluate", cluster_changed_during_evaluate},
     {"nodes_copied_with_their_pods", nodes_copied_with_their_pods},
+    {"ranking_node_out_of_range", ranking_node_out_of_range},
 };
 
 // Runs one case in a child; true when it was caught as expected.

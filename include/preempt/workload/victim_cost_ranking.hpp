@@ -27,8 +27,9 @@
 //
 // Complexity: build O(m + n) for m member pods and n nodes; surviving and compare O(k) for k units
 // on the nodes; condemn O(k); release O(units released). Allocation: none once the ranking has seen
-// a cluster of this size. No exceptions of its own. Thread-safety: compare writes scratch; one
-// thread at a time.
+// a cluster of this size. No exceptions of its own. A node or unit index beyond what it was built
+// for is a contract failure (PREEMPT_ASSERT). Thread-safety: compare writes scratch; one thread at
+// a time.
 //
 // SPDX-License-Identifier: Apache-2.0
 #ifndef PREEMPT_WORKLOAD_VICTIM_COST_RANKING_HPP
@@ -130,8 +131,14 @@ class victim_cost_ranking {
     return node_first_.empty() ? 0 : node_first_.size() - 1;
   }
   // The cost of the k-th potential unit in descending importance.
-  const unit_cost& cost(std::size_t k) const noexcept { return costs_[k]; }
-  bool condemned(std::size_t k) const noexcept { return condemned_[k] != 0; }
+  const unit_cost& cost(std::size_t k) const noexcept {
+    PREEMPT_ASSERT(k < costs_.size(), "victim_cost_ranking: no such unit");
+    return costs_[k];
+  }
+  bool condemned(std::size_t k) const noexcept {
+    PREEMPT_ASSERT(k < condemned_.size(), "victim_cost_ranking: no such unit");
+    return condemned_[k] != 0;
+  }
 
   // The units of `node` (their positions in descending importance) not yet condemned, most
   // important first, appended to `out`.
@@ -177,6 +184,8 @@ class victim_cost_ranking {
 
  private:
   std::span<const std::uint32_t> units_of(std::size_t node) const noexcept {
+    PREEMPT_ASSERT(node < node_count(),
+                   "victim_cost_ranking: no such node (beyond the nodes it was built for)");
     return {node_units_.data() + node_first_[node], node_first_[node + 1] - node_first_[node]};
   }
 
